@@ -1,0 +1,236 @@
+#include "ir/IR.h"
+
+#include <algorithm>
+
+namespace tilec::ir {
+
+namespace {
+struct OpInfo {
+  const char *name;
+  unsigned traits;
+};
+const OpInfo kOps[] = {
+#define OP(id, name, traits) {name, traits},
+#include "ir/Ops.def"
+#undef OP
+};
+constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
+} // namespace
+
+std::string_view op_name(OpKind k) { return kOps[static_cast<size_t>(k)].name; }
+unsigned op_traits(OpKind k) { return kOps[static_cast<size_t>(k)].traits; }
+bool op_kind_from_name(std::string_view name, OpKind &out) {
+  for (size_t i = 0; i < kNumOps; ++i)
+    if (name == kOps[i].name) {
+      out = static_cast<OpKind>(i);
+      return true;
+    }
+  return false;
+}
+
+static void remove_use(Value *v, Op *user) {
+  auto it = std::find(v->users.begin(), v->users.end(), user);
+  TILEC_ASSERT(it != v->users.end(), "use list out of sync");
+  v->users.erase(it);
+}
+
+void Value::replace_all_uses_with(Value *v) {
+  if (v == this)
+    return;
+  std::vector<Op *> us = users;
+  for (Op *u : us)
+    for (size_t i = 0; i < u->num_operands(); ++i)
+      if (u->operand(i) == this)
+        u->set_operand(i, v);
+}
+
+Op::~Op() {
+  // Regions die first so inner ops release their uses of outer values.
+  regions_.clear();
+  drop_operands();
+}
+
+void Op::set_operand(size_t i, Value *v) {
+  Value *&slot = operands_.at(i);
+  if (slot)
+    remove_use(slot, this);
+  slot = v;
+  if (v)
+    v->users.push_back(this);
+}
+
+void Op::add_operand(Value *v) {
+  operands_.push_back(v);
+  if (v)
+    v->users.push_back(this);
+}
+
+void Op::drop_operands() {
+  for (Value *v : operands_)
+    if (v)
+      remove_use(v, this);
+  operands_.clear();
+}
+
+Value *Op::add_result(Type t) {
+  auto v = std::make_unique<Value>();
+  v->type = std::move(t);
+  v->def = this;
+  v->index = static_cast<unsigned>(results_.size());
+  results_.push_back(std::move(v));
+  return results_.back().get();
+}
+
+Region *Op::add_region() {
+  regions_.push_back(std::make_unique<Region>(this));
+  regions_.back()->ensure_block();
+  return regions_.back().get();
+}
+
+bool Op::has_attr(std::string_view name) const { return attr(name) != nullptr; }
+
+const AttrValue *Op::attr(std::string_view name) const {
+  for (const NamedAttr &a : attrs_)
+    if (a.name == name)
+      return &a.value;
+  return nullptr;
+}
+
+void Op::set_attr(std::string name, AttrValue v) {
+  for (NamedAttr &a : attrs_)
+    if (a.name == name) {
+      a.value = std::move(v);
+      return;
+    }
+  attrs_.push_back({std::move(name), std::move(v)});
+}
+
+int64_t Op::int_attr(std::string_view name, int64_t def) const {
+  const AttrValue *a = attr(name);
+  if (!a)
+    return def;
+  if (auto *i = std::get_if<int64_t>(a))
+    return *i;
+  if (auto *d = std::get_if<double>(a))
+    return static_cast<int64_t>(*d);
+  return def;
+}
+
+double Op::float_attr(std::string_view name, double def) const {
+  const AttrValue *a = attr(name);
+  if (!a)
+    return def;
+  if (auto *d = std::get_if<double>(a))
+    return *d;
+  if (auto *i = std::get_if<int64_t>(a))
+    return static_cast<double>(*i);
+  return def;
+}
+
+std::string Op::str_attr(std::string_view name, std::string def) const {
+  const AttrValue *a = attr(name);
+  if (auto *s = a ? std::get_if<std::string>(a) : nullptr)
+    return *s;
+  return def;
+}
+
+std::vector<int64_t> Op::ints_attr(std::string_view name) const {
+  const AttrValue *a = attr(name);
+  if (auto *v = a ? std::get_if<std::vector<int64_t>>(a) : nullptr)
+    return *v;
+  return {};
+}
+
+std::list<std::unique_ptr<Op>>::iterator Op::self_iterator() {
+  TILEC_ASSERT(parent_, "op has no parent block");
+  auto &ops = parent_->ops();
+  for (auto it = ops.begin(); it != ops.end(); ++it)
+    if (it->get() == this)
+      return it;
+  throw_internal(__FILE__, __LINE__, "op not found in its parent block");
+}
+
+void Op::erase() {
+  for (auto &r : results_)
+    TILEC_ASSERT(r->users.empty(), std::string("erasing ") + std::string(name()) +
+                                       " whose result is still used");
+  Block *b = parent_;
+  TILEC_ASSERT(b, "erasing an op with no parent");
+  b->ops().erase(self_iterator()); // destroys *this
+}
+
+Value *Block::add_arg(Type t) {
+  auto v = std::make_unique<Value>();
+  v->type = std::move(t);
+  v->owner = this;
+  v->index = static_cast<unsigned>(args_.size());
+  args_.push_back(std::move(v));
+  return args_.back().get();
+}
+
+Op *Block::terminator() const {
+  if (ops_.empty())
+    return nullptr;
+  Op *last = ops_.back().get();
+  return is_terminator(last->kind()) ? last : nullptr;
+}
+
+Op *Block::insert(std::list<std::unique_ptr<Op>>::iterator pos, std::unique_ptr<Op> op) {
+  op->parent_ = this;
+  return ops_.insert(pos, std::move(op))->get();
+}
+
+std::unique_ptr<Op> Block::take(Op *op) {
+  auto it = op->self_iterator();
+  std::unique_ptr<Op> owned = std::move(*it);
+  ops_.erase(it);
+  owned->parent_ = nullptr;
+  return owned;
+}
+
+Block *Region::ensure_block() {
+  if (!block_) {
+    block_ = std::make_unique<Block>();
+    block_->parent_ = this;
+  }
+  return block_.get();
+}
+
+Function *Module::add_function(std::string name) {
+  functions.push_back(std::make_unique<Function>());
+  functions.back()->name = std::move(name);
+  return functions.back().get();
+}
+
+Function *Module::lookup(std::string_view name) const {
+  for (auto &f : functions)
+    if (f->name == name)
+      return f.get();
+  return nullptr;
+}
+
+Op *Builder::create(OpKind kind, const std::vector<Value *> &operands,
+                    const std::vector<Type> &result_types, std::vector<NamedAttr> attrs,
+                    SourceLoc loc, unsigned num_regions) {
+  TILEC_ASSERT(block_, "builder has no insertion point");
+  auto op = std::make_unique<Op>(kind, loc);
+  for (Value *v : operands)
+    op->add_operand(v);
+  for (const Type &t : result_types)
+    op->add_result(t);
+  for (NamedAttr &a : attrs)
+    op->set_attr(std::move(a.name), std::move(a.value));
+  for (unsigned i = 0; i < num_regions; ++i)
+    op->add_region();
+  return block_->insert(pos_, std::move(op));
+}
+
+Value *Builder::constant_int(Type t, int64_t v, SourceLoc loc) {
+  return create(OpKind::Constant, {}, {t}, {{"value", v}}, loc)->result();
+}
+
+Value *Builder::constant_float(Type t, double v, SourceLoc loc) {
+  return create(OpKind::Constant, {}, {t}, {{"value", v}}, loc)->result();
+}
+
+} // namespace tilec::ir

@@ -1,0 +1,101 @@
+#include "ir/Type.h"
+
+namespace tilec::ir {
+
+namespace {
+struct DTypeInfo {
+  const char *ir;
+  const char *py;
+  int bits;
+  DTypeKind kind;
+  int mant;
+};
+const DTypeInfo kInfo[] = {
+#define DTYPE(id, ir, py, bits, kind, mant) {ir, py, bits, DTypeKind::kind, mant},
+#include "ir/DTypes.def"
+#undef DTYPE
+};
+const DTypeInfo &info(DType d) { return kInfo[static_cast<size_t>(d)]; }
+constexpr size_t kNumDTypes = sizeof(kInfo) / sizeof(kInfo[0]);
+} // namespace
+
+int bits(DType d) { return info(d).bits; }
+DTypeKind kind(DType d) { return info(d).kind; }
+int mantissa_bits(DType d) { return info(d).mant; }
+int byte_size(DType d) { return d == DType::I1 ? 1 : info(d).bits / 8; }
+std::string_view ir_name(DType d) { return info(d).ir; }
+std::string_view python_name(DType d) { return info(d).py; }
+
+std::optional<DType> dtype_from_ir_name(std::string_view s) {
+  for (size_t i = 0; i < kNumDTypes; ++i)
+    if (s == kInfo[i].ir)
+      return static_cast<DType>(i);
+  return std::nullopt;
+}
+
+std::optional<DType> dtype_from_python_name(std::string_view s) {
+  for (size_t i = 0; i < kNumDTypes; ++i)
+    if (s == kInfo[i].py)
+      return static_cast<DType>(i);
+  return std::nullopt;
+}
+
+int64_t Type::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string Type::str() const {
+  std::string e = ptr ? "ptr<" + std::string(ir_name(elem)) + ">" : std::string(ir_name(elem));
+  if (shape.empty())
+    return e;
+  std::string s = "tile<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + e + ">";
+}
+
+static std::optional<Type> parse_element(std::string_view s) {
+  if (s.substr(0, 4) == "ptr<" && s.back() == '>') {
+    auto d = dtype_from_ir_name(s.substr(4, s.size() - 5));
+    if (!d)
+      return std::nullopt;
+    return Type(*d, true);
+  }
+  auto d = dtype_from_ir_name(s);
+  if (!d)
+    return std::nullopt;
+  return Type(*d);
+}
+
+std::optional<Type> parse_type(std::string_view s) {
+  if (s.substr(0, 5) != "tile<" || s.back() != '>')
+    return parse_element(s);
+  std::string_view body = s.substr(5, s.size() - 6);
+  Shape shape;
+  while (!body.empty() && body[0] >= '0' && body[0] <= '9') {
+    size_t x = body.find('x');
+    if (x == std::string_view::npos)
+      return std::nullopt;
+    int64_t v = 0;
+    for (char c : body.substr(0, x)) {
+      if (c < '0' || c > '9')
+        return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    shape.push_back(v);
+    body = body.substr(x + 1);
+  }
+  if (shape.empty())
+    return std::nullopt;
+  auto e = parse_element(body);
+  if (!e)
+    return std::nullopt;
+  return e->with_shape(shape);
+}
+
+bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+} // namespace tilec::ir

@@ -1,0 +1,69 @@
+// Tile IR types: scalars, pointers to scalars, and tiles (power-of-two shapes) of either.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilec::ir {
+
+enum class DType : uint8_t {
+#define DTYPE(id, ir, py, bits, kind, mant) id,
+#include "ir/DTypes.def"
+#undef DTYPE
+};
+
+enum class DTypeKind : uint8_t { Bool, Int, UInt, Float };
+
+int bits(DType d);
+DTypeKind kind(DType d);
+int mantissa_bits(DType d); // floats only; 0 otherwise
+inline bool is_float(DType d) { return kind(d) == DTypeKind::Float; }
+inline bool is_int(DType d) { return !is_float(d); } // bool counts as an integer (i1)
+inline bool is_signed_int(DType d) { return kind(d) == DTypeKind::Int; }
+inline bool is_unsigned_int(DType d) { return kind(d) == DTypeKind::UInt; }
+inline bool is_bool(DType d) { return d == DType::I1; }
+int byte_size(DType d); // storage bytes (i1 is stored as one byte)
+std::string_view ir_name(DType d);     // "fp32"
+std::string_view python_name(DType d); // "float32"
+std::optional<DType> dtype_from_ir_name(std::string_view s);
+std::optional<DType> dtype_from_python_name(std::string_view s);
+
+using Shape = std::vector<int64_t>;
+
+struct Type {
+  DType elem = DType::I32;
+  bool ptr = false; // a pointer to `elem` in global memory
+  Shape shape;      // empty: a scalar
+
+  Type() = default;
+  Type(DType e, bool is_ptr = false, Shape s = {}) : elem(e), ptr(is_ptr), shape(std::move(s)) {}
+  static Type scalar_of(DType e) { return Type(e); }
+  static Type pointer_to(DType e) { return Type(e, true); }
+
+  bool is_tile() const { return !shape.empty(); }
+  bool is_scalar() const { return shape.empty(); }
+  bool is_ptr() const { return ptr; }
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t numel() const;
+  // The element type (shape dropped): a scalar or pointer type.
+  Type element() const { return Type(elem, ptr); }
+  Type with_shape(Shape s) const { return Type(elem, ptr, std::move(s)); }
+  Type with_elem(DType e) const { return Type(e, false, shape); }
+  // "i32", "ptr<fp32>", "tile<128x64xfp16>", "tile<128xptr<fp32>>"
+  std::string str() const;
+
+  bool operator==(const Type &o) const {
+    return elem == o.elem && ptr == o.ptr && shape == o.shape;
+  }
+  bool operator!=(const Type &o) const { return !(*this == o); }
+};
+
+// Parse the textual form written by Type::str(); nullopt on malformed text.
+std::optional<Type> parse_type(std::string_view s);
+
+bool is_power_of_two(int64_t v);
+
+} // namespace tilec::ir

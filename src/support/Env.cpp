@@ -1,0 +1,34 @@
+#include "support/Env.h"
+
+#include <cstdlib>
+
+namespace tilec::env {
+
+const std::vector<VarInfo> &all() {
+  static const std::vector<VarInfo> vars = {
+#define ENV_VAR(id, name, def, desc) {name, def, desc},
+#include "support/Env.def"
+#undef ENV_VAR
+  };
+  return vars;
+}
+
+const VarInfo &info(Var v) { return all().at(static_cast<size_t>(v)); }
+
+std::string get(Var v) {
+  const VarInfo &vi = info(v);
+  const char *s = std::getenv(vi.name);
+  return s ? std::string(s) : std::string(vi.default_value);
+}
+
+bool flag(Var v) {
+  std::string s = get(v);
+  return !(s.empty() || s == "0" || s == "false" || s == "False" || s == "off" || s == "no");
+}
+
+long get_int(Var v) {
+  std::string s = get(v);
+  return s.empty() ? 0 : std::strtol(s.c_str(), nullptr, 10);
+}
+
+} // namespace tilec::env

@@ -1,0 +1,3 @@
+#include "tilec/Cli.h"
+
+int main(int argc, char **argv) { return tilec::cli::run(argc, argv); }
