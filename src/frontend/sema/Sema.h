@@ -1,0 +1,72 @@
+// Sema: AST -> Tile IR with Triton's semantics. The entry point of the front end.
+//
+// The caller (Python's JITFunction, or the CLI reading a .py file) hands over the
+// kernel's source, the globals its body names (already resolved: modules, other @jit
+// functions with their own sources and globals, constexpr values) and how each
+// parameter is specialised. Sema parses, checks, folds constexprs, inlines callees
+// and returns one ir::Function per kernel specialisation.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/sema/Value.h"
+#include "ir/IR.h"
+#include "support/Diagnostics.h"
+
+namespace tilec::sema {
+
+// The source of one @jit function and the globals it may name.
+struct FunctionSource {
+  std::string name;        // the def's name
+  std::string file;        // the user's file path, for diagnostics
+  std::string source;      // the def's text, decorators included (may be indented)
+  int first_line = 1;      // absolute line of source's first line in `file`
+  // Globals the body names, resolved by the caller. Values are constexpr Vals,
+  // Kind::Module (str = canonical module name), or Kind::Function (fn).
+  std::map<std::string, Val> globals;
+  bool noinline = false;   // accepted and ignored: every callee is inlined
+};
+
+// How one kernel parameter is specialised for this compilation.
+struct ArgSpec {
+  enum class Kind {
+    Pointer,   // type = pointer element dtype; divisible_by_16 = 16-byte aligned address
+    Int,       // type = i32/i64/u64 (by value range); divisible_by_16; equal_to_1 is
+               // specialised away as the constant 1, as Triton does
+    Float,     // type = fp32 (Python float) or other float dtype
+    Bool,      // i1
+    Constexpr, // value (int/float/bool/str/None/dtype/tuple)
+    None,      // a None passed to a non-constexpr parameter: folded as None
+  };
+  Kind kind = Kind::Int;
+  ir::DType dtype = ir::DType::I32;
+  bool divisible_by_16 = false;
+  bool equal_to_1 = false;
+  Val value; // Constexpr
+};
+
+struct CompileOptions {
+  int num_warps = 4;
+  int num_stages = 3;
+  bool debug = false; // device_assert and Python assert active
+};
+
+struct SemaResult {
+  std::unique_ptr<ir::Module> module;
+  std::string static_output; // what static_print wrote, in order (Triton prints to stdout)
+};
+
+// Lowers `kernel` specialised by `args` (one per parameter, in order) to Tile IR.
+// Sources are registered in `sm`. User errors throw CompileError.
+SemaResult lower_kernel(const std::shared_ptr<const FunctionSource> &kernel,
+                        const std::vector<ArgSpec> &args, const CompileOptions &opts,
+                        SourceManager &sm);
+
+// The names of every builtin the language module exposes (tl.*, tl.math.*), so the
+// Python package can present the same namespace. Defined with the builtin table.
+std::vector<std::string> builtin_names();
+
+} // namespace tilec::sema

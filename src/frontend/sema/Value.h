@@ -1,0 +1,57 @@
+// What a name or expression denotes during Sema: a compile-time Python value
+// (constexpr), a tensor (an IR value: scalar or tile), or a language object
+// (a @jit function, a module, a builtin, a bound method). Tuples may mix both.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace tilec::sema {
+
+struct FunctionSource;
+
+struct Val {
+  enum class Kind {
+    None, Bool, Int, Float, Str, // constexpr Python scalars
+    DType,                       // tl.float16 or a pointer type (Out.dtype); see `type`
+    Tensor,                      // an IR value (scalar or tile)
+    Tuple,                       // elems
+    Function,                    // a @jit function (fn)
+    Module,                      // str = "tilec.language", "tilec.language.math", "tilec", ...
+    Builtin,                     // str = builtin name ("load", "math.exp" -> "exp", "range", "min")
+    Method,                      // elems[0] = self, str = method name ("to", "sum", ...)
+    Slice,                       // elems = {lower, upper, step} (None when absent)
+  };
+  Kind kind = Kind::None;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0;
+  std::string str;
+  ir::Type type;                 // DType: the element type (ptr set for pointer types)
+  ir::Value *tensor = nullptr;   // Tensor
+  std::vector<Val> elems;        // Tuple, Method, Slice
+  std::shared_ptr<const FunctionSource> fn; // Function
+
+  static Val none() { return Val(); }
+  static Val boolean(bool v) { Val x; x.kind = Kind::Bool; x.b = v; return x; }
+  static Val integer(int64_t v) { Val x; x.kind = Kind::Int; x.i = v; return x; }
+  static Val floating(double v) { Val x; x.kind = Kind::Float; x.f = v; return x; }
+  static Val string(std::string v) { Val x; x.kind = Kind::Str; x.str = std::move(v); return x; }
+  static Val dtype(ir::Type t) { Val x; x.kind = Kind::DType; x.type = std::move(t); return x; }
+  static Val of(ir::Value *v) { Val x; x.kind = Kind::Tensor; x.tensor = v; return x; }
+  static Val tuple(std::vector<Val> e) { Val x; x.kind = Kind::Tuple; x.elems = std::move(e); return x; }
+  static Val module(std::string name) { Val x; x.kind = Kind::Module; x.str = std::move(name); return x; }
+  static Val builtin(std::string name) { Val x; x.kind = Kind::Builtin; x.str = std::move(name); return x; }
+
+  bool is_tensor() const { return kind == Kind::Tensor; }
+  // A compile-time value usable where a constexpr is needed (tuples of constexprs too).
+  bool is_constexpr() const;
+  // The Python spelling of a constexpr, as static_print and f-strings show it.
+  std::string repr() const;
+};
+
+} // namespace tilec::sema
