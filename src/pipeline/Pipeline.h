@@ -1,0 +1,43 @@
+// The compile pipeline: one flat, named list of stages (Pipeline.cpp). Today it ends at
+// Tile IR (what the CPU interpreter runs); GPU stages append to the same list.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontend/sema/Sema.h"
+#include "ir/IR.h"
+
+namespace tilec::pipeline {
+
+struct PipelineOptions {
+  sema::CompileOptions compile;
+  // Stage after which to record the IR text ("all" for every stage); empty: TILEC_DUMP.
+  std::string dump_stage;
+  // Stop after this stage (empty: run them all). `tilec ir --stage` uses it.
+  std::string stop_after;
+  bool verify = false; // run the verifier after every stage (also on with TILEC_VERIFY=1)
+};
+
+struct CompiledTileKernel {
+  std::shared_ptr<SourceManager> sources; // owns the texts op locations point into
+  std::unique_ptr<ir::Module> module;
+  std::string static_output;                                 // static_print text
+  std::vector<std::pair<std::string, std::string>> dumps;     // (stage, IR text)
+  std::vector<std::pair<std::string, double>> stage_seconds;  // filled when TILEC_TIME=1
+};
+
+// Runs the stages on `kernel` specialised by `args`. User errors throw CompileError
+// (render it with render_diagnostic(*sources, ...): the SourceManager is passed in so
+// the caller can render even when compilation fails).
+CompiledTileKernel compile_to_tile_ir(const std::shared_ptr<const sema::FunctionSource> &kernel,
+                                      const std::vector<sema::ArgSpec> &args,
+                                      const PipelineOptions &opts,
+                                      std::shared_ptr<SourceManager> sources);
+
+// The stage names, in order ("frontend", "canonicalize", "cse", "dce", ...).
+std::vector<std::string> stage_names();
+
+} // namespace tilec::pipeline
