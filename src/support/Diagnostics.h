@@ -64,6 +64,13 @@ public:
   using std::logic_error::logic_error;
 };
 
+// A fault in a running kernel (out-of-bounds access, failed device_assert, integer
+// division by zero, ...). The message is already rendered (file:line:col and the line).
+class RuntimeError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void throw_internal(const char *file, int line, const std::string &msg);
 
 // "file:line:col: error: message\n<line>\n<caret>\n"
