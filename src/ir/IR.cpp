@@ -159,6 +159,11 @@ void Op::erase() {
   b->ops().erase(self_iterator()); // destroys *this
 }
 
+Block::~Block() {
+  while (!ops_.empty())
+    ops_.pop_back();
+}
+
 Value *Block::add_arg(Type t) {
   auto v = std::make_unique<Value>();
   v->type = std::move(t);

@@ -110,6 +110,10 @@ private:
 
 class Block {
 public:
+  Block() = default;
+  ~Block(); // destroys ops last-to-first, so users die before the values they use
+  Block(const Block &) = delete;
+  Block &operator=(const Block &) = delete;
   Region *parent() const { return parent_; }
   Value *add_arg(Type t);
   size_t num_args() const { return args_.size(); }
