@@ -27,6 +27,11 @@ struct FunctionSource {
   // Globals the body names, resolved by the caller. Values are constexpr Vals,
   // Kind::Module (str = canonical module name), or Kind::Function (fn).
   std::map<std::string, Val> globals;
+  // Globals the body names whose Python values cannot be used in a kernel (a plain
+  // function, a class, a numpy array, ...): name -> what it is, e.g. "function (not a
+  // @jit function)". Sema reports a use as "global 'foo' is a <what> and cannot be used
+  // in a kernel" instead of "not defined".
+  std::map<std::string, std::string> unsupported_globals;
   bool noinline = false;   // accepted and ignored: every callee is inlined
 };
 
