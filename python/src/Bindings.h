@@ -1,0 +1,45 @@
+// The pieces of the `tilec._C` extension, one file per area; Module.cpp calls them all.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <optional>
+#include <string>
+
+namespace tilec {
+class SourceManager;
+struct SourceLoc;
+namespace sema {
+struct Val;
+}
+} // namespace tilec
+
+namespace tilec::python {
+
+namespace nb = nanobind;
+
+// A located user-facing error on its way to Python: the exception translator (Errors.cpp)
+// turns it into tilec.CompilationError or tilec.KernelError with file/line/col attributes.
+struct LocatedError {
+  enum class Kind { Compile, Kernel } kind = Kind::Compile;
+  std::string rendered; // file:line:col: error: message, the line and a caret
+  std::string message;  // the bare message
+  std::string file;     // empty when there is no location
+  int line = 0;
+  int col = 0;
+};
+
+// Renders a CompileError found while compiling against `sm` into a LocatedError.
+LocatedError compile_error(const SourceManager &sm, SourceLoc loc, const std::string &message);
+
+// A Python value (None, bool, int, float, str, tuple, or one of the marker classes
+// ModuleRef/DTypeRef/BuiltinRef, or a FunctionSource) -> a Sema value. Returns false, with
+// `what` describing the value, for anything a kernel cannot use (an Unsupported marker).
+bool value_from_python(nb::handle h, sema::Val &out, std::string &what);
+
+void bind_errors(nb::module_ &m);
+void bind_frontend(nb::module_ &m);
+void bind_compile(nb::module_ &m);
+void bind_support(nb::module_ &m);
+
+} // namespace tilec::python

@@ -1,0 +1,148 @@
+// compile(): the C++ pipeline behind @jit, and the compiled kernel object Python keeps in
+// its cache (IR text per stage, static_print output, and run() on the tile interpreter).
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+
+#include "Bindings.h"
+#include "Kernel.h"
+#include "ir/Printer.h"
+#include "pipeline/Pipeline.h"
+
+namespace tilec::python {
+
+namespace {
+
+ir::DType dtype_named(const std::string &ir_name) {
+  auto d = ir::dtype_from_ir_name(ir_name);
+  if (!d)
+    throw nb::value_error(("unknown dtype '" + ir_name + "'").c_str());
+  return *d;
+}
+
+// One parameter's specialisation, as the Python layer describes it:
+// ("constexpr", value) | ("none", None) | ("bool", None) | ("float", "fp32")
+// | ("int", (dtype, divisible_by_16, equal_to_1)) | ("pointer", (dtype, aligned_16)).
+sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index) {
+  nb::tuple t = nb::cast<nb::tuple>(spec);
+  std::string kind = nb::cast<std::string>(t[0]);
+  nb::handle payload = t[1];
+  sema::ArgSpec a;
+  if (kind == "constexpr") {
+    a.kind = sema::ArgSpec::Kind::Constexpr;
+    std::string what;
+    if (!value_from_python(payload, a.value, what))
+      throw nb::type_error(("argument " + std::to_string(index) + ": a constexpr cannot be a " +
+                            what)
+                               .c_str());
+  } else if (kind == "none") {
+    a.kind = sema::ArgSpec::Kind::None;
+  } else if (kind == "bool") {
+    a.kind = sema::ArgSpec::Kind::Bool;
+    a.dtype = ir::DType::I1;
+  } else if (kind == "float") {
+    a.kind = sema::ArgSpec::Kind::Float;
+    a.dtype = dtype_named(nb::cast<std::string>(payload));
+  } else if (kind == "int") {
+    nb::tuple p = nb::cast<nb::tuple>(payload);
+    a.kind = sema::ArgSpec::Kind::Int;
+    a.dtype = dtype_named(nb::cast<std::string>(p[0]));
+    a.divisible_by_16 = nb::cast<bool>(p[1]);
+    a.equal_to_1 = nb::cast<bool>(p[2]);
+  } else if (kind == "pointer") {
+    nb::tuple p = nb::cast<nb::tuple>(payload);
+    a.kind = sema::ArgSpec::Kind::Pointer;
+    a.dtype = dtype_named(nb::cast<std::string>(p[0]));
+    a.divisible_by_16 = nb::cast<bool>(p[1]);
+  } else {
+    throw nb::value_error(("unknown argument kind '" + kind + "'").c_str());
+  }
+  return a;
+}
+
+std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
+                                const nb::list &specs, int num_warps, int num_stages,
+                                bool debug) {
+  std::vector<sema::ArgSpec> args;
+  args.reserve(nb::len(specs));
+  for (size_t i = 0; i < nb::len(specs); ++i)
+    args.push_back(to_arg_spec(specs[i], i));
+  pipeline::PipelineOptions opts;
+  opts.compile.num_warps = num_warps;
+  opts.compile.num_stages = num_stages;
+  opts.compile.debug = debug;
+  opts.dump_stage = "all"; // every stage's IR, for CompiledKernel.asm
+  auto sources = std::make_shared<SourceManager>();
+  auto kernel = std::make_shared<Kernel>();
+  {
+    nb::gil_scoped_release release;
+    try {
+      kernel->compiled = pipeline::compile_to_tile_ir(fs, args, opts, sources);
+    } catch (const CompileError &e) {
+      throw compile_error(*sources, e.loc(), e.message());
+    }
+  }
+  TILEC_ASSERT(kernel->compiled.module && !kernel->compiled.module->functions.empty(),
+               "the pipeline returned no kernel function");
+  kernel->function = kernel->compiled.module->functions.front().get();
+  return kernel;
+}
+
+} // namespace
+
+void bind_compile(nb::module_ &m) {
+  nb::class_<Kernel>(m, "Kernel", "A kernel compiled for one specialisation.")
+      .def_prop_ro("name", [](const Kernel &k) { return k.function->name; })
+      .def_prop_ro("arg_names", [](const Kernel &k) { return k.function->arg_names; },
+                   "The run-time parameters (constexpr and specialised-away ones dropped).")
+      .def_prop_ro("static_output", [](const Kernel &k) { return k.compiled.static_output; })
+      .def_prop_ro("stages",
+                   [](const Kernel &k) {
+                     std::vector<std::string> out;
+                     for (const auto &d : k.compiled.dumps)
+                       out.push_back(d.first);
+                     return out;
+                   })
+      .def_prop_ro("stage_seconds", [](const Kernel &k) { return k.compiled.stage_seconds; })
+      .def(
+          "ir",
+          [](const Kernel &k, const std::string &stage) -> std::string {
+            if (stage.empty()) {
+              ir::PrintOptions po;
+              return ir::print(*k.compiled.module, po);
+            }
+            for (const auto &d : k.compiled.dumps)
+              if (d.first == stage)
+                return d.second;
+            std::string names;
+            for (const auto &d : k.compiled.dumps)
+              names += (names.empty() ? "" : ", ") + d.first;
+            throw nb::key_error(
+                ("no IR recorded for stage '" + stage + "' (stages: " + names + ")").c_str());
+          },
+          nb::arg("stage") = "",
+          "The Tile IR after `stage` (empty: the final IR).")
+      .def(
+          "ir_with_locations",
+          [](const Kernel &k) {
+            ir::PrintOptions po;
+            po.locations = true;
+            po.sources = k.compiled.sources.get();
+            return ir::print(*k.compiled.module, po);
+          },
+          "The final Tile IR with each op's source location.")
+      .def("run", &run_kernel, nb::arg("grid"), nb::arg("args"), nb::arg("buffers"),
+           "Runs every program of `grid` on the tile interpreter; returns device_print "
+           "output. args: one value per run-time parameter (ints, floats, bools, pointer "
+           "addresses); buffers: (name, address, bytes, writable) per pointer argument.");
+
+  m.def("compile", &compile, nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4,
+        nb::arg("num_stages") = 3, nb::arg("debug") = false,
+        "Compiles `fn` specialised by `specs` (one per parameter) to Tile IR.");
+  m.def("stage_names", &pipeline::stage_names, "The pipeline's stage names, in order.");
+}
+
+} // namespace tilec::python

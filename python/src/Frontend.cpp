@@ -1,0 +1,202 @@
+// FunctionSource construction from Python: the kernel's text and its resolved globals,
+// plus the front end's name queries (referenced names, builtin names).
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+
+#include "Bindings.h"
+#include "frontend/Parser.h"
+#include "frontend/sema/Sema.h"
+#include "ir/Type.h"
+
+namespace tilec::python {
+
+namespace {
+
+// Markers the Python layer wraps globals in when a plain Python value is ambiguous.
+struct ModuleRef {
+  std::string name;
+};
+struct DTypeRef {
+  ir::Type type;
+};
+struct BuiltinRef {
+  std::string name;
+};
+struct Unsupported {
+  std::string what;
+};
+
+} // namespace
+
+bool value_from_python(nb::handle h, sema::Val &out, std::string &what) {
+  if (h.is_none()) {
+    out = sema::Val::none();
+    return true;
+  }
+  if (nb::isinstance<nb::bool_>(h)) {
+    out = sema::Val::boolean(nb::cast<bool>(h));
+    return true;
+  }
+  if (nb::isinstance<nb::int_>(h)) {
+    int64_t v = 0;
+    if (!nb::try_cast<int64_t>(h, v)) {
+      what = "int that does not fit in 64 bits";
+      return false;
+    }
+    out = sema::Val::integer(v);
+    return true;
+  }
+  if (nb::isinstance<nb::float_>(h)) {
+    out = sema::Val::floating(nb::cast<double>(h));
+    return true;
+  }
+  if (nb::isinstance<nb::str>(h)) {
+    out = sema::Val::string(nb::cast<std::string>(h));
+    return true;
+  }
+  if (nb::isinstance<nb::tuple>(h)) {
+    std::vector<sema::Val> elems;
+    for (nb::handle e : nb::borrow<nb::tuple>(h)) {
+      sema::Val v;
+      if (!value_from_python(e, v, what))
+        return false;
+      elems.push_back(std::move(v));
+    }
+    out = sema::Val::tuple(std::move(elems));
+    return true;
+  }
+  if (nb::isinstance<DTypeRef>(h)) {
+    out = sema::Val::dtype(nb::cast<const DTypeRef &>(h).type);
+    return true;
+  }
+  if (nb::isinstance<ModuleRef>(h)) {
+    out = sema::Val::module(nb::cast<const ModuleRef &>(h).name);
+    return true;
+  }
+  if (nb::isinstance<BuiltinRef>(h)) {
+    out = sema::Val::builtin(nb::cast<const BuiltinRef &>(h).name);
+    return true;
+  }
+  if (nb::isinstance<sema::FunctionSource>(h)) {
+    out = sema::Val();
+    out.kind = sema::Val::Kind::Function;
+    out.fn = nb::cast<std::shared_ptr<sema::FunctionSource>>(h);
+    return true;
+  }
+  if (nb::isinstance<Unsupported>(h)) {
+    what = nb::cast<const Unsupported &>(h).what;
+    return false;
+  }
+  what = "value of type " + nb::cast<std::string>(nb::str(h.type().attr("__name__")));
+  return false;
+}
+
+namespace {
+
+std::shared_ptr<sema::FunctionSource> make_function_source(std::string name, std::string file,
+                                                           std::string source, int first_line,
+                                                           const nb::dict &globals,
+                                                           bool noinline) {
+  auto fs = std::make_shared<sema::FunctionSource>();
+  fs->name = std::move(name);
+  fs->file = std::move(file);
+  fs->source = std::move(source);
+  fs->first_line = first_line;
+  fs->noinline = noinline;
+  for (auto [k, v] : globals) {
+    std::string key = nb::cast<std::string>(k);
+    sema::Val val;
+    std::string what;
+    if (value_from_python(v, val, what))
+      fs->globals[key] = std::move(val);
+    else
+      fs->unsupported_globals[key] = what;
+  }
+  return fs;
+}
+
+// Parses one function's text and lists the names it reads. Syntax errors surface as
+// tilec.CompilationError, exactly as they would when compiling.
+std::vector<std::string> referenced_names(const std::string &name, const std::string &file,
+                                          const std::string &source, int first_line) {
+  SourceManager sm;
+  int id = sm.add(file, source, first_line);
+  try {
+    ast::Module mod = frontend::parse(sm, id);
+    for (const auto &st : mod.body) {
+      if (st->kind != ast::StmtKind::FunctionDef)
+        continue;
+      const auto &fn = static_cast<const ast::FunctionDefStmt &>(*st);
+      if (fn.name == name || name.empty())
+        return frontend::referenced_names(fn);
+    }
+  } catch (const CompileError &e) {
+    throw compile_error(sm, e.loc(), e.message());
+  }
+  throw compile_error(sm, SourceLoc{id, first_line, 1},
+                      "no definition of function '" + name + "' in its source text");
+}
+
+} // namespace
+
+void bind_frontend(nb::module_ &m) {
+  nb::class_<ModuleRef>(m, "ModuleRef", "A global naming a module the compiler knows.")
+      .def(nb::init<std::string>(), nb::arg("name"))
+      .def_ro("name", &ModuleRef::name)
+      .def("__repr__", [](const ModuleRef &r) { return "ModuleRef('" + r.name + "')"; });
+  nb::class_<DTypeRef>(m, "DTypeRef", "A global naming a dtype, in Tile IR spelling.")
+      .def(
+          "__init__",
+          [](DTypeRef *self, const std::string &ir) {
+            auto t = ir::parse_type(ir);
+            if (!t)
+              throw nb::value_error(("unknown Tile IR type '" + ir + "'").c_str());
+            new (self) DTypeRef{*t};
+          },
+          nb::arg("ir_type"))
+      .def_prop_ro("ir_type", [](const DTypeRef &r) { return r.type.str(); })
+      .def("__repr__", [](const DTypeRef &r) { return "DTypeRef('" + r.type.str() + "')"; });
+  nb::class_<BuiltinRef>(m, "BuiltinRef", "A global bound to a language builtin.")
+      .def(nb::init<std::string>(), nb::arg("name"))
+      .def_ro("name", &BuiltinRef::name);
+  nb::class_<Unsupported>(m, "Unsupported",
+                          "A global whose value a kernel cannot use; `what` describes it.")
+      .def(nb::init<std::string>(), nb::arg("what"))
+      .def_ro("what", &Unsupported::what)
+      .def("__repr__", [](const Unsupported &u) { return "Unsupported('" + u.what + "')"; });
+
+  nb::class_<sema::FunctionSource>(m, "FunctionSource",
+                                   "The source of one @jit function and its resolved globals.")
+      .def(nb::new_(&make_function_source), nb::arg("name"), nb::arg("file"),
+           nb::arg("source"), nb::arg("first_line"), nb::arg("globals") = nb::dict(),
+           nb::arg("noinline") = false)
+      .def_ro("name", &sema::FunctionSource::name)
+      .def_ro("file", &sema::FunctionSource::file)
+      .def_ro("source", &sema::FunctionSource::source)
+      .def_ro("first_line", &sema::FunctionSource::first_line)
+      .def_ro("noinline", &sema::FunctionSource::noinline)
+      .def_ro("unsupported_globals", &sema::FunctionSource::unsupported_globals)
+      .def_prop_ro("global_names",
+                   [](const sema::FunctionSource &fs) {
+                     std::vector<std::string> out;
+                     for (const auto &kv : fs.globals)
+                       out.push_back(kv.first);
+                     return out;
+                   })
+      .def("__repr__", [](const sema::FunctionSource &fs) {
+        return "FunctionSource('" + fs.name + "', '" + fs.file + "':" +
+               std::to_string(fs.first_line) + ")";
+      });
+
+  m.def("referenced_names", &referenced_names, nb::arg("name"), nb::arg("file"),
+        nb::arg("source"), nb::arg("first_line") = 1,
+        "Names the function `name` in `source` reads, in first-use order.");
+  m.def("builtin_names", &sema::builtin_names,
+        "Every builtin the language module exposes (tl.*, 'math.*').");
+}
+
+} // namespace tilec::python

@@ -1,0 +1,24 @@
+// The compiled kernel object behind tilec's CompiledKernel (Compile.cpp, Run.cpp).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <string>
+
+#include "pipeline/Pipeline.h"
+
+namespace tilec::python {
+
+struct Kernel {
+  pipeline::CompiledTileKernel compiled;
+  ir::Function *function = nullptr; // the kernel in compiled.module
+};
+
+// Runs `k` over `grid` (3 ints) on the tile interpreter with the GIL released.
+// args: one Python value per run-time parameter, in Function::arg_names order;
+// buffers: (name, address, bytes, writable) for every pointer argument.
+// Returns what device_print wrote.
+std::string run_kernel(Kernel &k, const nanobind::tuple &grid, const nanobind::list &args,
+                       const nanobind::list &buffers);
+
+} // namespace tilec::python

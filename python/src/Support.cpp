@@ -1,0 +1,34 @@
+// Version, the TILEC_* environment registry and the CLI entry point.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <tuple>
+
+#include "Bindings.h"
+#include "support/Env.h"
+#include "tilec/Cli.h"
+
+namespace tilec::python {
+
+void bind_support(nb::module_ &m) {
+  m.attr("__version__") = TILEC_VERSION;
+  m.def(
+      "env_vars",
+      [] {
+        std::vector<std::tuple<std::string, std::string, std::string>> out;
+        for (const auto &v : env::all())
+          out.emplace_back(v.name, v.default_value, v.description);
+        return out;
+      },
+      "(name, default, description) of every TILEC_* environment variable.");
+  m.def(
+      "cli_main",
+      [](const std::vector<std::string> &args) {
+        nb::gil_scoped_release release;
+        return cli::run(args);
+      },
+      nb::arg("args"), "Runs the `tilec` command line with `args` (argv without the program).");
+}
+
+} // namespace tilec::python

@@ -1,0 +1,32 @@
+"""tilec: the Triton kernel language, compiled by a C++ front end.
+
+`import tilec as triton; import tilec.language as tl` runs existing Triton kernels;
+for now they execute on the CPU tile interpreter (numpy arrays, CPU torch tensors)."""
+
+from . import _C
+from .errors import CompilationError, KernelError, TilecError
+from .jit import JITFunction, KernelInterface, jit
+from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
+from .compiler import CompiledKernel
+from . import language, testing
+
+__version__ = _C.__version__
+
+
+def cdiv(x, y):
+    """Ceiling division: the number of blocks of size y that cover x."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1)."""
+    n = int(n)
+    if n <= 1:
+        return 1
+    return 1 << (n - 1).bit_length()
+
+
+__all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autotuner",
+           "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
+           "KernelError", "TilecError", "CompiledKernel", "language", "testing",
+           "__version__"]

@@ -1,0 +1,248 @@
+"""Classifying launch arguments: the specialisation of each parameter (the compile cache
+key), the run-time value handed to the interpreter and the buffers pointers may touch."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .language import core
+
+_INT32_MIN, _INT32_END = -(1 << 31), 1 << 31
+_INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
+_UINT64_END = 1 << 64
+
+# numpy dtype name / torch dtype name -> Tile IR dtype name
+_NUMPY_DTYPES = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "fp16", "float32": "fp32", "float64": "fp64",
+    "bfloat16": "bf16",  # ml_dtypes' numpy bfloat16, when the user has it
+}
+_TORCH_DTYPES = {
+    "torch.bool": "i1", "torch.int8": "i8", "torch.int16": "i16", "torch.int32": "i32",
+    "torch.int64": "i64", "torch.uint8": "u8", "torch.uint16": "u16", "torch.uint32": "u32",
+    "torch.uint64": "u64", "torch.float16": "fp16", "torch.bfloat16": "bf16",
+    "torch.float32": "fp32", "torch.float64": "fp64", "torch.float8_e4m3fn": "fp8e4nv",
+    "torch.float8_e5m2": "fp8e5",
+}
+
+
+class ArrayArg:
+    """A pointer argument: the address the kernel receives and the byte range
+    [lo, lo + nbytes) that the view may touch."""
+
+    __slots__ = ("ptr", "dtype", "lo", "nbytes", "aligned", "writable")
+
+    def __init__(self, ptr, dtype, lo, nbytes, writable=True):
+        self.ptr = ptr
+        self.dtype = dtype
+        self.lo = lo
+        self.nbytes = nbytes
+        self.aligned = ptr % 16 == 0
+        self.writable = writable
+
+
+def _extent(ptr: int, shape, strides, itemsize: int):
+    """(lowest address, bytes) of the memory a strided view can address."""
+    lo = hi = 0
+    for n, s in zip(shape, strides):
+        if n == 0:
+            return ptr, 0
+        if s > 0:
+            hi += (n - 1) * s
+        else:
+            lo += (n - 1) * s
+    return ptr + lo, hi - lo + itemsize
+
+
+def _numpy_arg(name: str, a: np.ndarray) -> ArrayArg:
+    dt = _NUMPY_DTYPES.get(a.dtype.name)
+    if dt is None:
+        raise TypeError(f"argument '{name}': numpy arrays of dtype {a.dtype} cannot be passed "
+                        "to a kernel (supported: bool, int8-64, uint8-64, float16/32/64)")
+    ptr = a.__array_interface__["data"][0]
+    if a.flags.c_contiguous:
+        lo, nbytes = ptr, a.nbytes
+    else:
+        lo, nbytes = _extent(ptr, a.shape, a.strides, a.itemsize)
+    return ArrayArg(ptr, dt, lo, nbytes, a.flags.writeable)
+
+
+def _torch_arg(name: str, t) -> ArrayArg:
+    dev = t.device.type
+    if dev != "cpu":
+        raise ValueError(
+            f"argument '{name}' is a {dev} tensor, but tilec runs kernels only on the CPU tile "
+            f"interpreter for now (GPU code generation is not built yet): pass '{name}.cpu()' "
+            "or a numpy array")
+    dt = _TORCH_DTYPES.get(str(t.dtype))
+    if dt is None:
+        raise TypeError(f"argument '{name}': torch tensors of dtype {t.dtype} cannot be passed "
+                        "to a kernel")
+    ptr = t.data_ptr()
+    isz = t.element_size()
+    if t.is_contiguous():
+        lo, nbytes = ptr, t.numel() * isz
+    else:
+        lo, nbytes = _extent(ptr, t.shape, [s * isz for s in t.stride()], isz)
+    return ArrayArg(ptr, dt, lo, nbytes, True)
+
+
+def array_arg(name: str, x):
+    """An ArrayArg when `x` is an array-like the kernel can address, else None.
+    Raises for arrays that live on a GPU or have an unsupported dtype."""
+    if isinstance(x, np.ndarray):
+        return _numpy_arg(name, x)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        return _torch_arg(name, x)
+    if hasattr(x, "__cuda_array_interface__"):
+        raise ValueError(
+            f"argument '{name}' lives in GPU memory ({type(x).__name__}), but tilec runs "
+            "kernels only on the CPU tile interpreter for now: pass a host (numpy) array")
+    if hasattr(x, "__array_interface__") and not isinstance(x, (np.generic, core.dtype)):
+        return _numpy_arg(name, np.asarray(x))
+    return None
+
+
+def int_dtype(name: str, v: int) -> str:
+    if _INT32_MIN <= v < _INT32_END:
+        return "i32"
+    if _INT64_MIN <= v < _INT64_END:
+        return "i64"
+    if 0 <= v < _UINT64_END:
+        return "u64"
+    raise ValueError(f"argument '{name}' = {v} does not fit in 64 bits")
+
+
+def _ckey(v):
+    """A hashable key that tells 1, 1.0 and True apart (they hash alike in Python)."""
+    if isinstance(v, tuple):
+        return ("tuple",) + tuple(_ckey(e) for e in v)
+    if isinstance(v, core.dtype):
+        return ("dtype", v.ir_type)
+    return (type(v).__name__, v)
+
+
+def constexpr_value(name: str, v):
+    """The host value of a constexpr argument, checked to be one the compiler accepts."""
+    if isinstance(v, core.constexpr):
+        v = v.value
+    if v is None or isinstance(v, (bool, int, float, str, core.dtype)):
+        return v
+    if isinstance(v, np.generic) and not isinstance(v, np.ndarray):
+        return v.item()
+    if isinstance(v, (tuple, list)):
+        return tuple(constexpr_value(name, e) for e in v)
+    what = type(v).__name__
+    if array_arg_safe(v):
+        what = "an array"
+    raise TypeError(f"argument '{name}' is a constexpr parameter and must be an int, float, "
+                    f"bool, str, None, dtype or a tuple of those, got {what}")
+
+
+def array_arg_safe(v) -> bool:
+    try:
+        return array_arg("", v) is not None
+    except (TypeError, ValueError):
+        return True
+
+
+_STRING_TYPES = {"i1": "i1", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
+                 "u1": "i1", "u8": "u8", "u16": "u16", "u32": "u32", "u64": "u64",
+                 "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp64": "fp64",
+                 "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5"}
+
+
+def annotation_type(annotation):
+    """('pointer' | 'scalar', Tile IR dtype) for a typed parameter (`n: tl.int64`,
+    `x: tl.pointer_type(tl.float32)`, or Triton's strings "*fp32", "i32"), else None."""
+    if isinstance(annotation, core.pointer_type):
+        return "pointer", annotation.element_ty.ir_type
+    if isinstance(annotation, core.dtype) and not isinstance(annotation, core.block_type):
+        return ("scalar", annotation.ir_type) if annotation.name != "void" else None
+    if isinstance(annotation, str):
+        a = annotation.strip()
+        if a.startswith("*") and a[1:] in _STRING_TYPES:
+            return "pointer", _STRING_TYPES[a[1:]]
+        if a in _STRING_TYPES:
+            return "scalar", _STRING_TYPES[a]
+    return None
+
+
+def _describe(v) -> str:
+    if isinstance(v, (np.ndarray,)) or hasattr(v, "__array_interface__") or \
+            hasattr(v, "data_ptr"):
+        return f"an array ({type(v).__name__})"
+    return f"a {type(v).__name__}"
+
+
+def _scalar(name, v, dt):
+    """A scalar argument of a typed parameter (`n: tl.int64`)."""
+    if dt == "i1":
+        if not isinstance(v, (bool, np.bool_, int, np.integer)):
+            raise TypeError(f"argument '{name}' is declared int1 but got {_describe(v)}")
+        return ("b",), ("bool", None), bool(v)
+    if dt.startswith(("i", "u")):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"argument '{name}' is declared {dt} but got {_describe(v)}")
+        v = int(v)
+        bits = int(dt[1:])
+        lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if dt[0] == "i" else (0, 1 << bits)
+        if not lo <= v < hi:
+            raise ValueError(f"argument '{name}' = {v} does not fit in {dt}")
+        return ("i", dt, False, False), ("int", (dt, False, False)), v
+    if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
+        raise TypeError(f"argument '{name}' is declared {dt} but got {_describe(v)}")
+    return ("f", dt), ("float", dt), float(v)
+
+
+# Specialisation of one parameter: (key, spec, run-time value). `spec` is the
+# (ArgSpec kind, payload) pair _C.compile takes; the run-time value is what the
+# interpreter receives (an ArrayArg for pointers, None for compile-time parameters).
+def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=None):
+    if is_constexpr:
+        v = constexpr_value(name, v)
+        return ("c", _ckey(v)), ("constexpr", v), None
+    if typed is not None:
+        kind, dt = typed
+        if kind == "scalar":
+            if v is None:
+                return ("n",), ("none", None), None
+            return _scalar(name, v, dt)
+        arr = array_arg(name, v) if v is not None else None
+        if arr is None:
+            raise TypeError(f"argument '{name}' is declared a pointer to {dt} but got "
+                            f"{_describe(v) if v is not None else 'None'}")
+        if arr.dtype != dt:
+            raise TypeError(f"argument '{name}' is declared a pointer to {dt} but the array "
+                            f"holds {arr.dtype}")
+        return ("p", arr.dtype, arr.aligned), ("pointer", (arr.dtype, arr.aligned)), arr
+    if v is None:
+        return ("n",), ("none", None), None
+    t = type(v)
+    if t is bool or isinstance(v, np.bool_):
+        return ("b",), ("bool", None), bool(v)
+    if t is int or isinstance(v, np.integer):
+        v = int(v)
+        dt = int_dtype(name, v)
+        if specialize_ints:
+            d16, one = v % 16 == 0, v == 1
+        else:
+            d16 = one = False
+        return ("i", dt, d16, one), ("int", (dt, d16, one)), v
+    if t is float or isinstance(v, np.floating):
+        return ("f",), ("float", "fp32"), float(v)
+    if isinstance(v, core.constexpr):
+        cv = constexpr_value(name, v)
+        return ("c", _ckey(cv)), ("constexpr", cv), None
+    arr = array_arg(name, v)
+    if arr is not None:
+        return ("p", arr.dtype, arr.aligned), ("pointer", (arr.dtype, arr.aligned)), arr
+    if isinstance(v, core.dtype):
+        raise TypeError(f"argument '{name}' is a dtype ({v}); a dtype can only be passed to "
+                        "a tl.constexpr parameter")
+    raise TypeError(f"argument '{name}' has type {type(v).__name__}, which cannot be passed to "
+                    "a kernel (expected an array, a tensor, an int, a float, a bool or None)")

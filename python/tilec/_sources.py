@@ -1,0 +1,121 @@
+"""Building the C++ FunctionSource of a @jit function: its source text and the globals
+its body names, resolved here in Python and handed over in the forms the compiler knows
+(module names, nested FunctionSources, constexpr values, dtypes)."""
+
+from __future__ import annotations
+
+import inspect
+import types
+
+from . import _C
+from .language import core
+
+_LANGUAGE_PREFIX = "tilec.language"
+
+
+def function_text(fn):
+    """(source text with decorators, file, absolute first line) of a Python function."""
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise ValueError(f"cannot read the source of @jit function '{fn.__name__}': {e}. "
+                         "Kernels must be defined in a file (not in an interactive prompt "
+                         "or through exec)") from None
+    file = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    return "".join(lines), file, max(first_line, 1)
+
+
+def _closure_vars(fn) -> dict:
+    code = fn.__code__
+    if not fn.__closure__:
+        return {}
+    out = {}
+    for name, cell in zip(code.co_freevars, fn.__closure__):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the name is not bound yet
+            pass
+    return out
+
+
+def _module_name(mod: types.ModuleType):
+    """The canonical name Sema knows for a module, or None for any other module."""
+    name = mod.__name__
+    if name == "tilec" or name == _LANGUAGE_PREFIX or name.startswith(_LANGUAGE_PREFIX + "."):
+        return name
+    return None
+
+
+def _describe(v) -> str:
+    if inspect.isclass(v):
+        return f"class '{v.__qualname__}'"
+    if isinstance(v, types.ModuleType):
+        return f"module '{v.__name__}'"
+    if inspect.isroutine(v):
+        return "function (not a @jit function)"
+    t = type(v)
+    qual = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    return f"value of type {qual}"
+
+
+def to_global(v, resolve_jit):
+    """The compiler form of a global's value, or an _C.Unsupported marker."""
+    from .jit import KernelInterface  # late: jit imports this module
+
+    if isinstance(v, core.constexpr):
+        v = v.value
+    if v is None or isinstance(v, (bool, int, float, str)):
+        if isinstance(v, int) and not isinstance(v, bool) and not -(1 << 63) <= v < (1 << 63):
+            return _C.Unsupported(f"int {v} that does not fit in 64 bits")
+        return v
+    if isinstance(v, core.dtype):
+        return _C.DTypeRef(v.ir_type)
+    if isinstance(v, types.ModuleType):
+        name = _module_name(v)
+        return _C.ModuleRef(name) if name else _C.Unsupported(_describe(v))
+    if isinstance(v, KernelInterface):
+        return resolve_jit(v.jit_function)
+    if isinstance(v, tuple):
+        elems = [to_global(e, resolve_jit) for e in v]
+        bad = [e for e in elems if isinstance(e, _C.Unsupported)]
+        return bad[0] if bad else tuple(elems)
+    if getattr(v, "_tilec_builtin", None):  # `from tilec.language import load` style
+        return _C.BuiltinRef(v._tilec_builtin)
+    return _C.Unsupported(_describe(v))
+
+
+class SourceBuilder:
+    """Builds (and memoises on each JITFunction) the FunctionSource of a kernel and of
+    every @jit function it calls."""
+
+    def __init__(self):
+        self._in_progress = set()
+
+    def build(self, jitfn):
+        fs = jitfn._function_source
+        if fs is not None:
+            return fs
+        if id(jitfn) in self._in_progress:
+            # A recursive call: every callee is inlined, so Sema reports it where used.
+            return _C.Unsupported(f"recursive @jit function '{jitfn.__name__}'")
+        self._in_progress.add(id(jitfn))
+        try:
+            fn = jitfn.fn
+            text, file, first_line = jitfn.src, jitfn.file, jitfn.first_line
+            names = _C.referenced_names(jitfn.__name__, file, text, first_line)
+            scope = dict(fn.__globals__)
+            scope.update(_closure_vars(fn))
+            globals_ = {}
+            for name in names:  # locals and Python builtins are not in scope: skipped
+                if name in scope:
+                    globals_[name] = to_global(scope[name], self.build)
+            fs = _C.FunctionSource(jitfn.__name__, file, text, first_line, globals_,
+                                   bool(jitfn.noinline))
+            jitfn._function_source = fs
+            return fs
+        finally:
+            self._in_progress.discard(id(jitfn))
+
+
+def function_source(jitfn):
+    return SourceBuilder().build(jitfn)

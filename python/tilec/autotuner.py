@@ -1,0 +1,242 @@
+"""`@autotune` and `@heuristics`. On the CPU, configs are timed with the wall clock;
+the best one is cached per key (the values of the key arguments and the dtypes of the
+array arguments)."""
+
+from __future__ import annotations
+
+import builtins
+
+from .jit import KernelInterface
+
+
+class Config:
+    """One point of an autotuning space: meta-parameters (`kwargs`) and launch options."""
+
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
+                 pre_hook=None, ir_override=None):
+        self.kwargs = dict(kwargs)
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
+        self.pre_hook = pre_hook
+        self.ir_override = ir_override
+
+    def all_kwargs(self) -> dict:
+        opts = {"num_warps": self.num_warps, "num_stages": self.num_stages,
+                "num_ctas": self.num_ctas, "maxnreg": self.maxnreg}
+        return {**self.kwargs, **{k: v for k, v in opts.items() if v is not None}}
+
+    def _key(self):
+        return (tuple(sorted(self.kwargs.items())), self.num_warps, self.num_stages,
+                self.num_ctas, self.maxnreg)
+
+    def __eq__(self, other):
+        return isinstance(other, Config) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __str__(self):
+        parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
+        parts += [f"num_warps: {self.num_warps}", f"num_ctas: {self.num_ctas}",
+                  f"num_stages: {self.num_stages}", f"maxnreg: {self.maxnreg}"]
+        return ", ".join(parts)
+
+    __repr__ = __str__
+
+
+def _dtype_key(v):
+    dt = getattr(v, "dtype", None)
+    return str(dt) if dt is not None and hasattr(v, "shape") else None
+
+
+def _zero(v):
+    if hasattr(v, "zero_"):
+        v.zero_()
+    else:
+        v[...] = 0
+
+
+def _clone(v):
+    return v.clone() if hasattr(v, "clone") else v.copy()
+
+
+def _restore(dst, src):
+    if hasattr(dst, "copy_"):
+        dst.copy_(src)
+    else:
+        dst[...] = src
+
+
+class Autotuner(KernelInterface):
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None,
+                 pre_hook=None, post_hook=None, prune_configs_by=None, warmup=None, rep=None,
+                 use_cuda_graph=False, do_bench=None, cache_results=False):
+        self.fn = fn
+        self.arg_names = list(arg_names)
+        self.configs = list(configs) if configs else [Config({})]
+        self.keys = list(key)
+        unknown = [k for k in self.keys if k not in self.arg_names]
+        if unknown:
+            raise ValueError(f"autotune key names unknown parameters {unknown} of "
+                             f"'{self.jit_function.__name__}'")
+        self.reset_to_zero = list(reset_to_zero or [])
+        self.restore_value = list(restore_value or [])
+        for name in self.reset_to_zero + self.restore_value:
+            if name not in self.arg_names:
+                raise ValueError(f"autotune: '{name}' is not a parameter of "
+                                 f"'{self.jit_function.__name__}'")
+        self.user_pre_hook = pre_hook
+        self.user_post_hook = post_hook
+        prune_configs_by = prune_configs_by or {}
+        self.perf_model = prune_configs_by.get("perf_model")
+        self.configs_top_k = prune_configs_by.get("top_k", 1.0)
+        self.early_config_prune = prune_configs_by.get("early_config_prune")
+        self.warmup = 25 if warmup is None else warmup
+        self.rep = 100 if rep is None else rep
+        self.use_cuda_graph = use_cuda_graph
+        self._do_bench = do_bench
+        self.cache = {}
+        self.best_config = None
+        self.configs_timings = None
+        self.bench_time = 0.0
+        self.nargs = None
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def _key(self, all_args):
+        key = [all_args[k] for k in self.keys if k in all_args]
+        for name in self.arg_names:
+            if name in all_args:
+                dk = _dtype_key(all_args[name])
+                if dk is not None:
+                    key.append(dk)
+        return tuple(key)
+
+    def prune_configs(self, kwargs, nargs):
+        configs = self.configs
+        if self.early_config_prune:
+            configs = list(self.early_config_prune(configs, nargs, **kwargs))
+            if not configs:
+                raise ValueError("autotune: early_config_prune removed every config")
+        if self.perf_model:
+            top_k = self.configs_top_k
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = int(len(configs) * top_k)
+            top_k = max(int(top_k), 1)
+            if len(configs) > top_k:
+                est = {c: self.perf_model(**nargs, **kwargs, **c.all_kwargs()) for c in configs}
+                configs = sorted(est, key=est.get)[:top_k]
+        return configs
+
+    def _bench(self, args, kwargs, nargs, config, grid):
+        from .testing import do_bench
+
+        conflicts = set(kwargs) & set(config.kwargs)
+        if conflicts:
+            raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}. "
+                             "Make sure that you don't re-define auto-tuned symbols.")
+        current = {**kwargs, **config.all_kwargs()}
+        full = {**nargs, **current}
+
+        def call():
+            saved = [(full[n], _clone(full[n])) for n in self.restore_value]
+            for name in self.reset_to_zero:
+                _zero(full[name])
+            if config.pre_hook:
+                config.pre_hook(full)
+            if self.user_pre_hook:
+                self.user_pre_hook(full)
+            try:
+                self.fn.run(*args, grid=grid, **current)
+            finally:
+                for dst, src in saved:
+                    _restore(dst, src)
+            if self.user_post_hook:
+                self.user_post_hook(full, exception=None)
+
+        bench = self._do_bench or do_bench
+        return bench(call, warmup=self.warmup, rep=self.rep, quantiles=(0.5, 0.2, 0.8))
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        import time
+
+        if len(args) > len(self.arg_names):
+            # let the JITFunction report the arity error
+            return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs)
+        nargs = dict(zip(self.arg_names, args))
+        self.nargs = nargs
+        all_args = {**nargs, **kwargs}
+        key = self._key(all_args)
+        config = self.cache.get(key)
+        if config is None:
+            if len(self.configs) == 1:
+                config = self.configs[0]
+            else:
+                start = time.perf_counter()
+                pruned = self.prune_configs(kwargs, nargs)
+                timings = {}
+                for c in pruned:
+                    t = self._bench(args, kwargs, nargs, c, grid)
+                    timings[c] = t[0] if isinstance(t, (list, tuple)) else t
+                self.bench_time = time.perf_counter() - start
+                config = builtins.min(timings, key=timings.get)
+                self.configs_timings = timings
+                # the timed runs wrote into these: the real launch starts from zero again
+                for name in self.reset_to_zero:
+                    _zero(all_args[name])
+            self.cache[key] = config
+        self.best_config = config
+        conflicts = set(kwargs) & set(config.kwargs)
+        if conflicts:
+            raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}. "
+                             "Make sure that you don't re-define auto-tuned symbols.")
+        if config.pre_hook is not None:
+            config.pre_hook({**nargs, **kwargs, **config.all_kwargs()})
+        return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs, **config.all_kwargs())
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+
+def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
+             pre_hook=None, post_hook=None, warmup=None, rep=None, use_cuda_graph=False,
+             do_bench=None, cache_results=False):
+    """Decorator: try each Config on the first launch per key and keep the fastest."""
+
+    def decorator(fn):
+        if not isinstance(fn, KernelInterface):
+            raise TypeError("@autotune must decorate a @jit function (put @jit below it)")
+        return Autotuner(fn, fn.jit_function.arg_names, configs, key, reset_to_zero,
+                         restore_value, pre_hook=pre_hook, post_hook=post_hook,
+                         prune_configs_by=prune_configs_by, warmup=warmup, rep=rep,
+                         use_cuda_graph=use_cuda_graph, do_bench=do_bench,
+                         cache_results=cache_results)
+
+    return decorator
+
+
+class Heuristics(KernelInterface):
+    def __init__(self, fn, arg_names, values):
+        self.fn = fn
+        self.arg_names = list(arg_names)
+        self.values = dict(values)
+        self.__name__ = getattr(fn, "__name__", "kernel")
+
+    def run(self, *args, **kwargs):
+        for name, heur in self.values.items():
+            kwargs[name] = heur({**dict(zip(self.arg_names, args)), **kwargs})
+        return self.fn.run(*args, **kwargs)
+
+
+def heuristics(values):
+    """Decorator: compute meta-parameters from the arguments, e.g.
+    `@heuristics(values={'BLOCK': lambda args: 128 if args['n'] < 4096 else 1024})`."""
+
+    def decorator(fn):
+        if not isinstance(fn, KernelInterface):
+            raise TypeError("@heuristics must decorate a @jit function (put @jit below it)")
+        return Heuristics(fn, fn.jit_function.arg_names, values)
+
+    return decorator

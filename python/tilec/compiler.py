@@ -1,0 +1,91 @@
+"""Compiling one specialisation (through `_C.compile`) and the CompiledKernel a launch
+returns: the IR of every pipeline stage, metadata, and the launch on the interpreter."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+from . import _C, _sources
+from .errors import CompilationError
+
+
+class CompiledKernel:
+    """A kernel compiled for one specialisation. `asm` maps a stage name to its Tile IR
+    text ('ttir' is the final Tile IR, as Triton's key for its tile-level IR)."""
+
+    def __init__(self, native, jitfn, specs, options):
+        self._native = native
+        self.name = native.name
+        self.function = jitfn
+        num_warps, num_stages, debug = options
+        self.metadata = types.SimpleNamespace(name=self.name, num_warps=num_warps,
+                                              num_stages=num_stages, debug=debug,
+                                              target="cpu-tile-interpreter")
+        self.static_output = native.static_output
+        self.arg_names = list(native.arg_names)
+        param_index = {n: i for i, n in enumerate(jitfn.arg_names)}
+        missing = [n for n in self.arg_names if n not in param_index]
+        if missing:
+            raise RuntimeError(f"tilec internal error: the compiled kernel has unknown "
+                               f"parameters {missing}")
+        self._runtime_index = [param_index[n] for n in self.arg_names]
+        self._pointer_names = [n for n in self.arg_names
+                               if specs[param_index[n]][0] == "pointer"]
+        self._asm = None
+
+    @property
+    def asm(self) -> dict:
+        if self._asm is None:
+            asm = {stage: self._native.ir(stage) for stage in self._native.stages}
+            final = self._native.ir()
+            asm["tileir"] = final
+            asm["ttir"] = final
+            self._asm = asm
+        return self._asm
+
+    def ir(self, stage: str = "") -> str:
+        """The Tile IR after `stage` (a name from tilec's pipeline; '' for the final IR)."""
+        return self._native.ir(stage)
+
+    @property
+    def stages(self):
+        return list(self._native.stages)
+
+    def launch(self, grid, values):
+        """Runs the kernel over `grid` (3 ints) with `values`, one run-time value per @jit
+        parameter (ArrayArg for pointers, None for constexprs)."""
+        if grid[0] * grid[1] * grid[2] == 0:
+            return
+        args = []
+        buffers = []
+        for name, i in zip(self.arg_names, self._runtime_index):
+            v = values[i]
+            if hasattr(v, "ptr"):  # an ArrayArg
+                args.append(v.ptr)
+                buffers.append((name, v.lo, v.nbytes, v.writable))
+            else:
+                args.append(v)
+        out = self._native.run(grid, args, buffers)
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+
+    def __repr__(self):
+        return f"CompiledKernel({self.name}, {self.metadata.target})"
+
+
+def compile_kernel(jitfn, specs, options) -> CompiledKernel:
+    """Compiles `jitfn` for `specs` (one (kind, payload) per parameter) and `options`
+    (num_warps, num_stages, debug). Prints static_print output, as Triton does."""
+    fs = _sources.function_source(jitfn)
+    num_warps, num_stages, debug = options
+    try:
+        native = _C.compile(fs, specs, num_warps, num_stages, debug)
+    except CompilationError as e:
+        raise e.with_traceback(None) from None
+    kernel = CompiledKernel(native, jitfn, specs, options)
+    if kernel.static_output:
+        sys.stdout.write(kernel.static_output)
+        sys.stdout.flush()
+    return kernel

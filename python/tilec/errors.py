@@ -1,0 +1,46 @@
+"""Exceptions tilec raises. The C++ bindings construct these (see python/src/Errors.cpp)."""
+
+from __future__ import annotations
+
+
+class TilecError(Exception):
+    """Base of tilec's own exceptions."""
+
+
+class CompilationError(TilecError):
+    """A user error in a kernel, found while compiling it.
+
+    str(e) is the rendered diagnostic (`file:line:col: error: message`, the source line
+    and a caret); `message` is the bare message; `file`, `line` (absolute, in the user's
+    file) and `col` (1-based) locate it (None when the error has no location)."""
+
+    def __init__(self, rendered: str, message: str | None = None, file: str | None = None,
+                 line: int | None = None, col: int | None = None):
+        super().__init__(rendered)
+        self.rendered = rendered
+        self.message = message if message is not None else rendered
+        self.file = file
+        self.line = line
+        self.col = col
+        # Triton's CompilationError has `src` and `error_message`; keep the latter's name.
+        self.error_message = self.message
+
+    def __str__(self):
+        return self.rendered.rstrip("\n")
+
+
+class KernelError(TilecError, RuntimeError):
+    """An error while a kernel runs (an out-of-bounds access, a failed device_assert,
+    ...). Located like CompilationError when the interpreter knows the kernel line."""
+
+    def __init__(self, rendered: str, message: str | None = None, file: str | None = None,
+                 line: int | None = None, col: int | None = None):
+        super().__init__(rendered)
+        self.rendered = rendered
+        self.message = message if message is not None else rendered
+        self.file = file
+        self.line = line
+        self.col = col
+
+    def __str__(self):
+        return self.rendered.rstrip("\n")

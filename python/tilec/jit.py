@@ -1,0 +1,226 @@
+"""`@jit` and launching: `kernel[grid](*args, **kwargs)` binds arguments like a Python
+call, specialises them (the compile cache key), compiles once per key through the C++
+pipeline and runs the kernel on the CPU tile interpreter."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+
+from . import _args, _sources
+from .compiler import CompiledKernel, compile_kernel
+from .language import core
+
+# Launch keywords that configure the compilation rather than bind a parameter.
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
+                  "launch_cooperative_grid", "stream")
+
+
+class KernelInterface:
+    """What `kernel[grid]` means for @jit, @autotune and @heuristics objects alike."""
+
+    def __getitem__(self, grid):
+        return functools.partial(self.run, grid=grid, warmup=False)
+
+    @property
+    def jit_function(self) -> "JITFunction":
+        fn = self
+        while not isinstance(fn, JITFunction):
+            fn = fn.fn
+        return fn
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "0").strip().lower() not in ("", "0", "false", "off", "no")
+
+
+class _Param:
+    __slots__ = ("name", "index", "is_constexpr", "typed", "has_default", "default",
+                 "specialize")
+
+    def __init__(self, p: inspect.Parameter, index: int, specialize: bool):
+        self.name = p.name
+        self.index = index
+        self.is_constexpr = core.is_constexpr_annotation(p.annotation)
+        self.typed = None if self.is_constexpr else _args.annotation_type(p.annotation)
+        self.has_default = p.default is not inspect.Parameter.empty
+        self.default = p.default if self.has_default else None
+        self.specialize = specialize
+
+
+def normalize_grid(grid, meta):
+    if callable(grid):
+        grid = grid(meta)
+    if isinstance(grid, (list, tuple)):
+        dims = list(grid)
+    else:
+        dims = [grid]
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"the grid must have 1 to 3 dimensions, got {tuple(dims)!r}")
+    out = []
+    for d in dims:
+        if isinstance(d, core.constexpr):
+            d = d.value
+        try:
+            if isinstance(d, bool) or d != int(d):
+                raise TypeError
+            d = int(d)
+        except (TypeError, ValueError):
+            raise TypeError(f"grid dimensions must be ints, got {tuple(dims)!r}") from None
+        if d < 0 or d >= 1 << 31:
+            raise ValueError(f"grid dimensions must be in [0, 2**31), got {tuple(dims)!r}")
+        out.append(d)
+    while len(out) < 3:
+        out.append(1)
+    return tuple(out)
+
+
+class JITFunction(KernelInterface):
+    """A @jit function: compiled on first launch per specialisation, then cached."""
+
+    def __init__(self, fn, *, debug=None, noinline=None, do_not_specialize=None,
+                 do_not_specialize_on_alignment=None, repr=None, launch_metadata=None):
+        if not inspect.isfunction(fn):
+            raise TypeError(f"@jit expects a Python function, got {type(fn).__name__}")
+        self.fn = fn
+        self.debug = debug
+        self.noinline = noinline
+        self._repr = repr
+        self.launch_metadata = launch_metadata
+        functools.update_wrapper(self, fn)
+        sig = inspect.signature(fn)
+        for p in sig.parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"@jit function '{fn.__name__}' cannot take *{p.name} or "
+                                f"**{p.name}: kernels have a fixed list of parameters")
+        names = list(sig.parameters)
+        no_spec = set()
+        for d in do_not_specialize or ():
+            no_spec.add(names[d] if isinstance(d, int) else d)
+        self.do_not_specialize = sorted(no_spec)
+        self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or ())
+        self.params = [_Param(p, i, p.name not in no_spec)
+                       for i, p in enumerate(sig.parameters.values())]
+        self.arg_names = names
+        self._index = {p.name: p for p in self.params}
+        self.constexprs = [p.index for p in self.params if p.is_constexpr]
+        self.cache = {}
+        self._function_source = None
+        self._src = None
+
+    # -- source ---------------------------------------------------------------------------
+    def _read_source(self):
+        if self._src is None:
+            self._src = _sources.function_text(self.fn)
+        return self._src
+
+    @property
+    def src(self) -> str:
+        return self._read_source()[0]
+
+    @property
+    def file(self) -> str:
+        return self._read_source()[1]
+
+    @property
+    def first_line(self) -> int:
+        return self._read_source()[2]
+
+    # -- binding --------------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        params = self.params
+        n = len(params)
+        if len(args) > n:
+            raise TypeError(f"{self.__name__}() takes {n} argument{'s' if n != 1 else ''} but "
+                            f"{len(args)} were given")
+        values = list(args)
+        values.extend([_MISSING] * (n - len(args)))
+        for k, v in kwargs.items():
+            p = self._index.get(k)
+            if p is None:
+                raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{k}'")
+            if values[p.index] is not _MISSING:
+                raise TypeError(f"{self.__name__}() got multiple values for argument '{k}'")
+            values[p.index] = v
+        for i, v in enumerate(values):
+            if v is _MISSING:
+                p = params[i]
+                if not p.has_default:
+                    what = "constexpr argument" if p.is_constexpr else "argument"
+                    raise TypeError(f"{self.__name__}() missing {what} '{p.name}'")
+                values[i] = p.default
+        return values
+
+    def _options(self, kwargs):
+        opts = {}
+        for k in LAUNCH_OPTIONS:
+            if k in kwargs and k not in self._index:
+                opts[k] = kwargs.pop(k)
+        num_warps = opts.get("num_warps") or 4
+        num_stages = opts.get("num_stages") or 3
+        if not isinstance(num_warps, int) or num_warps <= 0 or num_warps & (num_warps - 1):
+            raise ValueError(f"num_warps must be a power of two, got {num_warps!r}")
+        if not isinstance(num_stages, int) or num_stages < 0:
+            raise ValueError(f"num_stages must be a non-negative int, got {num_stages!r}")
+        debug = opts.get("debug")
+        if debug is None:
+            debug = self.debug
+        if debug is None:
+            debug = _env_flag("TILEC_DEBUG") or _env_flag("TRITON_DEBUG")
+        return (num_warps, num_stages, bool(debug))
+
+    # -- launching ------------------------------------------------------------------------
+    def run(self, *args, grid, warmup=False, **kwargs):
+        options = self._options(kwargs)
+        values = self._bind(args, kwargs)
+        keys = []
+        specs = []
+        runtime = []
+        for p, v in zip(self.params, values):
+            key, spec, rt = _args.specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
+            keys.append(key)
+            specs.append(spec)
+            runtime.append(rt)
+        cache_key = (tuple(keys), options)
+        kernel = self.cache.get(cache_key)
+        if kernel is None:
+            kernel = compile_kernel(self, specs, options)
+            self.cache[cache_key] = kernel
+        if warmup:
+            return kernel
+        meta = dict(zip(self.arg_names, values))
+        kernel.launch(normalize_grid(grid, meta), runtime)
+        return kernel
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"@jit function '{self.__name__}' can only be called inside another "
+                           f"@jit function; launch it with {self.__name__}[grid](...)")
+
+    def __repr__(self):
+        if self._repr is not None:
+            return self._repr(self)
+        return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+
+_MISSING = object()
+
+
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None):
+    """Decorator for kernels: `@jit` or `@jit(debug=True, do_not_specialize=["n"])`."""
+
+    def decorator(f):
+        return JITFunction(f, debug=debug, noinline=noinline, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment,
+                           repr=repr, launch_metadata=launch_metadata)
+
+    if fn is not None:
+        return decorator(fn)
+    return decorator
+
+
+__all__ = ["JITFunction", "KernelInterface", "jit", "CompiledKernel", "normalize_grid"]

@@ -1,0 +1,18 @@
+"""The kernel language (`import tilec.language as tl`): dtypes, `constexpr`, loop
+classes and every builtin's name. Builtins are compiled from the kernel's source by the
+C++ front end; calling one on the host raises a clear error."""
+
+from . import _stubs
+from .core import (DTYPES, bfloat16, block_type, constexpr, dtype, float8e4nv, float8e5,
+                   float16, float32, float64, int1, int8, int16, int32, int64, pi32_t,
+                   pointer_type, range, static_range, tensor, uint8, uint16, uint32, uint64,
+                   void)
+from . import math
+
+_top, _math = _stubs.builtin_names()
+_stubs.install(globals(), _top)
+# tl.exp and tl.math.exp name the same builtin, as in Triton.
+_stubs.install(globals(), _math, "math.")
+del _top, _math
+
+__all__ = [n for n in globals() if not n.startswith("_")]

@@ -1,0 +1,290 @@
+"""The objects of the `tl` namespace that exist on the host: dtypes, constexpr, the loop
+classes and placeholders. Kernels never execute these: the C++ front end reads the
+kernel's source. They exist so that host code (annotations, `tl.constexpr` globals,
+dtype arguments, isinstance checks) works as it does with Triton."""
+
+from __future__ import annotations
+
+
+class dtype:
+    """A scalar element type. `str(tl.float16) == 'fp16'`, as in Triton."""
+
+    SINT_TYPES = ("int8", "int16", "int32", "int64")
+    UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
+    FP_TYPES = ("fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64")
+    OTHER_TYPES = ("void",)
+
+    # Triton name -> (Tile IR name, bit width, mantissa bits)
+    _INFO = {
+        "int1": ("i1", 1, 0), "int8": ("i8", 8, 0), "int16": ("i16", 16, 0),
+        "int32": ("i32", 32, 0), "int64": ("i64", 64, 0), "uint8": ("u8", 8, 0),
+        "uint16": ("u16", 16, 0), "uint32": ("u32", 32, 0), "uint64": ("u64", 64, 0),
+        "fp8e4nv": ("fp8e4nv", 8, 3), "fp8e5": ("fp8e5", 8, 2), "fp16": ("fp16", 16, 10),
+        "bf16": ("bf16", 16, 7), "fp32": ("fp32", 32, 23), "fp64": ("fp64", 64, 52),
+        "void": ("void", 0, 0),
+    }
+    _CODEGEN = {"fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp16": "float16",
+                "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+
+    def __init__(self, name: str):
+        name = str(name)
+        if name not in self._INFO:
+            raise ValueError(f"unknown dtype '{name}'")
+        self.name = name
+        self._ir_name, self.primitive_bitwidth, self.fp_mantissa_width = self._INFO[name]
+        if self.is_int():
+            self.int_bitwidth = self.primitive_bitwidth
+            self.int_signedness = "signed" if name in self.SINT_TYPES else "unsigned"
+
+    # kind queries, as Triton names them
+    def is_floating(self):
+        return self.name in self.FP_TYPES
+
+    def is_standard_floating(self):
+        return self.name in ("fp16", "bf16", "fp32", "fp64")
+
+    def is_int(self):
+        return self.name in self.SINT_TYPES or self.name in self.UINT_TYPES
+
+    def is_int_signed(self):
+        return self.name in self.SINT_TYPES
+
+    def is_int_unsigned(self):
+        return self.name in self.UINT_TYPES
+
+    def is_bool(self):
+        return self.name == "int1"
+
+    def is_fp8(self):
+        return self.name in ("fp8e4nv", "fp8e5")
+
+    def is_fp16(self):
+        return self.name == "fp16"
+
+    def is_bf16(self):
+        return self.name == "bf16"
+
+    def is_fp32(self):
+        return self.name == "fp32"
+
+    def is_fp64(self):
+        return self.name == "fp64"
+
+    def is_void(self):
+        return self.name == "void"
+
+    def is_ptr(self):
+        return False
+
+    def is_block(self):
+        return False
+
+    @property
+    def scalar(self):
+        return self
+
+    def codegen_name(self):
+        return self._CODEGEN.get(self.name, self.name)
+
+    @property
+    def cache_key_part(self) -> str:
+        return self.name
+
+    @property
+    def ir_type(self) -> str:
+        """The Tile IR spelling ("fp16", "i32", "ptr<fp32>") handed to the compiler."""
+        return self._ir_name
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and type(other) is type(self) and \
+            other.name == self.name
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.name))
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"triton.language.{self.codegen_name()}"
+
+
+class pointer_type(dtype):
+    """A pointer to `element_ty` in global memory (`Out.dtype` of a pointer argument)."""
+
+    def __init__(self, element_ty: dtype, address_space: int = 1, const: bool = False):
+        if not isinstance(element_ty, dtype):
+            raise TypeError(f"pointer_type expects a dtype, got {element_ty!r}")
+        self.element_ty = element_ty
+        self.address_space = address_space
+        self.const = const
+        self.name = f"pointer<{element_ty}>"
+        self.primitive_bitwidth = 64
+        self.fp_mantissa_width = 0
+        self._ir_name = f"ptr<{element_ty.ir_type}>"
+
+    def is_ptr(self):
+        return True
+
+    def is_floating(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def is_int_signed(self):
+        return False
+
+    def is_int_unsigned(self):
+        return False
+
+    def is_bool(self):
+        return False
+
+    def is_fp8(self):
+        return False
+
+    def is_standard_floating(self):
+        return False
+
+    def __eq__(self, other):
+        return isinstance(other, pointer_type) and other.element_ty == self.element_ty
+
+    def __hash__(self):
+        return hash(("pointer_type", self.element_ty.name))
+
+    def __repr__(self):
+        return self.name
+
+
+class block_type(dtype):
+    """A tile type: element type and shape (host-side description only)."""
+
+    def __init__(self, element_ty: dtype, shape):
+        self.element_ty = element_ty
+        self.shape = tuple(int(s) for s in shape)
+        self.numel = 1
+        for s in self.shape:
+            self.numel *= s
+        self.name = f"<{self.shape}, {element_ty}>"
+        self.primitive_bitwidth = element_ty.primitive_bitwidth
+        self.fp_mantissa_width = element_ty.fp_mantissa_width
+        self._ir_name = "tile<" + "x".join(map(str, self.shape)) + f"x{element_ty.ir_type}>"
+
+    def is_block(self):
+        return True
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def __eq__(self, other):
+        return isinstance(other, block_type) and other.element_ty == self.element_ty and \
+            other.shape == self.shape
+
+    def __hash__(self):
+        return hash(("block_type", self.element_ty.name, self.shape))
+
+
+void = dtype("void")
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float8e4nv = dtype("fp8e4nv")
+float8e5 = dtype("fp8e5")
+float16 = dtype("fp16")
+bfloat16 = dtype("bf16")
+float32 = dtype("fp32")
+float64 = dtype("fp64")
+pi32_t = pointer_type(int32)
+
+DTYPES = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv, float8e5,
+          float16, bfloat16, float32, float64)
+
+
+class constexpr:
+    """Marks a compile-time parameter (`BLOCK: tl.constexpr`) or wraps a compile-time
+    value (`ROWS = tl.constexpr(4)` at module level, usable inside kernels)."""
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __eq__(self, other):
+        return self.value == (other.value if isinstance(other, constexpr) else other)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __str__(self):
+        return str(self.value)
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+
+def is_constexpr_annotation(annotation) -> bool:
+    """True for `tl.constexpr` (also spelled as a string under `from __future__ import
+    annotations`, e.g. "tl.constexpr" or "triton.language.constexpr")."""
+    if annotation is constexpr:
+        return True
+    if isinstance(annotation, str):
+        return annotation.strip().split(".")[-1] == "constexpr"
+    return False
+
+
+class tensor:
+    """The type of a value inside a kernel. On the host it is only a name: kernels are
+    compiled from source, never executed by Python."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("tl.tensor values exist only inside a @jit function")
+
+
+class _LoopRange:
+    _name = "range"
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 **kwargs):
+        if arg2 is None:
+            self.start, self.end = 0, arg1
+        else:
+            self.start, self.end = arg1, arg2
+        self.step = 1 if step is None else step
+        self.num_stages = num_stages
+        self.loop_unroll_factor = loop_unroll_factor
+
+    def __iter__(self):
+        raise RuntimeError(f"tl.{self._name} can only be iterated inside a @jit function")
+
+
+class range(_LoopRange):  # noqa: A001 - Triton's name
+    """`for i in tl.range(lo, hi, step, num_stages=...)`: a run-time loop in a kernel."""
+
+    _name = "range"
+
+
+class static_range(_LoopRange):
+    """`for i in tl.static_range(lo, hi, step)`: a loop unrolled at compile time."""
+
+    _name = "static_range"
