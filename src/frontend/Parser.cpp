@@ -1,0 +1,728 @@
+// Statements, blocks, entry points and error recovery. Expressions: ParserExpr.cpp.
+#include "frontend/Parser.h"
+
+#include <set>
+
+#include "frontend/Lexer.h"
+#include "frontend/ParserImpl.h"
+
+namespace tilec::frontend {
+
+using namespace ast;
+
+namespace {
+
+bool is_aug_op(const Token &t, BinOp &op) {
+  static const struct {
+    const char *spelling;
+    BinOp op;
+  } table[] = {{"+=", BinOp::Add},      {"-=", BinOp::Sub},     {"*=", BinOp::Mul},
+               {"/=", BinOp::Div},      {"//=", BinOp::FloorDiv}, {"%=", BinOp::Mod},
+               {"**=", BinOp::Pow},     {"@=", BinOp::MatMul},  {"<<=", BinOp::LShift},
+               {">>=", BinOp::RShift},  {"&=", BinOp::BitAnd},  {"|=", BinOp::BitOr},
+               {"^=", BinOp::BitXor}};
+  if (t.kind != TokKind::Op)
+    return false;
+  for (const auto &e : table)
+    if (t.text == e.spelling) {
+      op = e.op;
+      return true;
+    }
+  return false;
+}
+
+const char *target_kind_name(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Call: return "function call";
+  case ExprKind::Int:
+  case ExprKind::Float:
+  case ExprKind::Str:
+  case ExprKind::Ellipsis: return "literal";
+  case ExprKind::Bool: return static_cast<const BoolExpr &>(e).value ? "True" : "False";
+  case ExprKind::None: return "None";
+  case ExprKind::FString: return "f-string expression";
+  case ExprKind::Compare: return "comparison";
+  case ExprKind::IfExp: return "conditional expression";
+  case ExprKind::Lambda: return "lambda";
+  case ExprKind::Slice: return "slice";
+  default: return "expression";
+  }
+}
+
+} // namespace
+
+// ---- tokens ----------------------------------------------------------------------
+
+const Token &ParserImpl::cur() const {
+  const Token &t = toks_[i_];
+  if (t.kind == TokKind::Error)
+    throw CompileError(t.loc, t.text);
+  return t;
+}
+
+const Token &ParserImpl::ahead(size_t n) const {
+  size_t j = std::min(i_ + n, toks_.size() - 1);
+  return toks_[j];
+}
+
+const Token &ParserImpl::take() {
+  const Token &t = cur();
+  if (i_ + 1 < toks_.size())
+    ++i_;
+  return t;
+}
+
+bool ParserImpl::accept_op(const char *op) {
+  if (!at_op(op))
+    return false;
+  take();
+  return true;
+}
+
+bool ParserImpl::accept_kw(const char *kw) {
+  if (!at_kw(kw))
+    return false;
+  take();
+  return true;
+}
+
+void ParserImpl::expect_op(const char *op, const std::string &context) {
+  if (!accept_op(op))
+    error(cur(), std::string("invalid syntax: expected '") + op + "' " + context);
+}
+
+std::string ParserImpl::expect_name(const std::string &what) {
+  if (cur().kind != TokKind::Name)
+    error(cur(), "invalid syntax: expected " + what + ", found " + describe(cur()));
+  return take().text;
+}
+
+void ParserImpl::error(const Token &at, const std::string &msg) const { error(at.loc, msg); }
+
+void ParserImpl::error(SourceLoc at, const std::string &msg) const {
+  throw CompileError(at, msg);
+}
+
+void ParserImpl::unexpected(const std::string &expected) const {
+  const Token &t = cur();
+  if (t.kind == TokKind::Indent)
+    error(t, "unexpected indent");
+  std::string msg = "invalid syntax: ";
+  if (!expected.empty())
+    msg += "expected " + expected + ", found " + describe(t);
+  else
+    msg += "unexpected " + describe(t);
+  error(t, msg);
+}
+
+// ---- entry points ------------------------------------------------------------------
+
+Module ParserImpl::parse_file() {
+  Module m;
+  m.file = file_;
+  while (cur().kind != TokKind::EndOfFile) {
+    paren_start_.clear();
+    size_t begin = i_;
+    size_t before = m.body.size();
+    parse_statement(m.body);
+    for (size_t k = before; k < m.body.size(); ++k)
+      spans_.emplace_back(begin, i_);
+  }
+  return m;
+}
+
+Module ParserImpl::parse_file_lenient() {
+  lenient_ = true;
+  Module m;
+  m.file = file_;
+  while (toks_[i_].kind != TokKind::EndOfFile) {
+    paren_start_.clear();
+    size_t begin = i_;
+    if (toks_[i_].kind == TokKind::Dedent || toks_[i_].kind == TokKind::Newline) {
+      ++i_; // left over from a lexical error's recovery
+      continue;
+    }
+    StmtList got;
+    try {
+      parse_statement(got);
+    } catch (const CompileError &) {
+      i_ = begin;
+      skip_statement();
+      continue;
+    }
+    for (auto &s : got) {
+      switch (s->kind) {
+      case StmtKind::Import:
+      case StmtKind::ImportFrom:
+      case StmtKind::Assign:
+      case StmtKind::AnnAssign:
+      case StmtKind::FunctionDef:
+        m.body.push_back(std::move(s));
+        spans_.emplace_back(begin, i_);
+        break;
+      default: break; // host code the CLI has no use for
+      }
+    }
+  }
+  return m;
+}
+
+ExprPtr ParserImpl::parse_field_expression() {
+  ExprPtr e = parse_star_expressions();
+  if (at_op(":="))
+    error(start_of(*e), "the walrus operator ':=' is not supported in tilec kernels");
+  if (cur().kind != TokKind::EndOfFile)
+    error(cur(), "invalid syntax: unexpected " + describe(cur()) + " in f-string expression");
+  return e;
+}
+
+// ---- statements --------------------------------------------------------------------
+
+void ParserImpl::parse_statement(StmtList &out) {
+  const Token &t = cur();
+  if (t.kind == TokKind::Indent)
+    error(t, "unexpected indent");
+  if (t.is_op("@")) {
+    std::vector<ExprPtr> decorators = parse_decorators();
+    if (at_kw("def")) {
+      out.push_back(parse_def(std::move(decorators)));
+      return;
+    }
+    if (at_kw("class")) {
+      out.push_back(skip_unsupported_compound("class definition", {}));
+      return;
+    }
+    if (at_kw("async")) {
+      out.push_back(skip_unsupported_compound("async function definition", {}));
+      return;
+    }
+    unexpected("'def' after decorator");
+  }
+  if (t.kind == TokKind::Keyword) {
+    const std::string &k = t.text;
+    if (k == "def") {
+      out.push_back(parse_def({}));
+      return;
+    }
+    if (k == "if") {
+      out.push_back(parse_if(false));
+      return;
+    }
+    if (k == "for") {
+      out.push_back(parse_for());
+      return;
+    }
+    if (k == "while") {
+      out.push_back(parse_while());
+      return;
+    }
+    if (k == "class") {
+      out.push_back(skip_unsupported_compound("class definition", {}));
+      return;
+    }
+    if (k == "with") {
+      out.push_back(skip_unsupported_compound("with statement", {}));
+      return;
+    }
+    if (k == "try") {
+      out.push_back(skip_unsupported_compound("try statement", {"except", "else", "finally"}));
+      return;
+    }
+    if (k == "async") {
+      const Token &n = ahead(1);
+      std::string what = n.is_keyword("def")    ? "async function definition"
+                         : n.is_keyword("for")  ? "async for statement"
+                         : n.is_keyword("with") ? "async with statement"
+                                                : "async statement";
+      out.push_back(skip_unsupported_compound(what, {"else"}));
+      return;
+    }
+    if (k == "elif" || k == "else" || k == "except" || k == "finally")
+      error(t, "invalid syntax: '" + k + "' without a matching statement");
+  }
+  if (starts_match_statement()) {
+    out.push_back(skip_unsupported_compound("match statement", {}));
+    return;
+  }
+  parse_simple_statements(out);
+}
+
+// `match` is a soft keyword: a statement `match <subject>:` followed by a block.
+bool ParserImpl::starts_match_statement() const {
+  const Token &t = toks_[i_];
+  if (t.kind != TokKind::Name || t.text != "match")
+    return false;
+  const Token &n = ahead(1);
+  if (n.kind == TokKind::Newline || n.kind == TokKind::EndOfFile ||
+      (n.kind == TokKind::Op && n.text != "(" && n.text != "[" && n.text != "-" &&
+       n.text != "*" && n.text != "{"))
+    return false;
+  size_t j = i_;
+  while (toks_[j].kind != TokKind::Newline && toks_[j].kind != TokKind::EndOfFile)
+    ++j;
+  return j > i_ && toks_[j - 1].is_op(":") && toks_[j + 1 < toks_.size() ? j + 1 : j].kind ==
+                                                 TokKind::Indent;
+}
+
+void ParserImpl::parse_simple_statements(StmtList &out) {
+  while (true) {
+    out.push_back(parse_simple_statement());
+    if (accept_op(";")) {
+      if (cur().kind == TokKind::Newline || cur().kind == TokKind::EndOfFile)
+        break;
+      continue;
+    }
+    break;
+  }
+  if (cur().kind == TokKind::EndOfFile)
+    return;
+  if (cur().kind != TokKind::Newline)
+    unexpected("");
+  take();
+}
+
+StmtPtr ParserImpl::parse_simple_statement() {
+  const Token &t = cur();
+  SourceLoc at = t.loc;
+  if (t.kind == TokKind::Keyword) {
+    const std::string &k = t.text;
+    if (k == "pass" || k == "break" || k == "continue") {
+      take();
+      StmtKind kind = k == "pass" ? StmtKind::Pass : k == "break" ? StmtKind::Break
+                                                                    : StmtKind::Continue;
+      return std::make_unique<SimpleStmt>(kind, at);
+    }
+    if (k == "return") {
+      take();
+      auto s = std::make_unique<ReturnStmt>(at);
+      if (starts_expression(cur()))
+        s->value = parse_star_expressions();
+      return s;
+    }
+    if (k == "assert") {
+      take();
+      auto s = std::make_unique<AssertStmt>(at);
+      s->test = parse_expression();
+      if (accept_op(","))
+        s->msg = parse_expression();
+      return s;
+    }
+    if (k == "import")
+      return parse_import();
+    if (k == "from")
+      return parse_from_import();
+    if (k == "del" || k == "global" || k == "nonlocal" || k == "raise")
+      return skip_unsupported_simple(k + " statement");
+    if (k == "yield")
+      return skip_unsupported_simple("yield expression");
+  }
+  return parse_expression_statement();
+}
+
+StmtPtr ParserImpl::parse_expression_statement() {
+  SourceLoc at = cur().loc;
+  ExprPtr first = parse_star_expressions();
+  BinOp aug = BinOp::Add;
+  if (at_op("=")) {
+    auto s = std::make_unique<AssignStmt>(at);
+    s->targets.push_back(std::move(first));
+    while (accept_op("=")) {
+      if (at_kw("yield"))
+        error(cur(), "yield expression is not supported in tilec kernels");
+      s->targets.push_back(parse_star_expressions());
+    }
+    s->value = std::move(s->targets.back());
+    s->targets.pop_back();
+    for (const auto &t : s->targets)
+      check_target(*t, false);
+    return s;
+  }
+  if (is_aug_op(cur(), aug)) {
+    take();
+    check_target(*first, true);
+    auto s = std::make_unique<AugAssignStmt>(at);
+    s->target = std::move(first);
+    s->op = aug;
+    if (at_kw("yield"))
+      error(cur(), "yield expression is not supported in tilec kernels");
+    s->value = parse_star_expressions();
+    return s;
+  }
+  if (at_op(":")) {
+    take();
+    if (first->kind == ExprKind::Tuple || first->kind == ExprKind::List)
+      error(start_of(*first), "invalid syntax: only a single target (not a tuple) can be annotated");
+    check_target(*first, true);
+    auto s = std::make_unique<AnnAssignStmt>(at);
+    s->target = std::move(first);
+    s->annotation = parse_expression();
+    if (accept_op("="))
+      s->value = parse_star_expressions();
+    return s;
+  }
+  if (at_op(":="))
+    error(start_of(*first), "the walrus operator ':=' is not supported in tilec kernels");
+  auto s = std::make_unique<ExprStmt>(at);
+  s->value = std::move(first);
+  return s;
+}
+
+void ParserImpl::check_target(const Expr &e, bool augmented) const {
+  switch (e.kind) {
+  case ExprKind::Name:
+  case ExprKind::Attribute:
+  case ExprKind::Subscript: return;
+  case ExprKind::Tuple:
+  case ExprKind::List:
+    if (augmented)
+      error(start_of(e), std::string("invalid syntax: '") +
+                             (e.kind == ExprKind::Tuple ? "tuple" : "list") +
+                             "' is an illegal expression for augmented assignment");
+    for (const auto &x : e.kind == ExprKind::Tuple ? static_cast<const TupleExpr &>(e).elts
+                                                   : static_cast<const ListExpr &>(e).elts)
+      check_target(*x, false);
+    return;
+  case ExprKind::Starred:
+    if (augmented)
+      error(start_of(e), "invalid syntax: a starred expression cannot be augmented");
+    check_target(*static_cast<const StarredExpr &>(e).value, false);
+    return;
+  default:
+    error(start_of(e), std::string("invalid syntax: cannot assign to ") + target_kind_name(e));
+  }
+}
+
+StmtPtr ParserImpl::parse_import() {
+  auto s = std::make_unique<ImportStmt>(take().loc);
+  do {
+    ImportAlias a;
+    a.name = expect_name("a module name after 'import'");
+    while (accept_op("."))
+      a.name += "." + expect_name("a name after '.'");
+    if (accept_kw("as"))
+      a.asname = expect_name("a name after 'as'");
+    s->names.push_back(std::move(a));
+  } while (accept_op(","));
+  return s;
+}
+
+StmtPtr ParserImpl::parse_from_import() {
+  auto s = std::make_unique<ImportFromStmt>(take().loc);
+  while (at_op(".") || at_op("...")) {
+    s->level += at_op(".") ? 1 : 3;
+    take();
+  }
+  if (cur().kind == TokKind::Name) {
+    s->module = take().text;
+    while (accept_op("."))
+      s->module += "." + expect_name("a name after '.'");
+  } else if (s->level == 0) {
+    unexpected("a module name after 'from'");
+  }
+  if (!accept_kw("import"))
+    unexpected("'import'");
+  if (accept_op("*")) {
+    s->names.push_back(ImportAlias{"*", ""});
+    return s;
+  }
+  bool paren = accept_op("(");
+  do {
+    if (paren && at_op(")"))
+      break; // trailing comma
+    ImportAlias a;
+    a.name = expect_name("a name to import");
+    if (accept_kw("as"))
+      a.asname = expect_name("a name after 'as'");
+    s->names.push_back(std::move(a));
+  } while (accept_op(","));
+  if (paren)
+    expect_op(")", "to close the import list");
+  return s;
+}
+
+std::vector<ExprPtr> ParserImpl::parse_decorators() {
+  std::vector<ExprPtr> out;
+  while (at_op("@")) {
+    take();
+    size_t begin = i_;
+    try {
+      ExprPtr e = parse_named_expression();
+      if (cur().kind != TokKind::Newline)
+        unexpected("end of line after decorator");
+      take();
+      out.push_back(std::move(e));
+    } catch (const CompileError &first_error) {
+      i_ = begin;
+      try {
+        out.push_back(parse_decorator_fallback());
+      } catch (const CompileError &) {
+        throw first_error;
+      }
+    }
+  }
+  return out;
+}
+
+// Decorators are host code: one whose arguments use syntax kernels may not (the dicts of
+// @triton.autotune's configs) keeps its dotted name and drops its arguments. When even
+// that fails, the original error is the one to report.
+ExprPtr ParserImpl::parse_decorator_fallback() {
+  const Token &first = cur();
+  ExprPtr e = std::make_unique<NameExpr>(first.loc, expect_name("a decorator name"));
+  SourceLoc at = first.loc;
+  while (accept_op("."))
+    e = std::make_unique<AttributeExpr>(at, std::move(e), expect_name("a name after '.'"));
+  if (at_op("(")) {
+    auto call = std::make_unique<CallExpr>(at);
+    call->func = std::move(e);
+    int depth = 0;
+    do {
+      const Token &t = toks_[i_];
+      if (t.kind == TokKind::Newline || t.kind == TokKind::EndOfFile)
+        error(t, "invalid syntax: unclosed decorator arguments");
+      if (raw_is_op("(") || raw_is_op("[") || raw_is_op("{"))
+        ++depth;
+      else if (raw_is_op(")") || raw_is_op("]") || raw_is_op("}"))
+        --depth;
+      ++i_;
+    } while (depth > 0);
+    e = std::move(call);
+  }
+  if (cur().kind != TokKind::Newline)
+    unexpected("end of line after decorator");
+  take();
+  return e;
+}
+
+StmtPtr ParserImpl::parse_def(std::vector<ExprPtr> decorators) {
+  SourceLoc at = take().loc; // 'def'
+  auto s = std::make_unique<FunctionDefStmt>(at);
+  s->decorators = std::move(decorators);
+  s->name = expect_name("a function name after 'def'");
+  expect_op("(", "after the function name");
+  parse_params(s->params, true, ")");
+  expect_op(")", "to close the parameter list");
+  if (accept_op("->"))
+    s->returns = parse_expression();
+  expect_op(":", "after the function signature");
+  s->body = parse_block("function definition on line " + std::to_string(at.line));
+  return s;
+}
+
+// Parameters of a def (up to `close`) or of a lambda (up to ':', no annotations).
+void ParserImpl::parse_params(std::vector<Param> &params, bool allow_annotations,
+                              const char *close) {
+  bool kw_only = false, seen_default = false, seen_kwargs = false, seen_slash = false;
+  std::set<std::string> names;
+  while (!at_op(close)) {
+    const Token &t = cur();
+    if (seen_kwargs)
+      error(t, "invalid syntax: arguments cannot follow var-keyword argument");
+    Param p;
+    p.loc = t.loc;
+    if (accept_op("/")) {
+      if (params.empty() || seen_slash || kw_only)
+        error(t, "invalid syntax: '/' must follow at least one parameter, once, before '*'");
+      seen_slash = true;
+    } else {
+      if (accept_op("**")) {
+        p.kind = Param::Kind::KwArgs;
+        seen_kwargs = true;
+      } else if (accept_op("*")) {
+        if (kw_only)
+          error(t, "invalid syntax: * argument may appear only once");
+        kw_only = true;
+        if (at_op(",") || at_op(close)) {
+          if (at_op(close) || ahead(1).is_op(close))
+            error(t, "invalid syntax: named arguments must follow bare *");
+          take();
+          continue;
+        }
+        p.kind = Param::Kind::VarArgs;
+      } else if (kw_only) {
+        p.kind = Param::Kind::KwOnly;
+      }
+      p.loc = cur().loc;
+      p.name = expect_name("a parameter name");
+      if (!names.insert(p.name).second)
+        error(p.loc, "duplicate argument '" + p.name + "' in function definition");
+      if (allow_annotations && accept_op(":"))
+        p.annotation = parse_expression();
+      if (at_op("=")) {
+        if (p.kind == Param::Kind::VarArgs || p.kind == Param::Kind::KwArgs)
+          error(cur(), "invalid syntax: var-positional/keyword arguments cannot have defaults");
+        take();
+        p.default_value = parse_expression();
+        if (p.kind == Param::Kind::Normal)
+          seen_default = true;
+      } else if (p.kind == Param::Kind::Normal && seen_default) {
+        error(p.loc, "parameter without a default follows parameter with a default");
+      }
+      params.push_back(std::move(p));
+    }
+    if (!accept_op(","))
+      break;
+  }
+}
+
+StmtList ParserImpl::parse_block(const std::string &owner) {
+  StmtList body;
+  if (cur().kind != TokKind::Newline) { // one-line body: `if x: y; z`
+    if (cur().kind == TokKind::EndOfFile)
+      error(cur(), "expected an indented block after " + owner);
+    parse_simple_statements(body);
+    return body;
+  }
+  take();
+  if (cur().kind != TokKind::Indent)
+    error(cur(), "expected an indented block after " + owner);
+  take();
+  while (cur().kind != TokKind::Dedent && cur().kind != TokKind::EndOfFile)
+    parse_statement(body);
+  if (cur().kind == TokKind::Dedent)
+    take();
+  return body;
+}
+
+StmtPtr ParserImpl::parse_if(bool is_elif) {
+  SourceLoc at = take().loc; // 'if' / 'elif'
+  auto s = std::make_unique<IfStmt>(at);
+  const char *kw = is_elif ? "elif" : "if";
+  s->test = parse_named_expression();
+  expect_op(":", std::string("after ") + kw + " condition");
+  s->body = parse_block(std::string("'") + kw + "' statement on line " + std::to_string(at.line));
+  if (at_kw("elif")) {
+    s->orelse.push_back(parse_if(true));
+  } else if (at_kw("else")) {
+    SourceLoc else_at = take().loc;
+    expect_op(":", "after 'else'");
+    s->orelse = parse_block("'else' statement on line " + std::to_string(else_at.line));
+  }
+  return s;
+}
+
+StmtPtr ParserImpl::parse_for() {
+  SourceLoc at = take().loc;
+  auto s = std::make_unique<ForStmt>(at);
+  s->target = parse_target_list();
+  check_target(*s->target, false);
+  if (!accept_kw("in"))
+    unexpected("'in' after the for loop variable");
+  s->iter = parse_star_expressions();
+  expect_op(":", "after the for loop header");
+  s->body = parse_block("'for' statement on line " + std::to_string(at.line));
+  if (at_kw("else")) {
+    SourceLoc else_at = take().loc;
+    expect_op(":", "after 'else'");
+    s->orelse = parse_block("'else' statement on line " + std::to_string(else_at.line));
+  }
+  return s;
+}
+
+StmtPtr ParserImpl::parse_while() {
+  SourceLoc at = take().loc;
+  auto s = std::make_unique<WhileStmt>(at);
+  s->test = parse_named_expression();
+  expect_op(":", "after while condition");
+  s->body = parse_block("'while' statement on line " + std::to_string(at.line));
+  if (at_kw("else")) {
+    SourceLoc else_at = take().loc;
+    expect_op(":", "after 'else'");
+    s->orelse = parse_block("'else' statement on line " + std::to_string(else_at.line));
+  }
+  return s;
+}
+
+// ---- unsupported statements and recovery -------------------------------------------
+
+bool ParserImpl::raw_is_op(const char *op) const { return toks_[i_].is_op(op); }
+
+void ParserImpl::skip_line() {
+  while (toks_[i_].kind != TokKind::Newline && toks_[i_].kind != TokKind::EndOfFile)
+    ++i_;
+  if (toks_[i_].kind == TokKind::Newline)
+    ++i_;
+}
+
+void ParserImpl::skip_block() {
+  int depth = 0;
+  while (toks_[i_].kind != TokKind::EndOfFile) {
+    TokKind k = toks_[i_++].kind;
+    if (k == TokKind::Indent)
+      ++depth;
+    else if (k == TokKind::Dedent && --depth <= 0)
+      return;
+  }
+}
+
+// Skips one statement with its decorators, block and continuation clauses.
+void ParserImpl::skip_statement() {
+  if (toks_[i_].kind == TokKind::Indent) {
+    skip_block();
+    return;
+  }
+  while (raw_is_op("@"))
+    skip_line();
+  skip_line();
+  if (toks_[i_].kind == TokKind::Indent)
+    skip_block();
+  while (toks_[i_].is_keyword("elif") || toks_[i_].is_keyword("else") ||
+         toks_[i_].is_keyword("except") || toks_[i_].is_keyword("finally")) {
+    skip_line();
+    if (toks_[i_].kind == TokKind::Indent)
+      skip_block();
+  }
+}
+
+StmtPtr ParserImpl::skip_unsupported_compound(const std::string &what,
+                                               std::vector<const char *> continuations) {
+  SourceLoc at = cur().loc;
+  skip_line();
+  if (toks_[i_].kind == TokKind::Indent)
+    skip_block();
+  auto is_continuation = [&] {
+    for (const char *kw : continuations)
+      if (toks_[i_].is_keyword(kw))
+        return true;
+    return false;
+  };
+  while (is_continuation()) {
+    skip_line();
+    if (toks_[i_].kind == TokKind::Indent)
+      skip_block();
+  }
+  return std::make_unique<UnsupportedStmt>(at, what);
+}
+
+StmtPtr ParserImpl::skip_unsupported_simple(const std::string &what) {
+  SourceLoc at = cur().loc;
+  while (toks_[i_].kind != TokKind::Newline && toks_[i_].kind != TokKind::EndOfFile &&
+         !raw_is_op(";"))
+    ++i_;
+  return std::make_unique<UnsupportedStmt>(at, what);
+}
+
+// ---- public API --------------------------------------------------------------------
+
+namespace {
+
+std::vector<Token> lex_file(const SourceManager &sm, int file, bool recover) {
+  const SourceFile &f = sm.file(file);
+  Lexer lexer(f.text, file, f.first_line);
+  lexer.set_recover(recover);
+  return lexer.tokenize();
+}
+
+} // namespace
+
+Module parse(const SourceManager &sm, int file) {
+  ParserImpl p(lex_file(sm, file, false), file);
+  return p.parse_file();
+}
+
+Module parse_module_lenient(const SourceManager &sm, int file) {
+  ParserImpl p(lex_file(sm, file, true), file);
+  return p.parse_file_lenient();
+}
+
+} // namespace tilec::frontend
