@@ -88,6 +88,7 @@ std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
   TILEC_ASSERT(kernel->compiled.module && !kernel->compiled.module->functions.empty(),
                "the pipeline returned no kernel function");
   kernel->function = kernel->compiled.module->functions.front().get();
+  kernel->exe = std::make_unique<interp::Executable>(*kernel->function);
   return kernel;
 }
 

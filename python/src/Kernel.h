@@ -3,20 +3,23 @@
 
 #include <nanobind/nanobind.h>
 
+#include <memory>
 #include <string>
 
+#include "interp/tile/Interpreter.h"
 #include "pipeline/Pipeline.h"
 
 namespace tilec::python {
 
 struct Kernel {
   pipeline::CompiledTileKernel compiled;
-  ir::Function *function = nullptr; // the kernel in compiled.module
+  ir::Function *function = nullptr;           // the kernel in compiled.module
+  std::unique_ptr<interp::Executable> exe;    // planned once; refers to *function
 };
 
 // Runs `k` over `grid` (3 ints) on the tile interpreter with the GIL released.
-// args: one Python value per run-time parameter, in Function::arg_names order;
-// buffers: (name, address, bytes, writable) for every pointer argument.
+// args: one Python value per run-time parameter, in Function::arg_names order (pointers
+// as addresses); buffers: (name, address, bytes, writable) for every pointer argument.
 // Returns what device_print wrote.
 std::string run_kernel(Kernel &k, const nanobind::tuple &grid, const nanobind::list &args,
                        const nanobind::list &buffers);

@@ -1,12 +1,95 @@
-// Placeholder until the tile interpreter lands.
+// Kernel.run(): Python launch values -> interpreter arguments and buffers, then the grid
+// on the tile interpreter with the GIL released.
+#include <nanobind/stl/string.h>
+
 #include "Bindings.h"
 #include "Kernel.h"
 
 namespace tilec::python {
 
-std::string run_kernel(Kernel &, const nanobind::tuple &, const nanobind::list &,
-                       const nanobind::list &) {
-  throw nb::type_error("the tile interpreter is not built yet");
+namespace {
+
+interp::KernelArg to_kernel_arg(const ir::Type &t, nb::handle v, const std::string &name) {
+  if (t.is_ptr()) {
+    uint64_t p = 0;
+    if (!nb::try_cast<uint64_t>(v, p))
+      throw nb::type_error(("argument '" + name + "' must be an address").c_str());
+    return interp::KernelArg::pointer_value(p);
+  }
+  if (ir::is_float(t.elem)) {
+    double d = 0;
+    if (!nb::try_cast<double>(v, d))
+      throw nb::type_error(("argument '" + name + "' must be a float").c_str());
+    return interp::KernelArg::floating(d);
+  }
+  if (nb::isinstance<nb::bool_>(v))
+    return interp::KernelArg::integer(nb::cast<bool>(v) ? 1 : 0);
+  int64_t i = 0;
+  if (nb::try_cast<int64_t>(v, i))
+    return interp::KernelArg::integer(i);
+  uint64_t u = 0; // u64 values above INT64_MAX travel as their bit pattern
+  if (nb::try_cast<uint64_t>(v, u))
+    return interp::KernelArg::integer(static_cast<int64_t>(u));
+  throw nb::type_error(("argument '" + name + "' must be an int").c_str());
+}
+
+} // namespace
+
+std::string run_kernel(Kernel &k, const nb::tuple &grid, const nb::list &args,
+                       const nb::list &buffers) {
+  const ir::Function &fn = *k.function;
+  const ir::Block *entry = fn.entry();
+  if (nb::len(args) != entry->num_args())
+    throw nb::value_error(("kernel '" + fn.name + "' takes " +
+                           std::to_string(entry->num_args()) + " run-time arguments, got " +
+                           std::to_string(nb::len(args)))
+                              .c_str());
+  if (nb::len(grid) != 3)
+    throw nb::value_error("grid must have 3 dimensions");
+  std::vector<interp::KernelArg> kargs;
+  kargs.reserve(entry->num_args());
+  for (size_t i = 0; i < entry->num_args(); ++i) {
+    const std::string &name = i < fn.arg_names.size() ? fn.arg_names[i] : std::string("?");
+    kargs.push_back(to_kernel_arg(entry->arg(i)->type, args[i], name));
+  }
+  std::vector<interp::Buffer> bufs;
+  bufs.reserve(nb::len(buffers));
+  for (nb::handle b : buffers) {
+    nb::tuple t = nb::cast<nb::tuple>(b);
+    interp::Buffer buf;
+    buf.name = nb::cast<std::string>(t[0]);
+    buf.base = nb::cast<uint64_t>(t[1]);
+    buf.size_bytes = nb::cast<uint64_t>(t[2]);
+    bufs.push_back(std::move(buf));
+  }
+  interp::LaunchOptions opts;
+  for (size_t d = 0; d < 3; ++d)
+    opts.grid[d] = nb::cast<int64_t>(grid[d]);
+
+  bool faulted = false;
+  std::string fault, fault_output;
+  interp::RunResult result;
+  {
+    nb::gil_scoped_release release;
+    try {
+      result = k.exe->run(kargs, bufs, opts, *k.compiled.sources);
+    } catch (const interp::KernelError &e) {
+      faulted = true;
+      fault = e.what();
+      fault_output = e.output();
+    }
+  }
+  if (faulted) {
+    // what the programs printed before the fault comes first, as it would on a device
+    if (!fault_output.empty())
+      nb::module_::import_("sys").attr("stdout").attr("write")(fault_output);
+    LocatedError le;
+    le.kind = LocatedError::Kind::Kernel;
+    le.rendered = fault;
+    le.message = fault;
+    throw le;
+  }
+  return std::move(result.output);
 }
 
 } // namespace tilec::python

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+_LOCATION = re.compile(r"^(.+?):(\d+):(\d+): error: ")
+
 
 class TilecError(Exception):
     """Base of tilec's own exceptions."""
@@ -38,6 +42,10 @@ class KernelError(TilecError, RuntimeError):
         super().__init__(rendered)
         self.rendered = rendered
         self.message = message if message is not None else rendered
+        m = _LOCATION.match(rendered) if file is None else None
+        if m:  # the interpreter renders its faults; recover the location from the text
+            file, line, col = m.group(1), int(m.group(2)), int(m.group(3))
+            self.message = rendered[m.end():].split("\n", 1)[0]
         self.file = file
         self.line = line
         self.col = col

@@ -1,0 +1,178 @@
+"""Errors as Python sees them: tilec.CompilationError with the rendered diagnostic and the
+user's file / absolute line / column as attributes; kernel faults as tilec.KernelError;
+internal errors as RuntimeError naming tilec."""
+
+import inspect
+import os
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec as triton
+import tilec.language as tl
+
+HERE = os.path.abspath(__file__)
+
+
+def line_of(fn, needle):
+    """Absolute line in this file of the first source line of `fn` containing `needle`."""
+    lines, first = inspect.getsourcelines(fn.fn if hasattr(fn, "fn") else fn)
+    for i, text in enumerate(lines):
+        if needle in text:
+            return first + i
+    raise AssertionError(needle)
+
+
+def compile_error(kernel, *args, **kwargs):
+    with pytest.raises(tilec.CompilationError) as info:
+        kernel[(1,)](*args, **kwargs)
+    return info.value
+
+
+@triton.jit
+def undefined_name(X):
+    tl.store(X, not_defined_anywhere)
+
+
+def test_undefined_name():
+    e = compile_error(undefined_name, np.zeros(1, np.float32))
+    assert os.path.samefile(e.file, HERE)
+    assert e.line == line_of(undefined_name, "not_defined_anywhere")
+    assert e.col == 17
+    assert "not_defined_anywhere" in e.message
+    text = str(e)
+    assert text.startswith(f"{e.file}:{e.line}:{e.col}: error: ")
+    assert "tl.store(X, not_defined_anywhere)" in text
+    assert text.splitlines()[-1].strip() == "^"
+
+
+def host_helper(x):
+    return x
+
+
+@triton.jit
+def calls_host_function(X):
+    tl.store(X, host_helper(1.0))
+
+
+def test_call_to_a_plain_python_function_names_it():
+    e = compile_error(calls_host_function, np.zeros(1, np.float32))
+    assert e.line == line_of(calls_host_function, "host_helper(1.0)")
+    assert "host_helper" in e.message
+    assert "not a @jit function" in e.message or "cannot be used" in e.message
+
+
+NUMPY_GLOBAL = np.zeros(3)
+
+
+@triton.jit
+def uses_numpy_global(X):
+    tl.store(X, NUMPY_GLOBAL)
+
+
+def test_unusable_global_names_it():
+    e = compile_error(uses_numpy_global, np.zeros(1, np.float32))
+    assert "NUMPY_GLOBAL" in e.message
+    assert e.line == line_of(uses_numpy_global, "NUMPY_GLOBAL)")
+
+
+@triton.jit
+def callee_with_error(x):
+    return x + undefined_in_callee
+
+
+@triton.jit
+def caller(X):
+    tl.store(X, callee_with_error(tl.load(X)))
+
+
+def test_error_inside_a_callee_points_at_the_callee():
+    e = compile_error(caller, np.zeros(1, np.float32))
+    assert os.path.samefile(e.file, HERE)
+    assert e.line == line_of(callee_with_error, "undefined_in_callee")
+    assert "undefined_in_callee" in e.message
+
+
+@triton.jit
+def bad_arange(X, n):
+    offs = tl.arange(0, n)
+    tl.store(X + offs, 1.0)
+
+
+def test_runtime_value_where_constexpr_needed():
+    e = compile_error(bad_arange, np.zeros(4, np.float32), 4)
+    assert e.line == line_of(bad_arange, "tl.arange(0, n)")
+
+
+@triton.jit
+def static_assert_fails(X, B: tl.constexpr):
+    tl.static_assert(B % 2 == 0, "B must be even")
+
+
+def test_static_assert_message_and_location():
+    e = compile_error(static_assert_fails, np.zeros(1, np.float32), B=3)
+    assert "B must be even" in e.message
+    assert e.line == line_of(static_assert_fails, "tl.static_assert")
+    static_assert_fails[(1,)](np.zeros(1, np.float32), B=4)  # and passes when it holds
+
+
+CONST_BLOCK = tl.constexpr(8)
+PLAIN_INT = 3
+SCALE = 0.5
+DT = tl.float16
+
+
+@triton.jit
+def uses_good_globals(X):
+    offs = tl.arange(0, CONST_BLOCK)
+    x = tl.load(X + offs)
+    tl.store(X + offs, (x * SCALE + PLAIN_INT).to(DT).to(tl.float32))
+
+
+def test_usable_globals():
+    x = np.arange(8, dtype=np.float32)
+    uses_good_globals[(1,)](x)
+    np.testing.assert_array_equal(x, np.arange(8) * 0.5 + 3)
+
+
+@triton.jit
+def oob_load(X, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    tl.store(X + offs, x, mask=offs < n)
+
+
+@triton.jit
+def oob_store(X, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(X + offs, 1.0)
+
+
+def test_out_of_bounds_load_is_a_kernel_error():
+    x = np.zeros(10, np.float32)
+    with pytest.raises(tilec.KernelError) as info:
+        oob_load[(1,)](x, 10, BLOCK=16)
+    msg = str(info.value)
+    assert "X" in msg and "out of bounds" in msg.lower()
+    assert str(line_of(oob_load, "tl.load(X + offs)")) in msg
+    assert isinstance(info.value, RuntimeError)
+
+
+def test_out_of_bounds_store_is_a_kernel_error():
+    x = np.zeros(10, np.float32)
+    with pytest.raises(tilec.KernelError) as info:
+        oob_store[(1,)](x, BLOCK=16)
+    msg = str(info.value)
+    assert "X" in msg and str(line_of(oob_store, "tl.store")) in msg
+
+
+def test_internal_error_is_a_runtime_error_naming_tilec():
+    with pytest.raises(RuntimeError, match="tilec internal error") as info:
+        tilec._C._raise_internal_error()
+    assert not isinstance(info.value, tilec.CompilationError)
+
+
+def test_kernel_error_translation():
+    with pytest.raises(tilec.KernelError, match="boom"):
+        tilec._C._raise_kernel_error("boom")
