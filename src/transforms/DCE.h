@@ -1,0 +1,12 @@
+// Dead-code elimination: erases pure ops whose results are unused, recursively, and
+// `if` / `for` / `while` ops whose results are unused and whose regions have no side
+// effects (no store, atomic, print, assert or barrier inside).
+#pragma once
+
+#include "ir/IR.h"
+
+namespace tilec::transforms {
+
+void dce(ir::Module &m);
+
+} // namespace tilec::transforms

@@ -1,0 +1,73 @@
+#include "transforms/LICM.h"
+
+#include "transforms/FoldUtils.h"
+
+namespace tilec::transforms {
+
+using namespace ir;
+
+namespace {
+
+// Is `b` (transitively) inside a region of `op`?
+bool is_inside(const Block *b, const Op *op) {
+  while (b) {
+    const Region *r = b->parent();
+    const Op *owner = r ? r->parent() : nullptr;
+    if (!owner)
+      return false;
+    if (owner == op)
+      return true;
+    b = owner->parent();
+  }
+  return false;
+}
+
+bool defined_outside(const Value *v, const Op *loop) {
+  const Block *b = v->def ? v->def->parent() : v->owner;
+  return !is_inside(b, loop);
+}
+
+// Integer division can trap at run time; hoisting it out of a loop that runs zero
+// times would introduce that fault. Safe only with a constant divisor other than 0, -1.
+bool may_fault(const Op &op) {
+  if ((op.kind() != OpKind::Div && op.kind() != OpKind::Rem) ||
+      is_float(op.result(0)->type.elem))
+    return false;
+  auto c = constant_value(op.operand(1));
+  return !c || c->i == 0 || c->i == -1;
+}
+
+void hoist(Op &loop) {
+  Block *body = loop.region(0)->block();
+  Block *outer = loop.parent();
+  for (auto it = body->ops().begin(); it != body->ops().end();) {
+    Op *op = (it++)->get();
+    if (!is_pure(op->kind()) || op->num_regions() != 0 || op->num_results() == 0 ||
+        may_fault(*op))
+      continue;
+    bool invariant = true;
+    for (Value *v : op->operands())
+      invariant = invariant && defined_outside(v, &loop);
+    if (invariant)
+      outer->insert(loop.self_iterator(), body->take(op));
+  }
+}
+
+void process(Block &b) {
+  for (auto it = b.ops().begin(); it != b.ops().end();) {
+    Op *op = (it++)->get();
+    for (size_t r = 0; r < op->num_regions(); ++r)
+      process(*op->region(r)->block());
+    if (op->kind() == OpKind::For)
+      hoist(*op);
+  }
+}
+
+} // namespace
+
+void licm(Module &m) {
+  for (auto &f : m.functions)
+    process(*f->entry());
+}
+
+} // namespace tilec::transforms
