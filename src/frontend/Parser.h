@@ -12,6 +12,9 @@ namespace tilec::frontend {
 // file's first_line is added). The text may start indented (a nested def or a method
 // from inspect.getsource): the first non-blank line's indentation is the base.
 // Syntax errors throw CompileError with file:line:col.
+// Decorators are host code: one whose arguments use syntax kernels may not (the dicts
+// of @autotune's configs) is kept as a call of its dotted name with no arguments.
+// Lambdas are kept as markers (LambdaExpr); their bodies are skipped, not checked.
 ast::Module parse(const SourceManager &sm, int file);
 
 // For the CLI, which reads a whole .py file without Python: parses the top-level
