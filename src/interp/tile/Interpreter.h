@@ -1,0 +1,130 @@
+// The tile interpreter: runs a Tile IR kernel for every program of a 3-D grid on the CPU.
+// It is the reference semantics of the language (src/ir/Ops.def defines each op).
+//
+//   interp::Executable exe(fn);                        // plan once (reusable, thread-safe)
+//   RunResult r = exe.run(args, buffers, {{grid_x, 1, 1}}, sources);
+//
+// Semantics chosen where Triton leaves room (documented here, tested in tests/cpp/interp):
+// - Integers wrap; / and % truncate (C); division by zero is a RuntimeError. Shifts by
+//   >= the bit width give 0 (shl, logical shr) or the sign fill (arithmetic shr).
+//   float -> int casts truncate and saturate; NaN gives 0.
+// - Each float op is computed in the kernel's precision: fp32 in float, fp64 in double;
+//   fp16/bf16/fp8 in float and rounded to the dtype after every op. fp8e4nv saturates.
+// - reduce combines in a pairwise halving tree: with n elements along the axis, element i
+//   is combined with element i + ceil(n/2) (lower index as the left operand), then the
+//   first ceil(n/2) are reduced the same way — the order of a warp-shuffle butterfly.
+//   scan is a sequential inclusive scan (reverse: from the last element down).
+// - dot accumulates in fp32 (fp64 for fp64 inputs, int32/int64 for integers) over k in
+//   order, starting from acc. input_precision "tf32" rounds fp32 inputs to tf32 (ties
+//   away from zero, like cvt.rna.tf32.f32); "ieee" and "tf32x3" use them exactly.
+// - load/store/atomics check every unmasked lane against `buffers`: out-of-bounds, null
+//   and misaligned addresses are RuntimeErrors naming the kernel line, the argument,
+//   the byte offset and the element index. Masked-off lanes are never touched; a masked
+//   load without `other` gives 0.
+// - Atomics are atomic with respect to each other (striped locks), not to plain stores.
+// - Programs run in parallel on `num_threads` threads (also when kernels print):
+//   device_print text is collected per program and concatenated in program order
+//   (x fastest, then y, then z). The prefix gets Triton's front-end munging (a leading
+//   " " and a trailing ": "), which is idempotent if the front end already applied it.
+//   On a fault, the error of the lowest failing program id is thrown as a KernelError;
+//   other programs stop early.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+#include "support/Diagnostics.h"
+
+namespace tilec::interp {
+
+// A memory region the kernel may access: an array argument. `name` is the kernel
+// argument it was passed as (named in errors).
+struct Buffer {
+  uint64_t base = 0;
+  uint64_t size_bytes = 0;
+  std::string name;
+};
+
+// One per block argument of the function's entry block, in order.
+struct KernelArg {
+  enum Kind { Pointer, Int, Float } kind = Int;
+  uint64_t ptr = 0;
+  int64_t i = 0;
+  double f = 0;
+
+  static KernelArg pointer(const void *p) {
+    KernelArg a;
+    a.kind = Pointer;
+    a.ptr = reinterpret_cast<uint64_t>(p);
+    return a;
+  }
+  static KernelArg pointer_value(uint64_t p) {
+    KernelArg a;
+    a.kind = Pointer;
+    a.ptr = p;
+    return a;
+  }
+  static KernelArg integer(int64_t v) {
+    KernelArg a;
+    a.kind = Int;
+    a.i = v;
+    return a;
+  }
+  static KernelArg floating(double v) {
+    KernelArg a;
+    a.kind = Float;
+    a.f = v;
+    return a;
+  }
+};
+
+struct LaunchOptions {
+  std::array<int64_t, 3> grid{1, 1, 1};
+  int num_threads = 0; // 0: TILEC_NUM_THREADS, and when that is 0 too, every core
+};
+
+struct RunResult {
+  std::string output; // device_print text, in program order
+};
+
+// A fault in the kernel at run time. `output()` holds the device_print text of the
+// programs before the failing one, and of the failing one up to the fault.
+class KernelError : public RuntimeError {
+public:
+  KernelError(const std::string &msg, std::string output)
+      : RuntimeError(msg), output_(std::move(output)) {}
+  const std::string &output() const { return output_; }
+
+private:
+  std::string output_;
+};
+
+struct Plan;
+
+// A function prepared for execution. Keeps a reference to `fn`, which must outlive it.
+class Executable {
+public:
+  explicit Executable(const ir::Function &fn);
+  ~Executable();
+  Executable(Executable &&) noexcept;
+  Executable &operator=(Executable &&) noexcept;
+
+  // Runs the grid. Argument mistakes (count, kind, a value that does not fit the
+  // parameter's type) and kernel faults throw RuntimeError (faults: KernelError).
+  RunResult run(const std::vector<KernelArg> &args, const std::vector<Buffer> &buffers,
+                const LaunchOptions &opts, const SourceManager &sm) const;
+
+private:
+  std::unique_ptr<Plan> plan_;
+};
+
+// Plans and runs in one call.
+RunResult run(const ir::Function &fn, const std::vector<KernelArg> &args,
+              const std::vector<Buffer> &buffers, const LaunchOptions &opts,
+              const SourceManager &sm);
+
+} // namespace tilec::interp
