@@ -9,9 +9,9 @@ import pytest
 
 import tilec as triton
 import tilec.language as tl
-from lang_util import (ALL_DTYPES, ARITH, BITWISE, COMPARE, FLOATS, INTS, UINT,
-                       PromotionError, convert, from_storage, jit_from_source, load_src, out_storage,
-                       ref_binary, result_dtype, store_src, to_storage, values)
+from lang_util import (ALL_DTYPES, ARITH, BITWISE, COMPARE, FLOATS, INTS, UINT, PromotionError,
+                       convert, from_storage, jit_from_source, load_src, out_storage, ref_binary,
+                       result_dtype, store_src, to_storage, values)
 
 N = 32
 PAIRS = list(itertools.product(ALL_DTYPES, ALL_DTYPES))

@@ -1,0 +1,756 @@
+"""Invalid kernels: each must raise tilec.CompilationError whose message names the problem,
+located in this file at the absolute line of the offending construct (the line carrying
+the `# ERR:<tag>` marker; `# ERR:<tag>/alt` marks another acceptable line where two
+places are defensible, e.g. the `if` and the branch that changed a type). Also: run-time
+faults (out-of-bounds load / store) as tilec errors naming the line and the argument."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+import tilec as triton
+import tilec.language as tl
+from lang_util import error_location, same_file
+
+HERE = os.path.abspath(__file__)
+_SOURCE = open(HERE).read().splitlines()
+
+
+def expected_lines(tag):
+    lines = [i for i, s in enumerate(_SOURCE, 1)
+             if s.rstrip().endswith((f"# ERR:{tag}", f"# ERR:{tag}/alt"))]
+    assert lines, tag
+    return lines
+
+
+def host_fn_xyz(v):
+    return v + 1
+
+
+_GLOBAL_ARRAY = np.zeros(4, np.float32)
+_GLOBAL_LIST = [1, 2, 3]
+_GLOBAL_COUNTER = 0
+
+
+@triton.jit
+def _callee2(a, b):
+    return a + b
+
+
+@triton.jit
+def _callee_bad_name(x):
+    return x * missing_in_callee  # ERR:callee_undefined
+
+
+@triton.jit
+def _callee_runtime_arange(n):
+    return tl.arange(0, n)  # ERR:callee_arange
+
+
+@triton.jit
+def _callee_outer(x, n):
+    return _callee_runtime_arange(n) + x
+
+
+@triton.jit
+def _recursive(x):
+    return _recursive(x - 1)  # ERR:recursion
+
+
+@triton.jit
+def _three_values(x):
+    return x, x + 1, x + 2
+
+
+# ---------------------------------------------------------------------------------------
+# the kernels; each has exactly one offending construct
+
+
+@triton.jit
+def k_undefined(X):
+    tl.store(X, undefined_thing_xyz + 1)  # ERR:undefined
+
+
+@triton.jit
+def k_builtin_arity(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(X + tl.arange(0, 4), tl.exp(x, x))  # ERR:builtin_arity
+
+
+@triton.jit
+def k_builtin_missing_arg(X):
+    tl.store(X + tl.arange(0), 1.0)  # ERR:builtin_missing
+
+
+@triton.jit
+def k_unknown_keyword(X):
+    x = tl.load(X, maskk=True)  # ERR:unknown_keyword
+    tl.store(X, x)
+
+
+@triton.jit
+def k_broadcast_1d(X):
+    a = tl.arange(0, 16)
+    b = tl.arange(0, 32)
+    tl.store(X + a, (a + b).to(tl.float32))  # ERR:broadcast_1d
+
+
+@triton.jit
+def k_broadcast_2d(X):
+    a = tl.zeros((4, 8), tl.float32)
+    b = tl.zeros((8, 4), tl.float32)
+    c = a * b  # ERR:broadcast_2d
+    tl.store(X + tl.arange(0, 4), tl.sum(c, axis=1))
+
+
+@triton.jit
+def k_store_shape_mismatch(X):
+    tl.store(X + tl.arange(0, 4), tl.zeros((8,), tl.float32))  # ERR:store_shape
+
+
+@triton.jit
+def k_arange_not_pow2(X):
+    offs = tl.arange(0, 10)  # ERR:arange_pow2
+    tl.store(X + offs, 1.0)
+
+
+@triton.jit
+def k_arange_runtime(X, n):
+    offs = tl.arange(0, n)  # ERR:arange_runtime
+    tl.store(X + offs, 1.0)
+
+
+@triton.jit
+def k_program_id_runtime_axis(X, a):
+    pid = tl.program_id(a)  # ERR:pid_runtime
+    tl.store(X + pid, 1.0)
+
+
+@triton.jit
+def k_zeros_runtime_shape(X, n):
+    z = tl.zeros((n,), tl.float32)  # ERR:zeros_runtime
+    tl.store(X + tl.arange(0, 4), z)
+
+
+@triton.jit
+def k_constexpr_annotation_runtime(X, n):
+    C: tl.constexpr = n  # ERR:constexpr_local
+    tl.store(X, C)
+
+
+@triton.jit
+def k_static_range_runtime(X, n):
+    for i in tl.static_range(n):  # ERR:static_range_runtime
+        tl.store(X + i, 1.0)
+
+
+@triton.jit
+def k_if_type_mismatch(X):
+    pid = tl.program_id(0)
+    if pid == 0:  # ERR:if_mismatch
+        v = 1
+    else:
+        v = 1.5  # ERR:if_mismatch/alt
+    tl.store(X, v)
+
+
+@triton.jit
+def k_if_shape_mismatch(X):
+    pid = tl.program_id(0)
+    if pid == 0:  # ERR:if_shape
+        v = tl.zeros((4,), tl.float32)
+    else:
+        v = tl.zeros((8,), tl.float32)  # ERR:if_shape/alt
+    tl.store(X + tl.arange(0, 4), tl.sum(v, axis=0))
+
+
+@triton.jit
+def k_loop_type_change(X, n):
+    acc = 0
+    for i in range(n):  # ERR:loop_type
+        acc = acc + 1.5  # ERR:loop_type/alt
+    tl.store(X, acc)
+
+
+@triton.jit
+def k_while_type_change(X, n):
+    v = tl.zeros((4,), tl.int32)
+    while n > 0:  # ERR:while_type
+        v = v.to(tl.float32) * 2  # ERR:while_type/alt
+        n -= 1
+    tl.store(X + tl.arange(0, 4), v)
+
+
+@triton.jit
+def k_break(X, n):
+    for i in range(n):
+        if i == 2:
+            break  # ERR:break
+        tl.store(X + i, 1.0)
+
+
+@triton.jit
+def k_continue(X, n):
+    for i in range(n):
+        if i == 2:
+            continue  # ERR:continue
+        tl.store(X + i, 1.0)
+
+
+@triton.jit
+def k_try(X):
+    try:  # ERR:try
+        tl.store(X, 1.0)
+    except Exception:
+        pass
+
+
+@triton.jit
+def k_with(X):
+    with tl.static_range(2):  # ERR:with
+        tl.store(X, 1.0)
+
+
+@triton.jit
+def k_lambda(X):
+    f = lambda v: v + 1  # noqa: E731  # ERR:lambda
+    tl.store(X, f(1.0))
+
+
+@triton.jit
+def k_chained_comparison(X):
+    x = tl.load(X + tl.arange(0, 4))
+    m = 0 < x < 5  # ERR:chained
+    tl.store(X + tl.arange(0, 4), x, mask=m)
+
+
+@triton.jit
+def k_return_in_loop(X, n):
+    for i in range(n):
+        if i == 3:
+            return  # ERR:return_loop
+        tl.store(X + i, 1.0)
+
+
+@triton.jit
+def k_host_function(X):
+    tl.store(X, host_fn_xyz(1.0))  # ERR:host_fn
+
+
+@triton.jit
+def k_other_without_mask(X):
+    x = tl.load(X + tl.arange(0, 4), other=0.0)  # ERR:other_no_mask
+    tl.store(X + tl.arange(0, 4), x)
+
+
+@triton.jit
+def k_dot_shape(X):
+    a = tl.zeros((16, 32), tl.float16)
+    b = tl.zeros((16, 16), tl.float16)
+    c = tl.dot(a, b)  # ERR:dot_shape
+    tl.store(X + tl.arange(0, 16), tl.sum(c, axis=1))
+
+
+@triton.jit
+def k_dot_rank1(X):
+    a = tl.zeros((16,), tl.float16)
+    c = tl.dot(a, a)  # ERR:dot_rank
+    tl.store(X, c)
+
+
+@triton.jit
+def k_program_id_axis3(X):
+    pid = tl.program_id(3)  # ERR:pid_axis
+    tl.store(X + pid, 1.0)
+
+
+@triton.jit
+def k_static_assert_msg(X, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK % 3 == 0, "BLOCK must be a multiple of 3")  # ERR:static_assert_msg
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_static_assert_plain(X, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK > 100)  # ERR:static_assert_plain
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_bitwise_float(X):
+    x = tl.load(X + tl.arange(0, 4))
+    y = x & x  # ERR:bitwise_float
+    tl.store(X + tl.arange(0, 4), y)
+
+
+@triton.jit
+def k_invert_float(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(X + tl.arange(0, 4), ~x)  # ERR:invert_float
+
+
+@triton.jit
+def k_shift_float(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(X + tl.arange(0, 4), x << 1)  # ERR:shift_float
+
+
+@triton.jit
+def k_store_to_value(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(x, 1.0)  # ERR:store_non_pointer
+
+
+@triton.jit
+def k_load_from_int(X, n):
+    v = tl.load(n)  # ERR:load_int
+    tl.store(X, v)
+
+
+@triton.jit
+def k_add_pointers(X, Y):
+    p = X + Y  # ERR:add_pointers
+    tl.store(p, 1.0)
+
+
+@triton.jit
+def k_call_tensor(X):
+    x = tl.load(X + tl.arange(0, 4))
+    y = x(1)  # ERR:call_tensor
+    tl.store(X + tl.arange(0, 4), y)
+
+
+@triton.jit
+def k_callee_too_many(X):
+    tl.store(X, _callee2(1.0, 2.0, 3.0))  # ERR:callee_too_many
+
+
+@triton.jit
+def k_callee_too_few(X):
+    tl.store(X, _callee2(1.0))  # ERR:callee_too_few
+
+
+@triton.jit
+def k_callee_unknown_keyword(X):
+    tl.store(X, _callee2(1.0, 2.0, zz_kw=3))  # ERR:callee_keyword
+
+
+@triton.jit
+def k_recursion(X):
+    tl.store(X, _recursive(1.0))
+
+
+@triton.jit
+def k_global_array(X):
+    tl.store(X + tl.arange(0, 4), _GLOBAL_ARRAY)  # ERR:global_array
+
+
+@triton.jit
+def k_global_list(X):
+    tl.store(X, _GLOBAL_LIST[0])  # ERR:global_list
+
+
+@triton.jit
+def k_subscript_assign(X):
+    x = tl.load(X + tl.arange(0, 4))
+    x[0] = 1.0  # ERR:subscript_assign
+    tl.store(X + tl.arange(0, 4), x)
+
+
+@triton.jit
+def k_del(X):
+    x = tl.load(X)
+    del x  # ERR:del
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_global_stmt(X):
+    global _GLOBAL_COUNTER  # ERR:global_stmt
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_fstring_runtime(X):
+    x = tl.load(X)
+    tl.static_print(f"x = {x}")  # ERR:fstring_runtime
+
+
+@triton.jit
+def k_nested_callee_error(X):
+    tl.store(X, _callee_bad_name(1.0))
+
+
+@triton.jit
+def k_nested_callee_runtime_arange(X, n):
+    tl.store(X + tl.arange(0, 4), _callee_outer(1.0, n).to(tl.float32))
+
+
+@triton.jit
+def k_walrus(X):
+    tl.store(X, (y := 3.0))  # ERR:walrus
+
+
+@triton.jit
+def k_list_comprehension(X):
+    vals = [i for i in range(3)]  # ERR:comprehension
+    tl.store(X, vals[0])
+
+
+@triton.jit
+def k_import(X):
+    import math  # ERR:import
+    tl.store(X, math.pi)
+
+
+@triton.jit
+def k_int_literal_too_large(X):
+    x = tl.load(X).to(tl.int64)
+    tl.store(X, (x + 18446744073709551616).to(tl.float32))  # ERR:int_too_large
+
+
+@triton.jit
+def k_float_floordiv(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(X + tl.arange(0, 4), x // x)  # ERR:float_floordiv
+
+
+@triton.jit
+def k_mixed_sign_division(X, Y):
+    a = tl.load(X + tl.arange(0, 4))  # int32
+    b = tl.load(Y + tl.arange(0, 4))  # uint32
+    tl.store(X + tl.arange(0, 4), a // b)  # ERR:mixed_sign_div
+
+
+@triton.jit
+def k_reshape_numel(X):
+    x = tl.load(X + tl.arange(0, 16))
+    y = tl.reshape(x, (4, 8))  # ERR:reshape_numel
+    tl.store(X + tl.arange(0, 4), tl.sum(y, axis=1))
+
+
+@triton.jit
+def k_permute_bad(X):
+    x = tl.zeros((4, 8), tl.float32)
+    y = tl.permute(x, (0, 0))  # ERR:permute_bad
+    tl.store(X + tl.arange(0, 4), tl.sum(y, axis=1))
+
+
+@triton.jit
+def k_split_not_2(X):
+    x = tl.zeros((4, 4), tl.float32)
+    a, b = tl.split(x)  # ERR:split_not2
+    tl.store(X + tl.arange(0, 4), a + b)
+
+
+@triton.jit
+def k_reduce_bad_axis(X):
+    x = tl.zeros((4, 8), tl.float32)
+    tl.store(X + tl.arange(0, 4), tl.sum(x, axis=2))  # ERR:reduce_axis
+
+
+@triton.jit
+def k_if_on_tile(X):
+    x = tl.load(X + tl.arange(0, 4))
+    if x > 0:  # ERR:if_tile
+        x = x * 2
+    tl.store(X + tl.arange(0, 4), x)
+
+
+@triton.jit
+def k_unknown_tl_attribute(X):
+    tl.store(X, tl.not_a_builtin_xyz(1.0))  # ERR:unknown_tl
+
+
+@triton.jit
+def k_unknown_method(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(X + tl.arange(0, 4), x.frobnicate_xyz())  # ERR:unknown_method
+
+
+@triton.jit
+def k_unpack_mismatch(X):
+    a, b = _three_values(1.0)  # ERR:unpack
+    tl.store(X, a + b)
+
+
+@triton.jit
+def k_unsigned_negative_literal(X):
+    x = tl.load(X + tl.arange(0, 4))  # uint8
+    tl.store(X + tl.arange(0, 4), x + (-1))  # ERR:unsigned_negative
+
+
+@triton.jit
+def k_scalar_out_of_range(X):
+    x = tl.load(X + tl.arange(0, 4))  # int8
+    tl.store(X + tl.arange(0, 4), x + 300)  # ERR:scalar_range
+
+
+@triton.jit
+def k_bitcast_width(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(X + tl.arange(0, 4), x.to(tl.int16, bitcast=True))  # ERR:bitcast_width
+
+
+F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
+
+CASES = [
+    # (kernel, args, kwargs, tag, regexes the message must match)
+    (k_undefined, lambda: [F32()], {}, "undefined", ["undefined_thing_xyz"]),
+    (k_builtin_arity, lambda: [F32()], {}, "builtin_arity", ["exp", r"(?i)argument"]),
+    (k_builtin_missing_arg, lambda: [F32()], {}, "builtin_missing",
+     ["arange", r"(?i)argument|missing|end"]),
+    (k_unknown_keyword, lambda: [F32()], {}, "unknown_keyword", ["maskk"]),
+    (k_broadcast_1d, lambda: [F32()], {}, "broadcast_1d", ["16", "32"]),
+    (k_broadcast_2d, lambda: [F32()], {}, "broadcast_2d",
+     [r"(?i)broadcast|shape|compatible"]),
+    (k_store_shape_mismatch, lambda: [F32()], {}, "store_shape",
+     [r"(?i)broadcast|shape|compatible"]),
+    (k_arange_not_pow2, lambda: [F32()], {}, "arange_pow2", [r"(?i)power[ -]of[ -](2|two)"]),
+    (k_arange_runtime, lambda: [F32(), 8], {}, "arange_runtime",
+     [r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_program_id_runtime_axis, lambda: [F32(), 0], {}, "pid_runtime",
+     [r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_zeros_runtime_shape, lambda: [F32(), 4], {}, "zeros_runtime",
+     [r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_constexpr_annotation_runtime, lambda: [F32(), 4], {}, "constexpr_local",
+     [r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_static_range_runtime, lambda: [F32(), 4], {}, "static_range_runtime",
+     [r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_if_type_mismatch, lambda: [F32()], {}, "if_mismatch", [r"(?i)type", r"\bv\b"]),
+    (k_if_shape_mismatch, lambda: [F32()], {}, "if_shape", [r"(?i)type|shape", r"\bv\b"]),
+    (k_loop_type_change, lambda: [F32(), 4], {}, "loop_type", [r"(?i)type", "acc"]),
+    (k_while_type_change, lambda: [F32(), 4], {}, "while_type", [r"(?i)type", r"\bv\b"]),
+    (k_break, lambda: [F32(), 4], {}, "break", [r"(?i)break"]),
+    (k_continue, lambda: [F32(), 4], {}, "continue", [r"(?i)continue"]),
+    (k_try, lambda: [F32()], {}, "try", [r"(?i)try"]),
+    (k_with, lambda: [F32()], {}, "with", [r"(?i)with"]),
+    (k_lambda, lambda: [F32()], {}, "lambda", [r"(?i)lambda"]),
+    (k_chained_comparison, lambda: [F32()], {}, "chained", [r"(?i)chain|comparison"]),
+    (k_return_in_loop, lambda: [F32(), 4], {}, "return_loop", [r"(?i)return"]),
+    (k_host_function, lambda: [F32()], {}, "host_fn", ["host_fn_xyz"]),
+    (k_other_without_mask, lambda: [F32()], {}, "other_no_mask", ["other", "mask"]),
+    (k_dot_shape, lambda: [F32()], {}, "dot_shape",
+     [r"(?i)shape|dimension|incompatible|mismatch"]),
+    (k_dot_rank1, lambda: [F32()], {}, "dot_rank", [r"(?i)dot|rank|dimension|2-?D|shape"]),
+    (k_program_id_axis3, lambda: [F32()], {}, "pid_axis", [r"(?i)axis", "3"]),
+    (k_static_assert_msg, lambda: [F32()], {"BLOCK": 16}, "static_assert_msg",
+     ["BLOCK must be a multiple of 3"]),
+    (k_static_assert_plain, lambda: [F32()], {"BLOCK": 16}, "static_assert_plain",
+     [r"(?i)static_assert|assert"]),
+    (k_bitwise_float, lambda: [F32()], {}, "bitwise_float",
+     [r"(?i)bitwise|&|integer|invalid operand|fp32|float"]),
+    (k_invert_float, lambda: [F32()], {}, "invert_float",
+     [r"(?i)invert|~|integer|fp32|float"]),
+    (k_shift_float, lambda: [F32()], {}, "shift_float",
+     [r"(?i)shift|<<|integer|invalid operand|fp32|float"]),
+    (k_store_to_value, lambda: [F32()], {}, "store_non_pointer", [r"(?i)pointer"]),
+    (k_load_from_int, lambda: [F32(), 4], {}, "load_int", [r"(?i)pointer"]),
+    (k_add_pointers, lambda: [F32(), F32()], {}, "add_pointers", [r"(?i)pointer"]),
+    (k_call_tensor, lambda: [F32()], {}, "call_tensor", [r"(?i)call"]),
+    (k_callee_too_many, lambda: [F32()], {}, "callee_too_many",
+     ["_callee2", r"(?i)argument"]),
+    (k_callee_too_few, lambda: [F32()], {}, "callee_too_few",
+     ["_callee2", r"(?i)argument|missing"]),
+    (k_callee_unknown_keyword, lambda: [F32()], {}, "callee_keyword", ["zz_kw"]),
+    (k_recursion, lambda: [F32()], {}, "recursion", [r"(?i)recursi", "_recursive"]),
+    (k_global_array, lambda: [F32()], {}, "global_array", ["_GLOBAL_ARRAY"]),
+    (k_global_list, lambda: [F32()], {}, "global_list", ["_GLOBAL_LIST"]),
+    (k_subscript_assign, lambda: [F32()], {}, "subscript_assign",
+     [r"(?i)subscript|item|assign"]),
+    (k_del, lambda: [F32()], {}, "del", [r"(?i)\bdel\b"]),
+    (k_global_stmt, lambda: [F32()], {}, "global_stmt", [r"(?i)global"]),
+    (k_fstring_runtime, lambda: [F32()], {}, "fstring_runtime",
+     [r"(?i)f-string|constexpr|format|run-?time"]),
+    (k_nested_callee_error, lambda: [F32()], {}, "callee_undefined", ["missing_in_callee"]),
+    (k_nested_callee_runtime_arange, lambda: [F32(), 4], {}, "callee_arange",
+     [r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_walrus, lambda: [F32()], {}, "walrus", [r"(?i)support|syntax|:=|named|walrus"]),
+    (k_list_comprehension, lambda: [F32()], {}, "comprehension",
+     [r"(?i)comprehension|support|syntax"]),
+    (k_import, lambda: [F32()], {}, "import", [r"(?i)import"]),
+    (k_int_literal_too_large, lambda: [F32()], {}, "int_too_large",
+     [r"(?i)integer|large|range|represent"]),
+    (k_float_floordiv, lambda: [F32()], {}, "float_floordiv",
+     [r"(?i)//|floor|float|fp32|integer"]),
+    (k_mixed_sign_division, lambda: [np.zeros(4, np.int32), np.ones(4, np.uint32)], {},
+     "mixed_sign_div", [r"(?i)signed|signedness"]),
+    (k_reshape_numel, lambda: [F32()], {}, "reshape_numel",
+     [r"(?i)reshape|number of elements|numel"]),
+    (k_permute_bad, lambda: [F32()], {}, "permute_bad", [r"(?i)permut|order|dims"]),
+    (k_split_not_2, lambda: [F32()], {}, "split_not2", [r"(?i)split|2"]),
+    (k_reduce_bad_axis, lambda: [F32()], {}, "reduce_axis", [r"(?i)axis"]),
+    (k_if_on_tile, lambda: [F32()], {}, "if_tile",
+     [r"(?i)scalar|ambiguous|block|tensor|tile"]),
+    (k_unknown_tl_attribute, lambda: [F32()], {}, "unknown_tl", ["not_a_builtin_xyz"]),
+    (k_unknown_method, lambda: [F32()], {}, "unknown_method", ["frobnicate_xyz"]),
+    (k_unpack_mismatch, lambda: [F32()], {}, "unpack", [r"(?i)unpack|values|3|2"]),
+    (k_unsigned_negative_literal, lambda: [np.zeros(4, np.uint8)], {}, "unsigned_negative",
+     [r"(?i)unsigned"]),
+    (k_scalar_out_of_range, lambda: [np.zeros(4, np.int8)], {}, "scalar_range", ["300"]),
+    (k_bitcast_width, lambda: [F32()], {}, "bitcast_width", [r"(?i)bitcast|size|width|bits"]),
+]
+
+
+@pytest.mark.parametrize("kernel,args,kwargs,tag,patterns", CASES, ids=[c[3] for c in CASES])
+def test_invalid_kernel(kernel, args, kwargs, tag, patterns):
+    with pytest.raises(triton.CompilationError) as ei:
+        kernel[(1,)](*args(), **kwargs)
+    e = ei.value
+    text = str(e)
+    message = getattr(e, "message", None) or text
+    for p in patterns:
+        assert re.search(p, message), f"message does not match {p!r}:\n{text}"
+    f, line, col = error_location(e)
+    assert same_file(f, HERE), f"error is located in {f!r}, not this file:\n{text}"
+    assert line in expected_lines(tag), \
+        f"error at line {line}, expected {expected_lines(tag)}:\n{text}"
+    # the rendered diagnostic: file:line:col: error: ..., the source line and a caret
+    assert f"{os.path.basename(HERE)}:{line}:" in text, text
+    assert _SOURCE[line - 1].strip() in text, text
+
+
+def _col_of(tag, needle):
+    line = expected_lines(tag)[0]
+    return _SOURCE[line - 1].index(needle) + 1
+
+
+@pytest.mark.parametrize("kernel,args,tag,needles", [
+    (k_undefined, lambda: [F32()], "undefined", ["undefined_thing_xyz"]),
+    (k_host_function, lambda: [F32()], "host_fn", ["host_fn_xyz"]),
+    (k_walrus, lambda: [F32()], "walrus", ["y :=", ":=", "(y"]),
+    (k_chained_comparison, lambda: [F32()], "chained", ["0 < x", "< 5"]),
+])
+def test_error_column(kernel, args, tag, needles):
+    """Columns are 1-based and point at the offending construct."""
+    with pytest.raises(triton.CompilationError) as ei:
+        kernel[(1,)](*args())
+    _, line, col = error_location(ei.value)
+    assert col in [_col_of(tag, n) for n in needles], str(ei.value)
+
+
+def test_error_in_callee_names_the_callee_line_not_the_call():
+    with pytest.raises(triton.CompilationError) as ei:
+        k_nested_callee_error[(1,)](F32())
+    _, line, _ = error_location(ei.value)
+    assert line == expected_lines("callee_undefined")[0]
+
+
+def test_missing_constexpr_argument_at_launch():
+    @triton.jit
+    def k(X, BLOCK: tl.constexpr):
+        tl.store(X + tl.arange(0, BLOCK), 1.0)
+
+    with pytest.raises(Exception) as ei:
+        k[(1,)](F32())
+    assert "BLOCK" in str(ei.value)
+
+
+def test_same_kernel_compiles_after_an_error():
+    """A failed specialisation does not poison the kernel: a good one still runs."""
+    @triton.jit
+    def k(X, BLOCK: tl.constexpr):
+        tl.static_assert(BLOCK <= 64, "BLOCK too large")
+        tl.store(X + tl.arange(0, BLOCK), 2.0)
+
+    x = F32()
+    with pytest.raises(triton.CompilationError, match="BLOCK too large"):
+        k[(1,)](x, BLOCK=128)
+    k[(1,)](x, BLOCK=64)
+    assert (x == 2.0).all()
+
+
+def test_compilation_error_is_raised_again_on_second_launch():
+    for _ in range(2):
+        with pytest.raises(triton.CompilationError, match="undefined_thing_xyz"):
+            k_undefined[(1,)](F32())
+
+
+# ---------------------------------------------------------------------------------------
+# run-time faults
+
+
+@triton.jit
+def k_oob_load(src, dst, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(src + offs)  # ERR:oob_load
+    tl.store(dst + offs, x, mask=offs < 4)
+
+
+@triton.jit
+def k_oob_store(src, dst_buf, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(src + offs)
+    tl.store(dst_buf + offs + 2, x)  # ERR:oob_store
+
+
+@triton.jit
+def k_oob_negative(src, dst, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(src + offs - 1)  # ERR:oob_negative
+    tl.store(dst + offs, x)
+
+
+@triton.jit
+def k_oob_program(src, dst, N: tl.constexpr):
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    tl.store(dst + offs, tl.load(src + offs))  # ERR:oob_program
+
+
+def _check_fault(exc, tag, arg):
+    text = str(exc)
+    line = expected_lines(tag)[0]
+    assert isinstance(exc, triton.TilecError) or "tilec" in type(exc).__module__, type(exc)
+    assert not isinstance(exc, triton.CompilationError)
+    assert f"{os.path.basename(HERE)}:{line}" in text, text
+    assert re.search(rf"\b{arg}\b", text), text
+
+
+def test_out_of_bounds_load():
+    src = np.arange(8, dtype=np.float32)
+    dst = np.zeros(16, np.float32)
+    with pytest.raises(Exception) as ei:
+        k_oob_load[(1,)](src, dst, N=16)
+    _check_fault(ei.value, "oob_load", "src")
+    # the process survives, and a good launch of the same kernel works
+    k_oob_load[(1,)](src, dst, N=8)
+    np.testing.assert_array_equal(dst[:4], src[:4])
+
+
+def test_out_of_bounds_store():
+    src = np.arange(8, dtype=np.float32)
+    dst = np.zeros(8, np.float32)
+    with pytest.raises(Exception) as ei:
+        k_oob_store[(1,)](src, dst, N=8)
+    _check_fault(ei.value, "oob_store", "dst_buf")
+
+
+def test_out_of_bounds_negative_offset():
+    src = np.arange(8, dtype=np.float32)
+    dst = np.zeros(8, np.float32)
+    with pytest.raises(Exception) as ei:
+        k_oob_negative[(1,)](src, dst, N=8)
+    _check_fault(ei.value, "oob_negative", "src")
+
+
+def test_out_of_bounds_in_a_later_program():
+    src = np.arange(20, dtype=np.float32)
+    dst = np.zeros(32, np.float32)
+    with pytest.raises(Exception) as ei:
+        k_oob_program[(4,)](src, dst, N=8)  # programs 2 and 3 read past src
+    _check_fault(ei.value, "oob_program", "src")
+
+
+def test_masked_out_of_bounds_is_fine():
+    @triton.jit
+    def k(src, dst, n, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        m = offs < n
+        tl.store(dst + offs, tl.load(src + offs, mask=m, other=0.0), mask=m)
+
+    src = np.arange(5, dtype=np.float32)
+    dst = np.zeros(5, np.float32)
+    k[(1,)](src, dst, 5, N=8)
+    np.testing.assert_array_equal(dst, src)
