@@ -144,6 +144,7 @@ Module ParserImpl::parse_file_lenient() {
       continue;
     }
     StmtList got;
+    depth_ = 0;
     try {
       parse_statement(got);
     } catch (const CompileError &) {
@@ -180,6 +181,7 @@ ExprPtr ParserImpl::parse_field_expression() {
 // ---- statements --------------------------------------------------------------------
 
 void ParserImpl::parse_statement(StmtList &out) {
+  DepthGuard guard(*this);
   const Token &t = cur();
   if (t.kind == TokKind::Indent)
     error(t, "unexpected indent");

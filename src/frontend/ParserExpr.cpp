@@ -16,6 +16,20 @@ constexpr const char *kNotSupported = " is not supported in tilec kernels";
 
 } // namespace
 
+ParserImpl::DepthGuard::DepthGuard(ParserImpl &p) : p_(p) {
+  if (++p_.depth_ > kMaxDepth) {
+    --p_.depth_;
+    p_.error(p_.toks_[p_.i_].loc, "too many nested expressions or blocks (more than " +
+                                      std::to_string(kMaxDepth) + ")");
+  }
+}
+
+void ParserImpl::check_chain(int length) const {
+  if (length > kMaxChain)
+    error(toks_[i_].loc, "expression is too long (more than " + std::to_string(kMaxChain) +
+                             " chained operations)");
+}
+
 SourceLoc ParserImpl::start_of(const Expr &e) const {
   auto it = paren_start_.find(&e);
   return it == paren_start_.end() ? e.loc : it->second;
@@ -70,6 +84,7 @@ ExprPtr ParserImpl::parse_named_expression() {
 }
 
 ExprPtr ParserImpl::parse_expression() {
+  DepthGuard guard(*this);
   if (at_kw("lambda"))
     return parse_lambda();
   ExprPtr body = parse_disjunction();
@@ -147,6 +162,7 @@ ExprPtr ParserImpl::parse_conjunction() {
 }
 
 ExprPtr ParserImpl::parse_inversion() {
+  DepthGuard guard(*this);
   if (at_kw("not")) {
     SourceLoc at = take().loc;
     return std::make_unique<UnaryOpExpr>(at, UnaryOp::Not, parse_inversion());
@@ -203,7 +219,8 @@ ExprPtr ParserImpl::parse_comparison() {
       const char *spelling;                                                                        \
       BinOp op;                                                                                    \
     } ops[] = {__VA_ARGS__};                                                                       \
-    while (true) {                                                                                 \
+    for (int length = 1;; ++length) {                                                              \
+      check_chain(length);                                                                         \
       const Token &t = cur();                                                                      \
       const BinOp *found = nullptr;                                                                \
       for (const auto &o : ops)                                                                    \
@@ -227,6 +244,7 @@ TILEC_BINARY_LEVEL(parse_term, parse_factor, {"*", BinOp::Mul}, {"/", BinOp::Div
 #undef TILEC_BINARY_LEVEL
 
 ExprPtr ParserImpl::parse_factor() {
+  DepthGuard guard(*this);
   const Token &t = cur();
   UnaryOp op;
   if (t.is_op("-"))
@@ -256,7 +274,8 @@ ExprPtr ParserImpl::parse_power() {
 
 ExprPtr ParserImpl::parse_primary() {
   ExprPtr e = parse_atom();
-  while (true) {
+  for (int length = 1;; ++length) {
+    check_chain(length);
     if (at_op(".")) {
       take();
       SourceLoc at = start_of(*e);
@@ -529,6 +548,7 @@ ExprPtr ParserImpl::parse_strings() {
       add_text(p.self_doc_text); // f"{x=}" prints "x=" before the value, as CPython does
       Lexer sub(p.expr_text, file_, p.expr_loc.line, p.expr_loc.col);
       ParserImpl field_parser(sub.tokenize_expression(), file_);
+      field_parser.depth_ = depth_; // f-strings nest (Python 3.12)
       FStringPart part;
       part.expr = field_parser.parse_field_expression();
       part.conversion = p.conversion;

@@ -101,8 +101,24 @@ private:
   // Where an expression starts: the '(' of a parenthesised expression, else its loc.
   SourceLoc start_of(const ast::Expr &e) const;
 
+  // Bounds recursion so that pathological nesting is an error, not a stack overflow.
+  class DepthGuard {
+  public:
+    explicit DepthGuard(ParserImpl &p);
+    ~DepthGuard() { --p_.depth_; }
+    DepthGuard(const DepthGuard &) = delete;
+    DepthGuard &operator=(const DepthGuard &) = delete;
+
+  private:
+    ParserImpl &p_;
+  };
+  static constexpr int kMaxDepth = 300; // ~100 nested brackets (3 levels each), blocks
+  static constexpr int kMaxChain = 2000;    // operands of one operator chain: a + b + ...
+  void check_chain(int length) const;
+
   std::vector<Token> toks_;
   int file_;
+  int depth_ = 0;
   size_t i_ = 0;
   bool lenient_ = false;
   // Keyed by node address: cleared per top-level statement, and discarded nodes

@@ -139,3 +139,27 @@ TEST(ParserError, RenderedDiagnostic) {
               "           ^\n");
   }
 }
+
+TEST(ParserError, PathologicalNestingIsAnErrorNotACrash) {
+  std::string deep = "x = " + std::string(500, '(') + "1" + std::string(500, ')') + "\n";
+  EXPECT_NE(parse_error(deep).find("too many nested expressions or blocks (more than 300)"),
+            std::string::npos);
+  std::string unary = "x = " + std::string(5000, '-') + "1\n";
+  EXPECT_NE(parse_error(unary).find("too many nested"), std::string::npos);
+  std::string chain = "x = 1";
+  for (int i = 0; i < 5000; ++i)
+    chain += " + 1";
+  EXPECT_NE(parse_error(chain + "\n").find("expression is too long"), std::string::npos);
+  std::string attrs = "x = a" ;
+  for (int i = 0; i < 5000; ++i)
+    attrs += ".b";
+  EXPECT_NE(parse_error(attrs + "\n").find("expression is too long"), std::string::npos);
+  std::string blocks;
+  for (int i = 0; i < 400; ++i)
+    blocks += std::string(static_cast<size_t>(i), ' ') + "if x:\n";
+  blocks += std::string(400, ' ') + "pass\n";
+  EXPECT_NE(parse_error(blocks).find("too many nested"), std::string::npos);
+  // Reasonable nesting is fine.
+  std::string ok = "x = " + std::string(90, '(') + "1" + std::string(90, ')') + "\n";
+  EXPECT_EQ(parse_error(ok), "<no error>");
+}
