@@ -1,0 +1,284 @@
+// sema::lower_kernel: the kernel's parameters, the Emitter services, shared helpers.
+#include "frontend/sema/Sema.h"
+
+#include "frontend/Parser.h"
+#include "frontend/sema/Operators.h"
+#include "frontend/sema/Promotion.h"
+#include "frontend/sema/SemaImpl.h"
+
+namespace tilec::sema {
+
+namespace detail {
+
+void drop_all_uses(ir::Block *b) {
+  if (!b)
+    return;
+  ir::walk(b, [](ir::Op *op) { op->drop_operands(); });
+}
+
+std::string type_name(const Val &v) {
+  switch (v.kind) {
+  case Val::Kind::None: return "NoneType";
+  case Val::Kind::Bool: return "bool";
+  case Val::Kind::Int: return "int";
+  case Val::Kind::Float: return "float";
+  case Val::Kind::Str: return "str";
+  case Val::Kind::DType: return "dtype";
+  case Val::Kind::Tensor: return "tensor";
+  case Val::Kind::Tuple: return "tuple";
+  case Val::Kind::Function: return "function";
+  case Val::Kind::Module: return "module";
+  case Val::Kind::Builtin: return "builtin_function";
+  case Val::Kind::Method: return "method";
+  case Val::Kind::Slice: return "slice";
+  }
+  return "object";
+}
+
+std::string ir_type_str(const ir::Type &t) { return t.is_tile() ? tensor_str(t) : elem_name(t); }
+
+std::string value_type_str(const Val &v) {
+  if (v.kind == Val::Kind::Tensor && v.tensor)
+    return ir_type_str(v.tensor->type);
+  if (v.kind == Val::Kind::Tuple) {
+    std::string s = "(";
+    for (size_t i = 0; i < v.elems.size(); ++i)
+      s += (i ? ", " : "") + value_type_str(v.elems[i]);
+    return s + (v.elems.size() == 1 ? ",)" : ")");
+  }
+  if (v.kind == Val::Kind::None)
+    return "None";
+  return "constexpr " + type_name(v);
+}
+
+bool is_py_number(const Val &v) {
+  return v.kind == Val::Kind::Bool || v.kind == Val::Kind::Int || v.kind == Val::Kind::Float;
+}
+
+bool same_val(const Val &a, const Val &b) {
+  if (a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case Val::Kind::None: return true;
+  case Val::Kind::Bool: return a.b == b.b;
+  case Val::Kind::Int: return a.i == b.i;
+  case Val::Kind::Float: return a.f == b.f;
+  case Val::Kind::Str: return a.str == b.str;
+  case Val::Kind::DType: return a.type == b.type;
+  case Val::Kind::Tensor: return a.tensor == b.tensor;
+  case Val::Kind::Function: return a.fn == b.fn;
+  case Val::Kind::Module:
+  case Val::Kind::Builtin: return a.str == b.str;
+  case Val::Kind::Method:
+  case Val::Kind::Tuple:
+  case Val::Kind::Slice:
+    if (a.str != b.str || a.elems.size() != b.elems.size())
+      return false;
+    for (size_t i = 0; i < a.elems.size(); ++i)
+      if (!same_val(a.elems[i], b.elems[i]))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+// Triton tests the annotation's text for "constexpr": `tl.constexpr`, `constexpr`,
+// `triton.language.constexpr` and the string forms all count.
+bool is_constexpr_annotation(const ast::Expr *a) {
+  if (!a)
+    return false;
+  switch (a->kind) {
+  case ast::ExprKind::Name: return static_cast<const ast::NameExpr *>(a)->id == "constexpr";
+  case ast::ExprKind::Attribute:
+    return static_cast<const ast::AttributeExpr *>(a)->attr == "constexpr";
+  case ast::ExprKind::Str:
+    return static_cast<const ast::StrExpr *>(a)->value.find("constexpr") != std::string::npos;
+  default: return false;
+  }
+}
+
+static bool stmt_contains_return(const ast::Stmt &s) {
+  switch (s.kind) {
+  case ast::StmtKind::Return: return true;
+  case ast::StmtKind::If: {
+    auto &i = static_cast<const ast::IfStmt &>(s);
+    return contains_return(i.body) || contains_return(i.orelse);
+  }
+  case ast::StmtKind::For: {
+    auto &f = static_cast<const ast::ForStmt &>(s);
+    return contains_return(f.body) || contains_return(f.orelse);
+  }
+  case ast::StmtKind::While: {
+    auto &w = static_cast<const ast::WhileStmt &>(s);
+    return contains_return(w.body) || contains_return(w.orelse);
+  }
+  default: return false;
+  }
+}
+
+// Syntactic, and not into callees: an inlined callee's `return` ends only the callee.
+bool contains_return(const ast::StmtList &stmts) {
+  for (const ast::StmtPtr &s : stmts)
+    if (stmt_contains_return(*s))
+      return true;
+  return false;
+}
+
+Val Lowerer::sanitize_assigned(const Val &v, SourceLoc loc) {
+  if (is_py_number(v))
+    return Val::of(to_tensor(*this, v, loc));
+  if (v.kind == Val::Kind::Tuple) {
+    Val t = v;
+    for (Val &e : t.elems)
+      e = sanitize_assigned(e, loc);
+    return t;
+  }
+  return v;
+}
+
+bool Lowerer::constexpr_truth(const Val &cond, SourceLoc loc) {
+  switch (cond.kind) {
+  case Val::Kind::Bool: return cond.b;
+  case Val::Kind::Int: return cond.i != 0;
+  case Val::Kind::None: return false;
+  default:
+    throw CompileError(loc, "`if` conditionals can only accept values of type {bool, int, "
+                            "NoneType}, not objects of type " +
+                                type_name(cond));
+  }
+}
+
+ir::Value *Lowerer::emit_condition(const Val &cond, SourceLoc loc) {
+  if (cond.is_tensor())
+    return to_condition(*this, cond, loc);
+  bool truth = constexpr_truth(cond, loc);
+  return b_.constant_int(ir::Type(ir::DType::I1), truth ? 1 : 0, loc);
+}
+
+// --- Emitter ---
+
+Val Lowerer::call_function(const Val &fn, std::vector<Val> args, SourceLoc loc) {
+  CallArgs ca;
+  ca.args = std::move(args);
+  ca.loc = loc;
+  return inline_call(fn, std::move(ca));
+}
+
+void Lowerer::static_print(const std::string &text) {
+  if (dry_run_depth_ > 0) // a loop body's trial lowering must not print twice
+    return;
+  static_out_ += text;
+  static_out_ += '\n';
+}
+
+std::string Lowerer::file_path(SourceLoc loc) const {
+  if (loc.file >= 0 && static_cast<size_t>(loc.file) < sm_.num_files())
+    return sm_.file(loc.file).path;
+  return frames_.empty() ? std::string() : frame().fn->src->file;
+}
+
+std::string Lowerer::function_name() const {
+  return frames_.empty() ? std::string() : frame().fn->def->name;
+}
+
+const ParsedFunction &Lowerer::parsed(const std::shared_ptr<const FunctionSource> &src,
+                                      SourceLoc loc) {
+  TILEC_ASSERT(src, "a @jit function value without its source");
+  auto it = parsed_.find(src.get());
+  if (it != parsed_.end())
+    return *it->second;
+  auto p = std::make_unique<ParsedFunction>();
+  p->src = src;
+  p->file = sm_.add(src->file, src->source, src->first_line);
+  p->module = frontend::parse(sm_, p->file);
+  for (const ast::StmtPtr &s : p->module.body) {
+    if (s->kind != ast::StmtKind::FunctionDef)
+      continue;
+    auto *def = static_cast<const ast::FunctionDefStmt *>(s.get());
+    if (!p->def || def->name == src->name)
+      p->def = def;
+  }
+  if (!p->def)
+    throw CompileError(loc.valid() ? loc : SourceLoc{p->file, src->first_line, 1},
+                       "no function definition found in the source of '" + src->name + "'");
+  return *parsed_.emplace(src.get(), std::move(p)).first->second;
+}
+
+// --- the kernel ---
+
+SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
+                        const std::vector<ArgSpec> &args) {
+  const ParsedFunction &pf = parsed(kernel, {});
+  const ast::FunctionDefStmt &def = *pf.def;
+  TILEC_ASSERT(def.params.size() == args.size(),
+               "kernel '" + def.name + "' has " + std::to_string(def.params.size()) +
+                   " parameters but " + std::to_string(args.size()) + " argument specs");
+
+  SemaResult result;
+  result.module = std::make_unique<ir::Module>();
+  ir::Function *fn = result.module->add_function(kernel->name.empty() ? def.name : kernel->name);
+  fn->loc = def.loc;
+  b_.set_insertion_point_to_end(fn->entry());
+
+  Frame top;
+  top.fn = &pf;
+  top.is_kernel = true;
+  FrameGuard guard(*this, top);
+
+  std::vector<int64_t> divisibility;
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const ast::Param &p = def.params[i];
+    const ArgSpec &spec = args[i];
+    if (p.kind == ast::Param::Kind::VarArgs || p.kind == ast::Param::Kind::KwArgs)
+      throw CompileError(p.loc, "a kernel cannot have *args or **kwargs parameters");
+    if (is_constexpr_annotation(p.annotation.get()) && spec.kind != ArgSpec::Kind::Constexpr)
+      throw CompileError(p.loc, "parameter '" + p.name +
+                                    "' is annotated tl.constexpr but was not given a "
+                                    "compile-time value");
+    Val v;
+    switch (spec.kind) {
+    case ArgSpec::Kind::Constexpr: v = spec.value; break;
+    case ArgSpec::Kind::None: v = Val::none(); break;
+    case ArgSpec::Kind::Int:
+      if (spec.equal_to_1) { // specialised away, as Triton does
+        v = Val::integer(1);
+        break;
+      }
+      [[fallthrough]];
+    case ArgSpec::Kind::Pointer:
+    case ArgSpec::Kind::Float:
+    case ArgSpec::Kind::Bool: {
+      ir::Type t = spec.kind == ArgSpec::Kind::Pointer ? ir::Type::pointer_to(spec.dtype)
+                   : spec.kind == ArgSpec::Kind::Bool  ? ir::Type(ir::DType::I1)
+                                                       : ir::Type(spec.dtype);
+      v = Val::of(fn->entry()->add_arg(t));
+      fn->arg_names.push_back(p.name);
+      divisibility.push_back(spec.divisible_by_16 ? 16 : 1);
+      break;
+    }
+    }
+    set_var(p.name, std::move(v));
+  }
+  // Facts the GPU back end uses (Triton's tt.divisibility), one per body argument.
+  result.module->attrs.push_back({"tt.divisibility", divisibility});
+  result.module->attrs.push_back({"num_warps", int64_t{opts_.num_warps}});
+  result.module->attrs.push_back({"num_stages", int64_t{opts_.num_stages}});
+
+  lower_seq(def.body, 0, nullptr);
+  b_.set_insertion_point_to_end(fn->entry());
+  b_.create(ir::OpKind::Return, {}, {}, {}, def.loc);
+  result.static_output = std::move(static_out_);
+  return result;
+}
+
+} // namespace detail
+
+SemaResult lower_kernel(const std::shared_ptr<const FunctionSource> &kernel,
+                        const std::vector<ArgSpec> &args, const CompileOptions &opts,
+                        SourceManager &sm) {
+  TILEC_ASSERT(kernel, "lower_kernel without a kernel");
+  detail::Lowerer l(opts, sm);
+  return l.run(kernel, args);
+}
+
+} // namespace tilec::sema

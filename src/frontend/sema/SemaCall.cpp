@@ -1,0 +1,227 @@
+// Calls: builtins, Python builtins, tensor and dtype methods, and @jit functions,
+// which are inlined at the call site.
+#include <optional>
+
+#include "frontend/sema/SemaImpl.h"
+
+namespace tilec::sema::detail {
+
+namespace {
+
+bool has_tensor(const Val &v) {
+  if (v.is_tensor())
+    return true;
+  for (const Val &e : v.elems)
+    if (has_tensor(e))
+      return true;
+  return false;
+}
+
+// A short description of a non-callable value, for "'x' is not callable".
+std::string describe(const Val &v) {
+  if (v.is_tensor())
+    return "a tensor";
+  if (v.kind == Val::Kind::None)
+    return "None";
+  return "a constexpr " + type_name(v);
+}
+
+} // namespace
+
+CallArgs Lowerer::eval_call_args(const ast::CallExpr &e) {
+  CallArgs out;
+  out.loc = e.loc;
+  out.args = eval_elements(e.args);
+  for (const ast::Keyword &k : e.keywords) {
+    if (k.name.empty())
+      throw CompileError(k.loc, "**kwargs in calls is not supported");
+    for (const auto &[name, v] : out.kwargs)
+      if (name == k.name)
+        throw CompileError(k.loc, "keyword argument repeated: " + k.name);
+    out.kwargs.emplace_back(k.name, eval(*k.value));
+  }
+  return out;
+}
+
+Val Lowerer::eval_call(const ast::CallExpr &e) {
+  Val f = eval(*e.func);
+  // static_print shows tensors' types, so its f-strings may name tensors.
+  bool printing = f.kind == Val::Kind::Builtin && f.str == "static_print";
+  struct Count {
+    int &n;
+    bool on;
+    ~Count() { n -= on; }
+  } count{fstring_tensor_ok_, printing};
+  fstring_tensor_ok_ += printing;
+  CallArgs args = eval_call_args(e);
+  return call_value(f, std::move(args), *e.func);
+}
+
+Val Lowerer::call_value(const Val &f, CallArgs args, const ast::Expr &callee) {
+  switch (f.kind) {
+  case Val::Kind::Builtin: {
+    std::string_view name = f.str;
+    if (name.substr(0, kPyBuiltinPrefix.size()) == kPyBuiltinPrefix) {
+      std::string_view py = name.substr(kPyBuiltinPrefix.size());
+      if (py == "range")
+        throw CompileError(args.loc, "range() can only be used as the iterator of a for loop");
+      return call_python_builtin(*this, py, std::move(args));
+    }
+    if (name == "range" || name == "static_range")
+      throw CompileError(args.loc, "tl." + std::string(name) +
+                                       "() can only be used as the iterator of a for loop");
+    if (name == "constexpr") { // tl.constexpr(v) is v
+      if (args.args.size() != 1 || !args.kwargs.empty())
+        throw CompileError(args.loc, "tl.constexpr() takes exactly one argument");
+      if (has_tensor(args.args[0]))
+        throw CompileError(args.loc, "tl.constexpr() of a tensor: the value is not known at "
+                                     "compile time");
+      return args.args[0];
+    }
+    if (name == "tensor" || name == "dtype")
+      throw CompileError(args.loc, "calling tl." + std::string(name) + " is not supported");
+    return call_builtin(*this, name, std::move(args));
+  }
+  case Val::Kind::Method: {
+    const Val &self = f.elems.at(0);
+    if (self.kind == Val::Kind::DType)
+      return call_dtype_method(self, f.str, args);
+    return call_tensor_method(*this, f.str, self, std::move(args));
+  }
+  case Val::Kind::Function: return inline_call(f, std::move(args));
+  default:
+    throw CompileError(callee.loc, "'" + unparse(callee) + "' is not callable (it is " +
+                                       describe(f) + ")");
+  }
+}
+
+Val Lowerer::call_dtype_method(const Val &self, const std::string &name, const CallArgs &args) {
+  if (!args.args.empty() || !args.kwargs.empty())
+    throw CompileError(args.loc, "dtype." + name + "() takes no arguments");
+  const ir::Type &t = self.type;
+  ir::DType d = t.elem;
+  bool ptr = t.is_ptr();
+  auto is = [&](ir::DType x) { return !ptr && d == x; };
+  bool r;
+  if (name == "is_ptr")
+    r = ptr;
+  else if (name == "is_floating")
+    r = !ptr && ir::is_float(d);
+  else if (name == "is_standard_floating")
+    r = is(ir::DType::F16) || is(ir::DType::BF16) || is(ir::DType::F32) || is(ir::DType::F64);
+  else if (name == "is_int") // Triton counts int1 as an (unsigned) integer
+    r = !ptr && ir::is_int(d);
+  else if (name == "is_int_signed")
+    r = !ptr && ir::is_signed_int(d);
+  else if (name == "is_int_unsigned")
+    r = !ptr && (ir::is_unsigned_int(d) || ir::is_bool(d));
+  else if (name == "is_bool" || name == "is_int1")
+    r = is(ir::DType::I1);
+  else if (name == "is_fp8")
+    r = is(ir::DType::F8E4NV) || is(ir::DType::F8E5);
+  else if (name == "is_fp8e4nv")
+    r = is(ir::DType::F8E4NV);
+  else if (name == "is_fp8e5")
+    r = is(ir::DType::F8E5);
+  else if (name == "is_fp16")
+    r = is(ir::DType::F16);
+  else if (name == "is_bf16")
+    r = is(ir::DType::BF16);
+  else if (name == "is_fp32")
+    r = is(ir::DType::F32);
+  else if (name == "is_fp64")
+    r = is(ir::DType::F64);
+  else if (name == "is_int8" || name == "is_int16" || name == "is_int32" || name == "is_int64" ||
+           name == "is_uint8" || name == "is_uint16" || name == "is_uint32" ||
+           name == "is_uint64")
+    r = !ptr && ir::python_name(d) == std::string_view(name).substr(3);
+  else if (name == "is_block" || name == "is_void")
+    r = false;
+  else
+    throw CompileError(args.loc, "'dtype' object has no attribute '" + name + "'");
+  return Val::boolean(r);
+}
+
+// Inlines a @jit function: binds arguments as Python does, evaluates defaults in the
+// callee's globals, then lowers its body at the insertion point in a fresh scope.
+Val Lowerer::inline_call(const Val &fn, CallArgs args) {
+  TILEC_ASSERT(fn.kind == Val::Kind::Function && fn.fn, "inlining a non-function value");
+  const ParsedFunction &pf = parsed(fn.fn, args.loc);
+  const ast::FunctionDefStmt &def = *pf.def;
+  const std::string &fname = def.name;
+  for (const Frame *fr : frames_)
+    if (fr->fn == &pf)
+      throw CompileError(args.loc, "recursive call to '" + fname +
+                                       "' is not supported (@jit functions are inlined)");
+
+  std::vector<std::optional<Val>> bound(def.params.size());
+  size_t n_positional = 0;
+  std::optional<size_t> varargs;
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const ast::Param &p = def.params[i];
+    if (p.kind == ast::Param::Kind::KwArgs)
+      throw CompileError(p.loc, "**kwargs parameters are not supported in @jit functions");
+    if (p.kind == ast::Param::Kind::VarArgs)
+      varargs = i;
+    else if (p.kind == ast::Param::Kind::Normal && !varargs)
+      ++n_positional;
+  }
+  std::vector<Val> extra;
+  for (size_t i = 0; i < args.args.size(); ++i) {
+    if (i < n_positional)
+      bound[i] = args.args[i];
+    else if (varargs)
+      extra.push_back(args.args[i]);
+    else
+      throw CompileError(args.loc, fname + "() takes " + std::to_string(n_positional) +
+                                       " positional argument" + (n_positional == 1 ? "" : "s") +
+                                       " but " + std::to_string(args.args.size()) +
+                                       (args.args.size() == 1 ? " was" : " were") + " given");
+  }
+  if (varargs)
+    bound[*varargs] = Val::tuple(std::move(extra));
+  for (auto &[key, v] : args.kwargs) {
+    size_t i = 0;
+    while (i < def.params.size() &&
+           (def.params[i].name != key || def.params[i].kind == ast::Param::Kind::VarArgs))
+      ++i;
+    if (i == def.params.size())
+      throw CompileError(args.loc, fname + "() got an unexpected keyword argument '" + key + "'");
+    if (bound[i])
+      throw CompileError(args.loc, fname + "() got multiple values for argument '" + key + "'");
+    bound[i] = std::move(v);
+  }
+
+  Frame callee;
+  callee.fn = &pf;
+  FrameGuard guard(*this, callee); // defaults see the callee's globals only
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const ast::Param &p = def.params[i];
+    if (!bound[i]) {
+      if (p.default_value)
+        bound[i] = eval(*p.default_value);
+      else
+        missing.push_back("'" + p.name + "'");
+    }
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t i = 0; i < missing.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    throw CompileError(args.loc, fname + "() missing " + std::to_string(missing.size()) +
+                                     " required argument" + (missing.size() == 1 ? "" : "s") +
+                                     ": " + list);
+  }
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const ast::Param &p = def.params[i];
+    if (is_constexpr_annotation(p.annotation.get()) && has_tensor(*bound[i]))
+      throw CompileError(args.loc, "function '" + fname + "' expects a constexpr for '" +
+                                       p.name + "', but got a tensor of type " +
+                                       value_type_str(*bound[i]));
+    callee.scope[p.name] = std::move(*bound[i]);
+  }
+  return lower_seq(def.body, 0, nullptr).value;
+}
+
+} // namespace tilec::sema::detail

@@ -1,0 +1,315 @@
+// Expressions: names, literals, attributes, operators, conditional expressions and
+// f-strings.
+#include <cstdint>
+#include <limits>
+
+#include "frontend/sema/Operators.h"
+#include "frontend/sema/Promotion.h"
+#include "frontend/sema/SemaImpl.h"
+
+namespace tilec::sema::detail {
+
+namespace {
+
+bool has_tensor(const Val &v) {
+  if (v.is_tensor())
+    return true;
+  for (const Val &e : v.elems)
+    if (has_tensor(e))
+      return true;
+  return false;
+}
+
+// Modules whose attributes are math builtins (tl.math, libdevice).
+bool is_math_module(const std::string &m) {
+  return m == "tilec.language.math" || m == "tilec.language.extra.libdevice" ||
+         m == "tilec.language.extra.cuda.libdevice";
+}
+
+Val dtype_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
+  const ir::Type &t = d.type;
+  if (attr == "element_ty") {
+    if (!t.is_ptr())
+      throw CompileError(loc, "dtype " + elem_name(t) + " has no attribute 'element_ty' (only "
+                                                        "pointer types have one)");
+    return Val::dtype(ir::Type(t.elem));
+  }
+  if (attr == "primitive_bitwidth")
+    return Val::integer(t.is_ptr() ? 64 : ir::bits(t.elem));
+  if (attr == "int_bitwidth" && !t.is_ptr() && ir::is_int(t.elem))
+    return Val::integer(ir::bits(t.elem));
+  if (attr == "fp_mantissa_width" && !t.is_ptr() && ir::is_float(t.elem))
+    return Val::integer(ir::mantissa_bits(t.elem));
+  if (attr == "name")
+    return Val::string(elem_name(t));
+  if (attr == "scalar")
+    return d;
+  if (attr.rfind("is_", 0) == 0) {
+    Val m;
+    m.kind = Val::Kind::Method;
+    m.str = attr;
+    m.elems.push_back(d);
+    return m;
+  }
+  throw CompileError(loc, "'dtype' object has no attribute '" + attr + "'");
+}
+
+} // namespace
+
+Val Lowerer::lookup(const std::string &name, SourceLoc loc) {
+  const Scope &sc = frame().scope;
+  if (auto it = sc.find(name); it != sc.end())
+    return it->second;
+  const auto &globals = frame().fn->src->globals;
+  if (auto it = globals.find(name); it != globals.end())
+    return it->second;
+  if (name == "range" || is_python_builtin(name))
+    return Val::builtin(std::string(kPyBuiltinPrefix) + name);
+  throw CompileError(loc, "name '" + name + "' is not defined");
+}
+
+Val Lowerer::eval(const ast::Expr &e) {
+  switch (e.kind) {
+  case ast::ExprKind::Name: return lookup(static_cast<const ast::NameExpr &>(e).id, e.loc);
+  case ast::ExprKind::Int: {
+    auto &x = static_cast<const ast::IntExpr &>(e);
+    if (x.overflow || x.value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw CompileError(e.loc, "integer literal is too large (at most 2**63 - 1)");
+    return Val::integer(static_cast<int64_t>(x.value));
+  }
+  case ast::ExprKind::Float: return Val::floating(static_cast<const ast::FloatExpr &>(e).value);
+  case ast::ExprKind::Str: return Val::string(static_cast<const ast::StrExpr &>(e).value);
+  case ast::ExprKind::Bool: return Val::boolean(static_cast<const ast::BoolExpr &>(e).value);
+  case ast::ExprKind::None: return Val::none();
+  case ast::ExprKind::Ellipsis: throw CompileError(e.loc, "Ellipsis (...) is not supported");
+  case ast::ExprKind::FString: return eval_fstring(static_cast<const ast::FStringExpr &>(e));
+  case ast::ExprKind::Attribute: return eval_attribute(static_cast<const ast::AttributeExpr &>(e));
+  case ast::ExprKind::Subscript: {
+    auto &x = static_cast<const ast::SubscriptExpr &>(e);
+    Val base = eval(*x.value);
+    Val index = eval(*x.index);
+    return subscript(*this, base, index, e.loc);
+  }
+  case ast::ExprKind::Slice: {
+    auto &x = static_cast<const ast::SliceExpr &>(e);
+    Val s;
+    s.kind = Val::Kind::Slice;
+    for (const ast::ExprPtr *p : {&x.lower, &x.upper, &x.step})
+      s.elems.push_back(*p ? eval(**p) : Val::none());
+    return s;
+  }
+  case ast::ExprKind::Call: return eval_call(static_cast<const ast::CallExpr &>(e));
+  case ast::ExprKind::BinOp: {
+    auto &x = static_cast<const ast::BinOpExpr &>(e);
+    Val a = eval(*x.lhs);
+    Val b = eval(*x.rhs);
+    return binary_op(*this, x.op, a, b, e.loc);
+  }
+  case ast::ExprKind::UnaryOp: {
+    auto &x = static_cast<const ast::UnaryOpExpr &>(e);
+    return unary_op(*this, x.op, eval(*x.operand), e.loc);
+  }
+  case ast::ExprKind::BoolOp: return eval_bool_op(static_cast<const ast::BoolOpExpr &>(e));
+  case ast::ExprKind::Compare: return eval_compare(static_cast<const ast::CompareExpr &>(e));
+  case ast::ExprKind::IfExp: return eval_if_exp(static_cast<const ast::IfExpExpr &>(e));
+  case ast::ExprKind::Tuple:
+    return Val::tuple(eval_elements(static_cast<const ast::TupleExpr &>(e).elts));
+  case ast::ExprKind::List: // lists are tuples in kernels, as in Triton
+    return Val::tuple(eval_elements(static_cast<const ast::ListExpr &>(e).elts));
+  case ast::ExprKind::Starred:
+    throw CompileError(e.loc, "a starred expression is not allowed here");
+  case ast::ExprKind::Lambda: throw CompileError(e.loc, "lambda is not supported");
+  }
+  throw CompileError(e.loc, "unsupported expression");
+}
+
+std::vector<Val> Lowerer::eval_elements(const std::vector<ast::ExprPtr> &elts) {
+  std::vector<Val> out;
+  for (const ast::ExprPtr &x : elts) {
+    if (x->kind != ast::ExprKind::Starred) {
+      out.push_back(eval(*x));
+      continue;
+    }
+    Val v = eval(*static_cast<const ast::StarredExpr &>(*x).value);
+    if (v.kind != Val::Kind::Tuple)
+      throw CompileError(x->loc, "only a tuple can be unpacked with *, not " + type_name(v));
+    out.insert(out.end(), v.elems.begin(), v.elems.end());
+  }
+  return out;
+}
+
+// --- attributes ---
+
+Val Lowerer::eval_attribute(const ast::AttributeExpr &e) {
+  return attribute_of(eval(*e.value), e.attr, e.loc);
+}
+
+Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc loc) {
+  switch (base.kind) {
+  case Val::Kind::Module: {
+    const std::string &m = base.str;
+    auto missing = [&]() {
+      return CompileError(loc, "module '" + m + "' has no attribute '" + attr + "'");
+    };
+    if (m == "tilec.language" || m == "triton.language") {
+      if (attr == "math")
+        return Val::module("tilec.language.math");
+      if (attr == "extra")
+        return Val::module("tilec.language.extra");
+      Val out;
+      if (language_attribute(attr, out))
+        return out;
+      // Names Sema itself interprets: loop forms and the types used in annotations.
+      if (attr == "constexpr" || attr == "tensor" || attr == "dtype" || attr == "range" ||
+          attr == "static_range" || is_builtin(attr))
+        return Val::builtin(attr);
+      throw missing();
+    }
+    if (m == "tilec" || m == "triton") {
+      if (attr == "language")
+        return Val::module("tilec.language");
+      if (is_builtin(attr))
+        return Val::builtin(attr);
+      throw missing();
+    }
+    if (m == "tilec.language.extra") {
+      if (attr == "cuda" || attr == "libdevice")
+        return Val::module(m + "." + attr);
+      throw missing();
+    }
+    if (m == "tilec.language.extra.cuda" && attr == "libdevice")
+      return Val::module(m + "." + attr);
+    if (is_math_module(m) && (is_builtin("math." + attr) || is_builtin(attr)))
+      return Val::builtin(attr);
+    throw missing();
+  }
+  case Val::Kind::Tensor: {
+    const ir::Type &t = base.tensor->type;
+    if (attr == "dtype")
+      return Val::dtype(t.element());
+    if (attr == "shape") {
+      std::vector<Val> dims;
+      for (int64_t d : t.shape)
+        dims.push_back(Val::integer(d));
+      return Val::tuple(std::move(dims));
+    }
+    if (attr == "numel")
+      return Val::integer(t.numel());
+    if (attr == "T") {
+      CallArgs a;
+      a.args.push_back(base);
+      a.loc = loc;
+      return call_builtin(*this, "trans", std::move(a));
+    }
+    if (is_tensor_method(attr)) {
+      Val m;
+      m.kind = Val::Kind::Method;
+      m.str = attr;
+      m.elems.push_back(base);
+      return m;
+    }
+    throw CompileError(loc, "'tensor' object has no attribute '" + attr + "'");
+  }
+  case Val::Kind::DType: return dtype_attribute(base, attr, loc);
+  case Val::Kind::Bool:
+  case Val::Kind::Int:
+  case Val::Kind::Float:
+  case Val::Kind::Str:
+    if (attr == "value") // tl.constexpr's .value
+      return base;
+    [[fallthrough]];
+  default:
+    throw CompileError(loc, "'" + type_name(base) + "' object has no attribute '" + attr + "'");
+  }
+}
+
+// --- operators ---
+
+Val Lowerer::eval_compare(const ast::CompareExpr &e) {
+  if (e.ops.size() != 1 || e.comparators.size() != 1)
+    throw CompileError(e.loc, "simultaneous multiple comparison is not supported");
+  Val a = eval(*e.left);
+  Val b = eval(*e.comparators[0]);
+  return compare_op(*this, e.ops[0], a, b, e.loc);
+}
+
+// Both operands are evaluated, as Triton does; `a and b and c` folds from the left.
+Val Lowerer::eval_bool_op(const ast::BoolOpExpr &e) {
+  TILEC_ASSERT(!e.values.empty(), "empty boolean operation");
+  Val acc = eval(*e.values[0]);
+  for (size_t i = 1; i < e.values.size(); ++i) {
+    Val rhs = eval(*e.values[i]);
+    acc = logical_op(*this, e.is_and, acc, rhs, e.loc);
+  }
+  return acc;
+}
+
+// `a if c else b`: a constexpr c picks one side (the other is not evaluated); a run-time
+// c evaluates each side in a branch of an `if` op (so side effects stay conditional).
+Val Lowerer::eval_if_exp(const ast::IfExpExpr &e) {
+  Val c = eval(*e.test);
+  if (!c.is_tensor())
+    return constexpr_truth(c, e.test->loc) ? eval(*e.body) : eval(*e.orelse);
+  ir::Value *cond = emit_condition(c, e.test->loc);
+  ir::Builder after = b_;
+  ir::Op *op = b_.create(ir::OpKind::If, {cond}, {}, {}, e.loc, 2);
+  ir::Value *side[2];
+  for (int k = 0; k < 2; ++k) {
+    const ast::Expr &x = k == 0 ? *e.body : *e.orelse;
+    b_.set_insertion_point_to_end(op->region(static_cast<size_t>(k))->block());
+    Val v = eval(x);
+    if (!v.is_tensor() && !is_py_number(v))
+      throw CompileError(x.loc, "a conditional expression with a run-time condition must give "
+                                "a tensor or a number, not " +
+                                    type_name(v));
+    side[k] = leaf_value(v, x.loc);
+  }
+  if (side[0]->type != side[1]->type)
+    throw CompileError(e.loc, "Ternary expression with dynamic condition has inconsistent "
+                              "types " +
+                                  ir_type_str(side[0]->type) + " and " +
+                                  ir_type_str(side[1]->type));
+  for (int k = 0; k < 2; ++k) {
+    b_.set_insertion_point_to_end(op->region(static_cast<size_t>(k))->block());
+    b_.create(ir::OpKind::Yield, {side[k]}, {}, {}, e.loc);
+  }
+  b_ = after;
+  return Val::of(op->add_result(side[0]->type));
+}
+
+// --- f-strings ---
+
+Val Lowerer::eval_fstring(const ast::FStringExpr &e) {
+  std::string out;
+  for (const ast::FStringPart &p : e.parts) {
+    if (!p.expr) {
+      out += p.text;
+      continue;
+    }
+    if (p.self_documenting)
+      out += unparse(*p.expr) + "=";
+    Val v = eval(*p.expr);
+    if (has_tensor(v)) {
+      if (!fstring_tensor_ok_)
+        throw CompileError(p.expr->loc,
+                           "an f-string can only format compile-time values, but '" +
+                               unparse(*p.expr) + "' is a tensor of type " + value_type_str(v) +
+                               " (use tl.device_print to print tensors at run time)");
+      // static_print shows a tensor's type, as Triton's static_print does.
+      out += format_value(Val::string(value_type_str(v)), p.format_spec, p.expr->loc);
+      continue;
+    }
+    char conv = p.conversion;
+    if (!conv && p.self_documenting && p.format_spec.empty())
+      conv = 'r'; // f"{x=}" shows repr(x)
+    if (conv == 'r' || conv == 'a')
+      out += format_value(Val::string(py_repr(v)), p.format_spec, p.expr->loc);
+    else if (conv == 's')
+      out += format_value(Val::string(py_str(v)), p.format_spec, p.expr->loc);
+    else
+      out += format_value(v, p.format_spec, p.expr->loc);
+  }
+  return Val::string(std::move(out));
+}
+
+} // namespace tilec::sema::detail

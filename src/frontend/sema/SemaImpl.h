@@ -1,0 +1,231 @@
+// The AST walker behind sema::lower_kernel (private to src/frontend/sema).
+//
+// One Lowerer compiles one kernel specialisation. It is the Emitter the operator and
+// builtin code builds IR through. Files: Sema.cpp (entry, kernel parameters, Emitter),
+// SemaStmt.cpp (statements, `if`), SemaLoop.cpp (`for`, `while`, static_range),
+// SemaExpr.cpp (expressions, attributes, f-strings), SemaCall.cpp (calls, inlining),
+// SemaMerge.cpp (merging values where control flow joins).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontend/Ast.h"
+#include "frontend/sema/Builtins.h"
+#include "frontend/sema/Emitter.h"
+
+namespace tilec::sema::detail {
+
+// Python builtins (min, max, float, range, ...) are Builtin vals whose name carries this
+// prefix, so that `min` (Python's) and `tl.min` (the reduction) stay distinct.
+inline constexpr std::string_view kPyBuiltinPrefix = "builtins.";
+
+// Local variables of one function, ordered by name so merges are deterministic.
+using Scope = std::map<std::string, Val>;
+
+// A @jit function's source, registered and parsed once per compilation.
+struct ParsedFunction {
+  std::shared_ptr<const FunctionSource> src;
+  int file = -1;
+  ast::Module module;
+  const ast::FunctionDefStmt *def = nullptr;
+};
+
+// The function being lowered: the kernel or an inlined callee.
+struct Frame {
+  const ParsedFunction *fn = nullptr;
+  Scope scope;
+  bool is_kernel = false;
+  int loop_depth = 0; // enclosing for/while bodies of *this* function
+};
+
+// The rest of a function after the statement being lowered: `stmts[start:]`, then
+// `next`. An `if` containing `return` lowers the rest into its branches.
+struct Cont {
+  const ast::StmtList *stmts = nullptr;
+  size_t start = 0;
+  const Cont *next = nullptr;
+};
+
+// How a statement sequence ended: by `return` (with its value) or by falling off.
+struct Exit {
+  bool returned = false;
+  Val value; // None when falling off or `return` without a value
+  SourceLoc loc;
+};
+
+// A value flowing into a join point (if results, loop-carried values) from two sides.
+// `a`/`b` are the two incoming leaves; `name` is the variable (with a tuple path).
+struct JoinLeaf {
+  std::string name;
+  Val a, b;
+};
+
+// Builds the message for two values that cannot be joined: (variable, type a, type b).
+using MismatchMsg =
+    std::function<std::string(const std::string &, const std::string &, const std::string &)>;
+
+// Where the two sides of a join put their leaves: the template holds the joined value
+// with holes (Tensor vals with tensor == nullptr and i = leaf index).
+struct JoinPlan {
+  Val tmpl;
+  std::vector<JoinLeaf> leaves;
+};
+
+// The variables a loop carries: per variable its join plan (side a: the value before
+// the loop), and the type of each leaf after one trial iteration.
+struct LoopCarry {
+  std::vector<std::string> names;
+  std::vector<JoinPlan> plans;
+  std::vector<ir::Type> body_types;
+};
+
+class Lowerer final : public Emitter {
+public:
+  Lowerer(const CompileOptions &opts, SourceManager &sm) : opts_(opts), sm_(sm) {}
+  SemaResult run(const std::shared_ptr<const FunctionSource> &kernel,
+                 const std::vector<ArgSpec> &args);
+
+  // Emitter
+  ir::Builder &builder() override { return b_; }
+  const CompileOptions &options() const override { return opts_; }
+  Val call_function(const Val &fn, std::vector<Val> args, SourceLoc loc) override;
+  void static_print(const std::string &text) override;
+  std::string file_path(SourceLoc loc) const override;
+  std::string function_name() const override;
+
+  // --- statements (SemaStmt.cpp) ---
+  Exit lower_seq(const ast::StmtList &stmts, size_t start, const Cont *next);
+  void lower_stmt(const ast::Stmt &s);
+  void lower_assign(const ast::AssignStmt &s);
+  void lower_aug_assign(const ast::AugAssignStmt &s);
+  void lower_ann_assign(const ast::AnnAssignStmt &s);
+  void assign_target(const ast::Expr &target, const Val &value);
+  void lower_if(const ast::IfStmt &s);
+  Exit lower_returning_if(const ast::IfStmt &s, const Val &cond, const Cont &rest);
+  void lower_assert(const ast::AssertStmt &s);
+  [[noreturn]] void reject_stmt(const ast::Stmt &s);
+
+  // --- loops (SemaLoop.cpp) ---
+  void lower_for(const ast::ForStmt &s);
+  void lower_while(const ast::WhileStmt &s);
+  void lower_static_range(const ast::ForStmt &s, const CallArgs &args);
+  void lower_range_for(const ast::ForStmt &s, const Val &start, const Val &end, const Val &step,
+                       std::vector<ir::NamedAttr> attrs);
+  // Lowers `body` once into a scratch block that is thrown away and compares the scope
+  // it leaves with the current one: the variables it changes are loop-carried (this is
+  // how Triton finds them). `iv_type`: the loop variable's placeholder, if any.
+  LoopCarry find_carries(const ast::StmtList &body, const std::string &iv_name,
+                         const ir::Type *iv_type, SourceLoc loc);
+  // The carried values' initial IR values, emitted at the insertion point.
+  std::vector<ir::Value *> carried_inits(const LoopCarry &c, SourceLoc loc);
+  // The carried values at the end of the loop body, for its yield.
+  std::vector<ir::Value *> carried_yields(const LoopCarry &c, const std::vector<ir::Type> &types,
+                                          SourceLoc loc);
+  // Rebinds the carried variables to `values` (block arguments or loop results).
+  void bind_carried(const LoopCarry &c, const std::vector<ir::Value *> &values);
+
+  // --- expressions (SemaExpr.cpp) ---
+  Val eval(const ast::Expr &e);
+  Val lookup(const std::string &name, SourceLoc loc);
+  Val eval_attribute(const ast::AttributeExpr &e);
+  Val attribute_of(const Val &base, const std::string &attr, SourceLoc loc);
+  Val eval_fstring(const ast::FStringExpr &e);
+  Val eval_if_exp(const ast::IfExpExpr &e);
+  Val eval_bool_op(const ast::BoolOpExpr &e);
+  Val eval_compare(const ast::CompareExpr &e);
+  std::vector<Val> eval_elements(const std::vector<ast::ExprPtr> &elts);
+
+  // --- calls (SemaCall.cpp) ---
+  Val eval_call(const ast::CallExpr &e);
+  CallArgs eval_call_args(const ast::CallExpr &e);
+  Val call_value(const Val &fn, CallArgs args, const ast::Expr &callee);
+  Val call_dtype_method(const Val &self, const std::string &name, const CallArgs &args);
+  Val inline_call(const Val &fn, CallArgs args);
+  const ParsedFunction &parsed(const std::shared_ptr<const FunctionSource> &src, SourceLoc loc);
+
+  // --- joins (SemaMerge.cpp) ---
+  // Pairs up `a` and `b` (same tuple structure); leaves that differ become holes.
+  // Throws CompileError(loc, msg(name, type of a, type of b)) when they cannot join.
+  JoinPlan plan_join(const Val &a, const Val &b, const std::string &name, SourceLoc loc,
+                     const MismatchMsg &msg);
+  // Emits each leaf's IR value on side a (at `ba`) and side b (at `bb`), appending to
+  // `va`/`vb`; both sides' types must agree.
+  void realize_join(const JoinPlan &plan, ir::Builder &ba, ir::Builder &bb,
+                    std::vector<ir::Value *> &va, std::vector<ir::Value *> &vb, SourceLoc loc,
+                    const MismatchMsg &msg);
+  // The IR value of a join leaf: a tensor as is, a number through literal typing.
+  ir::Value *leaf_value(const Val &v, SourceLoc loc);
+  static Val fill_holes(const Val &tmpl, const std::vector<ir::Value *> &values);
+
+  // --- helpers ---
+  Frame &frame() { return *frames_.back(); }
+  const Frame &frame() const { return *frames_.back(); }
+  void set_var(const std::string &name, Val v) { frame().scope[name] = std::move(v); }
+  // Triton's assignment rule: Python numbers become tensors (literal typing).
+  Val sanitize_assigned(const Val &v, SourceLoc loc);
+  ir::Value *emit_condition(const Val &cond, SourceLoc loc);
+  // The constexpr truth of an `if` / conditional-expression test.
+  bool constexpr_truth(const Val &cond, SourceLoc loc);
+
+  ir::Builder b_;
+  CompileOptions opts_;
+  SourceManager &sm_;
+  std::string static_out_;
+  int dry_run_depth_ = 0;
+  int fstring_tensor_ok_ = 0; // evaluating static_print's arguments
+  std::map<const FunctionSource *, std::unique_ptr<ParsedFunction>> parsed_;
+  std::vector<Frame *> frames_;
+};
+
+// RAII: runs a function body in `f`, restoring the frame stack on exit.
+class FrameGuard {
+public:
+  FrameGuard(Lowerer &l, Frame &f) : l_(l) { l_.frames_.push_back(&f); }
+  ~FrameGuard() { l_.frames_.pop_back(); }
+  FrameGuard(const FrameGuard &) = delete;
+  FrameGuard &operator=(const FrameGuard &) = delete;
+
+private:
+  Lowerer &l_;
+};
+
+// RAII: restores the builder's insertion point.
+class InsertionGuard {
+public:
+  explicit InsertionGuard(ir::Builder &b) : b_(b), saved_(b) {}
+  ~InsertionGuard() { b_ = saved_; }
+  InsertionGuard(const InsertionGuard &) = delete;
+  InsertionGuard &operator=(const InsertionGuard &) = delete;
+
+private:
+  ir::Builder &b_;
+  ir::Builder saved_;
+};
+
+// Detaches every op nested in `b` from its operands, so the block can be destroyed in
+// any order (ops of a discarded dry run still use values of the enclosing function).
+void drop_all_uses(ir::Block *b);
+
+// Python-ish names used in messages.
+std::string type_name(const Val &v);         // "int", "tensor", "None", ...
+std::string value_type_str(const Val &v);    // a tensor's type ("fp32[constexpr[64]]") or type_name
+std::string ir_type_str(const ir::Type &t); // "int32", "fp32[constexpr[64]]"
+bool is_py_number(const Val &v);                // Bool, Int or Float constexpr
+bool same_val(const Val &a, const Val &b);   // the same constexpr or the same IR value
+bool is_constexpr_annotation(const ast::Expr *annotation);
+bool contains_return(const ast::StmtList &stmts);
+std::string unparse(const ast::Expr &e); // for f"{expr=}"
+
+// Python's format(value, spec) for numbers and strings (SemaFormat.cpp).
+std::string format_value(const Val &v, const std::string &spec, SourceLoc loc);
+std::string py_float_repr(double v);
+std::string py_str_repr(const std::string &s); // 'text' with Python's escapes
+std::string py_str(const Val &v);               // str(v)
+std::string py_repr(const Val &v);              // repr(v)
+
+} // namespace tilec::sema::detail
