@@ -14,6 +14,7 @@
 
 namespace tilec::interp::test {
 
+namespace ir = tilec::ir;
 using ir::DType;
 using ir::NamedAttr;
 using ir::OpKind;
