@@ -40,4 +40,8 @@ CompiledTileKernel compile_to_tile_ir(const std::shared_ptr<const sema::Function
 // The stage names, in order ("frontend", "canonicalize", "cse", "dce", ...).
 std::vector<std::string> stage_names();
 
+// Runs the stages after "frontend" on `k.module` (IR that did not come from Sema, e.g.
+// parsed text in a test), with the same dump / time / verify / stop_after handling.
+void run_tile_stages(CompiledTileKernel &k, const PipelineOptions &opts);
+
 } // namespace tilec::pipeline
