@@ -50,8 +50,10 @@ struct Val {
   bool is_tensor() const { return kind == Kind::Tensor; }
   // A compile-time value usable where a constexpr is needed (tuples of constexprs too).
   bool is_constexpr() const;
-  // The Python spelling of a constexpr, as static_print and f-strings show it.
+  // The Python spelling of a constexpr, as static_print and f-strings show it (str()).
   std::string repr() const;
+  // Python's repr(): as repr() but strings are quoted ('abc'), as f"{x!r}" shows them.
+  std::string py_repr() const;
 };
 
 } // namespace tilec::sema

@@ -1,0 +1,114 @@
+// tl.dot: shape and dtype rules of semantic.py's dot, for [M,K]x[K,N] and batched
+// [B,M,K]x[B,K,N] operands.
+#include <cctype>
+
+#include "frontend/sema/BuiltinsImpl.h"
+#include "frontend/sema/Promotion.h"
+
+namespace tilec::sema::builtins {
+
+using ir::DType;
+using ir::OpKind;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+bool is_fp8(DType d) { return d == DType::F8E4NV || d == DType::F8E5; }
+
+Val dot(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  Value *x = a.tensor("input"), *y = a.tensor("other");
+  const Type &xt = x->type, &yt = y->type;
+  if (xt.is_ptr() || yt.is_ptr())
+    a.fail("dot: operands must be numeric tensors, got " + tensor_str(xt) + " and " +
+           tensor_str(yt));
+  int r = xt.rank();
+  if (!((r == 2 || r == 3) && yt.rank() == r))
+    a.fail("dot: both inputs must be either 2D or 3D; got shapes " + shape_str(xt.shape) +
+           " and " + shape_str(yt.shape));
+  DType xd = xt.elem, yd = yt.elem;
+  if (!(is_fp8(xd) && is_fp8(yd))) {
+    for (DType d : {xd, yd})
+      if (d != DType::I8 && d != DType::U8 && d != DType::F16 && d != DType::BF16 &&
+          d != DType::F32 && d != DType::F64)
+        a.fail("dot: unsupported operand dtype " + dtype_name(d));
+    if (xd != yd)
+      a.fail("dot: both operands must have the same dtype, got " + dtype_name(xd) + " and " +
+             dtype_name(yd));
+  }
+  int64_t M = xt.shape[r - 2], K = xt.shape[r - 1], K2 = yt.shape[r - 2], N = yt.shape[r - 1];
+  if (K != K2)
+    a.fail("dot: incompatible inner dimensions " + std::to_string(K) + " and " +
+           std::to_string(K2) + " (shapes " + shape_str(xt.shape) + " and " +
+           shape_str(yt.shape) + ")");
+  if (r == 3 && xt.shape[0] != yt.shape[0])
+    a.fail("dot: batch dimensions differ: " + shape_str(xt.shape) + " and " +
+           shape_str(yt.shape));
+
+  // input_precision (or the deprecated allow_tf32) only matters for fp32 operands.
+  const Val &ip = a["input_precision"], &tf32 = a["allow_tf32"];
+  if (ip.kind != Val::Kind::None && tf32.kind != Val::Kind::None)
+    a.fail("dot: only one of input_precision and allow_tf32 can be specified");
+  std::string precision = "tf32";
+  if (ip.kind != Val::Kind::None) {
+    precision = a.const_str("input_precision");
+    for (char &c : precision)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee")
+      a.fail("dot: input_precision must be one of ('tf32', 'tf32x3', 'ieee'). Got " +
+             a.const_str("input_precision"));
+  } else if (tf32.kind != Val::Kind::None && !a.const_bool("allow_tf32")) {
+    precision = "ieee";
+  }
+
+  DType out = a.const_dtype("out_dtype").elem;
+  DType ret;
+  if (ir::is_int(xd)) {
+    if (xd != DType::I8)
+      a.fail("dot: only int8 integer operands are supported, got " + dtype_name(xd));
+    ret = DType::I32;
+  } else if (out == DType::BF16) {
+    a.fail("out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and cast "
+           "with `.to(tl.bfloat16)`");
+  } else if (xd == DType::F32 || xd == DType::BF16) {
+    ret = DType::F32;
+  } else if (xd == DType::F64) {
+    ret = DType::F64;
+  } else {
+    if (out != DType::F32 && out != DType::F16)
+      a.fail("dot: out_dtype must be float32 or float16, got " + dtype_name(out));
+    ret = out;
+  }
+  ir::Shape rs = r == 3 ? ir::Shape{xt.shape[0], M, N} : ir::Shape{M, N};
+  Type rt(ret, false, rs);
+
+  Value *acc = a.tensor_or_null("acc");
+  if (acc) {
+    if (acc->type != rt)
+      a.fail("dot: the accumulator must be " + tensor_str(rt) + ", got " + tensor_str(acc->type));
+  } else {
+    acc = ir::is_float(ret) ? make_float(e, rt, 0.0, loc) : make_int(e, rt, 0, loc);
+  }
+
+  int64_t imprecise = 0;
+  if (std::optional<int64_t> m = a.const_int_or_none("max_num_imprecise_acc")) {
+    if (is_fp8(xd) && *m > K)
+      a.fail("max_num_imprecise_acc (" + std::to_string(*m) + ") must be <= K (" +
+             std::to_string(K) + ")");
+    imprecise = *m;
+  }
+  return Val::of(emit(e, OpKind::Dot, {x, y, acc}, rt, loc,
+                      {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}}));
+}
+
+} // namespace
+
+void add_linalg_builtins(std::vector<Def> &t) {
+  t.push_back({"dot",
+               "input, other, acc=None, input_precision=None, allow_tf32=None, "
+               "max_num_imprecise_acc=None, out_dtype=float32",
+               dot, kTl});
+}
+
+} // namespace tilec::sema::builtins

@@ -1,0 +1,206 @@
+// Elementwise math builtins: where, minimum/maximum/clamp, exp & co (with Triton's
+// dtype checks), abs, fma, umulhi, fdiv, div_rn, cdiv, sigmoid.
+#include <tuple>
+
+#include "frontend/sema/BuiltinsImpl.h"
+#include "frontend/sema/Operators.h"
+#include "frontend/sema/Promotion.h"
+
+namespace tilec::sema::builtins {
+
+using ir::DType;
+using ir::OpKind;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+Val where(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  Value *cond = truth(e, a.tensor("condition"), loc);
+  auto [x, y] = binary_operands(e, a["x"], a["y"], true, true, true, false, loc);
+  if (x->type.element() != y->type.element())
+    a.fail("where(): x and y must have one type, got " + elem_name(x->type) + " and " +
+           elem_name(y->type));
+  ir::Shape s = broadcast_shape(cond->type.shape, x->type.shape, loc);
+  cond = broadcast_to(e, cond, s, loc);
+  x = broadcast_to(e, x, s, loc);
+  y = broadcast_to(e, y, s, loc);
+  return Val::of(emit(e, OpKind::Select, {cond, x, y}, x->type, loc));
+}
+
+// hardware has no bf16 min/max/compare: Triton computes those in fp32.
+Value *promote_bf16(Emitter &e, Value *v, SourceLoc loc) {
+  return !v->type.is_ptr() && v->type.elem == DType::BF16 ? cast_dtype(e, v, DType::F32, loc) : v;
+}
+
+Val min_max(Emitter &e, const Args &a, OpKind k) {
+  SourceLoc loc = a.loc();
+  Val x = Val::of(promote_bf16(e, a.tensor("x"), loc));
+  Val y = Val::of(promote_bf16(e, a.tensor("y"), loc));
+  auto [l, r] = binary_operands(e, x, y, false, false, true, false, loc);
+  std::vector<ir::NamedAttr> attrs;
+  if (ir::is_float(l->type.elem))
+    attrs.push_back({"propagate_nan", static_cast<int64_t>(a.const_bool("propagate_nan"))});
+  return Val::of(emit(e, k, {l, r}, l->type, loc, std::move(attrs)));
+}
+
+Val minimum(Emitter &e, const Args &a) { return min_max(e, a, OpKind::Min); }
+Val maximum(Emitter &e, const Args &a) { return min_max(e, a, OpKind::Max); }
+
+Val clamp(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  Value *x = promote_bf16(e, a.tensor("x"), loc);
+  Value *lo = promote_bf16(e, a.tensor("min"), loc);
+  Value *hi = promote_bf16(e, a.tensor("max"), loc);
+  std::tie(lo, hi) = binary_operands(e, Val::of(lo), Val::of(hi), false, false, true, false, loc);
+  std::tie(x, lo) = binary_operands(e, Val::of(x), Val::of(lo), false, false, true, false, loc);
+  std::tie(x, hi) = binary_operands(e, Val::of(x), Val::of(hi), false, false, true, false, loc);
+  if (!ir::is_float(x->type.elem))
+    a.fail("Unexpected dtype " + dtype_name(x->type.elem) +
+           ". Only floating point clamp is supported");
+  std::tie(lo, hi) = broadcast_pair(e, lo, hi, loc);
+  std::tie(x, lo) = broadcast_pair(e, x, lo, loc);
+  hi = broadcast_to(e, hi, x->type.shape, loc);
+  int64_t nan = a.const_bool("propagate_nan");
+  // clamp(x) = min(max(x, lo), hi); NaN in x propagates when asked (NaN bounds: undefined).
+  Value *m = emit(e, OpKind::Max, {x, lo}, x->type, loc, {{"propagate_nan", nan}});
+  return Val::of(emit(e, OpKind::Min, {m, hi}, x->type, loc, {{"propagate_nan", nan}}));
+}
+
+void check_dtype(const Args &a, Value *x, std::initializer_list<DType> ok) {
+  for (DType d : ok)
+    if (!x->type.is_ptr() && x->type.elem == d)
+      return;
+  std::string list;
+  for (DType d : ok)
+    list += (list.empty() ? "'" : ", '") + dtype_name(d) + "'";
+  a.fail("Expected dtype [" + list + "] but got " + elem_name(x->type) + " (in tl." + a.fn() +
+         ")");
+}
+
+Val unary_math(Emitter &e, const Args &a, OpKind k, bool fp32_only = false) {
+  Value *x = a.tensor("x");
+  if (fp32_only)
+    check_dtype(a, x, {DType::F32});
+  else
+    check_dtype(a, x, {DType::F32, DType::F64});
+  std::vector<ir::NamedAttr> attrs;
+  if (fp32_only)
+    attrs.push_back({"rounding", std::string("rn")});
+  return Val::of(emit(e, k, {x}, x->type, a.loc(), std::move(attrs)));
+}
+
+Val exp_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Exp); }
+Val exp2_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Exp2); }
+Val log_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Log); }
+Val log2_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Log2); }
+Val sqrt_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Sqrt); }
+Val sqrt_rn(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Sqrt, true); }
+Val rsqrt_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Rsqrt); }
+Val sin_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Sin); }
+Val cos_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Cos); }
+Val erf_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Erf); }
+Val floor_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Floor); }
+Val ceil_(Emitter &e, const Args &a) { return unary_math(e, a, OpKind::Ceil); }
+
+Val abs_(Emitter &e, const Args &a) {
+  Value *x = a.tensor("x");
+  if (x->type.is_ptr())
+    a.fail("abs(): unexpected dtype " + elem_name(x->type));
+  if (ir::is_unsigned_int(x->type.elem) || ir::is_bool(x->type.elem))
+    return Val::of(x);
+  return Val::of(emit(e, OpKind::Abs, {x}, x->type, a.loc()));
+}
+
+Val fma_(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  Value *x = a.tensor("x"), *y = a.tensor("y"), *z = a.tensor("z");
+  std::tie(x, y) = binary_operands(e, Val::of(x), Val::of(y), false, false, true, false, loc);
+  std::tie(z, x) = binary_operands(e, Val::of(z), Val::of(x), false, false, true, false, loc);
+  std::tie(z, y) = binary_operands(e, Val::of(z), Val::of(y), false, false, true, false, loc);
+  std::tie(x, y) = broadcast_pair(e, x, y, loc);
+  z = broadcast_to(e, z, x->type.shape, loc);
+  if (!ir::is_float(x->type.elem))
+    a.fail("fma(): expects floating point operands, got " + dtype_name(x->type.elem));
+  return Val::of(emit(e, OpKind::Fma, {x, y, z}, x->type, loc));
+}
+
+Val umulhi(Emitter &e, const Args &a) {
+  Value *x = a.tensor("x"), *y = a.tensor("y");
+  check_dtype(a, x, {DType::I32, DType::I64, DType::U32, DType::U64});
+  check_dtype(a, y, {DType::I32, DType::I64, DType::U32, DType::U64});
+  auto [l, r] = binary_operands(e, Val::of(x), Val::of(y), false, false, true, false, a.loc());
+  return Val::of(emit(e, OpKind::Umulhi, {l, r}, l->type, a.loc()));
+}
+
+Val fdiv(Emitter &e, const Args &a) {
+  Value *x = a.tensor("x"), *y = a.tensor("y");
+  if (x->type.is_ptr() || y->type.is_ptr() || !ir::is_float(x->type.elem) ||
+      !ir::is_float(y->type.elem))
+    a.fail("both operands of fdiv must have floating scalar type, got " + elem_name(x->type) +
+           " and " + elem_name(y->type));
+  auto [l, r] = binary_operands(e, Val::of(x), Val::of(y), false, false, true, false, a.loc());
+  std::vector<ir::NamedAttr> attrs;
+  if (a.const_bool("ieee_rounding"))
+    attrs.push_back({"rounding", std::string("rn")});
+  return Val::of(emit(e, OpKind::Div, {l, r}, l->type, a.loc(), std::move(attrs)));
+}
+
+Val div_rn(Emitter &e, const Args &a) {
+  Value *x = a.tensor("x"), *y = a.tensor("y");
+  check_dtype(a, x, {DType::F32});
+  check_dtype(a, y, {DType::F32});
+  auto [l, r] = broadcast_pair(e, x, y, a.loc());
+  return Val::of(emit(e, OpKind::Div, {l, r}, l->type, a.loc(), {{"rounding", std::string("rn")}}));
+}
+
+// cdiv and sigmoid are @jit functions in Triton: compose them from the operators.
+Val cdiv(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  const Val &x = a["x"], &d = a["div"];
+  Val t = binary_op(e, ast::BinOp::Add, x, d, loc);
+  t = binary_op(e, ast::BinOp::Sub, t, Val::integer(1), loc);
+  return binary_op(e, ast::BinOp::FloorDiv, t, d, loc);
+}
+
+Val sigmoid(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  Val neg = unary_op(e, ast::UnaryOp::Neg, Val::of(a.tensor("x")), loc);
+  Val ex = call(e, "exp", {neg}, loc);
+  Val den = binary_op(e, ast::BinOp::Add, Val::integer(1), ex, loc);
+  return binary_op(e, ast::BinOp::Div, Val::integer(1), den, loc);
+}
+
+} // namespace
+
+void add_math_builtins(std::vector<Def> &t) {
+  const unsigned fn = kTl | kMath | kMethod;
+  t.insert(t.end(), {
+      {"where", "condition, x, y", where, kTl},
+      {"minimum", "x, y, propagate_nan=0", minimum, kTl},
+      {"maximum", "x, y, propagate_nan=0", maximum, kTl},
+      {"clamp", "x, min, max, propagate_nan=0", clamp, kTl},
+      {"exp", "x", exp_, fn},
+      {"exp2", "x", exp2_, fn},
+      {"log", "x", log_, fn},
+      {"log2", "x", log2_, fn},
+      {"sqrt", "x", sqrt_, fn},
+      {"sqrt_rn", "x", sqrt_rn, fn},
+      {"rsqrt", "x", rsqrt_, fn},
+      {"sin", "x", sin_, fn},
+      {"cos", "x", cos_, fn},
+      {"erf", "x", erf_, fn},
+      {"floor", "x", floor_, fn},
+      {"ceil", "x", ceil_, fn},
+      {"abs", "x", abs_, fn},
+      {"fma", "x, y, z", fma_, kTl | kMath},
+      {"umulhi", "x, y", umulhi, kTl | kMath},
+      {"fdiv", "x, y, ieee_rounding=False", fdiv, kTl | kMath},
+      {"div_rn", "x, y", div_rn, kTl | kMath},
+      {"cdiv", "x, div", cdiv, kTl | kMethod},
+      {"sigmoid", "x", sigmoid, kTl | kMethod},
+  });
+}
+
+} // namespace tilec::sema::builtins
