@@ -535,4 +535,24 @@ Module parse_module_lenient(const SourceManager &sm, int file) {
   return p.parse_file_lenient();
 }
 
+Module parse_module_lenient(const SourceManager &sm, int file, std::vector<StmtExtent> &extents) {
+  ParserImpl p(lex_file(sm, file, true), file);
+  Module m = p.parse_file_lenient();
+  const std::vector<Token> &toks = p.tokens();
+  extents.clear();
+  for (auto [begin, end] : p.statement_spans()) {
+    size_t last = end;
+    while (last > begin) { // the last token with text, before NEWLINE/DEDENT
+      TokKind k = toks[last - 1].kind;
+      if (k != TokKind::Newline && k != TokKind::Indent && k != TokKind::Dedent &&
+          k != TokKind::EndOfFile)
+        break;
+      --last;
+    }
+    TILEC_ASSERT(last > begin, "a kept statement has tokens");
+    extents.push_back(StmtExtent{toks[begin].loc, toks[last - 1].end});
+  }
+  return m;
+}
+
 } // namespace tilec::frontend

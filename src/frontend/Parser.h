@@ -22,6 +22,17 @@ ast::Module parse(const SourceManager &sm, int file);
 // top-level statement (classes, host code using unsupported syntax, ...) is skipped.
 ast::Module parse_module_lenient(const SourceManager &sm, int file);
 
+// Where a top-level statement lies: from its first token (a decorator's '@' for a
+// decorated def) to the end of its last token (absolute lines, 1-based columns; `end`
+// is one past the last character).
+struct StmtExtent {
+  SourceLoc begin, end;
+};
+// As above, also giving each kept statement's extent (parallel to Module::body), so
+// the CLI can cut a def's source text out of the file.
+ast::Module parse_module_lenient(const SourceManager &sm, int file,
+                                 std::vector<StmtExtent> &extents);
+
 // Every name a function reads (in its body, defaults and annotations), in first-use
 // order, without duplicates. Includes locals too; callers filter by what they know.
 std::vector<std::string> referenced_names(const ast::FunctionDefStmt &fn);

@@ -277,3 +277,31 @@ TEST(LenientParse, UnterminatedStringAndBadIndentation) {
   EXPECT_EQ(find_def(m, "b"), nullptr);
   ASSERT_NE(find_def(m, "c"), nullptr);
 }
+
+TEST(LenientParse, StatementExtents) {
+  std::string src = "import os\n"
+                    "\n"
+                    "@deco(1,\n"
+                    "      2)\n"
+                    "def f(x):\n"
+                    "    y = '''a\n"
+                    "b'''\n"
+                    "    # trailing comment\n"
+                    "\n"
+                    "X = 1; Y = 2\n";
+  SourceManager sm;
+  int f = sm.add("mod.py", src, 10);
+  std::vector<frontend::StmtExtent> ext;
+  ast::Module m = frontend::parse_module_lenient(sm, f, ext);
+  ASSERT_EQ(m.body.size(), 4u);
+  ASSERT_EQ(ext.size(), 4u);
+  EXPECT_EQ(ext[0].begin.line, 10);
+  EXPECT_EQ(ext[0].end.line, 10);
+  EXPECT_EQ(ext[0].end.col, 10);
+  EXPECT_EQ(ext[1].begin.line, 12); // the decorator's '@'
+  EXPECT_EQ(ext[1].begin.col, 1);
+  EXPECT_EQ(ext[1].end.line, 16); // the end of the triple-quoted string
+  EXPECT_EQ(ext[1].end.col, 5);
+  EXPECT_EQ(ext[2].begin.line, 19);
+  EXPECT_EQ(ext[3].begin.line, 19);
+}
