@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -79,6 +81,8 @@ inline Lowered lower(const std::shared_ptr<FunctionSource> &k, const std::vector
   l.result = lower_kernel(k, args, opts, *l.sm);
   ir::verify(*l.result.module);
   l.ir = ir::print(*l.result.module);
+  if (std::getenv("SEMA_DUMP"))
+    std::fprintf(stderr, "%s\n", l.ir.c_str());
   return l;
 }
 
