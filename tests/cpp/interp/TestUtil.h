@@ -123,6 +123,48 @@ public:
     return out;
   }
 
+  using BodyFn = std::function<std::vector<Value *>(KB &, std::vector<Value *>)>;
+
+  // Builds `body` into the block of region `r` of `o` with block arguments of `types`.
+  std::vector<Value *> in_region(ir::Op *o, unsigned r, const std::vector<Type> &types, const BodyFn &body,
+                                 OpKind term = OpKind::Yield) {
+    ir::Block *blk = o->region(r)->block();
+    std::vector<Value *> args;
+    for (const Type &t : types)
+      args.push_back(blk->add_arg(t));
+    ir::Builder saved = b;
+    b.set_insertion_point_to_end(blk);
+    std::vector<Value *> ys = body(*this, args);
+    make(term, ys, {});
+    b = saved;
+    return args;
+  }
+  static std::vector<Value *> results(ir::Op *o) {
+    std::vector<Value *> out;
+    for (size_t i = 0; i < o->num_results(); ++i)
+      out.push_back(o->result(i));
+    return out;
+  }
+  // for iv in range(lb, ub, step) with loop-carried `inits`; body gets (iv, iters...).
+  std::vector<Value *> for_loop(Value *lb, Value *ub, Value *step, std::vector<Value *> inits, const BodyFn &body) {
+    std::vector<Value *> in{lb, ub, step};
+    std::vector<Type> rts, bts{lb->type};
+    for (Value *v : inits) {
+      in.push_back(v);
+      rts.push_back(v->type);
+      bts.push_back(v->type);
+    }
+    ir::Op *o = make(OpKind::For, in, rts, {}, 1);
+    in_region(o, 0, bts, body);
+    return results(o);
+  }
+  std::vector<Value *> if_op(Value *cond, std::vector<Type> rts, const BodyFn &then_fn, const BodyFn &else_fn) {
+    ir::Op *o = make(OpKind::If, {cond}, rts, {}, 2);
+    in_region(o, 0, {}, then_fn);
+    in_region(o, 1, {}, else_fn);
+    return results(o);
+  }
+
   RunResult run(const std::vector<KernelArg> &args, const std::vector<Buffer> &bufs,
                 std::array<int64_t, 3> grid = {1, 1, 1}, int threads = 0) {
     if (!fn.entry()->terminator())
