@@ -242,12 +242,15 @@ ir::Op *make_combiner_op(Emitter &e, OpKind kind, const std::vector<Value *> &in
   for (int pass = 0; pass < 2; ++pass)
     for (Value *in : inputs)
       args.push_back(b->add_arg(in->type.element()));
-  {
+  try {
     InsertionGuard guard(e);
     e.builder().set_insertion_point_to_end(b);
     std::vector<Value *> ys = combine(args);
     TILEC_ASSERT(ys.size() == inputs.size(), "combiner yields the wrong number of values");
     e.builder().create(OpKind::Yield, ys, {}, {}, loc);
+  } catch (...) {
+    op->erase(); // leave no half-built region behind
+    throw;
   }
   return op;
 }

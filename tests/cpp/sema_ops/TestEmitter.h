@@ -16,6 +16,7 @@
 #include "frontend/sema/Operators.h"
 #include "frontend/sema/Sema.h"
 #include "ir/IR.h"
+#include "ir/Verifier.h"
 
 namespace tilec::sema::test {
 
@@ -85,6 +86,13 @@ public:
     return found;
   }
   ir::Function &function_ir() { return fn_; }
+  // Ends the body with `return` and runs the IR verifier (throws InternalError).
+  void verify() {
+    ir::Builder end(fn_.entry());
+    if (!fn_.entry()->terminator())
+      end.create(ir::OpKind::Return, {}, {}, {}, loc);
+    ir::verify(fn_);
+  }
 
   CompileOptions opts;
   SourceLoc loc{0, 7, 3};
