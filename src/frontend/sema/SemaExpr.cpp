@@ -286,8 +286,6 @@ Val Lowerer::eval_fstring(const ast::FStringExpr &e) {
       out += p.text;
       continue;
     }
-    if (p.self_documenting)
-      out += unparse(*p.expr) + "=";
     Val v = eval(*p.expr);
     if (has_tensor(v)) {
       if (!fstring_tensor_ok_)
@@ -301,7 +299,7 @@ Val Lowerer::eval_fstring(const ast::FStringExpr &e) {
     }
     char conv = p.conversion;
     if (!conv && p.self_documenting && p.format_spec.empty())
-      conv = 'r'; // f"{x=}" shows repr(x)
+      conv = 'r'; // f"{x=}" shows repr(x) (the parser emitted the "x=" text)
     if (conv == 'r' || conv == 'a')
       out += format_value(Val::string(py_repr(v)), p.format_spec, p.expr->loc);
     else if (conv == 's')

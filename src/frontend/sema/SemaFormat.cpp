@@ -1,5 +1,5 @@
 // Python's str(), repr() and format() of compile-time values, for f-strings; and a
-// small unparser for f"{expr=}".
+// small unparser that names expressions in messages.
 #include <cctype>
 #include <charconv>
 #include <cmath>

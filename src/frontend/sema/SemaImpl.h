@@ -219,7 +219,7 @@ bool is_py_number(const Val &v);                // Bool, Int or Float constexpr
 bool same_val(const Val &a, const Val &b);   // the same constexpr or the same IR value
 bool is_constexpr_annotation(const ast::Expr *annotation);
 bool contains_return(const ast::StmtList &stmts);
-std::string unparse(const ast::Expr &e); // for f"{expr=}"
+std::string unparse(const ast::Expr &e); // an expression as text, for messages
 
 // Python's format(value, spec) for numbers and strings (SemaFormat.cpp).
 std::string format_value(const Val &v, const std::string &spec, SourceLoc loc);
