@@ -26,10 +26,10 @@ const std::vector<Stage> &stages() {
   static const std::vector<Stage> list = {
       {"frontend", nullptr},                   // Sema: AST -> Tile IR
       {"canonicalize", transforms::canonicalize},
+      {"licm", transforms::licm}, // before CSE, so hoisted ops merge with their twins
       {"cse", transforms::cse},
-      {"licm", transforms::licm},
       {"dce", transforms::dce},
-      {"cleanup", transforms::canonicalize}, // fold what CSE/LICM/DCE exposed
+      {"cleanup", transforms::canonicalize}, // fold what LICM/CSE/DCE exposed
   };
   return list;
 }

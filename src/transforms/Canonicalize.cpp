@@ -122,6 +122,12 @@ private:
     if ((op.kind() == OpKind::Cast || op.kind() == OpKind::Bitcast) &&
         op.operand(0)->type == rt)
       return replace(op, op.operand(0));
+    if (op.kind() == OpKind::AddPtr) {
+      auto off = constant_value(op.operand(1));
+      if (off && off->i == 0 && op.operand(0)->type == rt)
+        return replace(op, op.operand(0));
+      return false;
+    }
     if (op.num_operands() != 2 || rt.is_ptr())
       return false;
     Value *x = op.operand(0), *y = op.operand(1);

@@ -62,7 +62,7 @@ struct ScopedEnv {
 
 TEST(Pipeline, StageNames) {
   EXPECT_EQ(stage_names(),
-            (std::vector<std::string>{"frontend", "canonicalize", "cse", "licm", "dce", "cleanup"}));
+            (std::vector<std::string>{"frontend", "canonicalize", "licm", "cse", "dce", "cleanup"}));
 }
 
 TEST(Pipeline, CompilesTheVectorAdd) {
@@ -101,7 +101,7 @@ TEST(Pipeline, StopAfterAndSelectedDumps) {
     FAIL();
   } catch (const CompileError &e) {
     EXPECT_EQ(e.message(), "unknown pipeline stage 'nonsense' (stages: frontend, canonicalize, "
-                           "cse, licm, dce, cleanup)");
+                           "licm, cse, dce, cleanup)");
   }
 }
 

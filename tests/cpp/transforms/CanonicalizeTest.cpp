@@ -273,6 +273,28 @@ TEST(Canonicalize, ZeroTripForLoopIsRemoved) {
   EXPECT_NE(run_passes(with_bounds("0", "4", "0"), {"canonicalize"}).find("for "), std::string::npos);
 }
 
+TEST(Canonicalize, AddPtrOfZero) {
+  std::string in = kernel("%p: ptr<fp32>, %t: tile<4xptr<fp32>>, %v: tile<4xfp32>",
+                          "  %0 = constant {value = 0} : i32\n"
+                          "  %1 = addptr %p, %0 : ptr<fp32>, i32 -> ptr<fp32>\n"
+                          "  %2 = load %1 : ptr<fp32> -> fp32\n"
+                          "  store %p, %2\n"
+                          "  %3 = constant {value = 0} : tile<4xi64>\n"
+                          "  %4 = addptr %t, %3 : tile<4xptr<fp32>>, tile<4xi64> -> tile<4xptr<fp32>>\n"
+                          "  store %4, %v\n"
+                          "  %5 = constant {value = 1} : i32\n"
+                          "  %6 = addptr %p, %5 : ptr<fp32>, i32 -> ptr<fp32>\n"
+                          "  store %6, %2\n");
+  EXPECT_EQ(run_passes(in, {"canonicalize"}),
+            kernel("%p: ptr<fp32>, %t: tile<4xptr<fp32>>, %v: tile<4xfp32>",
+                   "  %0 = load %p : ptr<fp32> -> fp32\n"
+                   "  store %p, %0\n"
+                   "  store %t, %v\n"
+                   "  %1 = constant {value = 1} : i32\n"
+                   "  %2 = addptr %p, %1 : ptr<fp32>, i32 -> ptr<fp32>\n"
+                   "  store %2, %0\n"));
+}
+
 TEST(Canonicalize, SideEffectsStay) {
   std::string in = kernel("%p: ptr<i32>",
                           "  %0 = load %p : ptr<i32> -> i32\n"
