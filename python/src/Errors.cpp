@@ -1,5 +1,7 @@
 // C++ exceptions -> tilec's Python exceptions. User errors keep their location as
 // attributes; internal errors say plainly that they are tilec's bugs.
+#include <nanobind/stl/string.h>
+
 #include <exception>
 
 #include "Bindings.h"

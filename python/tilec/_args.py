@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from . import _C
 from .language import core
 
 _INT32_MIN, _INT32_END = -(1 << 31), 1 << 31
@@ -126,6 +127,15 @@ def _ckey(v):
     return (type(v).__name__, v)
 
 
+def _wire(v):
+    """A constexpr value in the form _C.compile takes (dtypes as DTypeRef)."""
+    if isinstance(v, tuple):
+        return tuple(_wire(e) for e in v)
+    if isinstance(v, core.dtype):
+        return _C.DTypeRef(v.ir_type)
+    return v
+
+
 def constexpr_value(name: str, v):
     """The host value of a constexpr argument, checked to be one the compiler accepts."""
     if isinstance(v, core.constexpr):
@@ -205,7 +215,7 @@ def _scalar(name, v, dt):
 def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=None):
     if is_constexpr:
         v = constexpr_value(name, v)
-        return ("c", _ckey(v)), ("constexpr", v), None
+        return ("c", _ckey(v)), ("constexpr", _wire(v)), None
     if typed is not None:
         kind, dt = typed
         if kind == "scalar":
@@ -237,7 +247,7 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
         return ("f",), ("float", "fp32"), float(v)
     if isinstance(v, core.constexpr):
         cv = constexpr_value(name, v)
-        return ("c", _ckey(cv)), ("constexpr", cv), None
+        return ("c", _ckey(cv)), ("constexpr", _wire(cv)), None
     arr = array_arg(name, v)
     if arr is not None:
         return ("p", arr.dtype, arr.aligned), ("pointer", (arr.dtype, arr.aligned)), arr

@@ -253,6 +253,13 @@ def is_constexpr_annotation(annotation) -> bool:
     return False
 
 
+class PropagateNan:
+    """How tl.maximum / tl.minimum treat NaN: NONE (the non-NaN operand wins) or ALL."""
+
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
 class tensor:
     """The type of a value inside a kernel. On the host it is only a name: kernels are
     compiled from source, never executed by Python."""
