@@ -44,6 +44,20 @@ CallArgs Lowerer::eval_call_args(const ast::CallExpr &e) {
 }
 
 Val Lowerer::eval_call(const ast::CallExpr &e) {
+  if (e.func->kind == ast::ExprKind::Name) { // clearer messages for what the caller could not pass
+    const std::string &name = static_cast<const ast::NameExpr &>(*e.func).id;
+    const auto &unsupported = frame().fn->src->unsupported_globals;
+    auto it = unsupported.find(name);
+    if (it != unsupported.end() && !frame().scope.count(name) &&
+        !frame().fn->src->globals.count(name)) {
+      if (it->second.rfind("function", 0) == 0)
+        throw CompileError(e.func->loc, "calling non-@jit function '" + name +
+                                            "' is not supported (decorate it with @jit)");
+      if (it->second.rfind("recursive", 0) == 0)
+        throw CompileError(e.loc, "recursive call to '" + name +
+                                      "' is not supported (@jit functions are inlined)");
+    }
+  }
   Val f = eval(*e.func);
   // static_print shows tensors' types, so its f-strings may name tensors.
   bool printing = f.kind == Val::Kind::Builtin && f.str == "static_print";

@@ -63,6 +63,10 @@ Val Lowerer::lookup(const std::string &name, SourceLoc loc) {
   const auto &globals = frame().fn->src->globals;
   if (auto it = globals.find(name); it != globals.end())
     return it->second;
+  const auto &unsupported = frame().fn->src->unsupported_globals;
+  if (auto it = unsupported.find(name); it != unsupported.end())
+    throw CompileError(loc, "global '" + name + "' is a " + it->second +
+                                " and cannot be used in a kernel");
   if (name == "range" || is_python_builtin(name))
     return Val::builtin(std::string(kPyBuiltinPrefix) + name);
   throw CompileError(loc, "name '" + name + "' is not defined");

@@ -193,3 +193,32 @@ TEST(SemaCall, RecursionIsAnError) {
 
 } // namespace
 } // namespace tilec::sema::test
+
+namespace tilec::sema::test {
+namespace {
+
+TEST(SemaCall, UnsupportedGlobalsAreNamed) {
+  auto f = make_fn("k", R"(def k(X):
+    y = helper(1)
+    tl.store(X, y)
+)");
+  f->unsupported_globals["helper"] = "function (not a @jit function)";
+  Diag d = lower_error(f, {ptr()});
+  EXPECT_EQ(d.message, "calling non-@jit function 'helper' is not supported (decorate it with @jit)");
+  EXPECT_EQ(d.line, 2);
+  EXPECT_EQ(d.col, 9);
+
+  auto g = make_fn("k", "def k(X):\n    tl.store(X, arr + 1)\n");
+  g->unsupported_globals["arr"] = "value of type numpy.ndarray";
+  d = lower_error(g, {ptr()});
+  EXPECT_EQ(d.message, "global 'arr' is a value of type numpy.ndarray and cannot be used in a kernel");
+  EXPECT_EQ(d.col, 17);
+
+  auto r = make_fn("k", "def k(X):\n    again(X)\n");
+  r->unsupported_globals["again"] = "recursive @jit function 'again'";
+  d = lower_error(r, {ptr()});
+  EXPECT_EQ(d.message, "recursive call to 'again' is not supported (@jit functions are inlined)");
+}
+
+} // namespace
+} // namespace tilec::sema::test
