@@ -59,14 +59,6 @@ Val Lowerer::eval_call(const ast::CallExpr &e) {
     }
   }
   Val f = eval(*e.func);
-  // static_print shows tensors' types, so its f-strings may name tensors.
-  bool printing = f.kind == Val::Kind::Builtin && f.str == "static_print";
-  struct Count {
-    int &n;
-    bool on;
-    ~Count() { n -= on; }
-  } count{fstring_tensor_ok_, printing};
-  fstring_tensor_ok_ += printing;
   CallArgs args = eval_call_args(e);
   return call_value(f, std::move(args), *e.func);
 }

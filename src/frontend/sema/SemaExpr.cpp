@@ -291,16 +291,12 @@ Val Lowerer::eval_fstring(const ast::FStringExpr &e) {
       continue;
     }
     Val v = eval(*p.expr);
-    if (has_tensor(v)) {
-      if (!fstring_tensor_ok_)
-        throw CompileError(p.expr->loc,
-                           "an f-string can only format compile-time values, but '" +
-                               unparse(*p.expr) + "' is a tensor of type " + value_type_str(v) +
-                               " (use tl.device_print to print tensors at run time)");
-      // static_print shows a tensor's type, as Triton's static_print does.
-      out += format_value(Val::string(value_type_str(v)), p.format_spec, p.expr->loc);
-      continue;
-    }
+    if (has_tensor(v)) // Triton's rule, in static_print too (whose plain arguments may be tensors)
+      throw CompileError(p.expr->loc,
+                         "an f-string can only format compile-time values, but '" +
+                             unparse(*p.expr) + "' is a tensor of type " + value_type_str(v) +
+                             " (pass it to tl.static_print as an argument to see its type, or "
+                             "use tl.device_print to print its values at run time)");
     char conv = p.conversion;
     if (!conv && p.self_documenting && p.format_spec.empty())
       conv = 'r'; // f"{x=}" shows repr(x) (the parser emitted the "x=" text)

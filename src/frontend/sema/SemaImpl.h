@@ -177,7 +177,6 @@ public:
   SourceManager &sm_;
   std::string static_out_;
   int dry_run_depth_ = 0;
-  int fstring_tensor_ok_ = 0; // evaluating static_print's arguments
   std::map<const FunctionSource *, std::unique_ptr<ParsedFunction>> parsed_;
   std::vector<Frame *> frames_;
 };

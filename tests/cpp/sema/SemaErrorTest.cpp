@@ -56,8 +56,9 @@ const ErrorCase kCases[] = {
      2, 5},
     {"store_attribute", "    X.foo = 1\n", "assignment to an attribute is not supported", 1, 5},
     {"fstring_tensor", "    tl.device_print(f\"{n}\")\n",
-     "an f-string can only format compile-time values, but 'n' is a tensor of type int32 (use "
-     "tl.device_print to print tensors at run time)",
+     "an f-string can only format compile-time values, but 'n' is a tensor of type int32 (pass "
+     "it to tl.static_print as an argument to see its type, or use tl.device_print to print its "
+     "values at run time)",
      1, 24},
     {"unpack_count", "    a, b = 1, 2, 3\n", "too many values to unpack (expected 2)", 1, 5},
     {"unpack_non_tuple", "    a, b = n\n", "cannot unpack non-tuple value of type tensor", 1, 5},
