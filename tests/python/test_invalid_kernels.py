@@ -494,6 +494,62 @@ def k_bitcast_width(X):
     tl.store(X + tl.arange(0, 4), x.to(tl.int16, bitcast=True))  # ERR:bitcast_width
 
 
+@triton.jit
+def _callee_mixed_returns(x):
+    if x > 0:  # ERR:callee_returns/alt
+        return 1  # ERR:callee_returns/alt
+    return 2.5  # ERR:callee_returns
+
+
+@triton.jit
+def k_defined_in_one_branch(X):
+    pid = tl.program_id(0)
+    if pid == 0:
+        only_then = 1.0  # ERR:one_branch/alt
+    tl.store(X, only_then)  # ERR:one_branch
+
+
+@triton.jit
+def k_range_float_bound(X):
+    for i in range(2.5):  # ERR:range_float
+        tl.store(X + i, 1.0)
+
+
+@triton.jit
+def k_arange_reversed(X):
+    tl.store(X + tl.arange(4, 2), 1.0)  # ERR:arange_reversed
+
+
+@triton.jit
+def k_dot_mixed_dtypes(X):
+    a = tl.zeros((16, 16), tl.int8)
+    b = tl.zeros((16, 16), tl.float16)
+    c = tl.dot(a, b)  # ERR:dot_dtypes
+    tl.store(X + tl.arange(0, 16), tl.sum(c, axis=1).to(tl.float32))
+
+
+@triton.jit
+def k_static_assert_runtime(X):
+    x = tl.load(X)
+    tl.static_assert(x > 0)  # ERR:static_assert_runtime
+
+
+@triton.jit
+def k_atomic_and_float(X):
+    tl.atomic_and(X, 1.0)  # ERR:atomic_and_float
+
+
+@triton.jit
+def k_callee_mixed_returns(X):
+    tl.store(X, _callee_mixed_returns(tl.load(X)))
+
+
+@triton.jit
+def k_mask_shape(X):
+    offs = tl.arange(0, 8)
+    tl.store(X + offs, 1.0, mask=tl.arange(0, 4) < 2)  # ERR:mask_shape
+
+
 F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
 
 CASES = [
@@ -591,6 +647,17 @@ CASES = [
      [r"(?i)unsigned"]),
     (k_scalar_out_of_range, lambda: [np.zeros(4, np.int8)], {}, "scalar_range", ["300"]),
     (k_bitcast_width, lambda: [F32()], {}, "bitcast_width", [r"(?i)bitcast|size|width|bits"]),
+    (k_defined_in_one_branch, lambda: [F32()], {}, "one_branch", ["only_then"]),
+    (k_range_float_bound, lambda: [F32()], {}, "range_float", [r"(?i)int|float|fp32"]),
+    (k_arange_reversed, lambda: [F32()], {}, "arange_reversed",
+     [r"(?i)arange|start|end|greater"]),
+    (k_dot_mixed_dtypes, lambda: [F32()], {}, "dot_dtypes", [r"(?i)type"]),
+    (k_static_assert_runtime, lambda: [F32()], {}, "static_assert_runtime",
+     [r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_atomic_and_float, lambda: [F32()], {}, "atomic_and_float",
+     [r"(?i)integer|float|fp32|type"]),
+    (k_callee_mixed_returns, lambda: [F32()], {}, "callee_returns", [r"(?i)type|return"]),
+    (k_mask_shape, lambda: [F32()], {}, "mask_shape", [r"(?i)broadcast|shape|compatible"]),
 ]
 
 

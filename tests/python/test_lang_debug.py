@@ -43,6 +43,22 @@ def test_device_print_float_tile_format(capfd):
     assert Counter(_lines(out)) == want, out
 
 
+@pytest.mark.parametrize("dt,vals,fmt", [
+    (np.int8, [-128, -1, 0, 127], "{}"),
+    (np.uint8, [0, 128, 200, 255], "{}"),
+    (np.uint32, [2**31, 2**31 + 1, 2**32 - 1, 5], "{}"),
+    (np.int64, [-2**40, 2**62, -1, 0], "{}"),
+    (np.float16, [1.5, -2.25, 65504, 0.0], "{:f}"),
+    (np.float64, [0.1, -1e10, 3.25, 1e-7], "{:f}"),
+])
+def test_device_print_dtypes(capfd, dt, vals, fmt):
+    x = np.array(vals, dt)
+    _print_tile[(1,)](x, N=4)
+    out = capfd.readouterr().out
+    want = Counter(f"pid (0, 0, 0) idx ({i}) x: " + fmt.format(v.item()) for i, v in enumerate(x))
+    assert Counter(_lines(out)) == want, out
+
+
 def test_device_print_content_ignoring_padding(capfd):
     """The same as above with whitespace squeezed: what is printed, not how it is padded."""
     x = np.arange(128, dtype=np.int32)
