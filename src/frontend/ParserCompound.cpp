@@ -67,7 +67,7 @@ StmtPtr ParserImpl::parse_def(std::vector<ExprPtr> decorators) {
   s->decorators = std::move(decorators);
   s->name = expect_name("a function name after 'def'");
   expect_op("(", "after the function name");
-  parse_params(s->params, true, ")");
+  parse_params(s->params);
   expect_op(")", "to close the parameter list");
   if (accept_op("->"))
     s->returns = parse_expression();
@@ -76,9 +76,9 @@ StmtPtr ParserImpl::parse_def(std::vector<ExprPtr> decorators) {
   return s;
 }
 
-// Parameters of a def (up to `close`) or of a lambda (up to ':', no annotations).
-void ParserImpl::parse_params(std::vector<Param> &params, bool allow_annotations,
-                              const char *close) {
+// Parameters of a def, up to its ')'.
+void ParserImpl::parse_params(std::vector<Param> &params) {
+  const char *close = ")";
   bool kw_only = false, seen_default = false, seen_kwargs = false, seen_slash = false;
   std::set<std::string> names;
   while (!at_op(close)) {
@@ -113,7 +113,7 @@ void ParserImpl::parse_params(std::vector<Param> &params, bool allow_annotations
       p.name = expect_name("a parameter name");
       if (!names.insert(p.name).second)
         error(p.loc, "duplicate argument '" + p.name + "' in function definition");
-      if (allow_annotations && accept_op(":"))
+      if (accept_op(":"))
         p.annotation = parse_expression();
       if (at_op("=")) {
         if (p.kind == Param::Kind::VarArgs || p.kind == Param::Kind::KwArgs)

@@ -493,9 +493,8 @@ void ParserImpl::reject_braces() {
   const char *what = "dict literal";
   if (!at_op("}") && !at_op("**")) {
     ExprPtr first = at_op("*") ? parse_star_expression() : parse_named_expression();
-    graveyard_.push_back(std::move(first));
     if (accept_op(":")) {
-      graveyard_.push_back(parse_expression());
+      ExprPtr value = parse_expression();
       what = at_kw("for") || at_kw("async") ? "dict comprehension" : "dict literal";
     } else {
       what = at_kw("for") || at_kw("async") ? "set comprehension" : "set literal";

@@ -48,8 +48,7 @@ private:
   ast::StmtPtr parse_import();
   ast::StmtPtr parse_from_import();
   ast::StmtPtr parse_def(std::vector<ast::ExprPtr> decorators);
-  void parse_params(std::vector<ast::Param> &params, bool allow_annotations,
-                    const char *close);
+  void parse_params(std::vector<ast::Param> &params);
   ast::StmtPtr parse_if(bool is_elif);
   ast::StmtPtr parse_for();
   ast::StmtPtr parse_while();
@@ -121,10 +120,9 @@ private:
   int depth_ = 0;
   size_t i_ = 0;
   bool lenient_ = false;
-  // Keyed by node address: cleared per top-level statement, and discarded nodes
-  // (lambda bodies) are kept alive in graveyard_ so addresses stay unique.
+  // Keyed by node address; cleared per top-level statement (nodes of a failed
+  // statement are gone by then).
   std::unordered_map<const ast::Expr *, SourceLoc> paren_start_;
-  std::vector<ast::ExprPtr> graveyard_;
   std::vector<std::pair<size_t, size_t>> spans_;
 };
 

@@ -171,3 +171,26 @@ TEST(ParserExpr, MultiLineExpressions) {
   EXPECT_EQ(expr("(a +\n b)"), "(+ a b)");
   EXPECT_EQ(expr("a + \\\n b"), "(+ a b)");
 }
+
+TEST(AstSymbols, EveryOperatorHasItsPythonSpelling) {
+  using ast::BinOp;
+  using ast::CmpOp;
+  using ast::UnaryOp;
+  const std::pair<BinOp, const char *> bins[] = {
+      {BinOp::Add, "+"},     {BinOp::Sub, "-"},     {BinOp::Mul, "*"},     {BinOp::Div, "/"},
+      {BinOp::FloorDiv, "//"}, {BinOp::Mod, "%"},   {BinOp::Pow, "**"},    {BinOp::MatMul, "@"},
+      {BinOp::LShift, "<<"}, {BinOp::RShift, ">>"}, {BinOp::BitAnd, "&"},  {BinOp::BitOr, "|"},
+      {BinOp::BitXor, "^"}};
+  for (auto [op, s] : bins)
+    EXPECT_STREQ(ast::binop_symbol(op), s);
+  EXPECT_STREQ(ast::unaryop_symbol(UnaryOp::Neg), "-");
+  EXPECT_STREQ(ast::unaryop_symbol(UnaryOp::Pos), "+");
+  EXPECT_STREQ(ast::unaryop_symbol(UnaryOp::Invert), "~");
+  EXPECT_STREQ(ast::unaryop_symbol(UnaryOp::Not), "not");
+  const std::pair<CmpOp, const char *> cmps[] = {
+      {CmpOp::Eq, "=="}, {CmpOp::NotEq, "!="}, {CmpOp::Lt, "<"},     {CmpOp::LtE, "<="},
+      {CmpOp::Gt, ">"},  {CmpOp::GtE, ">="},   {CmpOp::Is, "is"},    {CmpOp::IsNot, "is not"},
+      {CmpOp::In, "in"}, {CmpOp::NotIn, "not in"}};
+  for (auto [op, s] : cmps)
+    EXPECT_STREQ(ast::cmpop_symbol(op), s);
+}
