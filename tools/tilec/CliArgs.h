@@ -1,0 +1,49 @@
+// Argument handling of `tilec ir`: the AOT-style signature string, --constexpr values,
+// and binding both to a kernel's parameters. Kept apart from the commands so it can be
+// tested on its own.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "frontend/sema/Sema.h"
+
+namespace tilec::cli {
+
+// A mistake in the command line: printed as "tilec: <message>", exit code 2.
+class UsageError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// One signature entry: `*fp32` (pointer), `*fp16:16` (16-byte aligned pointer), `i32`,
+// `i64`, `i32:16` (divisible by 16), `i32:1` (equal to 1, specialised away), `fp32`,
+// `i1`. Dtypes may be spelled as in Tile IR (fp16) or as in Triton (float16).
+sema::ArgSpec parse_signature_entry(std::string_view entry);
+// Comma-separated entries (spaces allowed); an empty string has no entries.
+std::vector<sema::ArgSpec> parse_signature(std::string_view sig);
+
+// A --constexpr value: an int (123, -4, 0x10), a float (1.5, 1e-3, inf), True/False,
+// None, a dtype (float16, tl.float16, fp16), a quoted string, or else the text as a string.
+sema::Val parse_constexpr_value(std::string_view text);
+
+// A kernel parameter as the CLI sees it.
+struct KernelParam {
+  std::string name;
+  bool constexpr_annotated = false;
+  std::optional<sema::Val> default_value; // a literal default, when it has one
+};
+
+// One ArgSpec per parameter: parameters named by --constexpr (or annotated constexpr
+// with a literal default) take constexpr values; the others take the signature's
+// entries in order. Throws UsageError naming the problem.
+std::vector<sema::ArgSpec>
+bind_arguments(const std::string &kernel, const std::vector<KernelParam> &params,
+               const std::vector<sema::ArgSpec> &signature,
+               const std::vector<std::pair<std::string, std::string>> &constexprs);
+
+} // namespace tilec::cli
