@@ -1,5 +1,6 @@
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "TestUtil.h"
 
@@ -225,4 +226,60 @@ TEST(Dot, Fp16Fp32AndInt8) {
   auto e = run_dot<float, float>(DType::F32, DType::F32, 8, 8, 8, one, one, "ieee");
   EXPECT_EQ(t[0], 9.0f);
   EXPECT_GT(e[0], 9.0f);
+}
+
+TEST(Dot, BatchedBf16IntoFp16Accumulator) {
+  // [2,4,8] x [2,8,4] + acc, bf16 inputs, fp16 accumulator (rounded once at the end).
+  const int64_t B = 2, M = 4, K = 8, N = 4;
+  KB kb;
+  auto *pa = kb.arg(ptr(DType::BF16), "a"), *pb = kb.arg(ptr(DType::BF16), "b"), *pc = kb.arg(ptr(DType::F16), "c");
+  auto *a = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pa, kb.arange(B * M * K)))}, tile(DType::BF16, {B, M, K}));
+  auto *b = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pb, kb.arange(B * K * N)))}, tile(DType::BF16, {B, K, N}));
+  auto *c = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pc, kb.arange(B * M * N)))}, tile(DType::F16, {B, M, N}));
+  auto *d = kb.op(OpKind::Dot, {a, b, c}, c->type);
+  kb.store(kb.addptr(pc, kb.arange(B * M * N)), kb.op(OpKind::Reshape, {d}, tile(DType::F16, {B * M * N})));
+  std::vector<uint16_t> av(B * M * K), bv(B * K * N), cv(B * M * N);
+  for (size_t i = 0; i < av.size(); ++i)
+    av[i] = bf(0.25 * double(int(i % 7) - 3));
+  for (size_t i = 0; i < bv.size(); ++i)
+    bv[i] = bf(0.5 * double(int(i % 5) - 2));
+  for (size_t i = 0; i < cv.size(); ++i)
+    cv[i] = h(double(i));
+  std::vector<uint16_t> c0 = cv;
+  kb.run({parg(av), parg(bv), parg(cv)}, {buf(av, "a"), buf(bv, "b"), buf(cv, "c")});
+  for (int64_t bi = 0; bi < B; ++bi)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        float s = f16(c0[(bi * M + i) * N + j]);
+        for (int64_t k = 0; k < K; ++k)
+          s += bf16_to_float(av[(bi * M + i) * K + k]) * bf16_to_float(bv[(bi * K + k) * N + j]);
+        EXPECT_EQ(cv[(bi * M + i) * N + j], fp16_from_float(s)) << bi << " " << i << " " << j;
+      }
+}
+
+TEST(Executable, ReusedAcrossLaunchesAndHostThreads) {
+  KB kb;
+  auto *p = kb.arg(ptr(DType::I32), "p");
+  auto *v = kb.arg(scalar(DType::I32), "v");
+  auto *offs = kb.bin(OpKind::Add, kb.splat(kb.bin(OpKind::Mul, kb.pid(0), kb.cst(scalar(DType::I32), 8)), {8}),
+                      kb.arange(8));
+  kb.store(kb.addptr(p, offs), kb.bin(OpKind::Add, offs, kb.splat(v, {8})));
+  kb.ret();
+  Executable exe(kb.fn);
+  std::vector<std::vector<int32_t>> outs(4, std::vector<int32_t>(64));
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        LaunchOptions o;
+        o.grid = {8, 1, 1};
+        o.num_threads = 2;
+        exe.run({parg(outs[t]), KernelArg::integer(t * 100 + rep)}, {buf(outs[t], "p")}, o, kb.sm);
+      }
+    });
+  for (auto &t : ts)
+    t.join();
+  for (int t = 0; t < 4; ++t)
+    for (int i = 0; i < 64; ++i)
+      ASSERT_EQ(outs[t][i], i + t * 100 + 19);
 }
