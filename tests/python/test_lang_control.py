@@ -511,3 +511,118 @@ def test_kernel_reused_with_different_argument_types():
         z = np.zeros(8, dt)
         k[(1,)](x, z, N=8)
         np.testing.assert_array_equal(z, x * 2)
+
+
+def test_runtime_ternary():
+    @triton.jit
+    def k(Z):
+        pid = tl.program_id(0)
+        a = pid * 10 if pid > 1 else pid - 10  # run-time condition: both sides are int32
+        b = tl.arange(0, 4) if pid % 2 == 0 else tl.arange(0, 4) * 2
+        tl.store(Z + pid, a)
+        tl.store(Z + 4 + pid * 4 + tl.arange(0, 4), b)
+
+    z = np.zeros(20, np.int32)
+    k[(4,)](z)
+    np.testing.assert_array_equal(z[:4], [-10, -9, 20, 30])
+    r = np.arange(4)
+    np.testing.assert_array_equal(z[4:], np.concatenate([r, 2 * r, r, 2 * r]))
+
+
+def test_python_builtins_on_constexprs():
+    @triton.jit
+    def k(Z, N: tl.constexpr):
+        x = tl.zeros((2, N), tl.float32)
+        tl.static_assert(len(x.shape) == 2)
+        tl.static_assert(x.shape[-1] == N)
+        tl.static_assert(abs(-3) == 3)
+        tl.static_assert(int(2.7) == 2)
+        tl.static_assert(float(3) == 3.0)
+        tl.static_assert(min(N, 4) == 4)
+        tl.static_assert(max(1, 2, 3) == 3)
+        tl.static_assert((N > 4) and (N < 16))
+        tl.static_assert(not (N == 3))
+        tl.static_assert(N ** 2 == 64)
+        tl.static_assert(-7 // 2 == -4 and 7.5 // 2 == 3.0)
+        s = 0
+        for i in tl.static_range(min(N, 4)):
+            s += i
+        tl.store(Z, s)
+
+    z = np.zeros(1, np.int32)
+    k[(1,)](z, N=8)
+    assert z[0] == 6
+
+
+def test_isinstance_in_kernel():
+    @triton.jit
+    def k(Z, N: tl.constexpr, F: tl.constexpr):
+        tl.static_assert(isinstance(N, int))
+        tl.static_assert(not isinstance(F, int))
+        tl.store(Z, N)
+
+    z = np.zeros(1, np.int32)
+    k[(1,)](z, N=8, F=1.5)
+    assert z[0] == 8
+
+
+def test_none_indexing_forms():
+    @triton.jit
+    def k(Z, N: tl.constexpr):
+        r = tl.arange(0, N)
+        a = r[None]  # [1, N]
+        b = r[:, None, None]  # [N, 1, 1]
+        tl.static_assert(a.shape[0] == 1)
+        tl.static_assert(len(b.shape) == 3)
+        c = tl.sum(tl.sum(b, axis=2), axis=1)  # [N]
+        tl.store(Z + r[None, :], a + c[None, :])
+
+    z = np.zeros(8, np.int32)
+    k[(1,)](z, N=8)
+    np.testing.assert_array_equal(z, 2 * np.arange(8))
+
+
+@triton.jit(noinline=True)
+def _noinline_helper(x):
+    return x * 3
+
+
+@triton.jit(do_not_specialize=["n"])
+def _dns_kernel(Z, n):
+    tl.store(Z, _noinline_helper(n))
+
+
+def test_jit_decorator_options():
+    z = np.zeros(1, np.int32)
+    _dns_kernel[(1,)](z, 1)
+    assert z[0] == 3
+    _dns_kernel[(1,)](z, 16)
+    assert z[0] == 48
+
+
+def test_augmented_assignment_forms():
+    @triton.jit
+    def k(X, Z):
+        p = X + 4
+        p -= 2
+        v = tl.load(p)  # X[2]
+        v *= 3
+        v -= 1
+        v //= 2
+        v %= 7
+        v <<= 2
+        v |= 1
+        v ^= 8
+        v &= 0xFF
+        v >>= 1
+        tl.store(Z, v)
+
+    x = np.arange(8, dtype=np.int32) + 10  # X[2] = 12
+    z = np.zeros(1, np.int32)
+    k[(1,)](x, z)
+    v = 12 * 3 - 1
+    v = v // 2
+    v = v % 7
+    v = ((v << 2) | 1) ^ 8
+    v = (v & 0xFF) >> 1
+    assert z[0] == v

@@ -318,3 +318,21 @@ def test_if_inside_loop_merges_tiles():
     for i in range(7):
         acc = acc + 1 if i % 3 == 0 else (acc * 2 if i % 3 == 1 else acc - np.arange(4))
     np.testing.assert_array_equal(z, acc)
+
+
+def test_literal_types_by_magnitude():
+    """Triton types an int literal int32, then uint32, int64, uint64 by magnitude."""
+    @triton.jit
+    def k(Z, U):
+        a = tl.full([1], 2147483647, tl.int64) * 0 + 2147483648  # uint32 literal
+        tl.store(Z + tl.arange(0, 1), a)
+        tl.store(Z + 1, 4294967296)  # int64 literal
+        tl.store(U, 18446744073709551615)  # uint64 literal (2**64 - 1)
+        u = tl.load(U + 1 + tl.arange(0, 1))
+        tl.store(U + 1 + tl.arange(0, 1), u + 9223372036854775808)
+
+    z = np.zeros(2, np.int64)
+    u = np.array([0, 5], np.uint64)
+    k[(1,)](z, u)
+    np.testing.assert_array_equal(z, [2**31, 2**32])
+    np.testing.assert_array_equal(u, np.array([2**64 - 1, 2**63 + 5], np.uint64))
