@@ -336,3 +336,42 @@ def test_literal_types_by_magnitude():
     k[(1,)](z, u)
     np.testing.assert_array_equal(z, [2**31, 2**32])
     np.testing.assert_array_equal(u, np.array([2**64 - 1, 2**63 + 5], np.uint64))
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_half_precision_rounds_every_operation(dt):
+    """Each fp16 / bf16 operation rounds to its format: a chain is not computed in fp32
+    and rounded once at the end."""
+    from lang_util import convert, from_storage, load_src, round_bf16, store_src, to_storage
+    k = jit_from_source(f"""
+        @triton.jit
+        def kernel(X, Y, W, Z, N: tl.constexpr):
+            offs = tl.arange(0, N)
+            x = {load_src("X + offs", dt)}
+            y = {load_src("Y + offs", dt)}
+            w = {load_src("W + offs", dt)}
+            r = (x * y + w) - x * y
+            s = x + w + w + w
+            tl.static_assert(r.dtype == tl.{dt})
+            {store_src("Z + offs", "r", dt)}
+            {store_src("Z + N + offs", "s", dt)}
+        """)
+    rng = np.random.default_rng(64)
+    x = convert((rng.random(N) * 200 + 50).astype(np.float32), "float32", dt)
+    y = convert((rng.random(N) * 3 + 1).astype(np.float32), "float32", dt)
+    w = convert((rng.random(N) * 0.5).astype(np.float32), "float32", dt)
+    z = np.zeros(2 * N, np.uint16 if dt == "bfloat16" else np.float16)
+    k[(1,)](to_storage(x, dt), to_storage(y, dt), to_storage(w, dt), z, N=N)
+    if dt == "float16":
+        r = (x * y + w) - x * y
+        s = x + w + w + w
+    else:
+        rb = round_bf16
+        xy = rb(x * y)
+        r = rb(rb(xy + w) - xy)
+        s = rb(rb(rb(x + w) + w) + w)
+    np.testing.assert_array_equal(from_storage(z[:N], dt), r)
+    np.testing.assert_array_equal(from_storage(z[N:], dt), s)
+    # and the fp32 result differs for most elements: the test can tell
+    exact = (x.astype(np.float64) * y + w) - x.astype(np.float64) * y
+    assert (np.asarray(r, np.float64) != exact).sum() > N // 4

@@ -348,3 +348,58 @@ def test_associative_scan_tuple():
         hs.append(h)
     np.testing.assert_array_equal(za, np.cumprod(a))
     np.testing.assert_array_equal(zb, hs)
+
+
+@pytest.mark.parametrize("dt", ["uint32", "uint64", "int64", "uint8", "int16"])
+def test_reduce_integer_types_compare_correctly(dt):
+    """max / min / argmax / argmin use the type's own order (unsigned above 2**31 too)."""
+    k = jit_from_source(f"""
+        @triton.jit
+        def kernel(X, Z, I, N: tl.constexpr):
+            x = tl.load(X + tl.arange(0, N))
+            tl.store(Z + 0, tl.max(x, axis=0).to(tl.{dt}))
+            tl.store(Z + 1, tl.min(x, axis=0).to(tl.{dt}))
+            tl.store(Z + 2, tl.sum(x, axis=0).to(tl.{dt}))
+            tl.store(Z + 3, tl.xor_sum(x, axis=0))
+            tl.store(I + 0, tl.argmax(x, axis=0))
+            tl.store(I + 1, tl.argmin(x, axis=0))
+        """)
+    info = np.iinfo(np.dtype(dt))
+    rng = np.random.default_rng(65)
+    x = rng.integers(info.min, info.max, 16, dtype=np.dtype(dt), endpoint=True)
+    x[5] = info.max
+    x[9] = info.min
+    z = np.zeros(4, np.dtype(dt))
+    i = np.zeros(2, np.int32)
+    k[(1,)](x, z, i, N=16)
+    acc = np.zeros(1, np.dtype(dt))
+    with np.errstate(over="ignore"):
+        for v in x:
+            acc = (acc + v).astype(np.dtype(dt))
+    np.testing.assert_array_equal(z, [x.max(), x.min(), acc[0], np.bitwise_xor.reduce(x)])
+    np.testing.assert_array_equal(i, [5, 9])
+
+
+def test_reduce_half_types():
+    @triton.jit
+    def k(H, B, Z, I, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        h = tl.load(H + offs)
+        b = tl.load(B + offs).to(tl.bfloat16, bitcast=True)
+        mb = tl.max(b, axis=0)
+        tl.static_assert(mb.dtype == tl.float32)  # bf16 max/min are computed in fp32
+        tl.store(Z + 0, mb)
+        tl.store(Z + 1, tl.min(h, axis=0))
+        tl.store(I + 0, tl.argmax(h, axis=0))
+        tl.store(I + 1, tl.argmin(b, axis=0))
+        cb = tl.cumsum(b, axis=0)
+        tl.static_assert(cb.dtype == tl.float32)
+        tl.store(Z + 2, tl.sum(cb, axis=0))
+
+    from lang_util import f32_to_bf16_bits
+    h = np.array([1.5, -2.0, 7.25, 7.25, 0.0, -3.5, 2.0, 1.0], np.float16)
+    bv = np.array([0.5, 4.0, -8.0, 3.0, 4.0, 1.0, -8.0, 2.0], np.float32)
+    z, i = np.zeros(3, np.float32), np.zeros(2, np.int32)
+    k[(1,)](h, f32_to_bf16_bits(bv), z, i, N=8)
+    np.testing.assert_array_equal(z, [4.0, -3.5, np.cumsum(bv).sum()])
+    np.testing.assert_array_equal(i, [2, 2])
