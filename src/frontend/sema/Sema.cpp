@@ -165,7 +165,7 @@ Val Lowerer::call_function(const Val &fn, std::vector<Val> args, SourceLoc loc) 
 }
 
 void Lowerer::static_print(const std::string &text) {
-  if (dry_run_depth_ > 0) // a loop body's trial lowering must not print twice
+  if (dry_run_depth_ > 0 || quiet_ > 0) // trial runs and copies must not print twice
     return;
   static_out_ += text;
   static_out_ += '\n';

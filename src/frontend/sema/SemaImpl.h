@@ -49,6 +49,9 @@ struct Cont {
   const ast::StmtList *stmts = nullptr;
   size_t start = 0;
   const Cont *next = nullptr;
+  // Set once one branch has lowered it: the other branch's copy prints nothing, so
+  // static_print output appears once, as in Triton.
+  mutable bool lowered = false;
 };
 
 // How a statement sequence ended: by `return` (with its value) or by falling off.
@@ -176,7 +179,8 @@ public:
   CompileOptions opts_;
   SourceManager &sm_;
   std::string static_out_;
-  int dry_run_depth_ = 0;
+  int dry_run_depth_ = 0; // lowering a loop body on trial
+  int quiet_ = 0;         // lowering a second copy of a continuation
   std::map<const FunctionSource *, std::unique_ptr<ParsedFunction>> parsed_;
   std::vector<Frame *> frames_;
 };

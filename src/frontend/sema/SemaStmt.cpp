@@ -37,9 +37,14 @@ Exit Lowerer::lower_seq(const ast::StmtList &stmts, size_t start, const Cont *ne
     }
     lower_stmt(s);
   }
-  if (next)
-    return lower_seq(*next->stmts, next->start, next->next);
-  return Exit{};
+  if (!next)
+    return Exit{};
+  bool copy = next->lowered;
+  next->lowered = true;
+  quiet_ += copy;
+  Exit x = lower_seq(*next->stmts, next->start, next->next);
+  quiet_ -= copy;
+  return x;
 }
 
 void Lowerer::lower_stmt(const ast::Stmt &s) {

@@ -110,6 +110,20 @@ TEST(SemaIf, EarlyReturnInNestedIfAndElse) {
   EXPECT_EQ(count(l.ir, "store "), 2u) << l.ir; // the final store lands in one path only
 }
 
+TEST(SemaIf, CodeAfterEarlyReturnIsCopiedButPrintsOnce) {
+  const char *src = R"(def k(X, n, m):
+    if n > 0:
+        if m > 0:
+            return
+        tl.static_print("inner rest")
+    tl.static_print("outer rest")
+    tl.store(X, 1.0)
+)";
+  Lowered l = lower("k", src, {ptr(), int_arg(), int_arg()});
+  EXPECT_EQ(count(l.ir, "store "), 2u) << l.ir; // the rest runs in two places
+  EXPECT_EQ(l.result.static_output, "inner rest\nouter rest\n");
+}
+
 TEST(SemaFor, CarriedScalarAndLoopVariable) {
   const char *src = R"(def k(X, n):
     acc = 0
