@@ -821,3 +821,32 @@ def test_masked_out_of_bounds_is_fine():
     dst = np.zeros(5, np.float32)
     k[(1,)](src, dst, 5, N=8)
     np.testing.assert_array_equal(dst, src)
+
+
+# ---------------------------------------------------------------------------------------
+# real syntax errors: Python cannot import such a file, so they reach tilec through its
+# command line (`tilec ir FILE.py:KERNEL`), which parses the file itself
+
+
+@pytest.mark.parametrize("body,places", [
+    ("    x = tl.load(X +)\n", [(6, 20)]),  # the unexpected ')'
+    ("    x = tl.load(X + 1) $ 2\n", [(6, 24)]),  # a stray character
+    # an unclosed '(': where it opens, or where the next line's tokens break the call
+    ("    x = tl.load(X\n    tl.store(X, x)\n", [(6, 16), (7, 5)]),
+])
+def test_syntax_error_through_cli(tmp_path, body, places):
+    import subprocess
+    import sys
+    src = "import tilec as triton\nimport tilec.language as tl\n\n@triton.jit\ndef k(X):\n"
+    src += body + "    tl.store(X, 1.0)\n"
+    path = tmp_path / "bad_kernel.py"
+    path.write_text(src)
+    proc = subprocess.run([sys.executable, "-m", "tilec._cli", "ir", f"{path}:k",
+                           "--signature", "*fp32"], capture_output=True, text=True, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    m = re.search(r"bad_kernel\.py:(\d+):(\d+): error", out)
+    assert m, out
+    line, col = int(m.group(1)), int(m.group(2))
+    # the offending token, or the character just before it
+    assert any(line == ln and abs(col - c) <= 1 for ln, c in places), out
