@@ -1,6 +1,8 @@
 // sema::lower_kernel: the kernel's parameters, the Emitter services, shared helpers.
 #include "frontend/sema/Sema.h"
 
+#include <cstring>
+
 #include "frontend/Parser.h"
 #include "frontend/sema/Operators.h"
 #include "frontend/sema/Promotion.h"
@@ -62,7 +64,8 @@ bool same_val(const Val &a, const Val &b) {
   case Val::Kind::None: return true;
   case Val::Kind::Bool: return a.b == b.b;
   case Val::Kind::Int: return a.i == b.i;
-  case Val::Kind::Float: return a.f == b.f;
+  case Val::Kind::Float: // bitwise: a NaN is the same as itself, -0.0 differs from 0.0
+    return std::memcmp(&a.f, &b.f, sizeof(double)) == 0;
   case Val::Kind::Str: return a.str == b.str;
   case Val::Kind::DType: return a.type == b.type;
   case Val::Kind::Tensor: return a.tensor == b.tensor;

@@ -309,3 +309,62 @@ TEST(SemaAssert, DebugOnly) {
 
 } // namespace
 } // namespace tilec::sema::test
+
+namespace tilec::sema::test {
+namespace {
+
+TEST(SemaFor, CarriedThroughRuntimeIfInBody) {
+  const char *src = R"(def k(X, n):
+    best = tl.load(X)
+    idx = 0
+    for i in range(n):
+        v = tl.load(X + i)
+        if v > best:
+            best = v
+            idx = i
+    tl.store(X, best + idx)
+)";
+  Lowered l = lower("k", src, {ptr(), int_arg()});
+  EXPECT_NE(l.ir.find("-> fp32, i32 {"), std::string::npos) << l.ir;
+  EXPECT_NE(l.ir.find(":2 = if "), std::string::npos) << l.ir;
+}
+
+TEST(SemaFor, LoopAfterEarlyReturnAndCalleeReturnInLoop) {
+  auto helper = make_fn("clip", R"(def clip(x, lim):
+    if x > lim:
+        return lim
+    return x
+)");
+  auto g = std_globals();
+  g["clip"] = fn_val(helper);
+  auto k = make_fn("k", R"(def k(X, n):
+    if n <= 0:
+        return
+    acc = 0.0
+    for i in range(n):
+        acc = clip(acc + tl.load(X + i), 10.0)
+    tl.store(X, acc)
+)", g);
+  Lowered l = lower(k, {ptr(), int_arg()});
+  EXPECT_EQ(count(l.ir, " = for "), 1u);
+  EXPECT_EQ(count(l.ir, " = if "), 1u) << l.ir; // clip's merged return value
+}
+
+TEST(SemaWhile, ConstexprFalseConditionAndCallInCondition) {
+  auto lt = make_fn("lt", "def lt(a, b):\n    return a < b\n");
+  auto g = std_globals();
+  g["lt"] = fn_val(lt);
+  auto k = make_fn("k", R"(def k(X, n):
+    i = 0
+    while lt(i, n):
+        i += 2
+    while False:
+        i += 1
+    tl.store(X, i)
+)", g);
+  Lowered l = lower(k, {ptr(ir::DType::I32), int_arg()});
+  EXPECT_EQ(count(l.ir, " = while "), 2u) << l.ir;
+}
+
+} // namespace
+} // namespace tilec::sema::test
