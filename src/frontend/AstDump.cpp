@@ -18,11 +18,21 @@ std::string quote(const std::string &s) {
   std::string out = "'";
   for (char c : s) {
     switch (c) {
-    case '\\': out += "\\\\"; break;
-    case '\'': out += "\\'"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '\r': out += "\\r"; break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\'':
+      out += "\\'";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
     default:
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
         char buf[8];
@@ -61,10 +71,17 @@ std::string list(const char *head, SourceLoc l, const std::vector<ExprPtr> &elts
 std::string param_text(const Param &p, bool locs) {
   std::string out;
   switch (p.kind) {
-  case Param::Kind::Normal: break;
-  case Param::Kind::VarArgs: out += "*"; break;
-  case Param::Kind::KwArgs: out += "**"; break;
-  case Param::Kind::KwOnly: out += "kwonly "; break;
+  case Param::Kind::Normal:
+    break;
+  case Param::Kind::VarArgs:
+    out += "*";
+    break;
+  case Param::Kind::KwArgs:
+    out += "**";
+    break;
+  case Param::Kind::KwOnly:
+    out += "kwonly ";
+    break;
   }
   out += p.name + loc_suffix(p.loc, locs);
   if (p.annotation)
@@ -89,16 +106,22 @@ std::string aliases(const std::vector<ImportAlias> &names) {
 std::string dump(const Expr &e, bool locs) {
   std::string at = loc_suffix(e.loc, locs);
   switch (e.kind) {
-  case ExprKind::Name: return static_cast<const NameExpr &>(e).id + at;
+  case ExprKind::Name:
+    return static_cast<const NameExpr &>(e).id + at;
   case ExprKind::Int: {
     const auto &x = static_cast<const IntExpr &>(e);
     return (x.overflow ? std::string("<int overflow>") : std::to_string(x.value)) + at;
   }
-  case ExprKind::Float: return float_text(static_cast<const FloatExpr &>(e).value) + at;
-  case ExprKind::Str: return quote(static_cast<const StrExpr &>(e).value) + at;
-  case ExprKind::Bool: return (static_cast<const BoolExpr &>(e).value ? "True" : "False") + at;
-  case ExprKind::None: return "None" + at;
-  case ExprKind::Ellipsis: return "..." + at;
+  case ExprKind::Float:
+    return float_text(static_cast<const FloatExpr &>(e).value) + at;
+  case ExprKind::Str:
+    return quote(static_cast<const StrExpr &>(e).value) + at;
+  case ExprKind::Bool:
+    return (static_cast<const BoolExpr &>(e).value ? "True" : "False") + at;
+  case ExprKind::None:
+    return "None" + at;
+  case ExprKind::Ellipsis:
+    return "..." + at;
   case ExprKind::FString: {
     std::string out = "(f" + at;
     for (const auto &p : static_cast<const FStringExpr &>(e).parts) {
@@ -146,8 +169,9 @@ std::string dump(const Expr &e, bool locs) {
   }
   case ExprKind::UnaryOp: {
     const auto &x = static_cast<const UnaryOpExpr &>(e);
-    const char *head = x.op == UnaryOp::Neg ? "neg" : x.op == UnaryOp::Pos ? "pos"
-                                                                            : unaryop_symbol(x.op);
+    const char *head = x.op == UnaryOp::Neg   ? "neg"
+                       : x.op == UnaryOp::Pos ? "pos"
+                                              : unaryop_symbol(x.op);
     return std::string("(") + head + at + " " + dump(*x.operand, locs) + ")";
   }
   case ExprKind::BoolOp: {
@@ -166,20 +190,22 @@ std::string dump(const Expr &e, bool locs) {
     return "(ifexp" + at + " " + dump(*x.test, locs) + " " + dump(*x.body, locs) + " " +
            dump(*x.orelse, locs) + ")";
   }
-  case ExprKind::Tuple: return list("tuple", e.loc, static_cast<const TupleExpr &>(e).elts, locs);
-  case ExprKind::List: return list("list", e.loc, static_cast<const ListExpr &>(e).elts, locs);
+  case ExprKind::Tuple:
+    return list("tuple", e.loc, static_cast<const TupleExpr &>(e).elts, locs);
+  case ExprKind::List:
+    return list("list", e.loc, static_cast<const ListExpr &>(e).elts, locs);
   case ExprKind::Starred:
     return "(*" + at + " " + dump(*static_cast<const StarredExpr &>(e).value, locs) + ")";
-  case ExprKind::Lambda: return "(lambda" + at + ")";
+  case ExprKind::Lambda:
+    return "(lambda" + at + ")";
   }
   return "<?>";
 }
 
 std::string dump(const Stmt &s, bool locs, int indent) {
   std::string pad(static_cast<size_t>(indent) * 2, ' ');
-  std::string head = pad + (locs ? "[" + std::to_string(s.loc.line) + ":" +
-                                       std::to_string(s.loc.col) + "] "
-                                 : "");
+  std::string head =
+      pad + (locs ? "[" + std::to_string(s.loc.line) + ":" + std::to_string(s.loc.col) + "] " : "");
   auto block = [&](const StmtList &body) {
     std::string out;
     for (const auto &b : body)
@@ -228,8 +254,8 @@ std::string dump(const Stmt &s, bool locs, int indent) {
   }
   case StmtKind::For: {
     const auto &x = static_cast<const ForStmt &>(s);
-    std::string out = head + "for " + dump(*x.target, locs) + " in " + dump(*x.iter, locs) +
-                      ":\n" + block(x.body);
+    std::string out = head + "for " + dump(*x.target, locs) + " in " + dump(*x.iter, locs) + ":\n" +
+                      block(x.body);
     if (!x.orelse.empty())
       out += pad + "else:\n" + block(x.orelse);
     return out;
@@ -247,18 +273,20 @@ std::string dump(const Stmt &s, bool locs, int indent) {
   }
   case StmtKind::Assert: {
     const auto &x = static_cast<const AssertStmt &>(s);
-    return head + "assert " + dump(*x.test, locs) + (x.msg ? ", " + dump(*x.msg, locs) : "") +
-           "\n";
+    return head + "assert " + dump(*x.test, locs) + (x.msg ? ", " + dump(*x.msg, locs) : "") + "\n";
   }
-  case StmtKind::Pass: return head + "pass\n";
-  case StmtKind::Break: return head + "break\n";
-  case StmtKind::Continue: return head + "continue\n";
+  case StmtKind::Pass:
+    return head + "pass\n";
+  case StmtKind::Break:
+    return head + "break\n";
+  case StmtKind::Continue:
+    return head + "continue\n";
   case StmtKind::Import:
     return head + "import " + aliases(static_cast<const ImportStmt &>(s).names) + "\n";
   case StmtKind::ImportFrom: {
     const auto &x = static_cast<const ImportFromStmt &>(s);
-    return head + "from " + std::string(static_cast<size_t>(x.level), '.') + x.module +
-           " import " + aliases(x.names) + "\n";
+    return head + "from " + std::string(static_cast<size_t>(x.level), '.') + x.module + " import " +
+           aliases(x.names) + "\n";
   }
   case StmtKind::Unsupported:
     return head + "unsupported " + static_cast<const UnsupportedStmt &>(s).what + "\n";

@@ -12,10 +12,10 @@ namespace tilec::frontend {
 namespace {
 
 constexpr std::array<const char *, 35> kKeywords = {
-    "False", "None",   "True",    "and",      "as",     "assert", "async", "await", "break",
-    "class", "continue", "def",   "del",      "elif",   "else",   "except", "finally", "for",
-    "from",  "global", "if",      "import",   "in",     "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",   "raise",   "return",   "try",    "while",  "with",  "yield"};
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 bool is_keyword(std::string_view s) {
   for (const char *k : kKeywords)
@@ -33,10 +33,10 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Longest first, so that maximal munch is a linear scan.
 constexpr std::array<const char *, 48> kOperators = {
-    "**=", "//=", ">>=", "<<=", "...", "->", ":=", "==", "!=", "<=", ">=", "**", "//", "<<",
-    ">>",  "+=",  "-=",  "*=",  "/=",  "%=", "&=", "|=", "^=", "@=", "+",  "-",  "*",  "/",
-    "%",   "@",   "&",   "|",   "^",   "~",  "<",  ">",  "(",  ")",  "[",  "]",  "{",  "}",
-    ",",   ":",   ";",   ".",   "=",   "!"};
+    "**=", "//=", ">>=", "<<=", "...", "->", ":=", "==", "!=", "<=", ">=", "**",
+    "//",  "<<",  ">>",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "@=",
+    "+",   "-",   "*",   "/",   "%",   "@",  "&",  "|",  "^",  "~",  "<",  ">",
+    "(",   ")",   "[",   "]",   "{",   "}",  ",",  ":",  ";",  ".",  "=",  "!"};
 
 bool is_string_prefix(std::string_view s) {
   if (s.empty() || s.size() > 2)
@@ -44,11 +44,32 @@ bool is_string_prefix(std::string_view s) {
   bool r = false, b = false, u = false, f = false;
   for (char c : s) {
     switch (c) {
-    case 'r': case 'R': if (r) return false; r = true; break;
-    case 'b': case 'B': if (b) return false; b = true; break;
-    case 'u': case 'U': if (u) return false; u = true; break;
-    case 'f': case 'F': if (f) return false; f = true; break;
-    default: return false;
+    case 'r':
+    case 'R':
+      if (r)
+        return false;
+      r = true;
+      break;
+    case 'b':
+    case 'B':
+      if (b)
+        return false;
+      b = true;
+      break;
+    case 'u':
+    case 'U':
+      if (u)
+        return false;
+      u = true;
+      break;
+    case 'f':
+    case 'F':
+      if (f)
+        return false;
+      f = true;
+      break;
+    default:
+      return false;
     }
   }
   if (u && s.size() > 1)
@@ -70,19 +91,30 @@ std::string char_name(char c) {
 
 std::string describe(const Token &t) {
   switch (t.kind) {
-  case TokKind::Name: return "name '" + t.text + "'";
-  case TokKind::Keyword: return "keyword '" + t.text + "'";
+  case TokKind::Name:
+    return "name '" + t.text + "'";
+  case TokKind::Keyword:
+    return "keyword '" + t.text + "'";
   case TokKind::Int:
   case TokKind::Float:
-  case TokKind::Imag: return "number '" + t.text + "'";
-  case TokKind::String: return "string literal";
-  case TokKind::FString: return "f-string";
-  case TokKind::Op: return "'" + t.text + "'";
-  case TokKind::Newline: return "end of line";
-  case TokKind::Indent: return "indent";
-  case TokKind::Dedent: return "dedent";
-  case TokKind::EndOfFile: return "end of input";
-  case TokKind::Error: return t.text;
+  case TokKind::Imag:
+    return "number '" + t.text + "'";
+  case TokKind::String:
+    return "string literal";
+  case TokKind::FString:
+    return "f-string";
+  case TokKind::Op:
+    return "'" + t.text + "'";
+  case TokKind::Newline:
+    return "end of line";
+  case TokKind::Indent:
+    return "indent";
+  case TokKind::Dedent:
+    return "dedent";
+  case TokKind::EndOfFile:
+    return "end of input";
+  case TokKind::Error:
+    return t.text;
   }
   return "token";
 }
@@ -113,7 +145,9 @@ void Lexer::skip_newline() {
   advance();
 }
 
-void Lexer::fail(SourceLoc at, const std::string &message) const { throw CompileError(at, message); }
+void Lexer::fail(SourceLoc at, const std::string &message) const {
+  throw CompileError(at, message);
+}
 
 Token &Lexer::emit(TokKind kind, SourceLoc at, std::string text) {
   Token t;

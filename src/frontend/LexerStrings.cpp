@@ -74,15 +74,42 @@ void Lexer::decode_escape(std::string &out, bool allow_unicode) {
     return v;
   };
   switch (c) {
-  case '\\': case '\'': case '"': out += c; advance(); return;
-  case 'a': out += '\a'; advance(); return;
-  case 'b': out += '\b'; advance(); return;
-  case 'f': out += '\f'; advance(); return;
-  case 'n': out += '\n'; advance(); return;
-  case 'r': out += '\r'; advance(); return;
-  case 't': out += '\t'; advance(); return;
-  case 'v': out += '\v'; advance(); return;
-  default: break;
+  case '\\':
+  case '\'':
+  case '"':
+    out += c;
+    advance();
+    return;
+  case 'a':
+    out += '\a';
+    advance();
+    return;
+  case 'b':
+    out += '\b';
+    advance();
+    return;
+  case 'f':
+    out += '\f';
+    advance();
+    return;
+  case 'n':
+    out += '\n';
+    advance();
+    return;
+  case 'r':
+    out += '\r';
+    advance();
+    return;
+  case 't':
+    out += '\t';
+    advance();
+    return;
+  case 'v':
+    out += '\v';
+    advance();
+    return;
+  default:
+    break;
   }
   if (c >= '0' && c <= '7') {
     uint32_t v = 0;

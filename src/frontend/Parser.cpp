@@ -17,10 +17,10 @@ bool is_aug_op(const Token &t, BinOp &op) {
   static const struct {
     const char *spelling;
     BinOp op;
-  } table[] = {{"+=", BinOp::Add},      {"-=", BinOp::Sub},     {"*=", BinOp::Mul},
-               {"/=", BinOp::Div},      {"//=", BinOp::FloorDiv}, {"%=", BinOp::Mod},
-               {"**=", BinOp::Pow},     {"@=", BinOp::MatMul},  {"<<=", BinOp::LShift},
-               {">>=", BinOp::RShift},  {"&=", BinOp::BitAnd},  {"|=", BinOp::BitOr},
+  } table[] = {{"+=", BinOp::Add},     {"-=", BinOp::Sub},       {"*=", BinOp::Mul},
+               {"/=", BinOp::Div},     {"//=", BinOp::FloorDiv}, {"%=", BinOp::Mod},
+               {"**=", BinOp::Pow},    {"@=", BinOp::MatMul},    {"<<=", BinOp::LShift},
+               {">>=", BinOp::RShift}, {"&=", BinOp::BitAnd},    {"|=", BinOp::BitOr},
                {"^=", BinOp::BitXor}};
   if (t.kind != TokKind::Op)
     return false;
@@ -34,19 +34,29 @@ bool is_aug_op(const Token &t, BinOp &op) {
 
 const char *target_kind_name(const Expr &e) {
   switch (e.kind) {
-  case ExprKind::Call: return "function call";
+  case ExprKind::Call:
+    return "function call";
   case ExprKind::Int:
   case ExprKind::Float:
   case ExprKind::Str:
-  case ExprKind::Ellipsis: return "literal";
-  case ExprKind::Bool: return static_cast<const BoolExpr &>(e).value ? "True" : "False";
-  case ExprKind::None: return "None";
-  case ExprKind::FString: return "f-string expression";
-  case ExprKind::Compare: return "comparison";
-  case ExprKind::IfExp: return "conditional expression";
-  case ExprKind::Lambda: return "lambda";
-  case ExprKind::Slice: return "slice";
-  default: return "expression";
+  case ExprKind::Ellipsis:
+    return "literal";
+  case ExprKind::Bool:
+    return static_cast<const BoolExpr &>(e).value ? "True" : "False";
+  case ExprKind::None:
+    return "None";
+  case ExprKind::FString:
+    return "f-string expression";
+  case ExprKind::Compare:
+    return "comparison";
+  case ExprKind::IfExp:
+    return "conditional expression";
+  case ExprKind::Lambda:
+    return "lambda";
+  case ExprKind::Slice:
+    return "slice";
+  default:
+    return "expression";
   }
 }
 
@@ -100,9 +110,7 @@ std::string ParserImpl::expect_name(const std::string &what) {
 
 void ParserImpl::error(const Token &at, const std::string &msg) const { error(at.loc, msg); }
 
-void ParserImpl::error(SourceLoc at, const std::string &msg) const {
-  throw CompileError(at, msg);
-}
+void ParserImpl::error(SourceLoc at, const std::string &msg) const { throw CompileError(at, msg); }
 
 void ParserImpl::unexpected(const std::string &expected) const {
   const Token &t = cur();
@@ -162,7 +170,8 @@ Module ParserImpl::parse_file_lenient() {
         m.body.push_back(std::move(s));
         spans_.emplace_back(begin, i_);
         break;
-      default: break; // host code the CLI has no use for
+      default:
+        break; // host code the CLI has no use for
       }
     }
   }
@@ -257,14 +266,14 @@ bool ParserImpl::starts_match_statement() const {
     return false;
   const Token &n = ahead(1);
   if (n.kind == TokKind::Newline || n.kind == TokKind::EndOfFile ||
-      (n.kind == TokKind::Op && n.text != "(" && n.text != "[" && n.text != "-" &&
-       n.text != "*" && n.text != "{"))
+      (n.kind == TokKind::Op && n.text != "(" && n.text != "[" && n.text != "-" && n.text != "*" &&
+       n.text != "{"))
     return false;
   size_t j = i_;
   while (toks_[j].kind != TokKind::Newline && toks_[j].kind != TokKind::EndOfFile)
     ++j;
-  return j > i_ && toks_[j - 1].is_op(":") && toks_[j + 1 < toks_.size() ? j + 1 : j].kind ==
-                                                 TokKind::Indent;
+  return j > i_ && toks_[j - 1].is_op(":") &&
+         toks_[j + 1 < toks_.size() ? j + 1 : j].kind == TokKind::Indent;
 }
 
 void ParserImpl::parse_simple_statements(StmtList &out) {
@@ -291,8 +300,9 @@ StmtPtr ParserImpl::parse_simple_statement() {
     const std::string &k = t.text;
     if (k == "pass" || k == "break" || k == "continue") {
       take();
-      StmtKind kind = k == "pass" ? StmtKind::Pass : k == "break" ? StmtKind::Break
-                                                                    : StmtKind::Continue;
+      StmtKind kind = k == "pass"    ? StmtKind::Pass
+                      : k == "break" ? StmtKind::Break
+                                     : StmtKind::Continue;
       return std::make_unique<SimpleStmt>(kind, at);
     }
     if (k == "return") {
@@ -354,7 +364,8 @@ StmtPtr ParserImpl::parse_expression_statement() {
   if (at_op(":")) {
     take();
     if (first->kind == ExprKind::Tuple || first->kind == ExprKind::List)
-      error(start_of(*first), "invalid syntax: only a single target (not a tuple) can be annotated");
+      error(start_of(*first),
+            "invalid syntax: only a single target (not a tuple) can be annotated");
     check_target(*first, true);
     auto s = std::make_unique<AnnAssignStmt>(at);
     s->target = std::move(first);
@@ -374,7 +385,8 @@ void ParserImpl::check_target(const Expr &e, bool augmented) const {
   switch (e.kind) {
   case ExprKind::Name:
   case ExprKind::Attribute:
-  case ExprKind::Subscript: return;
+  case ExprKind::Subscript:
+    return;
   case ExprKind::Tuple:
   case ExprKind::List:
     if (augmented)
@@ -485,7 +497,7 @@ void ParserImpl::skip_statement() {
 }
 
 StmtPtr ParserImpl::skip_unsupported_compound(const std::string &what,
-                                               std::vector<const char *> continuations) {
+                                              std::vector<const char *> continuations) {
   SourceLoc at = cur().loc;
   skip_line();
   if (toks_[i_].kind == TokKind::Indent)

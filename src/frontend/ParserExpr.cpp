@@ -19,8 +19,8 @@ constexpr const char *kNotSupported = " is not supported in tilec kernels";
 ParserImpl::DepthGuard::DepthGuard(ParserImpl &p) : p_(p) {
   if (++p_.depth_ > kMaxDepth) {
     --p_.depth_;
-    p_.error(p_.toks_[p_.i_].loc, "too many nested expressions or blocks (more than " +
-                                      std::to_string(kMaxDepth) + ")");
+    p_.error(p_.toks_[p_.i_].loc,
+             "too many nested expressions or blocks (more than " + std::to_string(kMaxDepth) + ")");
   }
 }
 
@@ -42,14 +42,16 @@ bool ParserImpl::starts_expression(const Token &t) const {
   case TokKind::Float:
   case TokKind::Imag:
   case TokKind::String:
-  case TokKind::FString: return true;
+  case TokKind::FString:
+    return true;
   case TokKind::Keyword:
     return t.text == "None" || t.text == "True" || t.text == "False" || t.text == "not" ||
            t.text == "lambda" || t.text == "await" || t.text == "yield";
   case TokKind::Op:
     return t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+" ||
            t.text == "~" || t.text == "..." || t.text == "*";
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -109,8 +111,8 @@ ExprPtr ParserImpl::parse_lambda() {
   bool in_body = false;
   while (true) {
     const Token &t = toks_[i_];
-    if (t.kind == TokKind::Newline || t.kind == TokKind::EndOfFile ||
-        t.kind == TokKind::Indent || t.kind == TokKind::Dedent)
+    if (t.kind == TokKind::Newline || t.kind == TokKind::EndOfFile || t.kind == TokKind::Indent ||
+        t.kind == TokKind::Dedent)
       break;
     if (t.kind == TokKind::Error)
       cur(); // throws its message
@@ -405,9 +407,11 @@ ExprPtr ParserImpl::parse_atom() {
     e->value = t.float_value;
     return e;
   }
-  case TokKind::Imag: error(t, std::string("complex literal") + kNotSupported);
+  case TokKind::Imag:
+    error(t, std::string("complex literal") + kNotSupported);
   case TokKind::String:
-  case TokKind::FString: return parse_strings();
+  case TokKind::FString:
+    return parse_strings();
   case TokKind::Keyword:
     if (t.text == "True" || t.text == "False") {
       take();
@@ -436,7 +440,8 @@ ExprPtr ParserImpl::parse_atom() {
       return std::make_unique<EllipsisExpr>(t.loc);
     }
     break;
-  default: break;
+  default:
+    break;
   }
   unexpected("an expression");
 }

@@ -111,8 +111,8 @@ private:
   private:
     ParserImpl &p_;
   };
-  static constexpr int kMaxDepth = 300; // ~100 nested brackets (3 levels each), blocks
-  static constexpr int kMaxChain = 2000;    // operands of one operator chain: a + b + ...
+  static constexpr int kMaxDepth = 300;  // ~100 nested brackets (3 levels each), blocks
+  static constexpr int kMaxChain = 2000; // operands of one operator chain: a + b + ...
   void check_chain(int length) const;
 
   std::vector<Token> toks_;

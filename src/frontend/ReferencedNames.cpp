@@ -15,13 +15,17 @@ public:
 
   void expr(const Expr &e) {
     switch (e.kind) {
-    case ExprKind::Name: add(static_cast<const NameExpr &>(e).id); return;
+    case ExprKind::Name:
+      add(static_cast<const NameExpr &>(e).id);
+      return;
     case ExprKind::FString:
       for (const auto &p : static_cast<const FStringExpr &>(e).parts)
         if (p.expr)
           expr(*p.expr);
       return;
-    case ExprKind::Attribute: expr(*static_cast<const AttributeExpr &>(e).value); return;
+    case ExprKind::Attribute:
+      expr(*static_cast<const AttributeExpr &>(e).value);
+      return;
     case ExprKind::Subscript: {
       const auto &x = static_cast<const SubscriptExpr &>(e);
       expr(*x.value);
@@ -50,7 +54,9 @@ public:
       expr(*x.rhs);
       return;
     }
-    case ExprKind::UnaryOp: expr(*static_cast<const UnaryOpExpr &>(e).operand); return;
+    case ExprKind::UnaryOp:
+      expr(*static_cast<const UnaryOpExpr &>(e).operand);
+      return;
     case ExprKind::BoolOp:
       for (const auto &v : static_cast<const BoolOpExpr &>(e).values)
         expr(*v);
@@ -77,21 +83,25 @@ public:
       for (const auto &v : static_cast<const ListExpr &>(e).elts)
         expr(*v);
       return;
-    case ExprKind::Starred: expr(*static_cast<const StarredExpr &>(e).value); return;
+    case ExprKind::Starred:
+      expr(*static_cast<const StarredExpr &>(e).value);
+      return;
     case ExprKind::Int:
     case ExprKind::Float:
     case ExprKind::Str:
     case ExprKind::Bool:
     case ExprKind::None:
     case ExprKind::Ellipsis:
-    case ExprKind::Lambda: return; // a lambda's body is not kept
+    case ExprKind::Lambda:
+      return; // a lambda's body is not kept
     }
   }
 
   // An assignment target binds names; only what it indexes or dereferences is read.
   void target(const Expr &e) {
     switch (e.kind) {
-    case ExprKind::Name: return;
+    case ExprKind::Name:
+      return;
     case ExprKind::Tuple:
       for (const auto &v : static_cast<const TupleExpr &>(e).elts)
         target(*v);
@@ -100,8 +110,12 @@ public:
       for (const auto &v : static_cast<const ListExpr &>(e).elts)
         target(*v);
       return;
-    case ExprKind::Starred: target(*static_cast<const StarredExpr &>(e).value); return;
-    default: expr(e); return;
+    case ExprKind::Starred:
+      target(*static_cast<const StarredExpr &>(e).value);
+      return;
+    default:
+      expr(e);
+      return;
     }
   }
 
@@ -148,7 +162,9 @@ public:
       target(*x.target);
       return;
     }
-    case StmtKind::Expr: expr(*static_cast<const ExprStmt &>(s).value); return;
+    case StmtKind::Expr:
+      expr(*static_cast<const ExprStmt &>(s).value);
+      return;
     case StmtKind::If: {
       const auto &x = static_cast<const IfStmt &>(s);
       expr(*x.test);
@@ -171,7 +187,9 @@ public:
       body(x.orelse);
       return;
     }
-    case StmtKind::Return: opt(static_cast<const ReturnStmt &>(s).value); return;
+    case StmtKind::Return:
+      opt(static_cast<const ReturnStmt &>(s).value);
+      return;
     case StmtKind::Assert: {
       const auto &x = static_cast<const AssertStmt &>(s);
       expr(*x.test);
@@ -183,7 +201,8 @@ public:
     case StmtKind::Continue:
     case StmtKind::Import:
     case StmtKind::ImportFrom:
-    case StmtKind::Unsupported: return;
+    case StmtKind::Unsupported:
+      return;
     }
   }
 

@@ -30,11 +30,11 @@ enum class TokKind {
 // parser to lex and parse.
 struct FStringPiece {
   bool is_field = false;
-  std::string text;      // literal text ({{ and }} already halved, escapes decoded)
-  std::string expr_text; // the field's expression, without '=', '!conv' or ':spec'
-  SourceLoc expr_loc;    // position of expr_text's first character
+  std::string text;          // literal text ({{ and }} already halved, escapes decoded)
+  std::string expr_text;     // the field's expression, without '=', '!conv' or ':spec'
+  SourceLoc expr_loc;        // position of expr_text's first character
   std::string self_doc_text; // for {x = }: the text "x = " that Python prints
-  char conversion = 0;   // 0, 's', 'r' or 'a'
+  char conversion = 0;       // 0, 's', 'r' or 'a'
   std::string format_spec;
 };
 

@@ -23,14 +23,13 @@ std::optional<std::string> canonical_module(const std::string &name) {
   std::string n = name;
   if (n == "triton" || n.rfind("triton.", 0) == 0)
     n = "tilec" + n.substr(6);
-  static const std::set<std::string> known = {
-      "tilec",
-      "tilec.language",
-      "tilec.language.math",
-      "tilec.language.extra",
-      "tilec.language.extra.cuda",
-      "tilec.language.extra.libdevice",
-      "tilec.language.extra.cuda.libdevice"};
+  static const std::set<std::string> known = {"tilec",
+                                              "tilec.language",
+                                              "tilec.language.math",
+                                              "tilec.language.extra",
+                                              "tilec.language.extra.cuda",
+                                              "tilec.language.extra.libdevice",
+                                              "tilec.language.extra.cuda.libdevice"};
   if (known.count(n))
     return n;
   return std::nullopt;
@@ -41,11 +40,11 @@ const char *kHostValue = "value computed by host code (the tilec CLI does not ru
 // What a top-level name is bound to when the module has run.
 struct Binding {
   enum class Kind { Module, Constexpr, JitDef, Unsupported } kind = Kind::Unsupported;
-  std::string module;                  // Module: canonical name
-  Val value;                           // Constexpr
+  std::string module;                   // Module: canonical name
+  Val value;                            // Constexpr
   const FunctionDefStmt *def = nullptr; // JitDef
-  size_t stmt = 0;                     // JitDef: index in the module body (for its extent)
-  std::string what;                    // Unsupported: "function (not a @jit function)", ...
+  size_t stmt = 0;                      // JitDef: index in the module body (for its extent)
+  std::string what;                     // Unsupported: "function (not a @jit function)", ...
 };
 
 std::string read_whole_file(const std::string &path) {
@@ -85,7 +84,8 @@ struct ModuleResolver::Impl {
 
   std::optional<std::string> static_string(const Expr &e) const {
     switch (e.kind) {
-    case ExprKind::Str: return static_cast<const StrExpr &>(e).value;
+    case ExprKind::Str:
+      return static_cast<const StrExpr &>(e).value;
     case ExprKind::Name: {
       auto it = strings.find(static_cast<const NameExpr &>(e).id);
       if (it == strings.end())
@@ -110,7 +110,8 @@ struct ModuleResolver::Impl {
         return static_string(*c.args[1]);
       return std::nullopt;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
     }
   }
 
@@ -143,8 +144,7 @@ struct ModuleResolver::Impl {
     }
     if (e.kind == ExprKind::Call) {
       const auto &c = static_cast<const CallExpr &>(e);
-      if (dotted(*c.func) == "importlib.import_module" && c.args.size() == 1 &&
-          c.keywords.empty())
+      if (dotted(*c.func) == "importlib.import_module" && c.args.size() == 1 && c.keywords.empty())
         if (auto s = static_string(*c.args[0]))
           return canonical_module(*s);
     }
@@ -176,7 +176,8 @@ struct ModuleResolver::Impl {
         return std::nullopt;
       return literal(*u.operand, u.op == UnaryOp::Neg);
     }
-    default: break;
+    default:
+      break;
     }
     if (negate)
       return std::nullopt;
@@ -197,7 +198,8 @@ struct ModuleResolver::Impl {
     if (c.func->kind != ExprKind::Attribute || c.args.size() != 1 || !c.keywords.empty())
       return std::nullopt;
     const auto &a = static_cast<const AttributeExpr &>(*c.func);
-    if (a.attr != "constexpr" || module_of(*a.value) != std::optional<std::string>("tilec.language"))
+    if (a.attr != "constexpr" ||
+        module_of(*a.value) != std::optional<std::string>("tilec.language"))
       return std::nullopt;
     return literal(*c.args[0]);
   }
@@ -371,7 +373,8 @@ struct ModuleResolver::Impl {
       jit_order.push_back(x.name);
       return;
     }
-    default: return; // the lenient parse keeps nothing else
+    default:
+      return; // the lenient parse keeps nothing else
     }
   }
 
@@ -405,8 +408,12 @@ struct ModuleResolver::Impl {
         continue; // a local, a Python builtin, or unknown: Sema decides
       const Binding &gb = g->second;
       switch (gb.kind) {
-      case Binding::Kind::Module: fs->globals[name] = Val::module(gb.module); break;
-      case Binding::Kind::Constexpr: fs->globals[name] = gb.value; break;
+      case Binding::Kind::Module:
+        fs->globals[name] = Val::module(gb.module);
+        break;
+      case Binding::Kind::Constexpr:
+        fs->globals[name] = gb.value;
+        break;
       case Binding::Kind::JitDef:
         if (in_progress.count(gb.def)) {
           fs->unsupported_globals[name] = "recursive @jit function '" + gb.def->name + "'";
@@ -417,7 +424,9 @@ struct ModuleResolver::Impl {
           fs->globals[name] = std::move(v);
         }
         break;
-      case Binding::Kind::Unsupported: fs->unsupported_globals[name] = gb.what; break;
+      case Binding::Kind::Unsupported:
+        fs->unsupported_globals[name] = gb.what;
+        break;
       }
     }
     in_progress.erase(b.def);
@@ -431,8 +440,7 @@ struct ModuleResolver::Impl {
     size_t index = 0;
     for (size_t i = 0; i < module.body.size(); ++i) {
       const Stmt &s = *module.body[i];
-      if (s.kind == StmtKind::FunctionDef &&
-          static_cast<const FunctionDefStmt &>(s).name == name) {
+      if (s.kind == StmtKind::FunctionDef && static_cast<const FunctionDefStmt &>(s).name == name) {
         def = static_cast<const FunctionDefStmt *>(&s);
         index = i;
       }

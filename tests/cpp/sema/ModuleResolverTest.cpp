@@ -21,9 +21,9 @@ std::string error_of(const std::function<void()> &f) {
   try {
     f();
   } catch (const CompileError &e) {
-    return (e.loc().valid() ? std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) +
-                                  ": "
-                            : std::string()) +
+    return (e.loc().valid()
+                ? std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": "
+                : std::string()) +
            e.message();
   }
   return "<no error>";
@@ -34,9 +34,15 @@ std::string globals_text(const FunctionSource &fs) {
   for (const auto &[name, v] : fs.globals) {
     out += name + "=";
     switch (v.kind) {
-    case Val::Kind::Module: out += "module:" + v.str; break;
-    case Val::Kind::Function: out += "jit:" + v.fn->name; break;
-    default: out += v.repr(); break;
+    case Val::Kind::Module:
+      out += "module:" + v.str;
+      break;
+    case Val::Kind::Function:
+      out += "jit:" + v.fn->name;
+      break;
+    default:
+      out += v.repr();
+      break;
     }
     out += " ";
   }
@@ -50,11 +56,10 @@ std::string globals_text(const FunctionSource &fs) {
 TEST(ModuleResolver, SeedFileListsItsKernels) {
   SourceManager sm;
   ModuleResolver r(sm, seeds_path());
-  std::vector<std::string> expected = {"add_kernel",       "triton_gelu_kernel",
-                                       "softmax_kernel",   "matmul_kernel",
-                                       "layernorm_kernel", "fused_attention_kernel",
-                                       "simple_kernel",    "debug_kernel",
-                                       "add_kernel_debug", "add_kernel_heuristic"};
+  std::vector<std::string> expected = {
+      "add_kernel",       "triton_gelu_kernel",     "softmax_kernel", "matmul_kernel",
+      "layernorm_kernel", "fused_attention_kernel", "simple_kernel",  "debug_kernel",
+      "add_kernel_debug", "add_kernel_heuristic"};
   EXPECT_EQ(r.jit_functions(), expected);
 }
 

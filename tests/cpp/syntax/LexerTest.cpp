@@ -77,7 +77,8 @@ TEST(Lexer, IndentedFirstLineIsTheBase) {
 
 TEST(Lexer, TabsCountToMultiplesOfEight) {
   // A tab is 8 columns, the same as 8 spaces: no indentation change.
-  EXPECT_EQ(kinds(lex("if a:\n\tb\n        c\n")), "Kw:if Name:a : NL IN Name:b NL Name:c NL DE EOF");
+  EXPECT_EQ(kinds(lex("if a:\n\tb\n        c\n")),
+            "Kw:if Name:a : NL IN Name:b NL Name:c NL DE EOF");
   // "  \t" is also 8 columns.
   EXPECT_EQ(kinds(lex("if a:\n  \tb\n\tc\n")), "Kw:if Name:a : NL IN Name:b NL Name:c NL DE EOF");
 }

@@ -56,12 +56,12 @@ TEST(ParserError, Assignments) {
             "1:1: invalid syntax: only a single target (not a tuple) can be annotated");
   EXPECT_EQ(parse_error("for f() in x:\n  pass\n"),
             "1:5: invalid syntax: cannot assign to function call");
-  EXPECT_EQ(parse_error("x = (a < b) = 2\n"),
-            "1:5: invalid syntax: cannot assign to comparison");
+  EXPECT_EQ(parse_error("x = (a < b) = 2\n"), "1:5: invalid syntax: cannot assign to comparison");
 }
 
 TEST(ParserError, Expressions) {
-  EXPECT_EQ(parse_error("x = \n"), "1:5: invalid syntax: expected an expression, found end of line");
+  EXPECT_EQ(parse_error("x = \n"),
+            "1:5: invalid syntax: expected an expression, found end of line");
   EXPECT_EQ(parse_error("x = a +\n"),
             "1:8: invalid syntax: expected an expression, found end of line");
   EXPECT_EQ(parse_error("x = a b\n"), "1:7: invalid syntax: unexpected name 'b'");
@@ -150,7 +150,7 @@ TEST(ParserError, PathologicalNestingIsAnErrorNotACrash) {
   for (int i = 0; i < 5000; ++i)
     chain += " + 1";
   EXPECT_NE(parse_error(chain + "\n").find("expression is too long"), std::string::npos);
-  std::string attrs = "x = a" ;
+  std::string attrs = "x = a";
   for (int i = 0; i < 5000; ++i)
     attrs += ".b";
   EXPECT_NE(parse_error(attrs + "\n").find("expression is too long"), std::string::npos);

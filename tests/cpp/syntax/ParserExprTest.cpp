@@ -61,8 +61,7 @@ TEST(ParserExpr, ConditionalAndLambda) {
   EXPECT_EQ(expr("a if c else b if d else e"), "(ifexp c a (ifexp d b e))");
   EXPECT_EQ(expr("a or b if c or d else e"), "(ifexp (or c d) (or a b) e)");
   EXPECT_EQ(expr("lambda: 0"), "(lambda)");
-  EXPECT_EQ(expr("lambda x, y=1, *a, k, **kw: x if y else {1: 2}[0] if 0 else 1"),
-            "(lambda)");
+  EXPECT_EQ(expr("lambda x, y=1, *a, k, **kw: x if y else {1: 2}[0] if 0 else 1"), "(lambda)");
   EXPECT_EQ(expr("f(lambda meta: (meta['B'],), 2)"), "(call f (lambda) 2)");
   EXPECT_EQ(expr("lambda x: x if x else y"), "(lambda)");
 }
@@ -75,8 +74,7 @@ TEST(ParserExpr, Primaries) {
   EXPECT_EQ(expr("f(a, *b, c=1, **d)"), "(call f a (* b) c=1 **d)");
   EXPECT_EQ(expr("f(a)(b)"), "(call (call f a) b)");
   EXPECT_EQ(expr("x.dtype.element_ty"), "(. (. x dtype) element_ty)");
-  EXPECT_EQ(expr("acc.to(Out.dtype.element_ty)"),
-            "(call (. acc to) (. (. Out dtype) element_ty))");
+  EXPECT_EQ(expr("acc.to(Out.dtype.element_ty)"), "(call (. acc to) (. (. Out dtype) element_ty))");
   EXPECT_EQ(expr("a.b(c)[d].e"), "(. (sub (call (. a b) c) d) e)");
   EXPECT_EQ(expr("1 .real"), "(. 1 real)");
 }
@@ -177,9 +175,9 @@ TEST(AstSymbols, EveryOperatorHasItsPythonSpelling) {
   using ast::CmpOp;
   using ast::UnaryOp;
   const std::pair<BinOp, const char *> bins[] = {
-      {BinOp::Add, "+"},     {BinOp::Sub, "-"},     {BinOp::Mul, "*"},     {BinOp::Div, "/"},
-      {BinOp::FloorDiv, "//"}, {BinOp::Mod, "%"},   {BinOp::Pow, "**"},    {BinOp::MatMul, "@"},
-      {BinOp::LShift, "<<"}, {BinOp::RShift, ">>"}, {BinOp::BitAnd, "&"},  {BinOp::BitOr, "|"},
+      {BinOp::Add, "+"},       {BinOp::Sub, "-"},     {BinOp::Mul, "*"},    {BinOp::Div, "/"},
+      {BinOp::FloorDiv, "//"}, {BinOp::Mod, "%"},     {BinOp::Pow, "**"},   {BinOp::MatMul, "@"},
+      {BinOp::LShift, "<<"},   {BinOp::RShift, ">>"}, {BinOp::BitAnd, "&"}, {BinOp::BitOr, "|"},
       {BinOp::BitXor, "^"}};
   for (auto [op, s] : bins)
     EXPECT_STREQ(ast::binop_symbol(op), s);
@@ -188,8 +186,8 @@ TEST(AstSymbols, EveryOperatorHasItsPythonSpelling) {
   EXPECT_STREQ(ast::unaryop_symbol(UnaryOp::Invert), "~");
   EXPECT_STREQ(ast::unaryop_symbol(UnaryOp::Not), "not");
   const std::pair<CmpOp, const char *> cmps[] = {
-      {CmpOp::Eq, "=="}, {CmpOp::NotEq, "!="}, {CmpOp::Lt, "<"},     {CmpOp::LtE, "<="},
-      {CmpOp::Gt, ">"},  {CmpOp::GtE, ">="},   {CmpOp::Is, "is"},    {CmpOp::IsNot, "is not"},
+      {CmpOp::Eq, "=="}, {CmpOp::NotEq, "!="},    {CmpOp::Lt, "<"},  {CmpOp::LtE, "<="},
+      {CmpOp::Gt, ">"},  {CmpOp::GtE, ">="},      {CmpOp::Is, "is"}, {CmpOp::IsNot, "is not"},
       {CmpOp::In, "in"}, {CmpOp::NotIn, "not in"}};
   for (auto [op, s] : cmps)
     EXPECT_STREQ(ast::cmpop_symbol(op), s);

@@ -7,11 +7,10 @@ using namespace tilec::test;
 
 namespace {
 
-const char *const kKernels[] = {"add_kernel",         "triton_gelu_kernel",
-                                "softmax_kernel",     "matmul_kernel",
-                                "layernorm_kernel",   "fused_attention_kernel",
-                                "simple_kernel",      "debug_kernel",
-                                "add_kernel_debug",   "add_kernel_heuristic"};
+const char *const kKernels[] = {
+    "add_kernel",       "triton_gelu_kernel",     "softmax_kernel", "matmul_kernel",
+    "layernorm_kernel", "fused_attention_kernel", "simple_kernel",  "debug_kernel",
+    "add_kernel_debug", "add_kernel_heuristic"};
 
 std::vector<std::string> split_lines(const std::string &text) {
   std::vector<std::string> lines;
@@ -151,8 +150,8 @@ TEST(SeedKernels, ReferencedNames) {
             "output");
   auto [msrc, mline] = kernel_source(seeds(), "matmul_kernel");
   Parsed m = parse(msrc, mline);
-  auto names = frontend::referenced_names(
-      static_cast<const ast::FunctionDefStmt &>(*m.module.body[0]));
+  auto names =
+      frontend::referenced_names(static_cast<const ast::FunctionDefStmt &>(*m.module.body[0]));
   // Globals and builtins the matmul reads are all there; decorators are not read.
   for (const char *n : {"tl", "min", "range", "K", "BLOCK_SIZE_K", "accumulator"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
@@ -191,19 +190,23 @@ TEST(SeedKernels, LenientModuleParse) {
   std::string summary;
   for (const auto &s : m.body) {
     switch (s->kind) {
-    case ast::StmtKind::Import: summary += "import "; break;
-    case ast::StmtKind::Assign: summary += "assign "; break;
+    case ast::StmtKind::Import:
+      summary += "import ";
+      break;
+    case ast::StmtKind::Assign:
+      summary += "assign ";
+      break;
     case ast::StmtKind::FunctionDef:
       summary += static_cast<const ast::FunctionDefStmt &>(*s).name + " ";
       break;
-    default: summary += "? ";
+    default:
+      summary += "? ";
     }
   }
-  EXPECT_EQ(summary,
-            "import import assign assign assign add_kernel add triton_gelu_kernel gelu "
-            "softmax_kernel softmax matmul_kernel matmul layernorm_kernel layernorm "
-            "fused_attention_kernel attention simple_kernel debug_kernel add_kernel_debug "
-            "heuristic_add_block_size add_kernel_heuristic ");
+  EXPECT_EQ(summary, "import import assign assign assign add_kernel add triton_gelu_kernel gelu "
+                     "softmax_kernel softmax matmul_kernel matmul layernorm_kernel layernorm "
+                     "fused_attention_kernel attention simple_kernel debug_kernel add_kernel_debug "
+                     "heuristic_add_block_size add_kernel_heuristic ");
   const ast::FunctionDefStmt *mm = find_def(m, "matmul_kernel");
   ASSERT_NE(mm, nullptr);
   ASSERT_EQ(mm->decorators.size(), 2u);

@@ -27,19 +27,45 @@ inline std::string kinds(const std::vector<frontend::Token> &toks) {
     if (!out.empty())
       out += " ";
     switch (t.kind) {
-    case frontend::TokKind::Name: out += "Name:" + t.text; break;
-    case frontend::TokKind::Keyword: out += "Kw:" + t.text; break;
-    case frontend::TokKind::Int: out += "Int:" + std::to_string(t.int_value); break;
-    case frontend::TokKind::Float: out += "Float:" + t.text; break;
-    case frontend::TokKind::Imag: out += "Imag:" + t.text; break;
-    case frontend::TokKind::String: out += "Str"; break;
-    case frontend::TokKind::FString: out += "FStr"; break;
-    case frontend::TokKind::Op: out += t.text; break;
-    case frontend::TokKind::Newline: out += "NL"; break;
-    case frontend::TokKind::Indent: out += "IN"; break;
-    case frontend::TokKind::Dedent: out += "DE"; break;
-    case frontend::TokKind::EndOfFile: out += "EOF"; break;
-    case frontend::TokKind::Error: out += "ERR"; break;
+    case frontend::TokKind::Name:
+      out += "Name:" + t.text;
+      break;
+    case frontend::TokKind::Keyword:
+      out += "Kw:" + t.text;
+      break;
+    case frontend::TokKind::Int:
+      out += "Int:" + std::to_string(t.int_value);
+      break;
+    case frontend::TokKind::Float:
+      out += "Float:" + t.text;
+      break;
+    case frontend::TokKind::Imag:
+      out += "Imag:" + t.text;
+      break;
+    case frontend::TokKind::String:
+      out += "Str";
+      break;
+    case frontend::TokKind::FString:
+      out += "FStr";
+      break;
+    case frontend::TokKind::Op:
+      out += t.text;
+      break;
+    case frontend::TokKind::Newline:
+      out += "NL";
+      break;
+    case frontend::TokKind::Indent:
+      out += "IN";
+      break;
+    case frontend::TokKind::Dedent:
+      out += "DE";
+      break;
+    case frontend::TokKind::EndOfFile:
+      out += "EOF";
+      break;
+    case frontend::TokKind::Error:
+      out += "ERR";
+      break;
     }
   }
   return out;
@@ -77,8 +103,7 @@ inline std::string parse_error(const std::string &text, int first_line = 1) {
   try {
     frontend::parse(sm, f);
   } catch (const CompileError &e) {
-    return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " +
-           e.message();
+    return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " + e.message();
   }
   return "<no error>";
 }
