@@ -47,6 +47,9 @@ public:
   explicit Verifier(const Function &f) : fn_(f) {}
 
   void run() {
+    if (!fn_.arg_names.empty() && fn_.arg_names.size() != fn_.entry()->num_args())
+      fail(nullptr, std::to_string(fn_.arg_names.size()) + " argument names for " +
+                        std::to_string(fn_.entry()->num_args()) + " arguments");
     check_types_of(arg_types(*fn_.entry()), nullptr);
     visible_.emplace_back();
     for (size_t i = 0; i < fn_.entry()->num_args(); ++i)

@@ -98,7 +98,12 @@ void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first
     throw CompileError(SourceLoc{}, "unknown pipeline stage '" + opts.stop_after +
                                         "' (stages: " + stage_list() + ")");
   DumpRequest dump = dump_request(opts);
-  bool verify = opts.verify || env::flag(env::Var::Verify);
+#ifdef NDEBUG
+  constexpr bool kDebugBuild = false;
+#else
+  constexpr bool kDebugBuild = true; // DESIGN.md: debug builds verify after every stage
+#endif
+  bool verify = kDebugBuild || opts.verify || env::flag(env::Var::Verify);
   bool timing = env::flag(env::Var::Time);
   const auto &list = stages();
   for (size_t i = first; i < list.size(); ++i) {

@@ -113,6 +113,25 @@ TEST(Verifier, StructureAndDominance) {
   }
 }
 
+TEST(Verifier, ArgumentNamesMatchArguments) {
+  auto m = parse_module("tt.func @k(%a: i32, %b: tile<3xi32>) {\n  return\n}\n");
+  try {
+    verify(*m);
+    FAIL();
+  } catch (const InternalError &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "IR verification failed in @k: tile dimensions must be powers of two, got tile<3xi32>");
+  }
+  m = parse_module("tt.func @k(%a: i32) {\n  return\n}\n");
+  m->functions[0]->arg_names.push_back("extra");
+  try {
+    verify(*m);
+    FAIL();
+  } catch (const InternalError &e) {
+    EXPECT_EQ(std::string(e.what()), "IR verification failed in @k: 2 argument names for 1 arguments");
+  }
+}
+
 TEST(Verifier, ElementwiseAndCasts) {
   expect_error("  %0 = add %n, %f : i32, fp32 -> i32\n  return", "operands and result must have one type");
   expect_error("  %0 = add %t, %t : tile<16xfp32> -> tile<32xfp32>\n  return", "one shape");
