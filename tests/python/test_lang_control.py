@@ -626,3 +626,18 @@ def test_augmented_assignment_forms():
     v = ((v << 2) | 1) ^ 8
     v = (v & 0xFF) >> 1
     assert z[0] == v
+
+
+def test_kernel_defaults_and_keyword_launch():
+    @triton.jit
+    def k(X, n, scale=2, BLOCK: tl.constexpr = 8):
+        offs = tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(X + offs, tl.load(X + offs, mask=m) * scale, mask=m)
+
+    x = np.arange(16, dtype=np.float32)
+    k[(1,)](x, 5)  # scale and BLOCK take their defaults
+    np.testing.assert_array_equal(x, np.r_[np.arange(5) * 2, np.arange(5, 16)])
+    x = np.arange(16, dtype=np.float32)
+    k[(1,)](n=16, X=x, BLOCK=16, scale=3)
+    np.testing.assert_array_equal(x, np.arange(16) * 3)

@@ -319,3 +319,16 @@ def test_dot_3d_batched():
     k[(1,)](a, b, c, BS=2, M=16, N=16, K=32)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5,
                                atol=1e-5)
+
+
+def test_dot_precision_keywords():
+    k = _dot_kernel("""c = tl.dot(a, b, allow_tf32=False)
+            c += tl.dot(a, b, input_precision="ieee", max_num_imprecise_acc=None)
+            c += tl.dot(a, b, input_precision="tf32")
+            c += tl.dot(a, b, input_precision="tf32x3")""")
+    r = np.random.default_rng(54)
+    a = r.integers(-8, 9, (16, 16)).astype(np.float32)  # exact in tf32 too
+    b = r.integers(-8, 9, (16, 16)).astype(np.float32)
+    c = np.zeros((16, 16), np.float32)
+    k[(1,)](a, b, c, M=16, N=16, K=16)
+    np.testing.assert_array_equal(c, 4 * (a @ b))
