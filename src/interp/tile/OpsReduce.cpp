@@ -7,7 +7,10 @@
 // becomes ceil(len/2). Scan is sequential: r[i] = combine(r[i-1], x[i]) (reverse: from
 // the end, r[i] = combine(r[i+1], x[i])).
 #include <cmath>
+#include <algorithm>
+#include <array>
 #include <cstring>
+#include <vector>
 
 #include "interp/tile/DTypeTraits.h"
 #include "interp/tile/Runtime.h"
@@ -198,6 +201,113 @@ void generic_scan(Exec &ex, const Node &n, Geometry g) {
     }
 }
 
+// The batched combiner: lane l of a pass combines pair c + l. Each pass uses the narrowest
+// planned width that holds its pairs; lanes past the last pair repeat pair c, so they
+// cannot fault where a real pair would not.
+struct BatchedCombine {
+  Exec &ex;
+  const Node &n;
+  size_t nops;
+
+  const BlockPlan &plan_for(int64_t cnt, int64_t &width) const {
+    size_t i = 0;
+    width = n.batch;
+    while (i + 1 < n.batched.size() && (width + 1) / 2 >= cnt) {
+      width = (width + 1) / 2;
+      ++i;
+    }
+    return *n.batched[i];
+  }
+
+  // pair(e) -> {acc index, x index, destination index} into the per-operand arrays.
+  template <class Pair>
+  void run(int64_t total, uint8_t *const *acc, uint8_t *const *x, uint8_t *const *dst, Pair pair) {
+    for (int64_t c = 0; c < total; c += n.batch) {
+      int64_t cnt = std::min(n.batch, total - c), width = 0;
+      const BlockPlan &bp = plan_for(cnt, width);
+      for (size_t k = 0; k < nops; ++k)
+        dispatch_bytes(ex.slot(n.in[k]).elem_bytes, [&](auto t) {
+          using T = decltype(t);
+          T *sa = ex.ptr<T>(bp.args[k]), *sx = ex.ptr<T>(bp.args[nops + k]);
+          const T *ak = reinterpret_cast<const T *>(acc[k]), *xk = reinterpret_cast<const T *>(x[k]);
+          for (int64_t l = 0; l < width; ++l) {
+            std::array<int64_t, 3> p = pair(c + (l < cnt ? l : 0));
+            sa[l] = ak[p[0]];
+            sx[l] = xk[p[1]];
+          }
+        });
+      ex.exec_block(bp);
+      for (size_t k = 0; k < nops; ++k)
+        dispatch_bytes(ex.slot(n.in[k]).elem_bytes, [&](auto t) {
+          using T = decltype(t);
+          const T *sy = ex.ptr<T>(bp.yields[k]);
+          T *dk = reinterpret_cast<T *>(dst[k]);
+          for (int64_t l = 0; l < cnt; ++l)
+            dk[pair(c + l)[2]] = sy[l];
+        });
+    }
+  }
+};
+
+void batched_reduce(Exec &ex, const Node &n, Geometry g) {
+  size_t nops = n.in.size();
+  TILEC_ASSERT(nops <= kMaxOperands, "too many reduce operands");
+  std::vector<uint8_t> buf; // own storage: see generic_reduce
+  std::array<size_t, kMaxOperands> esz{};
+  std::array<uint8_t *, kMaxOperands> w{};
+  size_t total = 0, numel = static_cast<size_t>(g.outer * g.r * g.inner);
+  for (size_t k = 0; k < nops; ++k) {
+    esz[k] = static_cast<size_t>(ex.slot(n.in[k]).elem_bytes);
+    total += numel * esz[k];
+  }
+  buf.resize(total);
+  for (size_t k = 0, off = 0; k < nops; off += numel * esz[k], ++k) {
+    w[k] = buf.data() + off;
+    std::memcpy(w[k], ex.ptr<uint8_t>(n.in[k]), numel * esz[k]);
+  }
+  BatchedCombine comb{ex, n, nops};
+  int64_t block = g.r * g.inner;
+  for (int64_t len = g.r; len > 1;) {
+    int64_t h = (len + 1) / 2, per_o = (len - h) * g.inner, off_h = h * g.inner;
+    comb.run(g.outer * per_o, w.data(), w.data(), w.data(), [&](int64_t e) {
+      int64_t a = (e / per_o) * block + e % per_o;
+      return std::array<int64_t, 3>{a, a + off_h, a};
+    });
+    len = h;
+  }
+  for (size_t k = 0; k < nops; ++k)
+    for (int64_t o = 0; o < g.outer; ++o)
+      std::memcpy(ex.ptr<uint8_t>(n.out[k]) + static_cast<size_t>(o * g.inner) * esz[k],
+                  w[k] + static_cast<size_t>(o * block) * esz[k], static_cast<size_t>(g.inner) * esz[k]);
+}
+
+void batched_scan(Exec &ex, const Node &n, Geometry g) {
+  size_t nops = n.in.size();
+  TILEC_ASSERT(nops <= kMaxOperands, "too many scan operands");
+  std::array<uint8_t *, kMaxOperands> x{}, r{};
+  for (size_t k = 0; k < nops; ++k) {
+    x[k] = ex.ptr<uint8_t>(n.in[k]);
+    r[k] = ex.ptr<uint8_t>(n.out[k]);
+  }
+  bool rev = n.b != 0;
+  int64_t first = rev ? g.r - 1 : 0, step = rev ? -1 : 1;
+  auto at = [&](int64_t lane, int64_t i) {
+    return ((lane / g.inner) * g.r + i) * g.inner + lane % g.inner;
+  };
+  int64_t lanes = g.outer * g.inner;
+  for (size_t k = 0; k < nops; ++k) {
+    auto esz = static_cast<size_t>(ex.slot(n.in[k]).elem_bytes);
+    for (int64_t l = 0; l < lanes; ++l)
+      std::memcpy(r[k] + static_cast<size_t>(at(l, first)) * esz, x[k] + static_cast<size_t>(at(l, first)) * esz,
+                  esz);
+  }
+  BatchedCombine comb{ex, n, nops};
+  for (int64_t i = first + step; i >= 0 && i < g.r; i += step)
+    comb.run(lanes, r.data(), x.data(), r.data(), [&](int64_t l) {
+      return std::array<int64_t, 3>{at(l, i - step), at(l, i), at(l, i)};
+    });
+}
+
 } // namespace
 
 void exec_reduce_scan(Exec &ex, const Node &n) {
@@ -211,6 +321,8 @@ void exec_reduce_scan(Exec &ex, const Node &n) {
         fast_scan<decltype(d)>(ex, n, g);
     });
   }
+  if (!n.batched.empty())
+    return reduce ? batched_reduce(ex, n, g) : batched_scan(ex, n, g);
   if (reduce)
     generic_reduce(ex, n, g);
   else

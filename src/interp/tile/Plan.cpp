@@ -46,6 +46,17 @@ AtomicKind atomic_code(const std::string &op) {
   throw_internal(__FILE__, __LINE__, "atomic_rmw: unknown op '" + op + "'");
 }
 
+// A combiner region made only of elementwise ops and constants: it can run on many
+// element pairs at once.
+bool batchable(const ir::Block *b) {
+  for (const auto &op : b->ops())
+    if (op->num_regions() != 0 ||
+        !(ir::is_elementwise(op->kind()) || op->kind() == OpKind::Constant ||
+          op->kind() == OpKind::Yield))
+      return false;
+  return true;
+}
+
 // A combiner region that is exactly `yield op(arg0, arg1)` for a one-operand reduce/scan.
 FastCombiner detect_fast(const ir::Op *op) {
   if (op->num_operands() != 1 || op->num_regions() != 1)
@@ -79,7 +90,10 @@ class PlanBuilder {
 public:
   explicit PlanBuilder(Plan &p) : plan_(p) {}
 
-  void build_block(const ir::Block *b, BlockPlan &bp) {
+  // `lanes` > 1: every value of the block gets that many elements (a batched combiner).
+  void build_block(const ir::Block *b, BlockPlan &bp, int64_t lanes = 1) {
+    int64_t saved = lanes_;
+    lanes_ = lanes;
     for (size_t i = 0; i < b->num_args(); ++i)
       bp.args.push_back(add_slot(b->arg(i)));
     for (const auto &up : b->ops()) {
@@ -94,13 +108,14 @@ public:
       bp.nodes.emplace_back();
       make_node(op, bp.nodes.back());
     }
+    lanes_ = saved;
   }
 
 private:
   int32_t add_slot(const ir::Value *v) {
     SlotInfo s;
     s.type = &v->type;
-    s.numel = v->type.numel();
+    s.numel = lanes_ > 1 ? lanes_ : v->type.numel();
     s.elem_bytes = v->type.is_ptr() ? 8 : ir::byte_size(v->type.elem);
     s.key = key_of(v->type);
     uint64_t align = s.numel > 1 ? 64 : 8;
@@ -198,6 +213,22 @@ private:
                        n.regions[0]->yields.size() == n.in.size(),
                    "reduce/scan combiner must take 2N scalars and yield N");
       n.fast = detect_fast(op);
+      if (n.fast == FastCombiner::None && batchable(op->region(0)->block())) {
+        // Independent pairs per pass: every (outer, inner) lane of a scan step; half the
+        // axis times those lanes for a reduce level. Capped to bound the memory.
+        int64_t lanes = 1, axis_len = n.shape[static_cast<size_t>(n.a)];
+        for (int64_t d : n.shape)
+          lanes *= d;
+        lanes /= axis_len;
+        if (n.kind == OpKind::Reduce)
+          lanes *= (axis_len + 1) / 2;
+        n.batch = std::min<int64_t>(lanes, 1024);
+        // Reduce levels shrink by half: narrower copies keep the wasted lanes under 2x.
+        for (int64_t w = n.batch; w > 1 && (n.kind == OpKind::Reduce || w == n.batch); w = (w + 1) / 2) {
+          n.batched.push_back(std::make_unique<BlockPlan>());
+          build_block(op->region(0)->block(), *n.batched.back(), w);
+        }
+      }
       break;
     case OpKind::Dot: {
       n.ints = op->operand(1)->type.shape;
@@ -240,6 +271,7 @@ private:
 
   Plan &plan_;
   std::unordered_map<const ir::Value *, int32_t> slot_of_;
+  int64_t lanes_ = 1;
 };
 
 void collect_constants(const BlockPlan &b, std::vector<const Node *> &out) {
@@ -247,6 +279,8 @@ void collect_constants(const BlockPlan &b, std::vector<const Node *> &out) {
     if (n.kind == OpKind::Constant)
       out.push_back(&n);
     for (const auto &r : n.regions)
+      collect_constants(*r, out);
+    for (const auto &r : n.batched)
       collect_constants(*r, out);
   }
 }

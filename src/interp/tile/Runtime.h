@@ -51,6 +51,10 @@ struct Node {
   std::vector<int64_t> ints;      // op-specific: permutation order, strides, ...
   std::vector<uint8_t> stage;     // for: yield values that must be staged (they alias args)
   FastCombiner fast = FastCombiner::None;
+  // reduce/scan with an elementwise-only combiner: the region planned again with every
+  // value `batch >> i` lanes wide (batched[i]), so one pass combines up to that many pairs.
+  std::vector<std::unique_ptr<BlockPlan>> batched;
+  int64_t batch = 1;
   AtomicKind atomic = AtomicKind::Add;
 };
 

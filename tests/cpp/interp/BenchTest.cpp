@@ -1,4 +1,5 @@
 // Timings of the seed kernels built by hand (printed, not asserted; results are checked).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -162,4 +163,38 @@ TEST(Bench, SeedMatmulFp16) {
         s += fp16_to_float(A[i * K + k]) * fp16_to_float(Bm[k * N + j]);
       ASSERT_NEAR(fp16_to_float(C[i * N + j]), s, 0.02 + 0.002 * std::fabs(s));
     }
+}
+
+TEST(Bench, ArgmaxRows) {
+  // tl.argmax over 256 rows of 1024 (one program per row): the generic combiner path.
+  const int64_t rows = 256, B = 1024;
+  for (bool scalar_path : {false, true}) {
+    KB kb;
+    auto *in = kb.arg(ptr(DType::F32), "x"), *outp = kb.arg(ptr(DType::I32), "out");
+    auto *row = kb.pid(0);
+    auto *start = kb.op(OpKind::AddPtr, {in, kb.bin(OpKind::Mul, row, i32c(kb, B))}, in->type);
+    auto *x = kb.load(kb.addptr(start, kb.arange(B)));
+    auto out = kb.reduce_like(OpKind::Reduce, {x, kb.arange(B)}, 0, {scalar(DType::F32), scalar(DType::I32)}, {},
+                              [&](KB &b, std::vector<Value *> a) {
+                                auto *gt = b.cmp("gt", a[2], a[0]);
+                                auto *tie = b.bin(OpKind::And, b.cmp("eq", a[2], a[0]), b.cmp("lt", a[3], a[1]));
+                                auto *take = b.bin(OpKind::Or, gt, tie);
+                                Value *vi = b.op(OpKind::Select, {take, a[3], a[1]}, a[1]->type);
+                                if (scalar_path)
+                                  vi = b.op(OpKind::Hint, {vi}, vi->type);
+                                return std::vector<Value *>{b.op(OpKind::Select, {take, a[2], a[0]}, a[0]->type), vi};
+                              });
+    kb.store(kb.op(OpKind::AddPtr, {outp, row}, outp->type), out[1]);
+    kb.ret();
+    std::vector<float> xs(rows * B);
+    std::vector<int32_t> res(rows);
+    for (size_t i = 0; i < xs.size(); ++i)
+      xs[i] = float((i * 7919) % 1021);
+    auto t0 = std::chrono::steady_clock::now();
+    kb.run({parg(xs), parg(res)}, {buf(xs, "x"), buf(res, "out")}, {rows, 1, 1});
+    std::printf("[bench] argmax 256 x 1024 (%s combiner): %.4f s\n", scalar_path ? "pair-by-pair" : "batched",
+                seconds_since(t0));
+    for (int64_t r = 0; r < rows; ++r)
+      ASSERT_EQ(res[r], std::max_element(xs.begin() + r * B, xs.begin() + (r + 1) * B) - (xs.begin() + r * B));
+  }
 }

@@ -283,3 +283,79 @@ TEST(Executable, ReusedAcrossLaunchesAndHostThreads) {
     for (int i = 0; i < 64; ++i)
       ASSERT_EQ(outs[t][i], i + t * 100 + 19);
 }
+
+TEST(Reduce, BatchedCombinerMatchesReference) {
+  // A two-operand argmin combiner (cmp/and/or/select) runs as a batched region; with a Hint
+  // op added it runs pair by pair. Both must give the reference argmin (lowest index on ties).
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> dist(-20, 20);
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{8, 1024}, {16, 4}, {1, 64}})
+    for (int64_t axis : {0, 1})
+      for (bool scalar_path : {false, true}) {
+        std::vector<float> v(static_cast<size_t>(rows * cols));
+        for (float &x : v)
+          x = float(dist(rng)) * 0.5f;
+        int64_t outn = axis == 1 ? rows : cols, nax = axis == 1 ? cols : rows;
+        auto got = tile_op<float>(DType::F32, rows, cols, v, static_cast<size_t>(outn), [&](KB &kb, Value *x) {
+          ir::Shape s = x->type.shape;
+          ir::Shape es = axis == 1 ? ir::Shape{1, nax} : ir::Shape{nax, 1};
+          auto *e = kb.op(OpKind::ExpandDims, {kb.arange(nax)}, tile(DType::I32, es), {{"axis", int64_t(1 - axis)}});
+          auto *idx = kb.op(OpKind::Broadcast, {e}, tile(DType::I32, s));
+          ir::Shape rs = s;
+          rs.erase(rs.begin() + axis);
+          auto out = kb.reduce_like(OpKind::Reduce, {x, idx}, axis, {tile(DType::F32, rs), tile(DType::I32, rs)}, {},
+                                    [&](KB &b, std::vector<Value *> a) {
+                                      auto *lt = b.cmp("lt", a[2], a[0]);
+                                      auto *eq = b.cmp("eq", a[2], a[0]);
+                                      auto *take =
+                                          b.bin(OpKind::Or, lt, b.bin(OpKind::And, eq, b.cmp("lt", a[3], a[1])));
+                                      Value *vi = b.op(OpKind::Select, {take, a[3], a[1]}, a[1]->type);
+                                      if (scalar_path)
+                                        vi = b.op(OpKind::Hint, {vi}, vi->type);
+                                      return std::vector<Value *>{
+                                          b.op(OpKind::Select, {take, a[2], a[0]}, a[0]->type), vi};
+                                    });
+          return kb.cast(out[1], DType::F32);
+        });
+        for (int64_t o = 0; o < outn; ++o) {
+          int64_t best = 0;
+          for (int64_t i = 1; i < nax; ++i) {
+            auto at = [&](int64_t k) { return axis == 1 ? v[size_t(o * cols + k)] : v[size_t(k * cols + o)]; };
+            if (at(i) < at(best))
+              best = i;
+          }
+          ASSERT_EQ(got[size_t(o)], float(best)) << rows << "x" << cols << " axis " << axis << " scalar " << scalar_path;
+        }
+      }
+}
+
+TEST(Scan, BatchedTwoOperandScan) {
+  // Running (sum, max) over each row and each column, batched and pair by pair.
+  std::vector<int32_t> v(16 * 32);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = int32_t((i * 37) % 23) - 11;
+  for (int64_t axis : {0, 1})
+    for (bool scalar_path : {false, true}) {
+      auto got = tile_op<int32_t>(DType::I32, 16, 32, v, v.size() * 2, [&](KB &kb, Value *x) {
+        auto out = kb.reduce_like(OpKind::Scan, {x, x}, axis, {x->type, x->type}, {{"reverse", int64_t(0)}},
+                                  [&](KB &b, std::vector<Value *> a) {
+                                    Value *s = b.bin(OpKind::Add, a[0], a[2]);
+                                    if (scalar_path)
+                                      s = b.op(OpKind::Hint, {s}, s->type);
+                                    return std::vector<Value *>{s, b.bin(OpKind::Max, a[1], a[3])};
+                                  });
+        return kb.op(OpKind::Cat, {out[0], out[1]}, tile(DType::I32, {32, 32}));
+      });
+      for (int64_t r = 0; r < 16; ++r)
+        for (int64_t c = 0; c < 32; ++c) {
+          int32_t sum = 0, mx = INT32_MIN;
+          for (int64_t k = 0; k <= (axis == 1 ? c : r); ++k) {
+            int32_t e = axis == 1 ? v[size_t(r * 32 + k)] : v[size_t(k * 32 + c)];
+            sum += e;
+            mx = std::max(mx, e);
+          }
+          ASSERT_EQ(got[size_t(r * 32 + c)], sum) << axis << scalar_path;
+          ASSERT_EQ(got[size_t(512 + r * 32 + c)], mx) << axis << scalar_path;
+        }
+    }
+}
