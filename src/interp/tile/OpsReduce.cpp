@@ -1,6 +1,8 @@
 // reduce and scan. A tile is viewed as [outer, R, inner] around the axis. Common
-// one-op combiners (sum, max, ...) run as tight loops; any other combiner region runs
-// on scalars, once per element pair, through the executor.
+// one-op combiners (sum, max, ...) run as tight loops; a combiner made of elementwise
+// ops only (argmax's compares and selects) runs batched: its region, planned with
+// vector-wide values, combines many independent pairs per pass; any other combiner runs
+// on scalars, once per element pair. All three combine the same pairs in the same order.
 //
 // Reduction order (Interpreter.h): a pairwise halving tree. With len elements left,
 // element i (i < len - ceil(len/2)) becomes combine(e[i], e[i + ceil(len/2)]), and len
