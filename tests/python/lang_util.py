@@ -11,10 +11,12 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import os
 import re
+import shutil
 import sys
 import tempfile
 import textwrap
@@ -308,6 +310,7 @@ def out_storage(name: str):
 
 
 _GEN_DIR = tempfile.mkdtemp(prefix="tilec_langtests_")
+atexit.register(shutil.rmtree, _GEN_DIR, ignore_errors=True)
 _GEN_CACHE: dict = {}
 _HEADER = "import tilec as triton\nimport tilec.language as tl\n\n\n"
 
