@@ -20,19 +20,32 @@ void drop_all_uses(ir::Block *b) {
 
 std::string type_name(const Val &v) {
   switch (v.kind) {
-  case Val::Kind::None: return "NoneType";
-  case Val::Kind::Bool: return "bool";
-  case Val::Kind::Int: return "int";
-  case Val::Kind::Float: return "float";
-  case Val::Kind::Str: return "str";
-  case Val::Kind::DType: return "dtype";
-  case Val::Kind::Tensor: return "tensor";
-  case Val::Kind::Tuple: return "tuple";
-  case Val::Kind::Function: return "function";
-  case Val::Kind::Module: return "module";
-  case Val::Kind::Builtin: return "builtin_function";
-  case Val::Kind::Method: return "method";
-  case Val::Kind::Slice: return "slice";
+  case Val::Kind::None:
+    return "NoneType";
+  case Val::Kind::Bool:
+    return "bool";
+  case Val::Kind::Int:
+    return "int";
+  case Val::Kind::Float:
+    return "float";
+  case Val::Kind::Str:
+    return "str";
+  case Val::Kind::DType:
+    return "dtype";
+  case Val::Kind::Tensor:
+    return "tensor";
+  case Val::Kind::Tuple:
+    return "tuple";
+  case Val::Kind::Function:
+    return "function";
+  case Val::Kind::Module:
+    return "module";
+  case Val::Kind::Builtin:
+    return "builtin_function";
+  case Val::Kind::Method:
+    return "method";
+  case Val::Kind::Slice:
+    return "slice";
   }
   return "object";
 }
@@ -61,17 +74,25 @@ bool same_val(const Val &a, const Val &b) {
   if (a.kind != b.kind)
     return false;
   switch (a.kind) {
-  case Val::Kind::None: return true;
-  case Val::Kind::Bool: return a.b == b.b;
-  case Val::Kind::Int: return a.i == b.i;
+  case Val::Kind::None:
+    return true;
+  case Val::Kind::Bool:
+    return a.b == b.b;
+  case Val::Kind::Int:
+    return a.i == b.i;
   case Val::Kind::Float: // bitwise: a NaN is the same as itself, -0.0 differs from 0.0
     return std::memcmp(&a.f, &b.f, sizeof(double)) == 0;
-  case Val::Kind::Str: return a.str == b.str;
-  case Val::Kind::DType: return a.type == b.type;
-  case Val::Kind::Tensor: return a.tensor == b.tensor;
-  case Val::Kind::Function: return a.fn == b.fn;
+  case Val::Kind::Str:
+    return a.str == b.str;
+  case Val::Kind::DType:
+    return a.type == b.type;
+  case Val::Kind::Tensor:
+    return a.tensor == b.tensor;
+  case Val::Kind::Function:
+    return a.fn == b.fn;
   case Val::Kind::Module:
-  case Val::Kind::Builtin: return a.str == b.str;
+  case Val::Kind::Builtin:
+    return a.str == b.str;
   case Val::Kind::Method:
   case Val::Kind::Tuple:
   case Val::Kind::Slice:
@@ -91,18 +112,21 @@ bool is_constexpr_annotation(const ast::Expr *a) {
   if (!a)
     return false;
   switch (a->kind) {
-  case ast::ExprKind::Name: return static_cast<const ast::NameExpr *>(a)->id == "constexpr";
+  case ast::ExprKind::Name:
+    return static_cast<const ast::NameExpr *>(a)->id == "constexpr";
   case ast::ExprKind::Attribute:
     return static_cast<const ast::AttributeExpr *>(a)->attr == "constexpr";
   case ast::ExprKind::Str:
     return static_cast<const ast::StrExpr *>(a)->value.find("constexpr") != std::string::npos;
-  default: return false;
+  default:
+    return false;
   }
 }
 
 static bool stmt_contains_return(const ast::Stmt &s) {
   switch (s.kind) {
-  case ast::StmtKind::Return: return true;
+  case ast::StmtKind::Return:
+    return true;
   case ast::StmtKind::If: {
     auto &i = static_cast<const ast::IfStmt &>(s);
     return contains_return(i.body) || contains_return(i.orelse);
@@ -115,7 +139,8 @@ static bool stmt_contains_return(const ast::Stmt &s) {
     auto &w = static_cast<const ast::WhileStmt &>(s);
     return contains_return(w.body) || contains_return(w.orelse);
   }
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -141,9 +166,12 @@ Val Lowerer::sanitize_assigned(const Val &v, SourceLoc loc) {
 
 bool Lowerer::constexpr_truth(const Val &cond, SourceLoc loc) {
   switch (cond.kind) {
-  case Val::Kind::Bool: return cond.b;
-  case Val::Kind::Int: return cond.i != 0;
-  case Val::Kind::None: return false;
+  case Val::Kind::Bool:
+    return cond.b;
+  case Val::Kind::Int:
+    return cond.i != 0;
+  case Val::Kind::None:
+    return false;
   default:
     throw CompileError(loc, "`if` conditionals can only accept values of type {bool, int, "
                             "NoneType}, not objects of type " +
@@ -240,8 +268,12 @@ SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
                                     "compile-time value");
     Val v;
     switch (spec.kind) {
-    case ArgSpec::Kind::Constexpr: v = spec.value; break;
-    case ArgSpec::Kind::None: v = Val::none(); break;
+    case ArgSpec::Kind::Constexpr:
+      v = spec.value;
+      break;
+    case ArgSpec::Kind::None:
+      v = Val::none();
+      break;
     case ArgSpec::Kind::Int:
       if (spec.equal_to_1) { // specialised away, as Triton does
         v = Val::integer(1);

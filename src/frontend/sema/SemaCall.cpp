@@ -94,10 +94,11 @@ Val Lowerer::call_value(const Val &f, CallArgs args, const ast::Expr &callee) {
       return call_dtype_method(self, f.str, args);
     return call_tensor_method(*this, f.str, self, std::move(args));
   }
-  case Val::Kind::Function: return inline_call(f, std::move(args));
+  case Val::Kind::Function:
+    return inline_call(f, std::move(args));
   default:
-    throw CompileError(callee.loc, "'" + unparse(callee) + "' is not callable (it is " +
-                                       describe(f) + ")");
+    throw CompileError(callee.loc,
+                       "'" + unparse(callee) + "' is not callable (it is " + describe(f) + ")");
   }
 }
 
@@ -138,8 +139,7 @@ Val Lowerer::call_dtype_method(const Val &self, const std::string &name, const C
   else if (name == "is_fp64")
     r = is(ir::DType::F64);
   else if (name == "is_int8" || name == "is_int16" || name == "is_int32" || name == "is_int64" ||
-           name == "is_uint8" || name == "is_uint16" || name == "is_uint32" ||
-           name == "is_uint64")
+           name == "is_uint8" || name == "is_uint16" || name == "is_uint32" || name == "is_uint64")
     r = !ptr && ir::python_name(d) == std::string_view(name).substr(3);
   else if (name == "is_block" || name == "is_void")
     r = false;
@@ -222,9 +222,8 @@ Val Lowerer::inline_call(const Val &fn, CallArgs args) {
   for (size_t i = 0; i < def.params.size(); ++i) {
     const ast::Param &p = def.params[i];
     if (is_constexpr_annotation(p.annotation.get()) && has_tensor(*bound[i]))
-      throw CompileError(args.loc, "function '" + fname + "' expects a constexpr for '" +
-                                       p.name + "', but got a tensor of type " +
-                                       value_type_str(*bound[i]));
+      throw CompileError(args.loc, "function '" + fname + "' expects a constexpr for '" + p.name +
+                                       "', but got a tensor of type " + value_type_str(*bound[i]));
     callee.scope[p.name] = std::move(*bound[i]);
   }
   return lower_seq(def.body, 0, nullptr).value;

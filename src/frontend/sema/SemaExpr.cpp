@@ -30,8 +30,9 @@ Val dtype_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
   const ir::Type &t = d.type;
   if (attr == "element_ty") {
     if (!t.is_ptr())
-      throw CompileError(loc, "dtype " + elem_name(t) + " has no attribute 'element_ty' (only "
-                                                        "pointer types have one)");
+      throw CompileError(loc, "dtype " + elem_name(t) +
+                                  " has no attribute 'element_ty' (only "
+                                  "pointer types have one)");
     return Val::dtype(ir::Type(t.elem));
   }
   if (attr == "primitive_bitwidth")
@@ -74,20 +75,28 @@ Val Lowerer::lookup(const std::string &name, SourceLoc loc) {
 
 Val Lowerer::eval(const ast::Expr &e) {
   switch (e.kind) {
-  case ast::ExprKind::Name: return lookup(static_cast<const ast::NameExpr &>(e).id, e.loc);
+  case ast::ExprKind::Name:
+    return lookup(static_cast<const ast::NameExpr &>(e).id, e.loc);
   case ast::ExprKind::Int: {
     auto &x = static_cast<const ast::IntExpr &>(e);
     if (x.overflow || x.value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
       throw CompileError(e.loc, "integer literal is too large (at most 2**63 - 1)");
     return Val::integer(static_cast<int64_t>(x.value));
   }
-  case ast::ExprKind::Float: return Val::floating(static_cast<const ast::FloatExpr &>(e).value);
-  case ast::ExprKind::Str: return Val::string(static_cast<const ast::StrExpr &>(e).value);
-  case ast::ExprKind::Bool: return Val::boolean(static_cast<const ast::BoolExpr &>(e).value);
-  case ast::ExprKind::None: return Val::none();
-  case ast::ExprKind::Ellipsis: throw CompileError(e.loc, "Ellipsis (...) is not supported");
-  case ast::ExprKind::FString: return eval_fstring(static_cast<const ast::FStringExpr &>(e));
-  case ast::ExprKind::Attribute: return eval_attribute(static_cast<const ast::AttributeExpr &>(e));
+  case ast::ExprKind::Float:
+    return Val::floating(static_cast<const ast::FloatExpr &>(e).value);
+  case ast::ExprKind::Str:
+    return Val::string(static_cast<const ast::StrExpr &>(e).value);
+  case ast::ExprKind::Bool:
+    return Val::boolean(static_cast<const ast::BoolExpr &>(e).value);
+  case ast::ExprKind::None:
+    return Val::none();
+  case ast::ExprKind::Ellipsis:
+    throw CompileError(e.loc, "Ellipsis (...) is not supported");
+  case ast::ExprKind::FString:
+    return eval_fstring(static_cast<const ast::FStringExpr &>(e));
+  case ast::ExprKind::Attribute:
+    return eval_attribute(static_cast<const ast::AttributeExpr &>(e));
   case ast::ExprKind::Subscript: {
     auto &x = static_cast<const ast::SubscriptExpr &>(e);
     Val base = eval(*x.value);
@@ -102,7 +111,8 @@ Val Lowerer::eval(const ast::Expr &e) {
       s.elems.push_back(*p ? eval(**p) : Val::none());
     return s;
   }
-  case ast::ExprKind::Call: return eval_call(static_cast<const ast::CallExpr &>(e));
+  case ast::ExprKind::Call:
+    return eval_call(static_cast<const ast::CallExpr &>(e));
   case ast::ExprKind::BinOp: {
     auto &x = static_cast<const ast::BinOpExpr &>(e);
     Val a = eval(*x.lhs);
@@ -113,16 +123,20 @@ Val Lowerer::eval(const ast::Expr &e) {
     auto &x = static_cast<const ast::UnaryOpExpr &>(e);
     return unary_op(*this, x.op, eval(*x.operand), e.loc);
   }
-  case ast::ExprKind::BoolOp: return eval_bool_op(static_cast<const ast::BoolOpExpr &>(e));
-  case ast::ExprKind::Compare: return eval_compare(static_cast<const ast::CompareExpr &>(e));
-  case ast::ExprKind::IfExp: return eval_if_exp(static_cast<const ast::IfExpExpr &>(e));
+  case ast::ExprKind::BoolOp:
+    return eval_bool_op(static_cast<const ast::BoolOpExpr &>(e));
+  case ast::ExprKind::Compare:
+    return eval_compare(static_cast<const ast::CompareExpr &>(e));
+  case ast::ExprKind::IfExp:
+    return eval_if_exp(static_cast<const ast::IfExpExpr &>(e));
   case ast::ExprKind::Tuple:
     return Val::tuple(eval_elements(static_cast<const ast::TupleExpr &>(e).elts));
   case ast::ExprKind::List: // lists are tuples in kernels, as in Triton
     return Val::tuple(eval_elements(static_cast<const ast::ListExpr &>(e).elts));
   case ast::ExprKind::Starred:
     throw CompileError(e.loc, "a starred expression is not allowed here");
-  case ast::ExprKind::Lambda: throw CompileError(e.loc, "lambda is not supported");
+  case ast::ExprKind::Lambda:
+    throw CompileError(e.loc, "lambda is not supported");
   }
   throw CompileError(e.loc, "unsupported expression");
 }
@@ -214,7 +228,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
     }
     throw CompileError(loc, "'tensor' object has no attribute '" + attr + "'");
   }
-  case Val::Kind::DType: return dtype_attribute(base, attr, loc);
+  case Val::Kind::DType:
+    return dtype_attribute(base, attr, loc);
   case Val::Kind::Bool:
   case Val::Kind::Int:
   case Val::Kind::Float:

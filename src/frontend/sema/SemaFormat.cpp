@@ -60,10 +60,18 @@ std::string py_str_repr(const std::string &s) {
   std::string out(1, q);
   for (unsigned char c : s) {
     switch (c) {
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
     default:
       if (c == static_cast<unsigned char>(q)) {
         out += '\\';
@@ -82,20 +90,28 @@ std::string py_str_repr(const std::string &s) {
 
 std::string py_str(const Val &v) {
   switch (v.kind) {
-  case Val::Kind::None: return "None";
-  case Val::Kind::Bool: return v.b ? "True" : "False";
-  case Val::Kind::Int: return std::to_string(v.i);
-  case Val::Kind::Float: return py_float_repr(v.f);
-  case Val::Kind::Str: return v.str;
-  case Val::Kind::DType: return elem_name(v.type); // Triton's str(tl.float32) is "fp32"
-  case Val::Kind::Tensor: return v.tensor ? value_type_str(v) : "tensor";
+  case Val::Kind::None:
+    return "None";
+  case Val::Kind::Bool:
+    return v.b ? "True" : "False";
+  case Val::Kind::Int:
+    return std::to_string(v.i);
+  case Val::Kind::Float:
+    return py_float_repr(v.f);
+  case Val::Kind::Str:
+    return v.str;
+  case Val::Kind::DType:
+    return elem_name(v.type); // Triton's str(tl.float32) is "fp32"
+  case Val::Kind::Tensor:
+    return v.tensor ? value_type_str(v) : "tensor";
   case Val::Kind::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < v.elems.size(); ++i)
       s += (i ? ", " : "") + py_repr(v.elems[i]);
     return s + (v.elems.size() == 1 ? ",)" : ")");
   }
-  default: return v.repr();
+  default:
+    return v.repr();
   }
 }
 
@@ -121,8 +137,8 @@ Spec parse_spec(const std::string &s, const std::string &tname, SourceLoc loc) {
   size_t i = 0;
   auto is_align = [](char c) { return c == '<' || c == '>' || c == '^' || c == '='; };
   auto bad = [&]() {
-    return CompileError(loc, "Invalid format specifier '" + s + "' for object of type '" +
-                                 tname + "'");
+    return CompileError(loc,
+                        "Invalid format specifier '" + s + "' for object of type '" + tname + "'");
   };
   if (s.size() >= 2 && is_align(s[1])) {
     sp.fill = s[0];
@@ -196,10 +212,14 @@ std::string pad(const std::string &sign, const std::string &body, const Spec &sp
   size_t n = static_cast<size_t>(sp.width) - len;
   std::string fill(n, sp.fill);
   switch (sp.align ? sp.align : default_align) {
-  case '<': return sign + body + fill;
-  case '^': return std::string(n / 2, sp.fill) + sign + body + std::string(n - n / 2, sp.fill);
-  case '=': return sign + fill + body;
-  default: return fill + sign + body;
+  case '<':
+    return sign + body + fill;
+  case '^':
+    return std::string(n / 2, sp.fill) + sign + body + std::string(n - n / 2, sp.fill);
+  case '=':
+    return sign + fill + body;
+  default:
+    return fill + sign + body;
   }
 }
 
@@ -220,11 +240,12 @@ std::string format_float(double v, const Spec &sp) {
     std::snprintf(buf, sizeof buf, sp.alt ? "%#.*f" : "%.*f", prec, a);
     body = buf;
   } else if (t == 'e' || t == 'E') {
-    std::snprintf(buf, sizeof buf, sp.alt ? (t == 'e' ? "%#.*e" : "%#.*E") : (t == 'e' ? "%.*e" : "%.*E"),
-                  prec, a);
+    std::snprintf(buf, sizeof buf,
+                  sp.alt ? (t == 'e' ? "%#.*e" : "%#.*E") : (t == 'e' ? "%.*e" : "%.*E"), prec, a);
     body = buf;
   } else if (t == 'g' || t == 'G' || t == 'n') {
-    std::snprintf(buf, sizeof buf, sp.alt ? (t == 'G' ? "%#.*G" : "%#.*g") : (t == 'G' ? "%.*G" : "%.*g"),
+    std::snprintf(buf, sizeof buf,
+                  sp.alt ? (t == 'G' ? "%#.*G" : "%#.*g") : (t == 'G' ? "%.*G" : "%.*g"),
                   prec == 0 ? 1 : prec, a);
     body = buf;
   } else if (t == '%') {
@@ -273,8 +294,8 @@ std::string format_int(int64_t v, const Spec &sp, SourceLoc loc, const std::stri
     body = std::string(1, static_cast<char>(v));
     return pad("", body, sp, '<');
   } else {
-    throw CompileError(loc, std::string("Unknown format code '") + t +
-                                "' for object of type '" + tname + "'");
+    throw CompileError(loc, std::string("Unknown format code '") + t + "' for object of type '" +
+                                tname + "'");
   }
   if (sp.grouping)
     body = group_digits(body, sp.grouping, sp.grouping == '_' ? group : 3, true);
@@ -304,13 +325,14 @@ std::string format_value(const Val &v, const std::string &spec, SourceLoc loc) {
     return pad("", body, sp, '<');
   }
   case Val::Kind::Bool:
-  case Val::Kind::Int: return format_int(v.kind == Val::Kind::Bool ? v.b : v.i, sp, loc, tname);
+  case Val::Kind::Int:
+    return format_int(v.kind == Val::Kind::Bool ? v.b : v.i, sp, loc, tname);
   case Val::Kind::Float: {
     char t = sp.type;
     if (t && t != 'e' && t != 'E' && t != 'f' && t != 'F' && t != 'g' && t != 'G' && t != 'n' &&
         t != '%')
-      throw CompileError(loc, std::string("Unknown format code '") + t +
-                                  "' for object of type 'float'");
+      throw CompileError(loc,
+                         std::string("Unknown format code '") + t + "' for object of type 'float'");
     return format_float(v.f, sp);
   }
   default:
@@ -322,12 +344,18 @@ std::string format_value(const Val &v, const std::string &spec, SourceLoc loc) {
 
 std::string unparse(const ast::Expr &e) {
   switch (e.kind) {
-  case ast::ExprKind::Name: return static_cast<const ast::NameExpr &>(e).id;
-  case ast::ExprKind::Int: return std::to_string(static_cast<const ast::IntExpr &>(e).value);
-  case ast::ExprKind::Float: return py_float_repr(static_cast<const ast::FloatExpr &>(e).value);
-  case ast::ExprKind::Str: return py_str_repr(static_cast<const ast::StrExpr &>(e).value);
-  case ast::ExprKind::Bool: return static_cast<const ast::BoolExpr &>(e).value ? "True" : "False";
-  case ast::ExprKind::None: return "None";
+  case ast::ExprKind::Name:
+    return static_cast<const ast::NameExpr &>(e).id;
+  case ast::ExprKind::Int:
+    return std::to_string(static_cast<const ast::IntExpr &>(e).value);
+  case ast::ExprKind::Float:
+    return py_float_repr(static_cast<const ast::FloatExpr &>(e).value);
+  case ast::ExprKind::Str:
+    return py_str_repr(static_cast<const ast::StrExpr &>(e).value);
+  case ast::ExprKind::Bool:
+    return static_cast<const ast::BoolExpr &>(e).value ? "True" : "False";
+  case ast::ExprKind::None:
+    return "None";
   case ast::ExprKind::Attribute: {
     auto &x = static_cast<const ast::AttributeExpr &>(e);
     return unparse(*x.value) + "." + x.attr;
@@ -376,9 +404,8 @@ std::string unparse(const ast::Expr &e) {
   }
   case ast::ExprKind::Tuple:
   case ast::ExprKind::List: {
-    const auto &elts = e.kind == ast::ExprKind::Tuple
-                           ? static_cast<const ast::TupleExpr &>(e).elts
-                           : static_cast<const ast::ListExpr &>(e).elts;
+    const auto &elts = e.kind == ast::ExprKind::Tuple ? static_cast<const ast::TupleExpr &>(e).elts
+                                                      : static_cast<const ast::ListExpr &>(e).elts;
     std::string s = e.kind == ast::ExprKind::Tuple ? "(" : "[";
     for (size_t i = 0; i < elts.size(); ++i)
       s += (i ? ", " : "") + unparse(*elts[i]);
@@ -388,7 +415,8 @@ std::string unparse(const ast::Expr &e) {
   }
   case ast::ExprKind::Starred:
     return "*" + unparse(*static_cast<const ast::StarredExpr &>(e).value);
-  default: return "...";
+  default:
+    return "...";
   }
 }
 

@@ -215,11 +215,11 @@ private:
 void drop_all_uses(ir::Block *b);
 
 // Python-ish names used in messages.
-std::string type_name(const Val &v);         // "int", "tensor", "None", ...
-std::string value_type_str(const Val &v);    // a tensor's type ("fp32[constexpr[64]]") or type_name
+std::string type_name(const Val &v);        // "int", "tensor", "None", ...
+std::string value_type_str(const Val &v);   // a tensor's type ("fp32[constexpr[64]]") or type_name
 std::string ir_type_str(const ir::Type &t); // "int32", "fp32[constexpr[64]]"
-bool is_py_number(const Val &v);                // Bool, Int or Float constexpr
-bool same_val(const Val &a, const Val &b);   // the same constexpr or the same IR value
+bool is_py_number(const Val &v);            // Bool, Int or Float constexpr
+bool same_val(const Val &a, const Val &b);  // the same constexpr or the same IR value
 bool is_constexpr_annotation(const ast::Expr *annotation);
 bool contains_return(const ast::StmtList &stmts);
 std::string unparse(const ast::Expr &e); // an expression as text, for messages
@@ -228,7 +228,7 @@ std::string unparse(const ast::Expr &e); // an expression as text, for messages
 std::string format_value(const Val &v, const std::string &spec, SourceLoc loc);
 std::string py_float_repr(double v);
 std::string py_str_repr(const std::string &s); // 'text' with Python's escapes
-std::string py_str(const Val &v);               // str(v)
-std::string py_repr(const Val &v);              // repr(v)
+std::string py_str(const Val &v);              // str(v)
+std::string py_repr(const Val &v);             // repr(v)
 
 } // namespace tilec::sema::detail

@@ -28,8 +28,7 @@ std::vector<Val> bind_args(const std::string &fname, const std::vector<ParamSpec
                            const CallArgs &args) {
   if (args.args.size() > params.size())
     throw CompileError(args.loc, fname + "() takes at most " + std::to_string(params.size()) +
-                                     " arguments (" + std::to_string(args.args.size()) +
-                                     " given)");
+                                     " arguments (" + std::to_string(args.args.size()) + " given)");
   std::vector<std::optional<Val>> bound(params.size());
   for (size_t i = 0; i < args.args.size(); ++i)
     bound[i] = args.args[i];
@@ -131,16 +130,15 @@ std::vector<ir::Value *> Lowerer::carried_inits(const LoopCarry &c, SourceLoc lo
       ir::Value *v = leaf_value(leaf.a, loc);
       const ir::Type &body_t = c.body_types[out.size()];
       if (v->type != body_t)
-        throw CompileError(loc, loop_mismatch(leaf.name, ir_type_str(v->type),
-                                              ir_type_str(body_t)));
+        throw CompileError(loc,
+                           loop_mismatch(leaf.name, ir_type_str(v->type), ir_type_str(body_t)));
       out.push_back(v);
     }
   return out;
 }
 
-std::vector<ir::Value *> Lowerer::carried_yields(const LoopCarry &c,
-                                                 const std::vector<ir::Type> &types,
-                                                 SourceLoc loc) {
+std::vector<ir::Value *>
+Lowerer::carried_yields(const LoopCarry &c, const std::vector<ir::Type> &types, SourceLoc loc) {
   std::vector<std::pair<std::string, Val>> leaves;
   for (size_t i = 0; i < c.names.size(); ++i) {
     auto it = frame().scope.find(c.names[i]);
@@ -200,9 +198,9 @@ void Lowerer::lower_for(const ast::ForStmt &s) {
       throw CompileError(call.loc, "range() takes no keyword arguments");
     size_t n = args.args.size();
     if (n == 0 || n > 3)
-      throw CompileError(call.loc, n == 0 ? "range expected at least 1 argument, got 0"
-                                          : "range expected at most 3 arguments, got " +
-                                                std::to_string(n));
+      throw CompileError(call.loc,
+                         n == 0 ? "range expected at least 1 argument, got 0"
+                                : "range expected at most 3 arguments, got " + std::to_string(n));
     end = n == 1 ? args.args[0] : args.args[1];
     if (n >= 2)
       start = args.args[0];
@@ -243,8 +241,8 @@ void Lowerer::lower_for(const ast::ForStmt &s) {
     for (int k = 0; k < 4; ++k) {
       const Val &o = v[static_cast<size_t>(5 + k)];
       if (o.is_tensor())
-        throw CompileError(call.loc, std::string("tl.range's ") + flag_opts[k] +
-                                         " must be a constexpr");
+        throw CompileError(call.loc,
+                           std::string("tl.range's ") + flag_opts[k] + " must be a constexpr");
       if (constexpr_truth(o, call.loc))
         attrs.push_back({flag_opts[k], int64_t{1}});
     }
@@ -264,8 +262,8 @@ void Lowerer::lower_range_for(const ast::ForStmt &s, const Val &start, const Val
   ir::Value *bounds[3] = {leaf_value(start, loc), leaf_value(end, loc), leaf_value(step, loc)};
   for (ir::Value *v : bounds)
     if (v->type.is_tile())
-      throw CompileError(loc, "For loop bounds and step must be scalars, not " +
-                                  ir_type_str(v->type));
+      throw CompileError(loc,
+                         "For loop bounds and step must be scalars, not " + ir_type_str(v->type));
   // One integer type for the induction variable, as Triton's integer promotion picks.
   ir::DType iv = integer_promote(integer_promote(bounds[0]->type.elem, bounds[1]->type.elem),
                                  bounds[2]->type.elem);
@@ -316,8 +314,8 @@ void Lowerer::lower_static_range(const ast::ForStmt &s, const CallArgs &args) {
       {{"arg1", true, {}}, {"arg2", false, Val::none()}, {"step", false, Val::none()}}, args);
   for (const Val &x : v)
     if (x.kind != Val::Kind::Int && x.kind != Val::Kind::None)
-      throw CompileError(args.loc, "static_range arguments must be constexpr ints, not " +
-                                       value_type_str(x));
+      throw CompileError(args.loc,
+                         "static_range arguments must be constexpr ints, not " + value_type_str(x));
   int64_t start = 0, end = 0, step = 1;
   if (v[1].kind == Val::Kind::None) {
     end = v[0].i;
@@ -330,10 +328,11 @@ void Lowerer::lower_static_range(const ast::ForStmt &s, const CallArgs &args) {
   if (step == 0)
     throw CompileError(args.loc, "static_range() arg 3 must not be zero");
   __int128 span = static_cast<__int128>(end) - start;
-  __int128 count = step > 0 ? (span > 0 ? (span + step - 1) / step : 0)
-                            : (span < 0 ? (-span + (-static_cast<__int128>(step)) - 1) /
-                                              -static_cast<__int128>(step)
-                                        : 0);
+  __int128 count =
+      step > 0
+          ? (span > 0 ? (span + step - 1) / step : 0)
+          : (span < 0 ? (-span + (-static_cast<__int128>(step)) - 1) / -static_cast<__int128>(step)
+                      : 0);
   if (count > kMaxUnroll)
     throw CompileError(args.loc, "static_range of " + std::to_string(static_cast<int64_t>(count)) +
                                      " iterations is too long to unroll (at most " +

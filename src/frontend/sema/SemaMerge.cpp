@@ -13,8 +13,8 @@ Val plan_rec(const Val &a, const Val &b, const std::string &path, SourceLoc loc,
       throw CompileError(loc, msg(path, value_type_str(a), value_type_str(b)));
     Val t = a;
     for (size_t i = 0; i < a.elems.size(); ++i)
-      t.elems[i] = plan_rec(a.elems[i], b.elems[i], path + "[" + std::to_string(i) + "]", loc,
-                            msg, leaves);
+      t.elems[i] =
+          plan_rec(a.elems[i], b.elems[i], path + "[" + std::to_string(i) + "]", loc, msg, leaves);
     return t;
   }
   if (same_val(a, b))
@@ -61,8 +61,8 @@ void Lowerer::realize_join(const JoinPlan &plan, ir::Builder &ba, ir::Builder &b
     ir::Value *y = leaf_value(leaf.b, loc);
     bb = b_;
     if (x->type != y->type)
-      throw CompileError(loc, msg(leaf.name, value_type_str(Val::of(x)),
-                                  value_type_str(Val::of(y))));
+      throw CompileError(loc,
+                         msg(leaf.name, value_type_str(Val::of(x)), value_type_str(Val::of(y))));
     va.push_back(x);
     vb.push_back(y);
   }

@@ -30,8 +30,7 @@ Exit Lowerer::lower_seq(const ast::StmtList &stmts, size_t start, const Cont *ne
         Cont rest{&stmts, i + 1, next};
         Val cond = eval(*ifs.test);
         if (!cond.is_tensor())
-          return lower_seq(constexpr_truth(cond, ifs.test->loc) ? ifs.body : ifs.orelse, 0,
-                           &rest);
+          return lower_seq(constexpr_truth(cond, ifs.test->loc) ? ifs.body : ifs.orelse, 0, &rest);
         return lower_returning_if(ifs, cond, rest);
       }
     }
@@ -49,35 +48,47 @@ Exit Lowerer::lower_seq(const ast::StmtList &stmts, size_t start, const Cont *ne
 
 void Lowerer::lower_stmt(const ast::Stmt &s) {
   switch (s.kind) {
-  case ast::StmtKind::Assign: return lower_assign(static_cast<const ast::AssignStmt &>(s));
+  case ast::StmtKind::Assign:
+    return lower_assign(static_cast<const ast::AssignStmt &>(s));
   case ast::StmtKind::AugAssign:
     return lower_aug_assign(static_cast<const ast::AugAssignStmt &>(s));
   case ast::StmtKind::AnnAssign:
     return lower_ann_assign(static_cast<const ast::AnnAssignStmt &>(s));
-  case ast::StmtKind::Expr: eval(*static_cast<const ast::ExprStmt &>(s).value); return;
-  case ast::StmtKind::Pass: return;
-  case ast::StmtKind::If: return lower_if(static_cast<const ast::IfStmt &>(s));
-  case ast::StmtKind::For: return lower_for(static_cast<const ast::ForStmt &>(s));
-  case ast::StmtKind::While: return lower_while(static_cast<const ast::WhileStmt &>(s));
-  case ast::StmtKind::Assert: return lower_assert(static_cast<const ast::AssertStmt &>(s));
+  case ast::StmtKind::Expr:
+    eval(*static_cast<const ast::ExprStmt &>(s).value);
+    return;
+  case ast::StmtKind::Pass:
+    return;
+  case ast::StmtKind::If:
+    return lower_if(static_cast<const ast::IfStmt &>(s));
+  case ast::StmtKind::For:
+    return lower_for(static_cast<const ast::ForStmt &>(s));
+  case ast::StmtKind::While:
+    return lower_while(static_cast<const ast::WhileStmt &>(s));
+  case ast::StmtKind::Assert:
+    return lower_assert(static_cast<const ast::AssertStmt &>(s));
   case ast::StmtKind::Return: // handled by lower_seq
-  default: reject_stmt(s);
+  default:
+    reject_stmt(s);
   }
 }
 
 void Lowerer::reject_stmt(const ast::Stmt &s) {
   switch (s.kind) {
-  case ast::StmtKind::Break: throw CompileError(s.loc, "break is not supported");
-  case ast::StmtKind::Continue: throw CompileError(s.loc, "continue is not supported");
+  case ast::StmtKind::Break:
+    throw CompileError(s.loc, "break is not supported");
+  case ast::StmtKind::Continue:
+    throw CompileError(s.loc, "continue is not supported");
   case ast::StmtKind::Import:
   case ast::StmtKind::ImportFrom:
     throw CompileError(s.loc, "import is not supported inside a kernel");
   case ast::StmtKind::FunctionDef:
     throw CompileError(s.loc, "nested function definition is not supported");
   case ast::StmtKind::Unsupported:
-    throw CompileError(s.loc, static_cast<const ast::UnsupportedStmt &>(s).what +
-                                  " is not supported");
-  default: throw CompileError(s.loc, "unsupported statement");
+    throw CompileError(s.loc,
+                       static_cast<const ast::UnsupportedStmt &>(s).what + " is not supported");
+  default:
+    throw CompileError(s.loc, "unsupported statement");
   }
 }
 
@@ -91,7 +102,9 @@ void Lowerer::lower_assign(const ast::AssignStmt &s) {
 
 void Lowerer::assign_target(const ast::Expr &target, const Val &value) {
   switch (target.kind) {
-  case ast::ExprKind::Name: set_var(static_cast<const ast::NameExpr &>(target).id, value); return;
+  case ast::ExprKind::Name:
+    set_var(static_cast<const ast::NameExpr &>(target).id, value);
+    return;
   case ast::ExprKind::Tuple:
   case ast::ExprKind::List: {
     const auto &elts = target.kind == ast::ExprKind::Tuple
@@ -120,7 +133,8 @@ void Lowerer::assign_target(const ast::Expr &target, const Val &value) {
                                    "immutable: build a new one, e.g. with tl.where)");
   case ast::ExprKind::Starred:
     throw CompileError(target.loc, "starred assignment targets are not supported");
-  default: throw CompileError(target.loc, "cannot assign to this expression");
+  default:
+    throw CompileError(target.loc, "cannot assign to this expression");
   }
 }
 
@@ -223,7 +237,8 @@ void Lowerer::lower_if(const ast::IfStmt &s) {
   size_t cursor = 0;
   for (auto &[name, plan] : plans) {
     std::vector<ir::Value *> slice(results.begin() + static_cast<long>(cursor),
-                                   results.begin() + static_cast<long>(cursor + plan.leaves.size()));
+                                   results.begin() +
+                                       static_cast<long>(cursor + plan.leaves.size()));
     cursor += plan.leaves.size();
     merged[name] = fill_holes(plan.tmpl, slice);
   }
@@ -246,8 +261,7 @@ Exit Lowerer::lower_returning_if(const ast::IfStmt &s, const Val &cond, const Co
   }
   frame().scope = entry;
 
-  const MismatchMsg msg = [&](const std::string &, const std::string &a,
-                              const std::string &b) {
+  const MismatchMsg msg = [&](const std::string &, const std::string &a, const std::string &b) {
     return "function '" + function_name() + "' returns " + a + " on one path but " + b +
            " on another; every return must give the same types";
   };

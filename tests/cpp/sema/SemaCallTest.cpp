@@ -24,7 +24,8 @@ def k(X):
     c, d = helper(x, 3.0, SHIFT=4)
     t = helper(x, scale=0.5)
     tl.store(X, a + b + c + d + t[0] + t[1])
-)", globals);
+)",
+                   globals);
   Lowered l = lower(k, {ptr()});
   EXPECT_EQ(count(l.ir, " = mul "), 3u) << l.ir;
   EXPECT_NE(l.ir.find("constant {value = 4.0} : fp32"), std::string::npos) << l.ir;
@@ -40,13 +41,15 @@ TEST(SemaCall, NestedCallsAndConstexprReturn) {
   auto outer = make_fn("outer", R"(def outer(X, B: tl.constexpr):
     offs = tl.arange(0, inner(B))
     return tl.load(X + offs)
-)", g1, 1, "helpers.py");
+)",
+                       g1, 1, "helpers.py");
   auto g2 = std_globals();
   g2["outer"] = fn_val(outer);
   auto k = make_fn("k", R"(def k(X, BLOCK: tl.constexpr):
     v = outer(X, BLOCK)
     tl.store(X + tl.arange(0, BLOCK * 2), v)
-)", g2);
+)",
+                   g2);
   Lowered l = lower(k, {ptr(), cint(8)});
   EXPECT_NE(l.ir.find("arange {end = 16, start = 0}"), std::string::npos) << l.ir;
 }
@@ -64,7 +67,8 @@ TEST(SemaCall, ReturnInsideRuntimeIfMergesValues) {
     for i in range(3):
         v, m = pick(v, m)
     tl.store(X + m, v)
-)", g);
+)",
+                   g);
   Lowered l = lower(k, {ptr(), int_arg()});
   EXPECT_NE(l.ir.find(":2 = if "), std::string::npos) << l.ir;
   EXPECT_NE(l.ir.find("-> fp32, i32 {"), std::string::npos) << l.ir;
@@ -83,7 +87,8 @@ TEST(SemaCall, StarArgsAndVarArgs) {
   auto k = make_fn("k", R"(def k(X):
     t = (tl.load(X), tl.load(X + 1))
     tl.store(X, add3(*t, 1.0, 2.0))
-)", g);
+)",
+                   g);
   Lowered l = lower(k, {ptr()});
   EXPECT_EQ(count(l.ir, " = add "), 3u) << l.ir;
 }
@@ -98,7 +103,8 @@ def combine(a, b):
   auto k = make_fn("k", R"(def k(X, B: tl.constexpr):
     x = tl.load(X + tl.arange(0, B))
     tl.store(X, tl.reduce(x, 0, combine))
-)", g);
+)",
+                   g);
   Lowered l = lower(k, {ptr(), cint(32)});
   EXPECT_NE(l.ir.find(" = reduce "), std::string::npos);
   EXPECT_NE(l.ir.find(" = max "), std::string::npos) << l.ir;
@@ -132,7 +138,8 @@ TEST(SemaCall, ConstexprGlobalsAndTritonModule) {
     offs = tl.arange(0, BLOCK)
     m = triton.cdiv(n, BLOCK)
     tl.store(X + offs, tl.load(X + offs) * SCALE + m)
-)", g);
+)",
+                   g);
   Lowered l = lower(k, {ptr(), int_arg()});
   EXPECT_NE(l.ir.find("tile<64xfp32>"), std::string::npos);
 }
@@ -142,7 +149,8 @@ TEST(SemaCall, CalleeErrorPointsIntoCalleeFile) {
 def bad(x):
     y = x + 1
     return y + undefined_thing
-)", 100);
+)",
+                        100);
   auto g = std_globals();
   g["bad"] = fn_val(bad);
   Diag d = lower_error(make_fn("k", "def k(X):\n    tl.store(X, bad(tl.load(X)))\n", g), {ptr()});
@@ -165,7 +173,8 @@ TEST(SemaCall, ArityAndKeywordErrors) {
       {"f(1, 2, 3, 4)", "f() takes 3 positional arguments but 4 were given"},
       {"f(1, 2, D=3)", "f() got an unexpected keyword argument 'D'"},
       {"f(1, 2, a=3)", "f() got multiple values for argument 'a'"},
-      {"f(1, 2, tl.load(X))", "function 'f' expects a constexpr for 'C', but got a tensor of type fp32"},
+      {"f(1, 2, tl.load(X))",
+       "function 'f' expects a constexpr for 'C', but got a tensor of type fp32"},
   };
   for (const Case &c : cases) {
     std::string src = std::string("def k(X):\n    v = ") + c.call + "\n";
@@ -204,14 +213,16 @@ TEST(SemaCall, UnsupportedGlobalsAreNamed) {
 )");
   f->unsupported_globals["helper"] = "function (not a @jit function)";
   Diag d = lower_error(f, {ptr()});
-  EXPECT_EQ(d.message, "calling non-@jit function 'helper' is not supported (decorate it with @jit)");
+  EXPECT_EQ(d.message,
+            "calling non-@jit function 'helper' is not supported (decorate it with @jit)");
   EXPECT_EQ(d.line, 2);
   EXPECT_EQ(d.col, 9);
 
   auto g = make_fn("k", "def k(X):\n    tl.store(X, arr + 1)\n");
   g->unsupported_globals["arr"] = "value of type numpy.ndarray";
   d = lower_error(g, {ptr()});
-  EXPECT_EQ(d.message, "global 'arr' is a value of type numpy.ndarray and cannot be used in a kernel");
+  EXPECT_EQ(d.message,
+            "global 'arr' is a value of type numpy.ndarray and cannot be used in a kernel");
   EXPECT_EQ(d.col, 17);
 
   auto r = make_fn("k", "def k(X):\n    again(X)\n");

@@ -89,7 +89,8 @@ TEST(SemaIf, EarlyReturnInKernel) {
   const ir::Op *if_op = it->get();
   EXPECT_EQ(if_op->region(0)->block()->ops().size(), 1u); // just the yield
   int stores = 0;
-  ir::walk(if_op->region(1)->block(), [&](ir::Op *op) { stores += op->kind() == ir::OpKind::Store; });
+  ir::walk(if_op->region(1)->block(),
+           [&](ir::Op *op) { stores += op->kind() == ir::OpKind::Store; });
   EXPECT_EQ(stores, 1);
 }
 
@@ -344,7 +345,8 @@ TEST(SemaFor, LoopAfterEarlyReturnAndCalleeReturnInLoop) {
     for i in range(n):
         acc = clip(acc + tl.load(X + i), 10.0)
     tl.store(X, acc)
-)", g);
+)",
+                   g);
   Lowered l = lower(k, {ptr(), int_arg()});
   EXPECT_EQ(count(l.ir, " = for "), 1u);
   EXPECT_EQ(count(l.ir, " = if "), 1u) << l.ir; // clip's merged return value
@@ -361,7 +363,8 @@ TEST(SemaWhile, ConstexprFalseConditionAndCallInCondition) {
     while False:
         i += 1
     tl.store(X, i)
-)", g);
+)",
+                   g);
   Lowered l = lower(k, {ptr(ir::DType::I32), int_arg()});
   EXPECT_EQ(count(l.ir, " = while "), 2u) << l.ir;
 }

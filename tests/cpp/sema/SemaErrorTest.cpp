@@ -73,8 +73,8 @@ const ErrorCase kCases[] = {
     {"iterate_tuple", "    for i in (1, 2):\n        pass\n",
      "only range(), tl.range() and tl.static_range() can be iterated over in a kernel", 1, 14},
     {"import", "    import math\n", "import is not supported inside a kernel", 1, 5},
-    {"nested_def", "    def inner():\n        pass\n", "nested function definition is not supported",
-     1, 5},
+    {"nested_def", "    def inner():\n        pass\n",
+     "nested function definition is not supported", 1, 5},
     {"if_on_float", "    if 1.5:\n        pass\n",
      "`if` conditionals can only accept values of type {bool, int, NoneType}, not objects of "
      "type float",
@@ -87,15 +87,13 @@ const ErrorCase kCases[] = {
     {"int_too_large", "    y = 99999999999999999999\n",
      "integer literal is too large (at most 2**63 - 1)", 1, 9},
     {"constexpr_annotated_tensor", "    Z: tl.constexpr = n + 1\n",
-     "'Z' is annotated tl.constexpr but its value is a tensor, not a compile-time constant", 1,
-     23},
+     "'Z' is annotated tl.constexpr but its value is a tensor, not a compile-time constant", 1, 23},
     {"kwargs_call", "    tl.store(X, 1.0, **n)\n", "**kwargs in calls is not supported", 1, 22},
     {"starred_non_tuple", "    tl.store(*n)\n", "only a tuple can be unpacked with *, not tensor",
      1, 14},
     {"dtype_no_element_ty", "    y = tl.float32.element_ty\n",
      "dtype fp32 has no attribute 'element_ty' (only pointer types have one)", 1, 9},
-    {"loop_carries_none",
-     "    m = None\n    for i in range(n):\n        m = i\n",
+    {"loop_carries_none", "    m = None\n    for i in range(n):\n        m = i\n",
      "Loop-carried variable m has initial type None but is re-assigned to int32 in loop! Please "
      "make sure that the type stays consistent.",
      2, 5},
@@ -112,8 +110,8 @@ TEST_P(SemaError, MessageAndLocation) {
   EXPECT_EQ(d.message, c.message) << c.name;
   EXPECT_EQ(d.line, 11 + c.line) << c.name;
   EXPECT_EQ(d.col, c.col) << c.name;
-  std::string prefix = "kernels.py:" + std::to_string(11 + c.line) + ":" + std::to_string(c.col) +
-                       ": error: ";
+  std::string prefix =
+      "kernels.py:" + std::to_string(11 + c.line) + ":" + std::to_string(c.col) + ": error: ";
   EXPECT_EQ(d.rendered.rfind(prefix, 0), 0u) << d.rendered;
 }
 
@@ -131,8 +129,9 @@ TEST(SemaErrorSpec, ConstexprParameterWithoutConstexprSpec) {
 }
 
 TEST(SemaErrorSpec, StaticAssertFailurePointsAtCall) {
-  Diag d = lower_error("k", "def k(X, B: tl.constexpr):\n    tl.static_assert(B > 32, f\"B={B}\")\n",
-                       {ptr(), cint(16)});
+  Diag d =
+      lower_error("k", "def k(X, B: tl.constexpr):\n    tl.static_assert(B > 32, f\"B={B}\")\n",
+                  {ptr(), cint(16)});
   ASSERT_TRUE(d.raised);
   EXPECT_NE(d.message.find("B=16"), std::string::npos) << d.message;
   EXPECT_EQ(d.line, 2);

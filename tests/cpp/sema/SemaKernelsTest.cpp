@@ -36,7 +36,8 @@ TEST(SemaKernels, VectorAddEqualTo1AndI64) {
   one.equal_to_1 = true; // specialised away: not an argument, folded as 1
   Lowered l = lower("add_kernel", kAdd, {ptr(), ptr(), ptr(), one, cint(128)});
   EXPECT_EQ(l.result.module->functions[0]->entry()->num_args(), 3u);
-  Lowered l64 = lower("add_kernel", kAdd, {ptr(), ptr(), ptr(), int_arg(ir::DType::I64), cint(128)});
+  Lowered l64 =
+      lower("add_kernel", kAdd, {ptr(), ptr(), ptr(), int_arg(ir::DType::I64), cint(128)});
   EXPECT_NE(l64.ir.find("%n_elements: i64"), std::string::npos) << l64.ir;
 }
 
@@ -78,7 +79,8 @@ def softmax_kernel(input_ptr, output_ptr, input_row_stride, output_row_stride, n
     output_ptrs = output_row_start_ptr + col_offsets
     tl.store(output_ptrs, softmax_output, mask=mask)
 )";
-  Lowered l = lower("softmax_kernel", src, {ptr(), ptr(), int_arg(), int_arg(), int_arg(), cint(256)});
+  Lowered l =
+      lower("softmax_kernel", src, {ptr(), ptr(), int_arg(), int_arg(), int_arg(), cint(256)});
   EXPECT_EQ(count(l.ir, " = reduce "), 2u) << l.ir;
 }
 
@@ -163,9 +165,9 @@ def layernorm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.cons
     tl.store(Mean + row, mean)
     tl.store(Rstd + row, rstd)
 )";
-  Lowered l = lower("layernorm_kernel", src,
-                    {ptr(), ptr(), ptr(), ptr(), ptr(), ptr(), int_arg(), int_arg(), float_arg(),
-                     cint(512)});
+  Lowered l = lower(
+      "layernorm_kernel", src,
+      {ptr(), ptr(), ptr(), ptr(), ptr(), ptr(), int_arg(), int_arg(), float_arg(), cint(512)});
   EXPECT_EQ(count(l.ir, "store "), 3u);
   EXPECT_NE(l.ir.find("%eps: fp32"), std::string::npos) << l.ir;
 }
