@@ -550,6 +550,13 @@ def k_mask_shape(X):
     tl.store(X + offs, 1.0, mask=tl.arange(0, 4) < 2)  # ERR:mask_shape
 
 
+@triton.jit
+def k_broadcast_to_rank(X):
+    x = tl.arange(0, 8)
+    y = tl.broadcast_to(x, (4, 8))  # ERR:broadcast_to_rank
+    tl.store(X + tl.arange(0, 4), tl.sum(y, axis=1).to(tl.float32))
+
+
 F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
 
 CASES = [
@@ -658,6 +665,8 @@ CASES = [
      [r"(?i)integer|float|fp32|type"]),
     (k_callee_mixed_returns, lambda: [F32()], {}, "callee_returns", [r"(?i)type|return"]),
     (k_mask_shape, lambda: [F32()], {}, "mask_shape", [r"(?i)broadcast|shape|compatible"]),
+    # Triton's broadcast_to does not add leading dimensions ("rank mismatch")
+    (k_broadcast_to_rank, lambda: [F32()], {}, "broadcast_to_rank", [r"(?i)rank|broadcast"]),
 ]
 
 

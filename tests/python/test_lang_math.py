@@ -149,7 +149,6 @@ def test_cdiv():
     def k(X, Z, N: tl.constexpr, D: tl.constexpr):
         offs = tl.arange(0, N)
         tl.store(Z + offs, tl.cdiv(tl.load(X + offs), 4))
-        tl.static_assert(tl.cdiv(N, D) == 3)  # constexpr arguments fold
         tl.store(Z + N, tl.cdiv(N, D))
 
     x = np.array([0, 1, 4, 5, 8, 9, 100, 103], np.int32)

@@ -50,7 +50,7 @@ def test_broadcast_to_and_broadcast():
         b = tl.broadcast_to(x[None, :], (M, N))
         tl.static_assert(b.shape[0] == M)
         tl.static_assert(b.shape[1] == N)
-        c = tl.broadcast_to(x, [M, N])  # rank promotion on the left
+        c = tl.broadcast_to(tl.expand_dims(x, 0), [M, N])
         col = rm[:, None]
         p, q = tl.broadcast(col, x[None, :])
         offs = rm[:, None] * N + rn[None, :]
