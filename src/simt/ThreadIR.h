@@ -287,4 +287,17 @@ struct Function {
   int num_threads() const { return num_warps * 32; }
 };
 
+// ---- operand typing (shared by the verifier, the printers and the simulator) ----------
+
+// The type an instruction reads its i-th source operand as (addresses: the address
+// register's type; labels, strings: None), and writes its i-th destination as.
+Ty src_operand_ty(const Function &fn, const Instr &in, size_t i);
+Ty dst_operand_ty(const Instr &in, size_t i);
+// Whether src i of `in` is a memory address ([...]).
+bool src_is_address(const Instr &in, size_t i);
+// The bits an immediate stands for when read as `t`: an Int immediate read as a float
+// type is converted by value (imm(1) as f32 is 1.0f); F32/F64 immediates read as a
+// float type are converted to it (to nearest), read as an integer type are their bits.
+uint64_t imm_bits(const Operand &o, Ty t);
+
 } // namespace tilec::simt

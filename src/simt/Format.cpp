@@ -1,0 +1,311 @@
+#include "simt/Format.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace tilec::simt {
+
+namespace {
+
+int reg_class(Ty t) {
+  switch (ty_reg_bits(t)) {
+  case 1: return 0;
+  case 16: return 1;
+  case 32: return 2;
+  default: return 3;
+  }
+}
+
+std::string hex(uint64_t v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*" PRIX64, digits, v);
+  return buf;
+}
+
+std::string label_name(const Function &fn, uint32_t b) {
+  return "$L__" + (b < fn.blocks.size() ? fn.blocks[b].label : "?" + std::to_string(b));
+}
+
+std::string param_name(const Function &fn, uint32_t i) {
+  return fn.name + "_param_" + std::to_string(i);
+}
+
+std::string with_offset(std::string base, int64_t off) {
+  if (off != 0)
+    base += "+" + std::to_string(off);
+  return base;
+}
+
+void add_mod(std::string &s, const char *m) {
+  if (m && *m) {
+    s += '.';
+    s += m;
+  }
+}
+
+// Rounding / .approx / .full prefix shared by the float arithmetic instructions.
+void float_mods(std::string &s, const Instr &in, bool allow_sat) {
+  if (in.m.approx)
+    add_mod(s, "approx");
+  if (in.m.full)
+    add_mod(s, "full");
+  add_mod(s, rnd_name(in.m.rnd));
+  if (in.m.ftz)
+    add_mod(s, "ftz");
+  if (allow_sat && in.m.sat)
+    add_mod(s, "sat");
+  if (in.m.relu)
+    add_mod(s, "relu");
+}
+
+std::string mnemonic(const Instr &in) {
+  std::string s = op_mnemonic(in.op);
+  const Mods &m = in.m;
+  bool fl = ty_is_float(in.ty);
+  switch (in.op) {
+  case Op::Mov: case Op::Pack: case Op::Unpack:
+    add_mod(s, ty_name(in.ty));
+    return s;
+  case Op::Add: case Op::Sub:
+    if (fl)
+      float_mods(s, in, true);
+    else if (m.sat)
+      add_mod(s, "sat");
+    break;
+  case Op::Mul: case Op::Mad:
+    if (fl) {
+      float_mods(s, in, true);
+    } else {
+      add_mod(s, m.mul == MulMode::Hi ? "hi" : m.mul == MulMode::Wide ? "wide" : "lo");
+      if (m.sat)
+        add_mod(s, "sat");
+    }
+    break;
+  case Op::Fma: case Op::Div: case Op::Sqrt: case Op::Rcp: case Op::Ex2: case Op::Lg2:
+  case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tanh:
+    if (fl)
+      float_mods(s, in, in.op == Op::Fma);
+    break;
+  case Op::Abs: case Op::Neg:
+    if (m.ftz)
+      add_mod(s, "ftz");
+    break;
+  case Op::Min: case Op::Max:
+    if (m.ftz)
+      add_mod(s, "ftz");
+    if (m.nan)
+      add_mod(s, "NaN");
+    if (m.relu)
+      add_mod(s, "relu");
+    break;
+  case Op::Setp:
+    add_mod(s, cmp_name(m.cmp));
+    if (m.ftz)
+      add_mod(s, "ftz");
+    break;
+  case Op::Cvt:
+    add_mod(s, rnd_name(m.rnd));
+    if (m.ftz)
+      add_mod(s, "ftz");
+    if (m.sat)
+      add_mod(s, "sat");
+    if (m.relu)
+      add_mod(s, "relu");
+    if (m.satfinite)
+      add_mod(s, "satfinite");
+    add_mod(s, ty_name(in.ty));
+    add_mod(s, ty_name(in.src_ty));
+    return s;
+  case Op::Ld: case Op::St:
+    if (m.vol)
+      add_mod(s, "volatile");
+    add_mod(s, sem_name(m.sem));
+    add_mod(s, scope_name(m.scope));
+    add_mod(s, space_name(m.space));
+    add_mod(s, cache_name(m.cache));
+    if (m.evict != Evict::None)
+      s += std::string(".L1::") + evict_name(m.evict);
+    if (m.l2_hint)
+      s += ".L2::cache_hint";
+    if (m.vec > 1)
+      s += ".v" + std::to_string(m.vec);
+    break;
+  case Op::Atom: case Op::Red:
+    add_mod(s, sem_name(m.sem));
+    add_mod(s, scope_name(m.scope));
+    add_mod(s, space_name(m.space));
+    add_mod(s, atom_name(m.atom));
+    if (m.noftz)
+      add_mod(s, "noftz");
+    break;
+  case Op::CreatePolicy:
+    s += std::string(".fractional.L2::") + evict_name(m.evict);
+    break;
+  case Op::Shfl:
+    s += ".sync";
+    add_mod(s, shfl_name(m.shfl));
+    break;
+  case Op::Vote:
+    s += ".sync";
+    add_mod(s, vote_name(m.vote));
+    break;
+  case Op::Membar:
+    add_mod(s, m.scope == Scope::Gpu ? "gl" : scope_name(m.scope));
+    return s;
+  case Op::Fence:
+    add_mod(s, sem_name(m.sem));
+    add_mod(s, scope_name(m.scope));
+    return s;
+  case Op::Bra:
+    if (m.uni)
+      add_mod(s, "uni");
+    return s;
+  default:
+    break;
+  }
+  add_mod(s, ty_name(in.ty));
+  return s;
+}
+
+} // namespace
+
+RegNames::RegNames(const Function &fn) {
+  static const char *const prefix[] = {"%p", "%rs", "%r", "%rd"};
+  names_.reserve(fn.regs.size());
+  for (const RegInfo &ri : fn.regs) {
+    int c = reg_class(ri.ty);
+    names_.push_back(prefix[c] + std::to_string(++counts_[c]));
+  }
+  for (int &c : counts_)
+    ++c; // `%r<N>` declares %r0 .. %r(N-1); numbering starts at 1
+}
+
+std::string string_symbol(const Function &, uint32_t i) { return "$str" + std::to_string(i); }
+
+std::string format_operand(const Function &fn, const RegNames &rn, const Operand &o, Ty ty) {
+  switch (o.kind) {
+  case Operand::Kind::None: return "<none>";
+  case Operand::Kind::Reg: return rn.name(o.reg());
+  case Operand::Kind::Sreg: return sreg_name(static_cast<Sreg>(o.index));
+  case Operand::Kind::Param: return with_offset(param_name(fn, o.index), o.value);
+  case Operand::Kind::Shared: return with_offset(kSharedSymbol, o.value);
+  case Operand::Kind::String: return with_offset(string_symbol(fn, o.index), o.value);
+  case Operand::Kind::Label: return label_name(fn, o.index);
+  case Operand::Kind::Imm: break;
+  }
+  uint64_t bits = imm_bits(o, ty);
+  int width = ty_bits(ty);
+  if (ty == Ty::F32 || (width == 32 && o.imm_kind == Operand::ImmKind::F32))
+    return "0f" + hex(bits, 8);
+  if (ty == Ty::F64 || (width == 64 && o.imm_kind == Operand::ImmKind::F64))
+    return "0d" + hex(bits, 16);
+  if (ty_is_signed(ty) && width < 64 && (bits >> (width - 1)) & 1)
+    return std::to_string(static_cast<int64_t>(bits | (~0ull << width)));
+  return std::to_string(static_cast<int64_t>(bits));
+}
+
+std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in) {
+  std::string s;
+  if (in.guard.active())
+    s += (in.guard.negate ? "@!" : "@") + rn.name(in.guard.pred) + " ";
+  if (in.op == Op::Vprintf || in.op == Op::AssertFail) {
+    s += std::string(op_mnemonic(in.op)) + "(";
+    for (size_t i = 0; i < in.src.size(); ++i)
+      s += (i ? ", " : "") + format_operand(fn, rn, in.src[i], src_operand_ty(fn, in, i));
+    return s + ");";
+  }
+  s += mnemonic(in);
+  auto src = [&](size_t i) {
+    std::string t = format_operand(fn, rn, in.src[i], src_operand_ty(fn, in, i));
+    return src_is_address(in, i) ? "[" + t + "]" : t;
+  };
+  auto dst = [&](size_t i) { return format_operand(fn, rn, in.dst[i], dst_operand_ty(in, i)); };
+  auto list = [](const std::vector<std::string> &xs) {
+    std::string r = "{";
+    for (size_t i = 0; i < xs.size(); ++i)
+      r += (i ? ", " : "") + xs[i];
+    return r + "}";
+  };
+  std::vector<std::string> ops;
+  switch (in.op) {
+  case Op::Pack: {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < in.src.size(); ++i)
+      parts.push_back(src(i));
+    ops = {dst(0), list(parts)};
+    break;
+  }
+  case Op::Unpack: {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < in.dst.size(); ++i)
+      parts.push_back(dst(i));
+    ops = {list(parts), src(0)};
+    break;
+  }
+  case Op::Ld: {
+    std::vector<std::string> ds;
+    for (size_t i = 0; i < in.dst.size(); ++i)
+      ds.push_back(dst(i));
+    ops.push_back(ds.size() > 1 ? list(ds) : ds.at(0));
+    for (size_t i = 0; i < in.src.size(); ++i)
+      ops.push_back(src(i));
+    break;
+  }
+  case Op::St: {
+    ops.push_back(src(0));
+    size_t nv = in.src.size() - 1 - (in.m.l2_hint ? 1 : 0);
+    std::vector<std::string> vs;
+    for (size_t i = 1; i <= nv; ++i)
+      vs.push_back(src(i));
+    ops.push_back(vs.size() > 1 ? list(vs) : vs.at(0));
+    if (in.m.l2_hint)
+      ops.push_back(src(in.src.size() - 1));
+    break;
+  }
+  case Op::Shfl:
+    ops.push_back(in.dst.size() > 1 ? dst(0) + "|" + dst(1) : dst(0));
+    for (size_t i = 0; i < in.src.size(); ++i)
+      ops.push_back(src(i));
+    break;
+  default:
+    for (size_t i = 0; i < in.dst.size(); ++i)
+      ops.push_back(dst(i));
+    for (size_t i = 0; i < in.src.size(); ++i)
+      ops.push_back(src(i));
+    break;
+  }
+  for (size_t i = 0; i < ops.size(); ++i)
+    s += (i ? ", " : " ") + ops[i];
+  return s + ";";
+}
+
+std::string dump(const Function &fn) {
+  RegNames rn(fn);
+  std::string s = "func " + fn.name + "(";
+  for (size_t i = 0; i < fn.params.size(); ++i)
+    s += (i ? ", " : "") + fn.params[i].name + ": " + ty_name(fn.params[i].ty);
+  s += ") num_warps=" + std::to_string(fn.num_warps) +
+       " shared=" + std::to_string(fn.shared_bytes) + "\n";
+  for (size_t i = 0; i < fn.strings.size(); ++i) {
+    s += "  " + string_symbol(fn, static_cast<uint32_t>(i)) + " = \"";
+    for (char c : fn.strings[i]) {
+      if (c == '\n')
+        s += "\\n";
+      else if (c == '"' || c == '\\')
+        s += std::string("\\") + c;
+      else
+        s += c;
+    }
+    s += "\"\n";
+  }
+  for (size_t i = 0; i < fn.params.size(); ++i)
+    s += "  ; " + param_name(fn, static_cast<uint32_t>(i)) + " = " + fn.params[i].name + "\n";
+  for (size_t b = 0; b < fn.blocks.size(); ++b) {
+    s += label_name(fn, static_cast<uint32_t>(b)) + ":\n";
+    for (const Instr &in : fn.blocks[b].instrs)
+      s += "  " + format_instr(fn, rn, in) + "\n";
+  }
+  return s;
+}
+
+} // namespace tilec::simt

@@ -1,0 +1,260 @@
+// Names and traits of Thread IR types, modifiers and instructions.
+#include "simt/ThreadIR.h"
+
+#include <cstring>
+
+namespace tilec::simt {
+
+int ty_bits(Ty t) {
+  switch (t) {
+  case Ty::None: return 0;
+  case Ty::Pred: return 1;
+  case Ty::B8: case Ty::U8: case Ty::S8: return 8;
+  case Ty::B16: case Ty::U16: case Ty::S16: case Ty::F16: case Ty::BF16:
+  case Ty::E4M3x2: case Ty::E5M2x2: return 16;
+  case Ty::B32: case Ty::U32: case Ty::S32: case Ty::F32: case Ty::F16x2: case Ty::BF16x2:
+  case Ty::TF32: return 32;
+  case Ty::B64: case Ty::U64: case Ty::S64: case Ty::F64: return 64;
+  }
+  return 0;
+}
+
+int ty_reg_bits(Ty t) {
+  int b = ty_bits(t);
+  return b == 8 ? 16 : b;
+}
+
+bool ty_is_float(Ty t) {
+  switch (t) {
+  case Ty::F16: case Ty::BF16: case Ty::F32: case Ty::F64: case Ty::F16x2: case Ty::BF16x2:
+  case Ty::E4M3x2: case Ty::E5M2x2: case Ty::TF32: return true;
+  default: return false;
+  }
+}
+
+bool ty_is_signed(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64; }
+bool ty_is_unsigned(Ty t) { return t == Ty::U8 || t == Ty::U16 || t == Ty::U32 || t == Ty::U64; }
+bool ty_is_bits(Ty t) { return t == Ty::B8 || t == Ty::B16 || t == Ty::B32 || t == Ty::B64; }
+bool ty_is_int(Ty t) { return ty_is_signed(t) || ty_is_unsigned(t) || ty_is_bits(t); }
+
+const char *ty_name(Ty t) {
+  switch (t) {
+  case Ty::None: return "";
+  case Ty::Pred: return "pred";
+  case Ty::B8: return "b8";
+  case Ty::U8: return "u8";
+  case Ty::S8: return "s8";
+  case Ty::B16: return "b16";
+  case Ty::U16: return "u16";
+  case Ty::S16: return "s16";
+  case Ty::F16: return "f16";
+  case Ty::BF16: return "bf16";
+  case Ty::B32: return "b32";
+  case Ty::U32: return "u32";
+  case Ty::S32: return "s32";
+  case Ty::F32: return "f32";
+  case Ty::B64: return "b64";
+  case Ty::U64: return "u64";
+  case Ty::S64: return "s64";
+  case Ty::F64: return "f64";
+  case Ty::F16x2: return "f16x2";
+  case Ty::BF16x2: return "bf16x2";
+  case Ty::E4M3x2: return "e4m3x2";
+  case Ty::E5M2x2: return "e5m2x2";
+  case Ty::TF32: return "tf32";
+  }
+  return "?";
+}
+
+Ty ty_uint(int bits) {
+  switch (bits) {
+  case 8: return Ty::U8;
+  case 16: return Ty::U16;
+  case 32: return Ty::U32;
+  default: return Ty::U64;
+  }
+}
+Ty ty_sint(int bits) {
+  switch (bits) {
+  case 8: return Ty::S8;
+  case 16: return Ty::S16;
+  case 32: return Ty::S32;
+  default: return Ty::S64;
+  }
+}
+Ty ty_bits_of(int bits) {
+  switch (bits) {
+  case 1: return Ty::Pred;
+  case 8: return Ty::B8;
+  case 16: return Ty::B16;
+  case 32: return Ty::B32;
+  default: return Ty::B64;
+  }
+}
+
+const char *sreg_name(Sreg s) {
+  static const char *const names[] = {
+      "%tid.x",      "%tid.y",      "%tid.z",      "%ntid.x",     "%ntid.y",
+      "%ntid.z",     "%ctaid.x",    "%ctaid.y",    "%ctaid.z",    "%nctaid.x",
+      "%nctaid.y",   "%nctaid.z",   "%laneid",     "%warpid",     "%nwarpid",
+      "%lanemask_lt", "%lanemask_le", "%lanemask_eq", "%clock",     "%clock64"};
+  return names[static_cast<int>(s)];
+}
+
+const char *rnd_name(Rnd r) {
+  static const char *const n[] = {"", "rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi"};
+  return n[static_cast<int>(r)];
+}
+const char *cmp_name(Cmp c) {
+  static const char *const n[] = {"",    "eq",  "ne",  "lt",  "le",  "gt",  "ge",
+                                  "lo",  "ls",  "hi",  "hs",  "equ", "neu", "ltu",
+                                  "leu", "gtu", "geu", "num", "nan"};
+  return n[static_cast<int>(c)];
+}
+const char *space_name(Space s) {
+  static const char *const n[] = {"", "global", "shared", "param", "local", "const"};
+  return n[static_cast<int>(s)];
+}
+const char *cache_name(CacheOp c) {
+  static const char *const n[] = {"", "ca", "cg", "cs", "lu", "cv", "wb", "wt"};
+  return n[static_cast<int>(c)];
+}
+const char *evict_name(Evict e) {
+  static const char *const n[] = {"",           "evict_normal",    "evict_first",
+                                  "evict_last", "evict_unchanged", "no_allocate"};
+  return n[static_cast<int>(e)];
+}
+const char *atom_name(AtomOp a) {
+  static const char *const n[] = {"",    "add", "min", "max",  "inc", "dec",
+                                  "and", "or",  "xor", "exch", "cas"};
+  return n[static_cast<int>(a)];
+}
+const char *sem_name(Sem s) {
+  static const char *const n[] = {"", "relaxed", "acquire", "release", "acq_rel", "sc"};
+  return n[static_cast<int>(s)];
+}
+const char *scope_name(Scope s) {
+  static const char *const n[] = {"", "cta", "gpu", "sys"};
+  return n[static_cast<int>(s)];
+}
+const char *shfl_name(ShflMode m) {
+  static const char *const n[] = {"", "up", "down", "bfly", "idx"};
+  return n[static_cast<int>(m)];
+}
+const char *vote_name(VoteMode m) {
+  static const char *const n[] = {"", "all", "any", "uni", "ballot"};
+  return n[static_cast<int>(m)];
+}
+
+namespace {
+struct OpInfo {
+  const char *id;
+  const char *mnemonic;
+  int nd, ns;
+};
+const OpInfo kOps[] = {
+#define INSTR(Id, Mn, Nd, Ns) {#Id, Mn, Nd, Ns},
+#include "simt/Instrs.def"
+#undef INSTR
+};
+} // namespace
+
+const char *op_mnemonic(Op op) { return kOps[static_cast<int>(op)].mnemonic; }
+const char *op_id_name(Op op) { return kOps[static_cast<int>(op)].id; }
+int op_num_dst(Op op) { return kOps[static_cast<int>(op)].nd; }
+int op_num_src(Op op) { return kOps[static_cast<int>(op)].ns; }
+
+
+namespace {
+Ty wide_of(Ty t) {
+  switch (t) {
+  case Ty::S16: return Ty::S32;
+  case Ty::U16: return Ty::U32;
+  case Ty::S32: return Ty::S64;
+  case Ty::U32: return Ty::U64;
+  default: return t;
+  }
+}
+} // namespace
+
+bool src_is_address(const Instr &in, size_t i) {
+  switch (in.op) {
+  case Op::Ld: case Op::St: case Op::Atom: case Op::Red: return i == 0;
+  default: return false;
+  }
+}
+
+Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
+  const Operand &o = in.src.at(i);
+  if (o.kind == Operand::Kind::Label || o.kind == Operand::Kind::String)
+    return Ty::None;
+  if (src_is_address(in, i))
+    return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::None;
+  switch (in.op) {
+  case Op::Pack: return ty_bits_of(ty_bits(in.ty) / static_cast<int>(in.src.size()));
+  case Op::Mad: return (i == 2 && in.m.mul == MulMode::Wide) ? wide_of(in.ty) : in.ty;
+  case Op::Shl: case Op::Shr: return i == 1 ? Ty::U32 : in.ty;
+  case Op::Prmt: return Ty::B32;
+  case Op::Selp: return i == 2 ? Ty::Pred : in.ty;
+  case Op::Cvt: return in.src_ty;
+  case Op::Ld: return Ty::B64; // the cache policy
+  case Op::St: return (in.m.l2_hint && i + 1 == in.src.size()) ? Ty::B64 : in.ty;
+  case Op::CreatePolicy: return Ty::F32;
+  case Op::Shfl: return i == 0 ? Ty::B32 : i == 3 ? Ty::B32 : Ty::U32;
+  case Op::Vote: return i == 0 ? Ty::Pred : Ty::B32;
+  case Op::Bar: case Op::BarArrive: return Ty::U32;
+  case Op::Vprintf: return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::None;
+  case Op::AssertFail: return Ty::S32;
+  default: return in.ty;
+  }
+}
+
+Ty dst_operand_ty(const Instr &in, size_t i) {
+  switch (in.op) {
+  case Op::Mul: case Op::Mad: return in.m.mul == MulMode::Wide ? wide_of(in.ty) : in.ty;
+  case Op::Setp: return Ty::Pred;
+  case Op::Popc: case Op::Clz: return Ty::U32;
+  case Op::Unpack: return ty_bits_of(ty_bits(in.ty) / static_cast<int>(in.dst.size()));
+  case Op::Shfl: return i == 0 ? Ty::B32 : Ty::Pred;
+  default: return in.ty;
+  }
+}
+
+uint64_t imm_bits(const Operand &o, Ty t) {
+  int bits = ty_bits(t);
+  uint64_t mask = bits >= 64 ? ~0ull : bits == 0 ? ~0ull : ((1ull << bits) - 1);
+  if (t == Ty::Pred)
+    return o.value != 0;
+  auto f32_bits = [](float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return static_cast<uint64_t>(b);
+  };
+  auto f64_bits = [](double d) {
+    uint64_t b;
+    std::memcpy(&b, &d, 8);
+    return b;
+  };
+  auto as_f32 = [&]() {
+    float f;
+    uint32_t b = static_cast<uint32_t>(o.value);
+    std::memcpy(&f, &b, 4);
+    return f;
+  };
+  auto as_f64 = [&]() {
+    double d;
+    std::memcpy(&d, &o.value, 8);
+    return d;
+  };
+  if (t == Ty::F32 || t == Ty::F64) {
+    double v = o.imm_kind == Operand::ImmKind::Int   ? static_cast<double>(o.value)
+               : o.imm_kind == Operand::ImmKind::F32 ? static_cast<double>(as_f32())
+                                                     : as_f64();
+    return t == Ty::F32 ? f32_bits(static_cast<float>(v)) : f64_bits(v);
+  }
+  TILEC_ASSERT(!(ty_is_float(t) && o.imm_kind != Operand::ImmKind::Int),
+               std::string("a float immediate cannot be read as .") + ty_name(t));
+  return static_cast<uint64_t>(o.value) & mask;
+}
+
+} // namespace tilec::simt

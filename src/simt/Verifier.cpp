@@ -1,0 +1,213 @@
+#include "simt/Verifier.h"
+
+#include <cctype>
+#include <unordered_set>
+
+#include "simt/Format.h"
+
+namespace tilec::simt {
+
+namespace {
+
+bool packed_cvt_dst(Ty t) {
+  return t == Ty::F16x2 || t == Ty::BF16x2 || t == Ty::E4M3x2 || t == Ty::E5M2x2;
+}
+
+class Checker {
+public:
+  explicit Checker(const Function &fn) : fn_(fn), rn_(fn) {}
+
+  void run() {
+    if (fn_.num_warps < 1 || fn_.num_warps > 32)
+      fail_fn("num_warps must be 1..32, got " + std::to_string(fn_.num_warps));
+    for (const Param &p : fn_.params)
+      if (p.ty == Ty::Pred || p.ty == Ty::None)
+        fail_fn("parameter '" + p.name + "' has no valid type");
+    std::unordered_set<std::string> labels;
+    for (const Block &b : fn_.blocks) {
+      if (b.label.empty() || !labels.insert(b.label).second)
+        fail_fn("block label '" + b.label + "' is empty or not unique");
+      for (char c : b.label)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+          fail_fn("block label '" + b.label + "' is not an identifier");
+    }
+    for (const Block &b : fn_.blocks) {
+      block_ = &b;
+      for (const Instr &in : b.instrs) {
+        in_ = &in;
+        check(in);
+      }
+    }
+  }
+
+private:
+  [[noreturn]] void fail_fn(const std::string &msg) const {
+    throw InternalError("Thread IR verifier: function '" + fn_.name + "': " + msg);
+  }
+  [[noreturn]] void fail(const std::string &msg) const {
+    std::string text;
+    try {
+      text = format_instr(fn_, rn_, *in_);
+    } catch (const std::exception &) {
+      text = op_id_name(in_->op);
+    }
+    throw InternalError("Thread IR verifier: function '" + fn_.name + "', block '" +
+                        block_->label + "', `" + text + "`: " + msg);
+  }
+
+  void want(bool cond, const std::string &msg) const {
+    if (!cond)
+      fail(msg);
+  }
+
+  void check_reg(const Operand &o, Ty want_ty, const char *what) const {
+    want(o.reg().id < fn_.regs.size(), std::string(what) + " is not a register of the function");
+    Ty have = fn_.reg_ty(o.reg());
+    want(ty_reg_bits(have) == ty_reg_bits(want_ty),
+         std::string(what) + " register is ." + ty_name(have) + " but the instruction uses ." +
+             ty_name(want_ty));
+  }
+
+  void check(const Instr &in) {
+    int nd = op_num_dst(in.op), ns = op_num_src(in.op);
+    if (nd >= 0)
+      want(static_cast<int>(in.dst.size()) == nd, "expected " + std::to_string(nd) + " results");
+    if (ns >= 0)
+      want(static_cast<int>(in.src.size()) == ns, "expected " + std::to_string(ns) + " operands");
+    if (in.guard.active()) {
+      want(in.guard.pred.id < fn_.regs.size() && fn_.reg_ty(in.guard.pred) == Ty::Pred,
+           "the guard is not a .pred register");
+    }
+    for (size_t i = 0; i < in.dst.size(); ++i) {
+      want(in.dst[i].is_reg(), "a result is not a register");
+      check_reg(in.dst[i], dst_operand_ty(in, i), "result");
+    }
+    for (size_t i = 0; i < in.src.size(); ++i)
+      check_src(in, i);
+    check_op(in);
+  }
+
+  void check_src(const Instr &in, size_t i) {
+    const Operand &o = in.src[i];
+    using K = Operand::Kind;
+    if (src_is_address(in, i)) {
+      want(o.kind == K::Reg || o.kind == K::Param || o.kind == K::Shared || o.kind == K::String,
+           "the address is not a register or a symbol");
+      if (o.kind == K::Reg) {
+        want(o.reg().id < fn_.regs.size(), "address register out of range");
+        int bits = ty_reg_bits(fn_.reg_ty(o.reg()));
+        want(bits == 64 || (bits == 32 && in.m.space == Space::Shared),
+             "an address register must be 64-bit (32-bit allowed for .shared)");
+      }
+      if (o.kind == K::Param)
+        want(o.index < fn_.params.size() && in.m.space == Space::Param,
+             "a parameter address needs .param space and an existing parameter");
+      if (o.kind == K::Shared)
+        want(in.m.space == Space::Shared, "the shared-memory symbol needs .shared space");
+      if (o.kind == K::String)
+        want(o.index < fn_.strings.size(), "no such string");
+      return;
+    }
+    Ty t = src_operand_ty(fn_, in, i);
+    switch (o.kind) {
+    case K::None: fail("operand " + std::to_string(i) + " is missing");
+    case K::Reg: check_reg(o, t, "operand"); break;
+    case K::Imm:
+      want(!(ty_is_float(t) && t != Ty::F32 && t != Ty::F64),
+           std::string("PTX has no immediate of type .") + ty_name(t) + " (move it to a register)");
+      want(in.op != Op::Vprintf, "vprintf arguments must be registers");
+      break;
+    case K::Sreg: want(in.op == Op::Mov, "special registers are read with mov"); break;
+    case K::Shared: want(in.op == Op::Mov, "the shared base is read with mov or as an address");
+      break;
+    case K::String:
+      want(o.index < fn_.strings.size(), "no such string");
+      want(in.op == Op::Mov || in.op == Op::Vprintf || in.op == Op::AssertFail,
+           "a string is used only by mov, vprintf and __assertfail");
+      break;
+    case K::Param: fail("a parameter is read with ld.param");
+    case K::Label:
+      want(in.op == Op::Bra && o.index < fn_.blocks.size(), "bad branch target");
+      break;
+    }
+  }
+
+  void check_op(const Instr &in) {
+    const Mods &m = in.m;
+    switch (in.op) {
+    case Op::Ld: case Op::St: {
+      size_t extra = m.l2_hint ? 1 : 0;
+      want(m.vec == 1 || m.vec == 2 || m.vec == 4, "vector width must be 1, 2 or 4");
+      if (in.op == Op::Ld)
+        want(in.dst.size() == m.vec && in.src.size() == 1 + extra,
+             "ld needs `vec` results, an address and (with .L2::cache_hint) a policy");
+      else
+        want(in.src.size() == 1u + m.vec + extra,
+             "st needs an address, `vec` values and (with .L2::cache_hint) a policy");
+      want(!(m.cache != CacheOp::None && m.evict != Evict::None),
+           "a cache operator cannot be combined with an eviction priority");
+      want(m.space != Space::Param || in.src[0].kind == Operand::Kind::Param || in.op == Op::St,
+           "ld.param reads a parameter symbol");
+      want(in.ty != Ty::Pred, "no .pred loads or stores");
+      break;
+    }
+    case Op::Atom: case Op::Red:
+      want(m.atom != AtomOp::None, "no atomic operation");
+      want(in.src.size() == (m.atom == AtomOp::Cas ? 3u : 2u),
+           "atom needs an address and one value (cas: compare and new value)");
+      want(in.op == Op::Atom || m.atom != AtomOp::Cas, "red has no cas");
+      want(m.space == Space::Global || m.space == Space::Shared || m.space == Space::None,
+           "atomics address global or shared memory");
+      break;
+    case Op::Setp: want(m.cmp != Cmp::None, "setp needs a comparison"); break;
+    case Op::Cvt:
+      want(in.src_ty != Ty::None, "cvt needs a source type");
+      want(in.src.size() == 1 || (in.src.size() == 2 && packed_cvt_dst(in.ty) &&
+                                  in.src_ty == Ty::F32),
+           "cvt takes one operand (two only for packed results from f32)");
+      break;
+    case Op::Shfl:
+      want(m.shfl != ShflMode::None, "shfl needs a mode");
+      want(in.dst.size() == 1 || in.dst.size() == 2, "shfl has a result and an optional pred");
+      break;
+    case Op::Vote: want(m.vote != VoteMode::None, "vote needs a mode"); break;
+    case Op::Bar: want(in.src.size() == 1 || in.src.size() == 2, "bar.sync id [, count]"); break;
+    case Op::Pack: want(in.src.size() >= 2, "pack needs at least two parts"); break;
+    case Op::Unpack: want(in.dst.size() >= 2, "unpack needs at least two parts"); break;
+    case Op::Mul: case Op::Mad:
+      if (ty_is_int(in.ty))
+        want(m.mul != MulMode::None, "integer mul/mad need .lo, .hi or .wide");
+      break;
+    case Op::Fma: want(m.rnd != Rnd::None, "fma needs a rounding mode"); break;
+    case Op::Bra: want(in.src.size() == 1 && in.src[0].kind == Operand::Kind::Label,
+                       "bra needs a label");
+      break;
+    case Op::Vprintf:
+      want(!in.src.empty() && in.src[0].kind == Operand::Kind::String,
+           "vprintf needs a format string");
+      for (size_t i = 1; i < in.src.size(); ++i) {
+        Ty t = src_operand_ty(fn_, in, i);
+        want(ty_bits(t) == 32 || ty_bits(t) == 64, "vprintf arguments are 32- or 64-bit");
+        want(t != Ty::F32, "vprintf float arguments must be converted to f64");
+      }
+      break;
+    case Op::AssertFail:
+      want(in.src[0].kind == Operand::Kind::String && in.src[1].kind == Operand::Kind::String &&
+               in.src[2].is_imm() && in.src[3].kind == Operand::Kind::String,
+           "__assertfail(message, file, line, function)");
+      break;
+    default: break;
+    }
+  }
+
+  const Function &fn_;
+  RegNames rn_;
+  const Block *block_ = nullptr;
+  const Instr *in_ = nullptr;
+};
+
+} // namespace
+
+void verify(const Function &fn) { Checker(fn).run(); }
+
+} // namespace tilec::simt
