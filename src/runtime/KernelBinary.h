@@ -1,0 +1,53 @@
+// A compiled GPU kernel as the runtime keeps it: PTX, cubin and the metadata a launch
+// needs (entry name, warps, dynamic shared memory, the .param list). The disk cache
+// stores the metadata as a small JSON object.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilec::runtime {
+
+// How one kernel parameter travels in the cuLaunchKernel parameter array. Every value is
+// packed into an 8-byte slot, integers sign- or zero-extended, floats in their own format
+// in the low bytes: a PTX .param of any width up to 8 bytes reads the right value.
+enum class ParamKind : uint8_t { Ptr, I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+
+// "ptr", "i1", "i32", "u64", "fp16", "bf16", "fp32", "fp64", ... (Tile IR dtype names).
+const char *param_kind_name(ParamKind k);
+std::optional<ParamKind> param_kind_from_name(std::string_view name);
+bool param_kind_is_int(ParamKind k);
+bool param_kind_is_signed(ParamKind k);
+int param_kind_bits(ParamKind k);
+
+struct KernelParam {
+  std::string name; // the @jit parameter it comes from
+  ParamKind kind = ParamKind::Ptr;
+  bool operator==(const KernelParam &) const = default;
+};
+
+struct KernelMetadata {
+  std::string name;                // the PTX .entry
+  int num_warps = 4;               // block = 32 * num_warps threads
+  int num_stages = 3;
+  int shared = 0;                  // dynamic shared memory bytes, passed at every launch
+  std::string arch;                // "sm_90a"
+  std::vector<KernelParam> params; // the .param list, in order
+  std::string compiler;            // what built the cubin (ptxas path, or the driver JIT)
+
+  std::string to_json() const;
+  // Throws std::runtime_error on text that is not metadata this version wrote.
+  static KernelMetadata from_json(std::string_view text);
+  bool operator==(const KernelMetadata &) const = default;
+};
+
+struct KernelBinary {
+  KernelMetadata meta;
+  std::string ptx;
+  std::string cubin; // may be empty: the driver then JIT-compiles the PTX at load
+};
+
+} // namespace tilec::runtime

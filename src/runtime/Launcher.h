@@ -1,0 +1,104 @@
+// Loading a compiled kernel into a device's context and launching it.
+//
+// Contexts: a launch uses the calling thread's current context when it belongs to the
+// target device (torch makes its device's primary context current); with no current
+// context it makes the device's primary context current (as the CUDA runtime would);
+// a current context of another device is kept, the launch pushing and popping the target's
+// primary context around itself. A module is loaded once per context.
+//
+// Faults: a kernel that faults (an illegal address, a failed trap) poisons its context;
+// the driver reports it at the next synchronisation or launch. tilec remembers the last
+// kernel it launched on each device, and synchronize() and later launches name it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/Driver.h"
+#include "runtime/KernelBinary.h"
+#include "runtime/PtxCompiler.h"
+
+namespace tilec::runtime {
+
+struct DeviceProps {
+  int ordinal = 0;
+  std::string name;
+  GpuTarget target;
+  int sm_count = 0;
+  int max_threads_per_block = 0;
+  int max_shared_per_block = 0;       // without opt-in (48 KB)
+  int max_shared_per_block_optin = 0; // with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  int max_shared_per_sm = 0;
+  int max_registers_per_block = 0;
+  std::array<int64_t, 3> max_grid{};
+};
+
+// Properties of `device`, read from the driver once and cached.
+const DeviceProps &device_props(int device);
+
+struct LaunchGrid {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+// One packed parameter per .param: slot i holds the value, ptrs[i] points at slot i.
+struct PackedParams {
+  std::vector<uint64_t> slots;
+  std::vector<void *> ptrs;
+  explicit PackedParams(size_t n) : slots(n, 0), ptrs(n) {
+    for (size_t i = 0; i < n; ++i)
+      ptrs[i] = &slots[i];
+  }
+};
+
+// The 8-byte slot for a parameter of kind `k`: integer kinds take `i` (truncated to the
+// kind's width, then sign- or zero-extended), float kinds take `f` (rounded to nearest
+// even), pointers take `i` as the address.
+uint64_t pack_param(ParamKind k, int64_t i, double f);
+
+class GpuKernel {
+public:
+  explicit GpuKernel(KernelBinary bin);
+  GpuKernel(const GpuKernel &) = delete;
+  GpuKernel &operator=(const GpuKernel &) = delete;
+
+  const KernelBinary &binary() const { return bin_; }
+  const KernelMetadata &meta() const { return bin_.meta; }
+  const std::string &name() const { return bin_.meta.name; }
+
+  // Launches on `device` (loading the module there first if needed) with one pointer per
+  // .param in `params`. A grid with a zero dimension launches nothing.
+  void launch(int device, LaunchGrid grid, CUstream stream, void **params);
+
+  // The loaded function on `device` (loads it if needed) and its attributes.
+  CUfunction function(int device);
+  int num_regs(int device);
+  int spill_bytes(int device); // local memory per thread, mostly register spills
+
+private:
+  struct Loaded {
+    CUcontext ctx;
+    int device;
+    CUfunction fn;
+  };
+  const Loaded *find(CUcontext ctx, int device);
+  const Loaded &load(CUcontext ctx, int device);
+  void check_grid(int device, LaunchGrid g) const;
+
+  KernelBinary bin_;
+  const std::string *interned_name_; // lives for the process: last-launch tracking
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Loaded>> loaded_; // modules are never unloaded
+};
+
+// The name of the last kernel tilec launched on `device` ("" when none).
+std::string last_launched_kernel(int device);
+
+// Waits for the work on `device` (-1: every device tilec launched on) and reports a fault
+// as CudaError naming the last kernel tilec launched there.
+void synchronize(int device = -1);
+
+} // namespace tilec::runtime
