@@ -84,26 +84,42 @@ using U64T = IntDT<ir::DType::U64, uint64_t>; // also pointers
 using F32T = NativeFloatDT<ir::DType::F32, float>;
 using F64T = NativeFloatDT<ir::DType::F64, double>;
 
-template <class D> constexpr bool is_small_float_v = D::is_float && !std::is_same_v<typename D::S, typename D::C>;
+template <class D>
+constexpr bool is_small_float_v = D::is_float && !std::is_same_v<typename D::S, typename D::C>;
 
 // Calls f(D{}) with D the traits of `d`. Pointers are dispatched as U64 by the caller.
 template <class F> decltype(auto) dispatch_dtype(ir::DType d, F &&f) {
   switch (d) {
-  case ir::DType::I1: return f(I1T{});
-  case ir::DType::I8: return f(I8T{});
-  case ir::DType::I16: return f(I16T{});
-  case ir::DType::I32: return f(I32T{});
-  case ir::DType::I64: return f(I64T{});
-  case ir::DType::U8: return f(U8T{});
-  case ir::DType::U16: return f(U16T{});
-  case ir::DType::U32: return f(U32T{});
-  case ir::DType::U64: return f(U64T{});
-  case ir::DType::F8E4NV: return f(F8E4NVDT{});
-  case ir::DType::F8E5: return f(F8E5DT{});
-  case ir::DType::F16: return f(F16DT{});
-  case ir::DType::BF16: return f(BF16DT{});
-  case ir::DType::F32: return f(F32T{});
-  case ir::DType::F64: return f(F64T{});
+  case ir::DType::I1:
+    return f(I1T{});
+  case ir::DType::I8:
+    return f(I8T{});
+  case ir::DType::I16:
+    return f(I16T{});
+  case ir::DType::I32:
+    return f(I32T{});
+  case ir::DType::I64:
+    return f(I64T{});
+  case ir::DType::U8:
+    return f(U8T{});
+  case ir::DType::U16:
+    return f(U16T{});
+  case ir::DType::U32:
+    return f(U32T{});
+  case ir::DType::U64:
+    return f(U64T{});
+  case ir::DType::F8E4NV:
+    return f(F8E4NVDT{});
+  case ir::DType::F8E5:
+    return f(F8E5DT{});
+  case ir::DType::F16:
+    return f(F16DT{});
+  case ir::DType::BF16:
+    return f(BF16DT{});
+  case ir::DType::F32:
+    return f(F32T{});
+  case ir::DType::F64:
+    return f(F64T{});
   }
   throw_internal(__FILE__, __LINE__, "unknown dtype");
 }
@@ -111,11 +127,16 @@ template <class F> decltype(auto) dispatch_dtype(ir::DType d, F &&f) {
 // Storage-only dispatch on the element size in bytes (1, 2, 4, 8): data movement ops.
 template <class F> decltype(auto) dispatch_bytes(int bytes, F &&f) {
   switch (bytes) {
-  case 1: return f(uint8_t{});
-  case 2: return f(uint16_t{});
-  case 4: return f(uint32_t{});
-  case 8: return f(uint64_t{});
-  default: break;
+  case 1:
+    return f(uint8_t{});
+  case 2:
+    return f(uint16_t{});
+  case 4:
+    return f(uint32_t{});
+  case 8:
+    return f(uint64_t{});
+  default:
+    break;
   }
   throw_internal(__FILE__, __LINE__, "bad element size");
 }

@@ -63,7 +63,8 @@ void Exec::exec_block(const BlockPlan &b) {
 
 void Exec::exec_node(const Node &n) {
   switch (n.kind) {
-  case OpKind::Constant: return; // filled when the executor was made
+  case OpKind::Constant:
+    return; // filled when the executor was made
   case OpKind::Arange:
   case OpKind::Splat:
   case OpKind::Broadcast:
@@ -73,29 +74,46 @@ void Exec::exec_node(const Node &n) {
   case OpKind::Join:
   case OpKind::Split:
   case OpKind::Cat:
-  case OpKind::Hint: return exec_shape(*this, n);
+  case OpKind::Hint:
+    return exec_shape(*this, n);
   case OpKind::Cast:
-  case OpKind::Bitcast: return exec_cast(*this, n);
+  case OpKind::Bitcast:
+    return exec_cast(*this, n);
   case OpKind::AddPtr:
   case OpKind::Load:
   case OpKind::Store:
   case OpKind::AtomicRmw:
-  case OpKind::AtomicCas: return exec_memory(*this, n);
+  case OpKind::AtomicCas:
+    return exec_memory(*this, n);
   case OpKind::Reduce:
-  case OpKind::Scan: return exec_reduce_scan(*this, n);
-  case OpKind::Dot: return exec_dot(*this, n);
-  case OpKind::ProgramId: *ptr<int32_t>(n.out[0]) = static_cast<int32_t>(pid[n.a]); return;
-  case OpKind::NumPrograms: *ptr<int32_t>(n.out[0]) = static_cast<int32_t>(grid[n.a]); return;
-  case OpKind::Print: return exec_print(*this, n);
-  case OpKind::Assert: return exec_assert(*this, n);
-  case OpKind::Barrier: return; // programs do not share memory the barrier would order
-  case OpKind::If: return exec_if(n);
-  case OpKind::For: return exec_for(n);
-  case OpKind::While: return exec_while(n);
+  case OpKind::Scan:
+    return exec_reduce_scan(*this, n);
+  case OpKind::Dot:
+    return exec_dot(*this, n);
+  case OpKind::ProgramId:
+    *ptr<int32_t>(n.out[0]) = static_cast<int32_t>(pid[n.a]);
+    return;
+  case OpKind::NumPrograms:
+    *ptr<int32_t>(n.out[0]) = static_cast<int32_t>(grid[n.a]);
+    return;
+  case OpKind::Print:
+    return exec_print(*this, n);
+  case OpKind::Assert:
+    return exec_assert(*this, n);
+  case OpKind::Barrier:
+    return; // programs do not share memory the barrier would order
+  case OpKind::If:
+    return exec_if(n);
+  case OpKind::For:
+    return exec_for(n);
+  case OpKind::While:
+    return exec_while(n);
   case OpKind::Yield:
   case OpKind::Condition:
-  case OpKind::Return: throw_internal(__FILE__, __LINE__, "terminator executed as an op");
-  default: return exec_arith(*this, n);
+  case OpKind::Return:
+    throw_internal(__FILE__, __LINE__, "terminator executed as an op");
+  default:
+    return exec_arith(*this, n);
   }
 }
 
@@ -251,7 +269,8 @@ const BufferRange &Exec::check_access(const Node &n, uint64_t addr, uint64_t byt
   }
   auto off = static_cast<int64_t>(addr - best->base);
   fail(n, std::string("out-of-bounds ") + what + " argument '" + *best->name + "' at byte offset " +
-              std::to_string(off) + " (buffer is " + std::to_string(best->size) + " bytes)" + where);
+              std::to_string(off) + " (buffer is " + std::to_string(best->size) + " bytes)" +
+              where);
 }
 
 uint8_t *Exec::scratch(int k, size_t bytes) {

@@ -124,15 +124,15 @@ uint16_t fp16_from_float(float x) {
   return static_cast<uint16_t>(encode(kF16, static_cast<double>(x), Round::Nearest));
 }
 
-float bf16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
-uint16_t bf16_from_double(double x, Round r) {
-  return static_cast<uint16_t>(encode(kBF16, x, r));
+float bf16_to_float(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
 }
+uint16_t bf16_from_double(double x, Round r) { return static_cast<uint16_t>(encode(kBF16, x, r)); }
 uint16_t bf16_from_float(float x) {
   uint32_t u = std::bit_cast<uint32_t>(x);
   if ((u & 0x7fffffffu) > 0x7f800000u)
     return static_cast<uint16_t>((u >> 16) | 0x40); // keep NaN quiet
-  u += 0x7fffu + ((u >> 16) & 1);                    // ties to even; may carry into inf
+  u += 0x7fffu + ((u >> 16) & 1);                   // ties to even; may carry into inf
   return static_cast<uint16_t>(u >> 16);
 }
 

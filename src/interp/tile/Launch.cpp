@@ -58,7 +58,8 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
   const Plan &plan = *plan_;
   const ir::Function &fn = *plan.fn;
   auto launch_error = [&](const std::string &msg) {
-    throw RuntimeError(render_diagnostic(sm, fn.loc, "error", "launching '" + fn.name + "': " + msg));
+    throw RuntimeError(
+        render_diagnostic(sm, fn.loc, "error", "launching '" + fn.name + "': " + msg));
   };
   int64_t total = 1;
   for (int64_t g : opts.grid) {
@@ -70,8 +71,8 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
   }
   const BlockPlan &entry = plan.entry;
   if (args.size() != entry.args.size())
-    launch_error("the kernel takes " + std::to_string(entry.args.size()) + " run-time arguments, got " +
-                 std::to_string(args.size()));
+    launch_error("the kernel takes " + std::to_string(entry.args.size()) +
+                 " run-time arguments, got " + std::to_string(args.size()));
   for (size_t i = 0; i < args.size(); ++i) {
     std::string err = check_arg(args[i], *plan.slots[static_cast<size_t>(entry.args[i])].type);
     if (!err.empty())

@@ -66,7 +66,8 @@ template <class D> void binary(Exec &ex, const Node &n) {
     if constexpr (D::is_float) {
       if (n.a) { // propagate_nan: any NaN operand gives NaN
         if (is_max)
-          return map2<D>(ex, n, [](C x, C y) { return x != x || y != y ? x + y : (x > y ? x : y); });
+          return map2<D>(ex, n,
+                         [](C x, C y) { return x != x || y != y ? x + y : (x > y ? x : y); });
         return map2<D>(ex, n, [](C x, C y) { return x != x || y != y ? x + y : (x < y ? x : y); });
       }
       if (is_max) // a NaN operand gives the other operand, as fmax
@@ -78,14 +79,18 @@ template <class D> void binary(Exec &ex, const Node &n) {
       return map2<D>(ex, n, [](C x, C y) { return x < y ? x : y; });
     }
   }
-  default: break;
+  default:
+    break;
   }
   if constexpr (!D::is_float) {
     using U = typename D::U;
     switch (n.kind) {
-    case OpKind::And: return map2<D>(ex, n, [](C x, C y) { return C(x & y); });
-    case OpKind::Or: return map2<D>(ex, n, [](C x, C y) { return C(x | y); });
-    case OpKind::Xor: return map2<D>(ex, n, [](C x, C y) { return C(x ^ y); });
+    case OpKind::And:
+      return map2<D>(ex, n, [](C x, C y) { return C(x & y); });
+    case OpKind::Or:
+      return map2<D>(ex, n, [](C x, C y) { return C(x | y); });
+    case OpKind::Xor:
+      return map2<D>(ex, n, [](C x, C y) { return C(x ^ y); });
     case OpKind::Shl:
       return map2<D>(ex, n, [](C x, C y) { return U(y) >= kBits ? C(0) : C(U(x) << U(y)); });
     case OpKind::Shr:
@@ -104,11 +109,13 @@ template <class D> void binary(Exec &ex, const Node &n) {
         return map2<D>(ex, n, [](C x, C y) {
           return C((static_cast<uint64_t>(U(x)) * static_cast<uint64_t>(U(y))) >> kBits);
         });
-    default: break;
+    default:
+      break;
     }
   }
   throw_internal(__FILE__, __LINE__,
-                 std::string(n.op->name()) + " is not defined on " + std::string(ir::ir_name(D::dtype)));
+                 std::string(n.op->name()) + " is not defined on " +
+                     std::string(ir::ir_name(D::dtype)));
 }
 
 template <class D> void divrem(Exec &ex, const Node &n) {
@@ -158,26 +165,40 @@ template <class D> void unary(Exec &ex, const Node &n) {
     if constexpr (!D::is_float)
       return map1<D>(ex, n, [](C x) { return C(~x); });
     break;
-  default: break;
+  default:
+    break;
   }
   if constexpr (D::is_float) {
     switch (n.kind) {
-    case OpKind::Exp: return map1<D>(ex, n, [](C x) { return std::exp(x); });
-    case OpKind::Exp2: return map1<D>(ex, n, [](C x) { return std::exp2(x); });
-    case OpKind::Log: return map1<D>(ex, n, [](C x) { return std::log(x); });
-    case OpKind::Log2: return map1<D>(ex, n, [](C x) { return std::log2(x); });
-    case OpKind::Sqrt: return map1<D>(ex, n, [](C x) { return std::sqrt(x); });
-    case OpKind::Rsqrt: return map1<D>(ex, n, [](C x) { return C(1) / std::sqrt(x); });
-    case OpKind::Sin: return map1<D>(ex, n, [](C x) { return std::sin(x); });
-    case OpKind::Cos: return map1<D>(ex, n, [](C x) { return std::cos(x); });
-    case OpKind::Erf: return map1<D>(ex, n, [](C x) { return std::erf(x); });
-    case OpKind::Floor: return map1<D>(ex, n, [](C x) { return std::floor(x); });
-    case OpKind::Ceil: return map1<D>(ex, n, [](C x) { return std::ceil(x); });
-    default: break;
+    case OpKind::Exp:
+      return map1<D>(ex, n, [](C x) { return std::exp(x); });
+    case OpKind::Exp2:
+      return map1<D>(ex, n, [](C x) { return std::exp2(x); });
+    case OpKind::Log:
+      return map1<D>(ex, n, [](C x) { return std::log(x); });
+    case OpKind::Log2:
+      return map1<D>(ex, n, [](C x) { return std::log2(x); });
+    case OpKind::Sqrt:
+      return map1<D>(ex, n, [](C x) { return std::sqrt(x); });
+    case OpKind::Rsqrt:
+      return map1<D>(ex, n, [](C x) { return C(1) / std::sqrt(x); });
+    case OpKind::Sin:
+      return map1<D>(ex, n, [](C x) { return std::sin(x); });
+    case OpKind::Cos:
+      return map1<D>(ex, n, [](C x) { return std::cos(x); });
+    case OpKind::Erf:
+      return map1<D>(ex, n, [](C x) { return std::erf(x); });
+    case OpKind::Floor:
+      return map1<D>(ex, n, [](C x) { return std::floor(x); });
+    case OpKind::Ceil:
+      return map1<D>(ex, n, [](C x) { return std::ceil(x); });
+    default:
+      break;
     }
   }
   throw_internal(__FILE__, __LINE__,
-                 std::string(n.op->name()) + " is not defined on " + std::string(ir::ir_name(D::dtype)));
+                 std::string(n.op->name()) + " is not defined on " +
+                     std::string(ir::ir_name(D::dtype)));
 }
 
 template <class D> void fma(Exec &ex, const Node &n) {
@@ -200,12 +221,18 @@ template <class D> void fma(Exec &ex, const Node &n) {
 template <class D> void cmp(Exec &ex, const Node &n) {
   using C = typename D::C;
   switch (n.a) {
-  case 0: return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x == y); });
-  case 1: return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(!(x == y)); }); // unordered
-  case 2: return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x < y); });
-  case 3: return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x <= y); });
-  case 4: return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x > y); });
-  default: return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x >= y); });
+  case 0:
+    return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x == y); });
+  case 1:
+    return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(!(x == y)); }); // unordered
+  case 2:
+    return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x < y); });
+  case 3:
+    return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x <= y); });
+  case 4:
+    return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x > y); });
+  default:
+    return map2<D, I1T>(ex, n, [](C x, C y) { return uint8_t(x >= y); });
   }
 }
 
@@ -223,14 +250,20 @@ template <class T> void select(Exec &ex, const Node &n) {
 void exec_arith(Exec &ex, const Node &n) {
   switch (n.kind) {
   case OpKind::Select:
-    return dispatch_bytes(ex.slot(n.out[0]).elem_bytes, [&](auto t) { select<decltype(t)>(ex, n); });
-  case OpKind::Cmp: return dispatch_dtype(n.dt, [&](auto d) { cmp<decltype(d)>(ex, n); });
-  case OpKind::Fma: return dispatch_dtype(n.dt, [&](auto d) { fma<decltype(d)>(ex, n); });
+    return dispatch_bytes(ex.slot(n.out[0]).elem_bytes,
+                          [&](auto t) { select<decltype(t)>(ex, n); });
+  case OpKind::Cmp:
+    return dispatch_dtype(n.dt, [&](auto d) { cmp<decltype(d)>(ex, n); });
+  case OpKind::Fma:
+    return dispatch_dtype(n.dt, [&](auto d) { fma<decltype(d)>(ex, n); });
   case OpKind::Div:
-  case OpKind::Rem: return dispatch_dtype(n.dt, [&](auto d) { divrem<decltype(d)>(ex, n); });
-  default: break;
+  case OpKind::Rem:
+    return dispatch_dtype(n.dt, [&](auto d) { divrem<decltype(d)>(ex, n); });
+  default:
+    break;
   }
-  TILEC_ASSERT(ir::is_elementwise(n.kind), std::string("no executor for op ") + std::string(n.op->name()));
+  TILEC_ASSERT(ir::is_elementwise(n.kind),
+               std::string("no executor for op ") + std::string(n.op->name()));
   if (n.in.size() == 2)
     return dispatch_dtype(n.dt, [&](auto d) { binary<decltype(d)>(ex, n); });
   TILEC_ASSERT(n.in.size() == 1, std::string(n.op->name()) + ": wrong operand count");

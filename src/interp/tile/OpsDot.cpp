@@ -15,8 +15,7 @@ template <class D> struct Acc {
   using T = std::conditional_t<std::is_same_v<typename D::C, double>, double, float>;
 };
 template <class D>
-  requires(!D::is_float)
-struct Acc<D> {
+requires(!D::is_float) struct Acc<D> {
   using T = std::conditional_t<sizeof(typename D::S) == 8, uint64_t, uint32_t>; // wraps
 };
 
@@ -37,8 +36,8 @@ template <class T> void widen(Exec &ex, int32_t slot, T *dst, bool tf32) {
         if constexpr (D::is_float)
           throw_internal(__FILE__, __LINE__, "integer dot with float inputs");
         else // sign- or zero-extend by the input type, then wrap in T
-          dst[i] = static_cast<T>(static_cast<std::conditional_t<D::is_signed, int64_t, uint64_t>>(
-              src[i]));
+          dst[i] = static_cast<T>(
+              static_cast<std::conditional_t<D::is_signed, int64_t, uint64_t>>(src[i]));
       }
     }
   });

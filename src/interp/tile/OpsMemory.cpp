@@ -94,21 +94,32 @@ template <class D> typename D::S rmw(AtomicKind k, typename D::S old_s, typename
   C o = D::ld(old_s), v = D::ld(val_s);
   if constexpr (D::is_float) {
     switch (k) {
-    case AtomicKind::Add: return D::st(o + v);
-    case AtomicKind::Max: return D::st(std::fmax(o, v));
-    case AtomicKind::Min: return D::st(std::fmin(o, v));
-    default: throw_internal(__FILE__, __LINE__, "bitwise atomic on a float");
+    case AtomicKind::Add:
+      return D::st(o + v);
+    case AtomicKind::Max:
+      return D::st(std::fmax(o, v));
+    case AtomicKind::Min:
+      return D::st(std::fmin(o, v));
+    default:
+      throw_internal(__FILE__, __LINE__, "bitwise atomic on a float");
     }
   } else {
     using U = typename D::U;
     switch (k) {
-    case AtomicKind::Add: return D::st(C(U(o) + U(v)));
-    case AtomicKind::Max: return o > v ? o : v;
-    case AtomicKind::Min: return o < v ? o : v;
-    case AtomicKind::And: return C(o & v);
-    case AtomicKind::Or: return C(o | v);
-    case AtomicKind::Xor: return D::st(C(o ^ v));
-    default: return val_s;
+    case AtomicKind::Add:
+      return D::st(C(U(o) + U(v)));
+    case AtomicKind::Max:
+      return o > v ? o : v;
+    case AtomicKind::Min:
+      return o < v ? o : v;
+    case AtomicKind::And:
+      return C(o & v);
+    case AtomicKind::Or:
+      return C(o | v);
+    case AtomicKind::Xor:
+      return D::st(C(o ^ v));
+    default:
+      return val_s;
     }
   }
 }
@@ -179,7 +190,8 @@ void addptr(Exec &ex, const Node &n) {
 
 void exec_memory(Exec &ex, const Node &n) {
   switch (n.kind) {
-  case OpKind::AddPtr: return addptr(ex, n);
+  case OpKind::AddPtr:
+    return addptr(ex, n);
   case OpKind::Load:
     return dispatch_bytes(ex.slot(n.out[0]).elem_bytes, [&](auto t) { load<decltype(t)>(ex, n); });
   case OpKind::Store:
@@ -187,8 +199,10 @@ void exec_memory(Exec &ex, const Node &n) {
   case OpKind::AtomicRmw:
     return dispatch_dtype(ex.slot(n.in[1]).key, [&](auto d) { atomic_rmw<decltype(d)>(ex, n); });
   case OpKind::AtomicCas:
-    return dispatch_bytes(ex.slot(n.in[1]).elem_bytes, [&](auto t) { atomic_cas<decltype(t)>(ex, n); });
-  default: throw_internal(__FILE__, __LINE__, "not a memory op");
+    return dispatch_bytes(ex.slot(n.in[1]).elem_bytes,
+                          [&](auto t) { atomic_cas<decltype(t)>(ex, n); });
+  default:
+    throw_internal(__FILE__, __LINE__, "not a memory op");
   }
 }
 

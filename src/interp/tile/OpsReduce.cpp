@@ -8,9 +8,9 @@
 // element i (i < len - ceil(len/2)) becomes combine(e[i], e[i + ceil(len/2)]), and len
 // becomes ceil(len/2). Scan is sequential: r[i] = combine(r[i-1], x[i]) (reverse: from
 // the end, r[i] = combine(r[i+1], x[i])).
-#include <cmath>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -69,14 +69,19 @@ template <class D, class F> void with_combiner(FastCombiner k, F &&f) {
     return f([](C x, C y) { return x != x || y != y ? C(x + y) : (x > y ? x : y); });
   case FastCombiner::MinNan:
     return f([](C x, C y) { return x != x || y != y ? C(x + y) : (x < y ? x : y); });
-  default: break;
+  default:
+    break;
   }
   if constexpr (!D::is_float) {
     switch (k) {
-    case FastCombiner::And: return f([](C x, C y) { return C(x & y); });
-    case FastCombiner::Or: return f([](C x, C y) { return C(x | y); });
-    case FastCombiner::Xor: return f([](C x, C y) { return C(x ^ y); });
-    default: break;
+    case FastCombiner::And:
+      return f([](C x, C y) { return C(x & y); });
+    case FastCombiner::Or:
+      return f([](C x, C y) { return C(x | y); });
+    case FastCombiner::Xor:
+      return f([](C x, C y) { return C(x ^ y); });
+    default:
+      break;
     }
   }
   throw_internal(__FILE__, __LINE__, "bad fast combiner for this dtype");
@@ -111,7 +116,8 @@ template <class D> void fast_scan(Exec &ex, const Node &n, Geometry g) {
       const S *xo = x + o * g.r * g.inner;
       S *ro = out + o * g.r * g.inner;
       int64_t first = rev ? g.r - 1 : 0, step = rev ? -1 : 1;
-      std::memcpy(ro + first * g.inner, xo + first * g.inner, static_cast<size_t>(g.inner) * sizeof(S));
+      std::memcpy(ro + first * g.inner, xo + first * g.inner,
+                  static_cast<size_t>(g.inner) * sizeof(S));
       for (int64_t i = first + step; i >= 0 && i < g.r; i += step) {
         const S *prev = ro + (i - step) * g.inner;
         for (int64_t j = 0; j < g.inner; ++j)
@@ -133,7 +139,8 @@ struct Combine {
     for (size_t k = 0; k < nops; ++k) {
       auto esz = static_cast<size_t>(ex.slot(n.in[k]).elem_bytes);
       std::memcpy(ex.ptr<uint8_t>(region.args[k]), a[k] + static_cast<size_t>(ia) * esz, esz);
-      std::memcpy(ex.ptr<uint8_t>(region.args[nops + k]), b[k] + static_cast<size_t>(ib) * esz, esz);
+      std::memcpy(ex.ptr<uint8_t>(region.args[nops + k]), b[k] + static_cast<size_t>(ib) * esz,
+                  esz);
     }
     ex.exec_block(region);
     for (size_t k = 0; k < nops; ++k) {
@@ -231,7 +238,8 @@ struct BatchedCombine {
         dispatch_bytes(ex.slot(n.in[k]).elem_bytes, [&](auto t) {
           using T = decltype(t);
           T *sa = ex.ptr<T>(bp.args[k]), *sx = ex.ptr<T>(bp.args[nops + k]);
-          const T *ak = reinterpret_cast<const T *>(acc[k]), *xk = reinterpret_cast<const T *>(x[k]);
+          const T *ak = reinterpret_cast<const T *>(acc[k]),
+                  *xk = reinterpret_cast<const T *>(x[k]);
           for (int64_t l = 0; l < width; ++l) {
             std::array<int64_t, 3> p = pair(c + (l < cnt ? l : 0));
             sa[l] = ak[p[0]];
@@ -280,7 +288,8 @@ void batched_reduce(Exec &ex, const Node &n, Geometry g) {
   for (size_t k = 0; k < nops; ++k)
     for (int64_t o = 0; o < g.outer; ++o)
       std::memcpy(ex.ptr<uint8_t>(n.out[k]) + static_cast<size_t>(o * g.inner) * esz[k],
-                  w[k] + static_cast<size_t>(o * block) * esz[k], static_cast<size_t>(g.inner) * esz[k]);
+                  w[k] + static_cast<size_t>(o * block) * esz[k],
+                  static_cast<size_t>(g.inner) * esz[k]);
 }
 
 void batched_scan(Exec &ex, const Node &n, Geometry g) {
@@ -300,8 +309,8 @@ void batched_scan(Exec &ex, const Node &n, Geometry g) {
   for (size_t k = 0; k < nops; ++k) {
     auto esz = static_cast<size_t>(ex.slot(n.in[k]).elem_bytes);
     for (int64_t l = 0; l < lanes; ++l)
-      std::memcpy(r[k] + static_cast<size_t>(at(l, first)) * esz, x[k] + static_cast<size_t>(at(l, first)) * esz,
-                  esz);
+      std::memcpy(r[k] + static_cast<size_t>(at(l, first)) * esz,
+                  x[k] + static_cast<size_t>(at(l, first)) * esz, esz);
   }
   BatchedCombine comb{ex, n, nops};
   for (int64_t i = first + step; i >= 0 && i < g.r; i += step)

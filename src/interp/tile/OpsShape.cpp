@@ -90,7 +90,9 @@ void exec_shape(Exec &ex, const Node &n) {
         d[i] = static_cast<int32_t>(n.a + i);
       return;
     }
-    case OpKind::Splat: std::fill_n(dst, n.numel, ex.ptr<T>(n.in[0])[0]); return;
+    case OpKind::Splat:
+      std::fill_n(dst, n.numel, ex.ptr<T>(n.in[0])[0]);
+      return;
     case OpKind::ExpandDims:
     case OpKind::Reshape:
     case OpKind::Hint:
@@ -98,7 +100,9 @@ void exec_shape(Exec &ex, const Node &n) {
       std::copy_n(ex.ptr<T>(n.in[0]), n.numel, dst);
       return;
     case OpKind::Broadcast:
-    case OpKind::Permute: gather(dst, ex.ptr<T>(n.in[0]), rs.type->shape, n.ints); return;
+    case OpKind::Permute:
+      gather(dst, ex.ptr<T>(n.in[0]), rs.type->shape, n.ints);
+      return;
     case OpKind::Join: {
       const T *a = ex.ptr<T>(n.in[0]), *b = ex.ptr<T>(n.in[1]);
       for (int64_t i = 0; i < n.numel / 2; ++i) {
@@ -123,7 +127,8 @@ void exec_shape(Exec &ex, const Node &n) {
       std::copy_n(ex.ptr<T>(n.in[1]), nb, dst + na);
       return;
     }
-    default: throw_internal(__FILE__, __LINE__, "not a shape op");
+    default:
+      throw_internal(__FILE__, __LINE__, "not a shape op");
     }
   });
 }

@@ -50,9 +50,8 @@ AtomicKind atomic_code(const std::string &op) {
 // element pairs at once.
 bool batchable(const ir::Block *b) {
   for (const auto &op : b->ops())
-    if (op->num_regions() != 0 ||
-        !(ir::is_elementwise(op->kind()) || op->kind() == OpKind::Constant ||
-          op->kind() == OpKind::Yield))
+    if (op->num_regions() != 0 || !(ir::is_elementwise(op->kind()) ||
+                                    op->kind() == OpKind::Constant || op->kind() == OpKind::Yield))
       return false;
   return true;
 }
@@ -75,14 +74,22 @@ FastCombiner detect_fast(const ir::Op *op) {
     return FastCombiner::None;
   bool nan = bin->int_attr("propagate_nan", 0) != 0;
   switch (bin->kind()) {
-  case OpKind::Add: return FastCombiner::Add;
-  case OpKind::Mul: return FastCombiner::Mul;
-  case OpKind::Max: return nan ? FastCombiner::MaxNan : FastCombiner::Max;
-  case OpKind::Min: return nan ? FastCombiner::MinNan : FastCombiner::Min;
-  case OpKind::And: return FastCombiner::And;
-  case OpKind::Or: return FastCombiner::Or;
-  case OpKind::Xor: return FastCombiner::Xor;
-  default: return FastCombiner::None;
+  case OpKind::Add:
+    return FastCombiner::Add;
+  case OpKind::Mul:
+    return FastCombiner::Mul;
+  case OpKind::Max:
+    return nan ? FastCombiner::MaxNan : FastCombiner::Max;
+  case OpKind::Min:
+    return nan ? FastCombiner::MinNan : FastCombiner::Min;
+  case OpKind::And:
+    return FastCombiner::And;
+  case OpKind::Or:
+    return FastCombiner::Or;
+  case OpKind::Xor:
+    return FastCombiner::Xor;
+  default:
+    return FastCombiner::None;
   }
 }
 
@@ -170,11 +177,19 @@ private:
       }
     }
     switch (n.kind) {
-    case OpKind::Arange: n.a = op->int_attr("start", 0); break;
-    case OpKind::Cmp: n.a = pred_code(op->str_attr("pred")); break;
+    case OpKind::Arange:
+      n.a = op->int_attr("start", 0);
+      break;
+    case OpKind::Cmp:
+      n.a = pred_code(op->str_attr("pred"));
+      break;
     case OpKind::Min:
-    case OpKind::Max: n.a = op->int_attr("propagate_nan", 0); break;
-    case OpKind::Cast: n.a = op->str_attr("rounding", "rtne") == "rtz"; break;
+    case OpKind::Max:
+      n.a = op->int_attr("propagate_nan", 0);
+      break;
+    case OpKind::Cast:
+      n.a = op->str_attr("rounding", "rtne") == "rtz";
+      break;
     case OpKind::Broadcast: {
       // Source stride of every result dim (0 where broadcast), for the gather.
       const ir::Shape &in = n.shape, &res = op->result()->type.shape;
@@ -197,7 +212,9 @@ private:
       }
       break;
     }
-    case OpKind::AtomicRmw: n.atomic = atomic_code(op->str_attr("op", "add")); break;
+    case OpKind::AtomicRmw:
+      n.atomic = atomic_code(op->str_attr("op", "add"));
+      break;
     case OpKind::ProgramId:
     case OpKind::NumPrograms:
       n.a = op->int_attr("axis", 0);
@@ -224,7 +241,8 @@ private:
           lanes *= (axis_len + 1) / 2;
         n.batch = std::min<int64_t>(lanes, 1024);
         // Reduce levels shrink by half: narrower copies keep the wasted lanes under 2x.
-        for (int64_t w = n.batch; w > 1 && (n.kind == OpKind::Reduce || w == n.batch); w = (w + 1) / 2) {
+        for (int64_t w = n.batch; w > 1 && (n.kind == OpKind::Reduce || w == n.batch);
+             w = (w + 1) / 2) {
           n.batched.push_back(std::make_unique<BlockPlan>());
           build_block(op->region(0)->block(), *n.batched.back(), w);
         }
@@ -236,7 +254,9 @@ private:
       n.a = p == "tf32";
       break;
     }
-    case OpKind::Print: plan_.has_print = true; break;
+    case OpKind::Print:
+      plan_.has_print = true;
+      break;
     case OpKind::For: {
       const BlockPlan &body = *n.regions.at(0);
       TILEC_ASSERT(n.in.size() >= 3 && body.args.size() == n.in.size() - 2 &&
@@ -263,9 +283,11 @@ private:
     case OpKind::If:
       TILEC_ASSERT(n.regions.size() == 2, "if needs then and else regions");
       for (auto &r : n.regions)
-        TILEC_ASSERT(r->yields.size() == n.out.size(), "if: a branch yields the wrong number of values");
+        TILEC_ASSERT(r->yields.size() == n.out.size(),
+                     "if: a branch yields the wrong number of values");
       break;
-    default: break;
+    default:
+      break;
     }
   }
 

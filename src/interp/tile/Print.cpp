@@ -35,7 +35,8 @@ void append_value(std::string &out, int32_t slot, Exec &ex, int64_t i, bool hex)
   char buf[64];
   if (hex || s.type->is_ptr()) {
     uint64_t bits = 0;
-    const uint8_t *p = ex.ptr<uint8_t>(slot) + static_cast<size_t>(i) * static_cast<size_t>(s.elem_bytes);
+    const uint8_t *p =
+        ex.ptr<uint8_t>(slot) + static_cast<size_t>(i) * static_cast<size_t>(s.elem_bytes);
     std::memcpy(&bits, p, static_cast<size_t>(s.elem_bytes)); // little-endian host
     if (s.type->is_ptr())
       std::snprintf(buf, sizeof buf, "0x%" PRIx64, bits);
@@ -111,8 +112,8 @@ void exec_assert(Exec &ex, const Node &n) {
     const auto *c = ex.ptr<typename D::S>(s);
     for (int64_t i = 0; i < ex.slot(s).numel; ++i)
       if (D::ld(c[i]) == 0)
-        ex.fail(n, "device assertion failed: " + n.op->str_attr("message") +
-                       ex.element_suffix(s, i));
+        ex.fail(n,
+                "device assertion failed: " + n.op->str_attr("message") + ex.element_suffix(s, i));
   });
 }
 

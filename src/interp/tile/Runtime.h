@@ -27,7 +27,9 @@ struct SlotInfo {
   int32_t elem_bytes = 4;
   ir::DType key = ir::DType::I32; // the dtype to dispatch on (U64 for pointers)
   const ir::Type *type = nullptr;
-  uint64_t bytes() const { return static_cast<uint64_t>(numel) * static_cast<uint64_t>(elem_bytes); }
+  uint64_t bytes() const {
+    return static_cast<uint64_t>(numel) * static_cast<uint64_t>(elem_bytes);
+  }
 };
 
 // Reduce/scan combiners recognised as one binary op of the two arguments.

@@ -7,20 +7,23 @@ using namespace tilec::interp;
 using namespace tilec::interp::test;
 
 TEST(Arith, IntegerWraparound) {
-  auto r8 = run_binary<int8_t>(OpKind::Add, DType::I8, DType::I8, std::vector<int8_t>{127, -128, 100, 5},
-                               std::vector<int8_t>{1, -1, 100, -10});
+  auto r8 =
+      run_binary<int8_t>(OpKind::Add, DType::I8, DType::I8, std::vector<int8_t>{127, -128, 100, 5},
+                         std::vector<int8_t>{1, -1, 100, -10});
   EXPECT_EQ(r8, (std::vector<int8_t>{-128, 127, -56, -5}));
   auto ru8 = run_binary<uint8_t>(OpKind::Sub, DType::U8, DType::U8, std::vector<uint8_t>{0, 255},
                                  std::vector<uint8_t>{1, 255});
   EXPECT_EQ(ru8, (std::vector<uint8_t>{255, 0}));
-  auto m32 = run_binary<int32_t>(OpKind::Mul, DType::I32, DType::I32,
-                                 std::vector<int32_t>{INT32_MAX, 65536}, std::vector<int32_t>{2, 65536});
+  auto m32 =
+      run_binary<int32_t>(OpKind::Mul, DType::I32, DType::I32,
+                          std::vector<int32_t>{INT32_MAX, 65536}, std::vector<int32_t>{2, 65536});
   EXPECT_EQ(m32, (std::vector<int32_t>{-2, 0}));
-  auto mu16 = run_binary<uint16_t>(OpKind::Mul, DType::U16, DType::U16,
-                                   std::vector<uint16_t>{65535, 300}, std::vector<uint16_t>{65535, 300});
+  auto mu16 =
+      run_binary<uint16_t>(OpKind::Mul, DType::U16, DType::U16, std::vector<uint16_t>{65535, 300},
+                           std::vector<uint16_t>{65535, 300});
   EXPECT_EQ(mu16, (std::vector<uint16_t>{1, 24464}));
-  auto a64 = run_binary<int64_t>(OpKind::Add, DType::I64, DType::I64, std::vector<int64_t>{INT64_MAX, 1},
-                                 std::vector<int64_t>{1, 2});
+  auto a64 = run_binary<int64_t>(OpKind::Add, DType::I64, DType::I64,
+                                 std::vector<int64_t>{INT64_MAX, 1}, std::vector<int64_t>{1, 2});
   EXPECT_EQ(a64, (std::vector<int64_t>{INT64_MIN, 3}));
 }
 
@@ -81,49 +84,63 @@ TEST(Arith, Shifts) {
   EXPECT_EQ(run_binary<uint32_t>(OpKind::Shr, DType::U32, DType::U32, ua, us),
             (std::vector<uint32_t>{1, 0, 0x40000000u, 0}));
   std::vector<int8_t> a8{-128, 64}, s8{7, 1};
-  EXPECT_EQ(run_binary<int8_t>(OpKind::Shr, DType::I8, DType::I8, a8, s8), (std::vector<int8_t>{-1, 32}));
-  EXPECT_EQ(run_binary<int8_t>(OpKind::Shl, DType::I8, DType::I8, a8, s8), (std::vector<int8_t>{0, -128}));
+  EXPECT_EQ(run_binary<int8_t>(OpKind::Shr, DType::I8, DType::I8, a8, s8),
+            (std::vector<int8_t>{-1, 32}));
+  EXPECT_EQ(run_binary<int8_t>(OpKind::Shl, DType::I8, DType::I8, a8, s8),
+            (std::vector<int8_t>{0, -128}));
 }
 
 TEST(Arith, Comparisons) {
   std::vector<int32_t> a{-1, 2, 3, 3}, b{1, 2, 2, 4};
-  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::I32, DType::I1, a, b, {{"pred", std::string("lt")}}),
-            (std::vector<uint8_t>{1, 0, 0, 1}));
+  EXPECT_EQ(
+      run_binary<uint8_t>(OpKind::Cmp, DType::I32, DType::I1, a, b, {{"pred", std::string("lt")}}),
+      (std::vector<uint8_t>{1, 0, 0, 1}));
   std::vector<uint32_t> ua{0xffffffffu, 2, 3, 3}, ub{1, 2, 2, 4};
-  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::U32, DType::I1, ua, ub, {{"pred", std::string("lt")}}),
+  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::U32, DType::I1, ua, ub,
+                                {{"pred", std::string("lt")}}),
             (std::vector<uint8_t>{0, 0, 0, 1}));
-  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::U32, DType::I1, ua, ub, {{"pred", std::string("ge")}}),
+  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::U32, DType::I1, ua, ub,
+                                {{"pred", std::string("ge")}}),
             (std::vector<uint8_t>{1, 1, 1, 0}));
   float nan = NAN;
   std::vector<float> fa{nan, 1, nan, 2}, fb{1, nan, nan, 2};
-  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::F32, DType::I1, fa, fb, {{"pred", std::string("ne")}}),
+  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::F32, DType::I1, fa, fb,
+                                {{"pred", std::string("ne")}}),
             (std::vector<uint8_t>{1, 1, 1, 0}));
-  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::F32, DType::I1, fa, fb, {{"pred", std::string("eq")}}),
+  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::F32, DType::I1, fa, fb,
+                                {{"pred", std::string("eq")}}),
             (std::vector<uint8_t>{0, 0, 0, 1}));
-  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::F32, DType::I1, fa, fb, {{"pred", std::string("le")}}),
+  EXPECT_EQ(run_binary<uint8_t>(OpKind::Cmp, DType::F32, DType::I1, fa, fb,
+                                {{"pred", std::string("le")}}),
             (std::vector<uint8_t>{0, 0, 0, 1}));
 }
 
 TEST(Arith, MinMaxNan) {
   float nan = NAN;
   std::vector<float> a{nan, 1, -0.5f, 3}, b{1, nan, 2, -3};
-  auto mx = run_binary<float>(OpKind::Max, DType::F32, DType::F32, a, b, {{"propagate_nan", int64_t(0)}});
+  auto mx =
+      run_binary<float>(OpKind::Max, DType::F32, DType::F32, a, b, {{"propagate_nan", int64_t(0)}});
   EXPECT_EQ(mx, (std::vector<float>{1, 1, 2, 3}));
-  auto mxn = run_binary<float>(OpKind::Max, DType::F32, DType::F32, a, b, {{"propagate_nan", int64_t(1)}});
+  auto mxn =
+      run_binary<float>(OpKind::Max, DType::F32, DType::F32, a, b, {{"propagate_nan", int64_t(1)}});
   EXPECT_TRUE(std::isnan(mxn[0]) && std::isnan(mxn[1]));
   EXPECT_EQ(mxn[2], 2.0f);
-  auto mnn = run_binary<float>(OpKind::Min, DType::F32, DType::F32, a, b, {{"propagate_nan", int64_t(1)}});
+  auto mnn =
+      run_binary<float>(OpKind::Min, DType::F32, DType::F32, a, b, {{"propagate_nan", int64_t(1)}});
   EXPECT_TRUE(std::isnan(mnn[0]) && std::isnan(mnn[1]));
   EXPECT_EQ(mnn[3], -3.0f);
   std::vector<uint8_t> ua{200, 1}, ub{100, 2};
-  EXPECT_EQ(run_binary<uint8_t>(OpKind::Min, DType::U8, DType::U8, ua, ub), (std::vector<uint8_t>{100, 1}));
+  EXPECT_EQ(run_binary<uint8_t>(OpKind::Min, DType::U8, DType::U8, ua, ub),
+            (std::vector<uint8_t>{100, 1}));
   std::vector<int8_t> sa{-56, 1}, sb{100, 2};
-  EXPECT_EQ(run_binary<int8_t>(OpKind::Min, DType::I8, DType::I8, sa, sb), (std::vector<int8_t>{-56, 1}));
+  EXPECT_EQ(run_binary<int8_t>(OpKind::Min, DType::I8, DType::I8, sa, sb),
+            (std::vector<int8_t>{-56, 1}));
 }
 
 TEST(Arith, Fp16AndBf16RoundEveryOp) {
   // 2048 + 1 is not representable in fp16: the sum rounds to even (2048).
-  std::vector<uint16_t> a{h(2048), h(1.0), h(65504), h(0.1)}, b{h(1), h(std::ldexp(1.0, -11)), h(65504), h(0.2)};
+  std::vector<uint16_t> a{h(2048), h(1.0), h(65504), h(0.1)},
+      b{h(1), h(std::ldexp(1.0, -11)), h(65504), h(0.2)};
   auto r = run_binary<uint16_t>(OpKind::Add, DType::F16, DType::F16, a, b);
   EXPECT_EQ(r[0], h(2048));
   EXPECT_EQ(r[1], h(1.0));
@@ -134,8 +151,9 @@ TEST(Arith, Fp16AndBf16RoundEveryOp) {
   EXPECT_EQ(rb[0], bf((1.0 + 1.0 / 128) * (1.0 + 1.0 / 128))); // 1 + 2/128 + 1/2^14 -> 1 + 2/128
   EXPECT_EQ(rb[0], 0x3f82);
   EXPECT_EQ(rb[1], bf(3.0 * double(bf16_to_float(bf(1.0 / 3)))));
-  auto d16 = run_binary<uint16_t>(OpKind::Div, DType::F16, DType::F16, std::vector<uint16_t>{h(1), h(2)},
-                                  std::vector<uint16_t>{h(3), h(3)});
+  auto d16 =
+      run_binary<uint16_t>(OpKind::Div, DType::F16, DType::F16, std::vector<uint16_t>{h(1), h(2)},
+                           std::vector<uint16_t>{h(3), h(3)});
   EXPECT_EQ(d16[0], h(1.0 / 3));
   EXPECT_EQ(d16[1], h(2.0 / 3));
 }
@@ -145,7 +163,8 @@ TEST(Arith, FloatMath) {
   auto e = run_unary<float>(OpKind::Exp, DType::F32, DType::F32, x);
   auto s = run_unary<float>(OpKind::Rsqrt, DType::F32, DType::F32, x);
   auto l2 = run_unary<float>(OpKind::Log2, DType::F32, DType::F32, x);
-  auto fl = run_unary<float>(OpKind::Floor, DType::F32, DType::F32, std::vector<float>{-1.5f, 1.5f});
+  auto fl =
+      run_unary<float>(OpKind::Floor, DType::F32, DType::F32, std::vector<float>{-1.5f, 1.5f});
   auto er = run_unary<float>(OpKind::Erf, DType::F32, DType::F32, std::vector<float>{0.0f, 1.0f});
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(e[i], std::exp(x[i]));
@@ -154,15 +173,18 @@ TEST(Arith, FloatMath) {
   EXPECT_EQ(l2, (std::vector<float>{-1, 0, 1, 2}));
   EXPECT_EQ(fl, (std::vector<float>{-2, 1}));
   EXPECT_EQ(er[1], std::erf(1.0f));
-  auto e16 = run_unary<uint16_t>(OpKind::Exp, DType::F16, DType::F16, std::vector<uint16_t>{h(1.0), h(-1)});
+  auto e16 = run_unary<uint16_t>(OpKind::Exp, DType::F16, DType::F16,
+                                 std::vector<uint16_t>{h(1.0), h(-1)});
   EXPECT_EQ(e16[0], h(std::exp(1.0f)));
-  auto ab = run_unary<int32_t>(OpKind::Abs, DType::I32, DType::I32, std::vector<int32_t>{-5, INT32_MIN});
+  auto ab =
+      run_unary<int32_t>(OpKind::Abs, DType::I32, DType::I32, std::vector<int32_t>{-5, INT32_MIN});
   EXPECT_EQ(ab, (std::vector<int32_t>{5, INT32_MIN}));
   auto ng = run_unary<uint8_t>(OpKind::Neg, DType::U8, DType::U8, std::vector<uint8_t>{1, 0});
   EXPECT_EQ(ng, (std::vector<uint8_t>{255, 0}));
   auto nt = run_unary<uint8_t>(OpKind::Not, DType::I1, DType::I1, std::vector<uint8_t>{1, 0});
   EXPECT_EQ(nt, (std::vector<uint8_t>{0, 1}));
-  auto nf = run_unary<uint16_t>(OpKind::Neg, DType::F16, DType::F16, std::vector<uint16_t>{h(2), 0});
+  auto nf =
+      run_unary<uint16_t>(OpKind::Neg, DType::F16, DType::F16, std::vector<uint16_t>{h(2), 0});
   EXPECT_EQ(nf, (std::vector<uint16_t>{h(-2), 0x8000}));
 }
 

@@ -24,17 +24,21 @@ TEST(Cast, FloatToIntTruncatesAndSaturates) {
 
 TEST(Cast, ToBoolIsNonZero) {
   std::vector<float> x{0.0f, -0.0f, 0.5f, NAN};
-  EXPECT_EQ(run_unary<uint8_t>(OpKind::Cast, DType::F32, DType::I1, x), (std::vector<uint8_t>{0, 0, 1, 1}));
+  EXPECT_EQ(run_unary<uint8_t>(OpKind::Cast, DType::F32, DType::I1, x),
+            (std::vector<uint8_t>{0, 0, 1, 1}));
   std::vector<int32_t> i{0, 2, -1, 256};
-  EXPECT_EQ(run_unary<uint8_t>(OpKind::Cast, DType::I32, DType::I1, i), (std::vector<uint8_t>{0, 1, 1, 1}));
+  EXPECT_EQ(run_unary<uint8_t>(OpKind::Cast, DType::I32, DType::I1, i),
+            (std::vector<uint8_t>{0, 1, 1, 1}));
   std::vector<uint8_t> b{0, 1};
-  EXPECT_EQ(run_unary<int32_t>(OpKind::Cast, DType::I1, DType::I32, b), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(run_unary<int32_t>(OpKind::Cast, DType::I1, DType::I32, b),
+            (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(run_unary<float>(OpKind::Cast, DType::I1, DType::F32, b), (std::vector<float>{0, 1}));
 }
 
 TEST(Cast, IntegerWidths) {
   std::vector<int32_t> x{-1, 300, 65536 + 7, INT32_MIN};
-  EXPECT_EQ(run_unary<int8_t>(OpKind::Cast, DType::I32, DType::I8, x), (std::vector<int8_t>{-1, 44, 7, 0}));
+  EXPECT_EQ(run_unary<int8_t>(OpKind::Cast, DType::I32, DType::I8, x),
+            (std::vector<int8_t>{-1, 44, 7, 0}));
   EXPECT_EQ(run_unary<uint16_t>(OpKind::Cast, DType::I32, DType::U16, x),
             (std::vector<uint16_t>{65535, 300, 7, 0}));
   EXPECT_EQ(run_unary<int64_t>(OpKind::Cast, DType::I32, DType::I64, x),
@@ -42,7 +46,8 @@ TEST(Cast, IntegerWidths) {
   std::vector<uint32_t> u{0xffffffffu, 5};
   EXPECT_EQ(run_unary<int64_t>(OpKind::Cast, DType::U32, DType::I64, u),
             (std::vector<int64_t>{0xffffffffll, 5})); // zero-extends
-  EXPECT_EQ(run_unary<float>(OpKind::Cast, DType::U32, DType::F32, u), (std::vector<float>{4294967296.0f, 5.0f}));
+  EXPECT_EQ(run_unary<float>(OpKind::Cast, DType::U32, DType::F32, u),
+            (std::vector<float>{4294967296.0f, 5.0f}));
   std::vector<int64_t> big{(1ll << 53) + 1, -3};
   EXPECT_EQ(run_unary<float>(OpKind::Cast, DType::I64, DType::F32, big),
             (std::vector<float>{9007199254740992.0f, -3.0f}));
@@ -53,44 +58,55 @@ TEST(Cast, FloatNarrowingRounding) {
   std::vector<float> x{a, -a, 70000.0f, 1e-8f};
   auto rn = run_unary<uint16_t>(OpKind::Cast, DType::F32, DType::F16, x);
   EXPECT_EQ(rn, (std::vector<uint16_t>{0x3c01, 0xbc01, 0x7c00, 0x0000}));
-  auto rz = run_unary<uint16_t>(OpKind::Cast, DType::F32, DType::F16, x, {{"rounding", std::string("rtz")}});
+  auto rz = run_unary<uint16_t>(OpKind::Cast, DType::F32, DType::F16, x,
+                                {{"rounding", std::string("rtz")}});
   EXPECT_EQ(rz, (std::vector<uint16_t>{0x3c00, 0xbc00, 0x7bff, 0x0000}));
-  auto b = run_unary<uint16_t>(OpKind::Cast, DType::F32, DType::BF16, x, {{"rounding", std::string("rtz")}});
+  auto b = run_unary<uint16_t>(OpKind::Cast, DType::F32, DType::BF16, x,
+                               {{"rounding", std::string("rtz")}});
   EXPECT_EQ(b[0], 0x3f80);
   auto e4 = run_unary<uint8_t>(OpKind::Cast, DType::F32, DType::F8E4NV,
                                std::vector<float>{1.0f, 1000.0f, -0.0f, 0.3f});
   EXPECT_EQ(e4, (std::vector<uint8_t>{0x38, 0x7e, 0x80, fp8e4nv_from_double(0.3f)}));
-  auto e5 = run_unary<uint8_t>(OpKind::Cast, DType::F16, DType::F8E5, std::vector<uint16_t>{h(1.0), h(-2.0)});
+  auto e5 = run_unary<uint8_t>(OpKind::Cast, DType::F16, DType::F8E5,
+                               std::vector<uint16_t>{h(1.0), h(-2.0)});
   EXPECT_EQ(e5, (std::vector<uint8_t>{0x3c, 0xc0}));
-  auto up = run_unary<float>(OpKind::Cast, DType::F8E4NV, DType::F32, std::vector<uint8_t>{0x7e, 0x01});
+  auto up =
+      run_unary<float>(OpKind::Cast, DType::F8E4NV, DType::F32, std::vector<uint8_t>{0x7e, 0x01});
   EXPECT_EQ(up, (std::vector<float>{448.0f, std::ldexp(1.0f, -9)}));
   // fp64 -> fp16 rounds once from double (no double rounding through fp32).
   double t = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
   auto d16 = run_unary<uint16_t>(OpKind::Cast, DType::F64, DType::F16, std::vector<double>{t, 0});
   EXPECT_EQ(d16[0], 0x3c01);
   auto f32 = run_unary<float>(OpKind::Cast, DType::F64, DType::F32,
-                              std::vector<double>{1.0 + std::ldexp(1.9, -23), 0}, {{"rounding", std::string("rtz")}});
+                              std::vector<double>{1.0 + std::ldexp(1.9, -23), 0},
+                              {{"rounding", std::string("rtz")}});
   EXPECT_EQ(f32[0], 1.0f + std::ldexp(1.0f, -23));
 }
 
 TEST(Cast, Bitcast) {
-  auto r = run_unary<int32_t>(OpKind::Bitcast, DType::F32, DType::I32, std::vector<float>{1.0f, -0.0f});
+  auto r =
+      run_unary<int32_t>(OpKind::Bitcast, DType::F32, DType::I32, std::vector<float>{1.0f, -0.0f});
   EXPECT_EQ(r, (std::vector<int32_t>{0x3f800000, INT32_MIN}));
-  auto r16 = run_unary<int16_t>(OpKind::Bitcast, DType::F16, DType::I16, std::vector<uint16_t>{h(1.0), 0});
+  auto r16 =
+      run_unary<int16_t>(OpKind::Bitcast, DType::F16, DType::I16, std::vector<uint16_t>{h(1.0), 0});
   EXPECT_EQ(r16[0], 0x3c00);
 }
 
 // Loads a [rows x cols] i32 tile from `src` (row-major), applies f, stores the result's
 // numel elements to `dst`.
-static std::vector<int32_t> shape_op(int64_t rows, int64_t cols, std::vector<int32_t> src, size_t out_n,
-                                     const std::function<Value *(KB &, Value *)> &f) {
+static std::vector<int32_t> shape_op(int64_t rows, int64_t cols, std::vector<int32_t> src,
+                                     size_t out_n, const std::function<Value *(KB &, Value *)> &f) {
   KB kb;
   auto *ps = kb.arg(ptr(DType::I32), "src"), *pd = kb.arg(ptr(DType::I32), "dst");
-  auto *r = kb.op(OpKind::ExpandDims, {kb.arange(rows)}, tile(DType::I32, {rows, 1}), {{"axis", int64_t(1)}});
-  auto *c = kb.op(OpKind::ExpandDims, {kb.arange(cols)}, tile(DType::I32, {1, cols}), {{"axis", int64_t(0)}});
+  auto *r = kb.op(OpKind::ExpandDims, {kb.arange(rows)}, tile(DType::I32, {rows, 1}),
+                  {{"axis", int64_t(1)}});
+  auto *c = kb.op(OpKind::ExpandDims, {kb.arange(cols)}, tile(DType::I32, {1, cols}),
+                  {{"axis", int64_t(0)}});
   auto *rb = kb.op(OpKind::Broadcast, {r}, tile(DType::I32, {rows, cols}));
   auto *cb = kb.op(OpKind::Broadcast, {c}, tile(DType::I32, {rows, cols}));
-  auto *off = kb.bin(OpKind::Add, kb.bin(OpKind::Mul, rb, kb.splat(kb.cst(scalar(DType::I32), cols), {rows, cols})), cb);
+  auto *off =
+      kb.bin(OpKind::Add,
+             kb.bin(OpKind::Mul, rb, kb.splat(kb.cst(scalar(DType::I32), cols), {rows, cols})), cb);
   auto *x = kb.load(kb.addptr(ps, off));
   Value *y = f(kb, x);
   auto n = y->type.numel();
@@ -104,7 +120,8 @@ static std::vector<int32_t> shape_op(int64_t rows, int64_t cols, std::vector<int
 TEST(Shape, PermuteBroadcastJoinSplitCat) {
   std::vector<int32_t> m{0, 1, 2, 3, 4, 5, 6, 7}; // 2 x 4
   auto t = shape_op(2, 4, m, 8, [](KB &kb, Value *x) {
-    return kb.op(OpKind::Permute, {x}, tile(DType::I32, {4, 2}), {{"order", std::vector<int64_t>{1, 0}}});
+    return kb.op(OpKind::Permute, {x}, tile(DType::I32, {4, 2}),
+                 {{"order", std::vector<int64_t>{1, 0}}});
   });
   EXPECT_EQ(t, (std::vector<int32_t>{0, 4, 1, 5, 2, 6, 3, 7}));
   auto j = shape_op(2, 4, m, 16, [](KB &kb, Value *x) {
@@ -126,7 +143,8 @@ TEST(Shape, PermuteBroadcastJoinSplitCat) {
   auto b = shape_op(2, 4, m, 24, [](KB &kb, Value *x) {
     auto *e = kb.op(OpKind::ExpandDims, {x}, tile(DType::I32, {2, 1, 4}), {{"axis", int64_t(1)}});
     auto *bb = kb.op(OpKind::Broadcast, {e}, tile(DType::I32, {2, 2, 4}));
-    auto *p = kb.op(OpKind::Permute, {bb}, tile(DType::I32, {4, 2, 2}), {{"order", std::vector<int64_t>{2, 0, 1}}});
+    auto *p = kb.op(OpKind::Permute, {bb}, tile(DType::I32, {4, 2, 2}),
+                    {{"order", std::vector<int64_t>{2, 0, 1}}});
     return kb.op(OpKind::Reshape, {p}, tile(DType::I32, {16}));
   });
   // p[k][i][j] = x[i][k]

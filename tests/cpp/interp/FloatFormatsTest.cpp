@@ -15,11 +15,11 @@ TEST(FloatFormats, Fp16KnownValues) {
   EXPECT_EQ(fp16_from_double(65520.0), 0x7c00);  // the midpoint rounds to even: inf
   EXPECT_EQ(fp16_from_double(INFINITY), 0x7c00);
   EXPECT_EQ(fp16_from_double(-0.0), 0x8000);
-  EXPECT_EQ(fp16_from_double(std::ldexp(1.0, -24)), 0x0001); // smallest subnormal
-  EXPECT_EQ(fp16_from_double(std::ldexp(1.0, -25)), 0x0000); // tie: to even (zero)
-  EXPECT_EQ(fp16_from_double(std::ldexp(3.0, -25)), 0x0002); // tie: to even (2)
-  EXPECT_EQ(fp16_from_double(std::ldexp(1.0, -14)), 0x0400); // smallest normal
-  EXPECT_EQ(fp16_from_double(std::ldexp(1023.5, -24)), 0x0400); // subnormal rounds up to normal
+  EXPECT_EQ(fp16_from_double(std::ldexp(1.0, -24)), 0x0001);       // smallest subnormal
+  EXPECT_EQ(fp16_from_double(std::ldexp(1.0, -25)), 0x0000);       // tie: to even (zero)
+  EXPECT_EQ(fp16_from_double(std::ldexp(3.0, -25)), 0x0002);       // tie: to even (2)
+  EXPECT_EQ(fp16_from_double(std::ldexp(1.0, -14)), 0x0400);       // smallest normal
+  EXPECT_EQ(fp16_from_double(std::ldexp(1023.5, -24)), 0x0400);    // subnormal rounds up to normal
   EXPECT_EQ(fp16_from_double(1.0 + std::ldexp(1.0, -11)), 0x3c00); // tie to even
   EXPECT_EQ(fp16_from_double(1.0 + std::ldexp(3.0, -11)), 0x3c02); // tie to even (up)
   EXPECT_EQ(fp16_from_double(1.0 + std::ldexp(1.0, -11) + 1e-9), 0x3c01);
@@ -80,9 +80,9 @@ TEST(FloatFormats, Fp8E4Nv) {
   EXPECT_EQ(fp8e4nv_to_float(0x7e), 448.0f);
   EXPECT_TRUE(std::isnan(fp8e4nv_to_float(0x7f)));
   EXPECT_TRUE(std::isnan(fp8e4nv_to_float(0xff)));
-  EXPECT_EQ(fp8e4nv_to_float(0x78), 256.0f); // exponent 15 is finite here
-  EXPECT_EQ(fp8e4nv_from_double(1.0 + 1.0 / 16), 0x38);  // tie to even
-  EXPECT_EQ(fp8e4nv_from_double(1.0 + 3.0 / 16), 0x3a);  // tie to even (up)
+  EXPECT_EQ(fp8e4nv_to_float(0x78), 256.0f);            // exponent 15 is finite here
+  EXPECT_EQ(fp8e4nv_from_double(1.0 + 1.0 / 16), 0x38); // tie to even
+  EXPECT_EQ(fp8e4nv_from_double(1.0 + 3.0 / 16), 0x3a); // tie to even (up)
   EXPECT_EQ(fp8e4nv_from_double(1.0 + 1.9 / 8, Round::TowardZero), 0x39);
   for (uint32_t b = 0; b < 256; ++b) {
     float f = fp8e4nv_to_float(static_cast<uint8_t>(b));

@@ -43,7 +43,8 @@ TEST(Memory, VectorAddWithMaskedTail) {
       y[i] = 0.5f * float(i);
     }
     kb.run({parg(x), parg(y), parg(out), KernelArg::integer(n)},
-           {buf(x, "x_ptr"), buf(y, "y_ptr"), buf(out, "output_ptr")}, {(n + 63) / 64, 1, 1}, threads);
+           {buf(x, "x_ptr"), buf(y, "y_ptr"), buf(out, "output_ptr")}, {(n + 63) / 64, 1, 1},
+           threads);
     for (int i = 0; i < n; ++i)
       ASSERT_EQ(out[i], 1.5f * float(i)) << i;
   }
@@ -58,8 +59,9 @@ TEST(Memory, MaskedLoadUsesOtherAndNeverTouchesMemory) {
   auto *v = kb.load(kb.addptr(p, offs), mask, kb.splat(kb.cstf(scalar(DType::F32), -7.0), {8}));
   kb.store(kb.addptr(q, offs), v);
   auto *v0 = kb.load(kb.addptr(p, offs), mask); // no other: zeros
-  kb.store(kb.addptr(q, kb.bin(OpKind::Add, offs, kb.splat(kb.cst(scalar(DType::I32), 8), {8}))), v0);
-  std::vector<float> src{1, 2, 3};   // only 3 elements: masked lanes would be out of bounds
+  kb.store(kb.addptr(q, kb.bin(OpKind::Add, offs, kb.splat(kb.cst(scalar(DType::I32), 8), {8}))),
+           v0);
+  std::vector<float> src{1, 2, 3}; // only 3 elements: masked lanes would be out of bounds
   std::vector<float> dst(16, 99);
   kb.run({parg(src), parg(dst)}, {buf(src, "p"), buf(dst, "q")});
   EXPECT_EQ(dst, (std::vector<float>{1, 2, 3, -7, -7, -7, -7, -7, 1, 2, 3, 0, 0, 0, 0, 0}));
@@ -72,9 +74,10 @@ TEST(Memory, OutOfBoundsLoadNamesArgumentOffsetAndIndex) {
   // n = 130 > 100: program 1 reads x[100] first (element index 36 of its tile).
   std::string m = run_error(kb, {parg(x), parg(y), parg(out), KernelArg::integer(130)},
                             {buf(x, "x_ptr"), buf(y, "y_ptr"), buf(out, "output_ptr")}, {3, 1, 1});
-  EXPECT_NE(m.find("kernel.py:12:5: error: out-of-bounds load from argument 'x_ptr' at byte offset 400 "
-                   "(buffer is 400 bytes) at element index (36,) of the tile in program (1, 0, 0)"),
-            std::string::npos)
+  EXPECT_NE(
+      m.find("kernel.py:12:5: error: out-of-bounds load from argument 'x_ptr' at byte offset 400 "
+             "(buffer is 400 bytes) at element index (36,) of the tile in program (1, 0, 0)"),
+      std::string::npos)
       << m;
   EXPECT_NE(m.find("    line 12 of the kernel\n    ^"), std::string::npos) << m;
 }
@@ -101,7 +104,9 @@ TEST(Memory, NullAndMisalignedPointers) {
     kb.line = 3;
     kb.load(p);
     std::string m = run_error(kb, {KernelArg::pointer_value(0)}, {});
-    EXPECT_NE(m.find("kernel.py:3:5: error: load from a null pointer in program (0, 0, 0)"), std::string::npos) << m;
+    EXPECT_NE(m.find("kernel.py:3:5: error: load from a null pointer in program (0, 0, 0)"),
+              std::string::npos)
+        << m;
   }
   {
     KB kb;
@@ -111,7 +116,8 @@ TEST(Memory, NullAndMisalignedPointers) {
     std::vector<float> d(8);
     auto base = reinterpret_cast<uint64_t>(d.data());
     std::string m = run_error(kb, {KernelArg::pointer_value(base + 2)}, {Buffer{base, 32, "p"}});
-    EXPECT_NE(m.find("kernel.py:4:5: error: misaligned load from argument 'p' at byte offset 2"), std::string::npos)
+    EXPECT_NE(m.find("kernel.py:4:5: error: misaligned load from argument 'p' at byte offset 2"),
+              std::string::npos)
         << m;
   }
 }
@@ -121,11 +127,14 @@ TEST(Memory, LowestFailingProgramWins) {
     KB kb;
     build_vector_add(kb, 16, 20, 21);
     std::vector<float> x(64 * 16), y(64 * 16), out(8); // out is small: programs >= 1 fault on store
-    std::string m = run_error(kb, {parg(x), parg(y), parg(out), KernelArg::integer(64 * 16)},
-                              {buf(x, "x_ptr"), buf(y, "y_ptr"), buf(out, "output_ptr")}, {64, 1, 1}, threads);
-    EXPECT_NE(m.find("kernel.py:21:5: error: out-of-bounds store to argument 'output_ptr' at byte offset 32 "
-                     "(buffer is 32 bytes) at element index (8,) of the tile in program (0, 0, 0)"),
-              std::string::npos)
+    std::string m =
+        run_error(kb, {parg(x), parg(y), parg(out), KernelArg::integer(64 * 16)},
+                  {buf(x, "x_ptr"), buf(y, "y_ptr"), buf(out, "output_ptr")}, {64, 1, 1}, threads);
+    EXPECT_NE(
+        m.find(
+            "kernel.py:21:5: error: out-of-bounds store to argument 'output_ptr' at byte offset 32 "
+            "(buffer is 32 bytes) at element index (8,) of the tile in program (0, 0, 0)"),
+        std::string::npos)
         << m;
   }
 }
@@ -136,10 +145,14 @@ TEST(Memory, ArgumentChecks) {
   std::vector<float> x(16);
   std::string m = run_error(kb, {parg(x), parg(x), parg(x)}, {buf(x, "x_ptr")});
   EXPECT_NE(m.find("takes 4 run-time arguments, got 3"), std::string::npos) << m;
-  m = run_error(kb, {parg(x), parg(x), KernelArg::integer(3), KernelArg::integer(3)}, {buf(x, "x_ptr")});
-  EXPECT_NE(m.find("argument 'output_ptr' is a pointer (ptr<fp32>) but got an integer"), std::string::npos) << m;
+  m = run_error(kb, {parg(x), parg(x), KernelArg::integer(3), KernelArg::integer(3)},
+                {buf(x, "x_ptr")});
+  EXPECT_NE(m.find("argument 'output_ptr' is a pointer (ptr<fp32>) but got an integer"),
+            std::string::npos)
+      << m;
   m = run_error(kb, {parg(x), parg(x), parg(x), KernelArg::integer(1ll << 40)}, {buf(x, "x_ptr")});
-  EXPECT_NE(m.find("argument 'n_elements' is i32 but its value 1099511627776 does not fit"), std::string::npos)
+  EXPECT_NE(m.find("argument 'n_elements' is i32 but its value 1099511627776 does not fit"),
+            std::string::npos)
       << m;
 }
 
@@ -150,21 +163,27 @@ TEST(Memory, AtomicCounterUnderParallelGrid) {
   auto *hp = kb.arg(ptr(DType::F16), "hsum");
   auto *old = kb.arg(ptr(DType::I32), "olds");
   auto *one = kb.cst(scalar(DType::I32), 1);
-  auto *o = kb.make(OpKind::AtomicRmw, {p, one}, {scalar(DType::I32)}, {{"op", std::string("add")}})->result();
+  auto *o = kb.make(OpKind::AtomicRmw, {p, one}, {scalar(DType::I32)}, {{"op", std::string("add")}})
+                ->result();
   kb.store(kb.addptr(old, kb.pid(0)), o);
-  kb.make(OpKind::AtomicRmw, {f, kb.cstf(scalar(DType::F32), 0.5)}, {scalar(DType::F32)}, {{"op", std::string("add")}});
-  kb.make(OpKind::AtomicRmw, {hp, kb.cstf(scalar(DType::F16), 1.0)}, {scalar(DType::F16)}, {{"op", std::string("add")}});
+  kb.make(OpKind::AtomicRmw, {f, kb.cstf(scalar(DType::F32), 0.5)}, {scalar(DType::F32)},
+          {{"op", std::string("add")}});
+  kb.make(OpKind::AtomicRmw, {hp, kb.cstf(scalar(DType::F16), 1.0)}, {scalar(DType::F16)},
+          {{"op", std::string("add")}});
   // Tile atomic max over 4 lanes of a 4-element array, lane 3 masked off.
   auto *offs = kb.arange(4);
   auto *mask = kb.cmp("lt", offs, kb.splat(kb.cst(scalar(DType::I32), 3), {4}));
-  kb.make(OpKind::AtomicRmw, {kb.addptr(p, kb.bin(OpKind::Add, offs, kb.splat(one, {4}))), kb.splat(kb.pid(0), {4}), mask},
-          {tile(DType::I32, {4})}, {{"op", std::string("max")}});
+  kb.make(
+      OpKind::AtomicRmw,
+      {kb.addptr(p, kb.bin(OpKind::Add, offs, kb.splat(one, {4}))), kb.splat(kb.pid(0), {4}), mask},
+      {tile(DType::I32, {4})}, {{"op", std::string("max")}});
   std::vector<int32_t> counter(5, 0);
   std::vector<float> fs(1, 0);
   std::vector<uint16_t> hs(1, 0);
   std::vector<int32_t> olds(1000, -1);
   kb.run({parg(counter), parg(fs), parg(hs), parg(olds)},
-         {buf(counter, "counter"), buf(fs, "fsum"), buf(hs, "hsum"), buf(olds, "olds")}, {1000, 1, 1}, 4);
+         {buf(counter, "counter"), buf(fs, "fsum"), buf(hs, "hsum"), buf(olds, "olds")},
+         {1000, 1, 1}, 4);
   EXPECT_EQ(counter[0], 1000);
   EXPECT_EQ(fs[0], 500.0f);
   EXPECT_EQ(hs[0], h(1000.0)); // integers up to 2048 are exact in fp16
@@ -204,8 +223,8 @@ TEST(Memory, AtomicCasAndXchg) {
   kb.store(kb.addptr(rec, kb.pid(0)), w->result());
   kb.make(OpKind::AtomicRmw, {x, kb.pid(0)}, {scalar(DType::I32)}, {{"op", std::string("xchg")}});
   std::vector<int32_t> counter{0}, tickets(200, -1), xv{-1};
-  kb.run({parg(counter), parg(tickets), parg(xv)}, {buf(counter, "p"), buf(tickets, "rec"), buf(xv, "x")},
-         {200, 1, 1}, 4);
+  kb.run({parg(counter), parg(tickets), parg(xv)},
+         {buf(counter, "p"), buf(tickets, "rec"), buf(xv, "x")}, {200, 1, 1}, 4);
   EXPECT_EQ(counter[0], 200);
   std::sort(tickets.begin(), tickets.end());
   for (int i = 0; i < 200; ++i)

@@ -42,19 +42,18 @@ TEST(Print, SeveralOperandsHexIntsAndNoOperands) {
   print(kb, "h", {kb.cstf(scalar(DType::F16), 1.5)}, true);
   print(kb, "hello", {});
   auto r = kb.run({}, {});
-  EXPECT_EQ(r.output,
-            "pid (0, 0, 0) idx (0, 0) ab: (operand 0) 0\n"
-            "pid (0, 0, 0) idx (0, 1) ab: (operand 0) 1\n"
-            "pid (0, 0, 0) idx (1, 0) ab: (operand 0) 2\n"
-            "pid (0, 0, 0) idx (1, 1) ab: (operand 0) 3\n"
-            "pid (0, 0, 0) idx (0, 0) ab: (operand 1) 0\n"
-            "pid (0, 0, 0) idx (0, 1) ab: (operand 1) -1\n"
-            "pid (0, 0, 0) idx (1, 0) ab: (operand 1) -2\n"
-            "pid (0, 0, 0) idx (1, 1) ab: (operand 1) -3\n"
-            "pid (0, 0, 0) idx () hex: 0x000000ff\n"
-            "pid (0, 0, 0) idx () u: 18446744073709551615\n"
-            "pid (0, 0, 0) idx () h: 0x3e00\n"
-            "pid (0, 0, 0) hello\n");
+  EXPECT_EQ(r.output, "pid (0, 0, 0) idx (0, 0) ab: (operand 0) 0\n"
+                      "pid (0, 0, 0) idx (0, 1) ab: (operand 0) 1\n"
+                      "pid (0, 0, 0) idx (1, 0) ab: (operand 0) 2\n"
+                      "pid (0, 0, 0) idx (1, 1) ab: (operand 0) 3\n"
+                      "pid (0, 0, 0) idx (0, 0) ab: (operand 1) 0\n"
+                      "pid (0, 0, 0) idx (0, 1) ab: (operand 1) -1\n"
+                      "pid (0, 0, 0) idx (1, 0) ab: (operand 1) -2\n"
+                      "pid (0, 0, 0) idx (1, 1) ab: (operand 1) -3\n"
+                      "pid (0, 0, 0) idx () hex: 0x000000ff\n"
+                      "pid (0, 0, 0) idx () u: 18446744073709551615\n"
+                      "pid (0, 0, 0) idx () h: 0x3e00\n"
+                      "pid (0, 0, 0) hello\n");
 }
 
 TEST(Print, OutputInProgramOrderUnderParallelGrid) {
@@ -65,8 +64,9 @@ TEST(Print, OutputInProgramOrderUnderParallelGrid) {
   for (int y = 0; y < 2; ++y)
     for (int x = 0; x < 300; ++x)
       for (int k = 0; k < 2; ++k)
-        want += "pid (" + std::to_string(x) + ", " + std::to_string(y) + ", 0) idx () p: (operand " +
-                std::to_string(k) + ") " + std::to_string(k ? y : x) + "\n";
+        want += "pid (" + std::to_string(x) + ", " + std::to_string(y) +
+                ", 0) idx () p: (operand " + std::to_string(k) + ") " + std::to_string(k ? y : x) +
+                "\n";
   EXPECT_EQ(r.output, want);
 }
 
@@ -84,12 +84,15 @@ TEST(Assert, FailureNamesLineProgramAndElement) {
     FAIL();
   } catch (const KernelError &e) {
     std::string m = e.what();
-    EXPECT_NE(m.find("kernel.py:42:5: error: device assertion failed: x must be >= 0 at element index (5,) "
-                     "of the tile in program (0, 0, 0)"),
-              std::string::npos)
+    EXPECT_NE(
+        m.find(
+            "kernel.py:42:5: error: device assertion failed: x must be >= 0 at element index (5,) "
+            "of the tile in program (0, 0, 0)"),
+        std::string::npos)
         << m;
     EXPECT_EQ(e.output(), "pid (0, 0, 0) idx () before: 0\n");
   }
   d[5] = 5;
-  EXPECT_EQ(kb.run({parg(d)}, {buf(d, "x")}, {2, 1, 1}).output.size(), 2 * std::string("pid (0, 0, 0) idx () before: 0\n").size());
+  EXPECT_EQ(kb.run({parg(d)}, {buf(d, "x")}, {2, 1, 1}).output.size(),
+            2 * std::string("pid (0, 0, 0) idx () before: 0\n").size());
 }

@@ -15,12 +15,15 @@ std::vector<T> tile_op(DType d, int64_t rows, int64_t cols, std::vector<T> src, 
   KB kb;
   auto *ps = kb.arg(ptr(d), "src");
   Value *y = nullptr;
-  auto *r = kb.op(OpKind::ExpandDims, {kb.arange(rows)}, tile(DType::I32, {rows, 1}), {{"axis", int64_t(1)}});
-  auto *c = kb.op(OpKind::ExpandDims, {kb.arange(cols)}, tile(DType::I32, {1, cols}), {{"axis", int64_t(0)}});
-  auto *off = kb.bin(OpKind::Add,
-                     kb.bin(OpKind::Mul, kb.op(OpKind::Broadcast, {r}, tile(DType::I32, {rows, cols})),
-                            kb.splat(kb.cst(scalar(DType::I32), cols), {rows, cols})),
-                     kb.op(OpKind::Broadcast, {c}, tile(DType::I32, {rows, cols})));
+  auto *r = kb.op(OpKind::ExpandDims, {kb.arange(rows)}, tile(DType::I32, {rows, 1}),
+                  {{"axis", int64_t(1)}});
+  auto *c = kb.op(OpKind::ExpandDims, {kb.arange(cols)}, tile(DType::I32, {1, cols}),
+                  {{"axis", int64_t(0)}});
+  auto *off =
+      kb.bin(OpKind::Add,
+             kb.bin(OpKind::Mul, kb.op(OpKind::Broadcast, {r}, tile(DType::I32, {rows, cols})),
+                    kb.splat(kb.cst(scalar(DType::I32), cols), {rows, cols})),
+             kb.op(OpKind::Broadcast, {c}, tile(DType::I32, {rows, cols})));
   auto *x = kb.load(kb.addptr(ps, off));
   y = f(kb, x);
   auto *pd = kb.arg(Type(y->type.elem, true), "dst");
@@ -28,7 +31,8 @@ std::vector<T> tile_op(DType d, int64_t rows, int64_t cols, std::vector<T> src, 
   if (y->type.is_scalar())
     kb.store(pd, y);
   else
-    kb.store(kb.addptr(pd, kb.arange(n)), kb.op(OpKind::Reshape, {y}, Type(y->type.elem, false, {n})));
+    kb.store(kb.addptr(pd, kb.arange(n)),
+             kb.op(OpKind::Reshape, {y}, Type(y->type.elem, false, {n})));
   std::vector<T> dst(out_n);
   kb.run({parg(src), parg(dst)}, {buf(src, "src"), buf(dst, "dst")});
   return dst;
@@ -52,9 +56,15 @@ TEST(Reduce, SumAndMaxOnEachAxis) {
   for (size_t i = 0; i < m.size(); ++i)
     m[i] = float((i * 7) % 11) - 3.0f;
   for (bool generic : {false, true}) {
-    auto s0 = tile_op<float>(DType::F32, 4, 8, m, 8, [&](KB &kb, Value *x) { return reduce1(kb, x, 0, OpKind::Add, generic); });
-    auto s1 = tile_op<float>(DType::F32, 4, 8, m, 4, [&](KB &kb, Value *x) { return reduce1(kb, x, 1, OpKind::Add, generic); });
-    auto m1 = tile_op<float>(DType::F32, 4, 8, m, 4, [&](KB &kb, Value *x) { return reduce1(kb, x, 1, OpKind::Max, generic); });
+    auto s0 = tile_op<float>(DType::F32, 4, 8, m, 8, [&](KB &kb, Value *x) {
+      return reduce1(kb, x, 0, OpKind::Add, generic);
+    });
+    auto s1 = tile_op<float>(DType::F32, 4, 8, m, 4, [&](KB &kb, Value *x) {
+      return reduce1(kb, x, 1, OpKind::Add, generic);
+    });
+    auto m1 = tile_op<float>(DType::F32, 4, 8, m, 4, [&](KB &kb, Value *x) {
+      return reduce1(kb, x, 1, OpKind::Max, generic);
+    });
     for (int c = 0; c < 8; ++c) {
       float want = 0;
       for (int r = 0; r < 4; ++r)
@@ -78,7 +88,8 @@ TEST(Reduce, PairwiseTreeOrderForFloatSums) {
   std::vector<float> v{1e8f, 1.0f, -1e8f, 1.0f};
   for (bool generic : {false, true}) {
     auto s = tile_op<float>(DType::F32, 1, 4, v, 1, [&](KB &kb, Value *x) {
-      return reduce1(kb, kb.op(OpKind::Reshape, {x}, tile(DType::F32, {4})), 0, OpKind::Add, generic);
+      return reduce1(kb, kb.op(OpKind::Reshape, {x}, tile(DType::F32, {4})), 0, OpKind::Add,
+                     generic);
     });
     EXPECT_EQ(s[0], 2.0f);
   }
@@ -93,7 +104,7 @@ TEST(Reduce, PairwiseTreeOrderForFloatSums) {
 
 TEST(Reduce, ArgmaxTwoOperands) {
   // values with a tie at the maximum: argmax must give the lower index.
-  std::vector<int32_t> v{3, 9, 1, 9, 2, 0, 9, 5,  /**/ 1, 1, 1, 1, 7, 1, 1, 1};
+  std::vector<int32_t> v{3, 9, 1, 9, 2, 0, 9, 5, /**/ 1, 1, 1, 1, 7, 1, 1, 1};
   for (int64_t axis : {0, 1}) {
     auto res = tile_op<int32_t>(DType::I32, 2, 8, v, axis == 1 ? 2 : 8, [&](KB &kb, Value *x) {
       int64_t n = x->type.shape[axis];
@@ -101,25 +112,28 @@ TEST(Reduce, ArgmaxTwoOperands) {
       auto *ia = kb.arange(n);
       Value *idx;
       if (axis == 1)
-        idx = kb.op(OpKind::Broadcast,
-                    {kb.op(OpKind::ExpandDims, {ia}, tile(DType::I32, {1, n}), {{"axis", int64_t(0)}})},
-                    tile(DType::I32, s));
+        idx = kb.op(
+            OpKind::Broadcast,
+            {kb.op(OpKind::ExpandDims, {ia}, tile(DType::I32, {1, n}), {{"axis", int64_t(0)}})},
+            tile(DType::I32, s));
       else
-        idx = kb.op(OpKind::Broadcast,
-                    {kb.op(OpKind::ExpandDims, {ia}, tile(DType::I32, {n, 1}), {{"axis", int64_t(1)}})},
-                    tile(DType::I32, s));
+        idx = kb.op(
+            OpKind::Broadcast,
+            {kb.op(OpKind::ExpandDims, {ia}, tile(DType::I32, {n, 1}), {{"axis", int64_t(1)}})},
+            tile(DType::I32, s));
       ir::Shape rs = s;
       rs.erase(rs.begin() + axis);
-      auto out = kb.reduce_like(OpKind::Reduce, {x, idx}, axis, {tile(DType::I32, rs), tile(DType::I32, rs)}, {},
-                                [](KB &b, std::vector<Value *> a) {
-                                  // a = (v1, i1, v2, i2): take (v2, i2) if v2 > v1 or (v2 == v1 and i2 < i1)
-                                  auto *gt = b.cmp("gt", a[2], a[0]);
-                                  auto *eq = b.cmp("eq", a[2], a[0]);
-                                  auto *lt = b.cmp("lt", a[3], a[1]);
-                                  auto *take = b.bin(OpKind::Or, gt, b.bin(OpKind::And, eq, lt));
-                                  return std::vector<Value *>{b.op(OpKind::Select, {take, a[2], a[0]}, a[0]->type),
-                                                              b.op(OpKind::Select, {take, a[3], a[1]}, a[1]->type)};
-                                });
+      auto out = kb.reduce_like(
+          OpKind::Reduce, {x, idx}, axis, {tile(DType::I32, rs), tile(DType::I32, rs)}, {},
+          [](KB &b, std::vector<Value *> a) {
+            // a = (v1, i1, v2, i2): take (v2, i2) if v2 > v1 or (v2 == v1 and i2 < i1)
+            auto *gt = b.cmp("gt", a[2], a[0]);
+            auto *eq = b.cmp("eq", a[2], a[0]);
+            auto *lt = b.cmp("lt", a[3], a[1]);
+            auto *take = b.bin(OpKind::Or, gt, b.bin(OpKind::And, eq, lt));
+            return std::vector<Value *>{b.op(OpKind::Select, {take, a[2], a[0]}, a[0]->type),
+                                        b.op(OpKind::Select, {take, a[3], a[1]}, a[1]->type)};
+          });
       return out[1];
     });
     if (axis == 1)
@@ -159,24 +173,28 @@ TEST(Scan, CumsumForwardReverseAndGeneric) {
 namespace {
 // c = a @ b + acc with a [M,K], b [K,N] of dtype `in`, acc fp32/i32 zeros; returns c.
 template <class TI, class TO>
-std::vector<TO> run_dot(DType in, DType acc, int64_t m, int64_t k, int64_t n, std::vector<TI> a, std::vector<TI> b,
-                        const std::string &precision) {
+std::vector<TO> run_dot(DType in, DType acc, int64_t m, int64_t k, int64_t n, std::vector<TI> a,
+                        std::vector<TI> b, const std::string &precision) {
   KB kb;
   auto *pa = kb.arg(ptr(in), "a"), *pb = kb.arg(ptr(in), "b"), *pc = kb.arg(ptr(acc), "c");
   auto load2d = [&](Value *p, int64_t rows, int64_t cols) {
-    auto *r = kb.op(OpKind::ExpandDims, {kb.arange(rows)}, tile(DType::I32, {rows, 1}), {{"axis", int64_t(1)}});
-    auto *c = kb.op(OpKind::ExpandDims, {kb.arange(cols)}, tile(DType::I32, {1, cols}), {{"axis", int64_t(0)}});
-    auto *off = kb.bin(OpKind::Add,
-                       kb.bin(OpKind::Mul, kb.op(OpKind::Broadcast, {r}, tile(DType::I32, {rows, cols})),
-                              kb.splat(kb.cst(scalar(DType::I32), cols), {rows, cols})),
-                       kb.op(OpKind::Broadcast, {c}, tile(DType::I32, {rows, cols})));
+    auto *r = kb.op(OpKind::ExpandDims, {kb.arange(rows)}, tile(DType::I32, {rows, 1}),
+                    {{"axis", int64_t(1)}});
+    auto *c = kb.op(OpKind::ExpandDims, {kb.arange(cols)}, tile(DType::I32, {1, cols}),
+                    {{"axis", int64_t(0)}});
+    auto *off =
+        kb.bin(OpKind::Add,
+               kb.bin(OpKind::Mul, kb.op(OpKind::Broadcast, {r}, tile(DType::I32, {rows, cols})),
+                      kb.splat(kb.cst(scalar(DType::I32), cols), {rows, cols})),
+               kb.op(OpKind::Broadcast, {c}, tile(DType::I32, {rows, cols})));
     return std::pair{kb.addptr(p, off), off};
   };
   auto [ap, ao] = load2d(pa, m, k);
   auto [bp, bo] = load2d(pb, k, n);
   auto [cp, co] = load2d(pc, m, n);
   auto *acc0 = kb.load(cp);
-  auto *d = kb.op(OpKind::Dot, {kb.load(ap), kb.load(bp), acc0}, acc0->type, {{"input_precision", precision}});
+  auto *d = kb.op(OpKind::Dot, {kb.load(ap), kb.load(bp), acc0}, acc0->type,
+                  {{"input_precision", precision}});
   kb.store(cp, d);
   std::vector<TO> c(static_cast<size_t>(m * n), TO(1));
   kb.run({parg(a), parg(b), parg(c)}, {buf(a, "a"), buf(b, "b"), buf(c, "c")});
@@ -232,12 +250,17 @@ TEST(Dot, BatchedBf16IntoFp16Accumulator) {
   // [2,4,8] x [2,8,4] + acc, bf16 inputs, fp16 accumulator (rounded once at the end).
   const int64_t B = 2, M = 4, K = 8, N = 4;
   KB kb;
-  auto *pa = kb.arg(ptr(DType::BF16), "a"), *pb = kb.arg(ptr(DType::BF16), "b"), *pc = kb.arg(ptr(DType::F16), "c");
-  auto *a = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pa, kb.arange(B * M * K)))}, tile(DType::BF16, {B, M, K}));
-  auto *b = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pb, kb.arange(B * K * N)))}, tile(DType::BF16, {B, K, N}));
-  auto *c = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pc, kb.arange(B * M * N)))}, tile(DType::F16, {B, M, N}));
+  auto *pa = kb.arg(ptr(DType::BF16), "a"), *pb = kb.arg(ptr(DType::BF16), "b"),
+       *pc = kb.arg(ptr(DType::F16), "c");
+  auto *a = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pa, kb.arange(B * M * K)))},
+                  tile(DType::BF16, {B, M, K}));
+  auto *b = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pb, kb.arange(B * K * N)))},
+                  tile(DType::BF16, {B, K, N}));
+  auto *c = kb.op(OpKind::Reshape, {kb.load(kb.addptr(pc, kb.arange(B * M * N)))},
+                  tile(DType::F16, {B, M, N}));
   auto *d = kb.op(OpKind::Dot, {a, b, c}, c->type);
-  kb.store(kb.addptr(pc, kb.arange(B * M * N)), kb.op(OpKind::Reshape, {d}, tile(DType::F16, {B * M * N})));
+  kb.store(kb.addptr(pc, kb.arange(B * M * N)),
+           kb.op(OpKind::Reshape, {d}, tile(DType::F16, {B * M * N})));
   std::vector<uint16_t> av(B * M * K), bv(B * K * N), cv(B * M * N);
   for (size_t i = 0; i < av.size(); ++i)
     av[i] = bf(0.25 * double(int(i % 7) - 3));
@@ -261,7 +284,8 @@ TEST(Executable, ReusedAcrossLaunchesAndHostThreads) {
   KB kb;
   auto *p = kb.arg(ptr(DType::I32), "p");
   auto *v = kb.arg(scalar(DType::I32), "v");
-  auto *offs = kb.bin(OpKind::Add, kb.splat(kb.bin(OpKind::Mul, kb.pid(0), kb.cst(scalar(DType::I32), 8)), {8}),
+  auto *offs = kb.bin(OpKind::Add,
+                      kb.splat(kb.bin(OpKind::Mul, kb.pid(0), kb.cst(scalar(DType::I32), 8)), {8}),
                       kb.arange(8));
   kb.store(kb.addptr(p, offs), kb.bin(OpKind::Add, offs, kb.splat(v, {8})));
   kb.ret();
@@ -296,35 +320,41 @@ TEST(Reduce, BatchedCombinerMatchesReference) {
         for (float &x : v)
           x = float(dist(rng)) * 0.5f;
         int64_t outn = axis == 1 ? rows : cols, nax = axis == 1 ? cols : rows;
-        auto got = tile_op<float>(DType::F32, rows, cols, v, static_cast<size_t>(outn), [&](KB &kb, Value *x) {
-          ir::Shape s = x->type.shape;
-          ir::Shape es = axis == 1 ? ir::Shape{1, nax} : ir::Shape{nax, 1};
-          auto *e = kb.op(OpKind::ExpandDims, {kb.arange(nax)}, tile(DType::I32, es), {{"axis", int64_t(1 - axis)}});
-          auto *idx = kb.op(OpKind::Broadcast, {e}, tile(DType::I32, s));
-          ir::Shape rs = s;
-          rs.erase(rs.begin() + axis);
-          auto out = kb.reduce_like(OpKind::Reduce, {x, idx}, axis, {tile(DType::F32, rs), tile(DType::I32, rs)}, {},
-                                    [&](KB &b, std::vector<Value *> a) {
-                                      auto *lt = b.cmp("lt", a[2], a[0]);
-                                      auto *eq = b.cmp("eq", a[2], a[0]);
-                                      auto *take =
-                                          b.bin(OpKind::Or, lt, b.bin(OpKind::And, eq, b.cmp("lt", a[3], a[1])));
-                                      Value *vi = b.op(OpKind::Select, {take, a[3], a[1]}, a[1]->type);
-                                      if (scalar_path)
-                                        vi = b.op(OpKind::Hint, {vi}, vi->type);
-                                      return std::vector<Value *>{
-                                          b.op(OpKind::Select, {take, a[2], a[0]}, a[0]->type), vi};
-                                    });
-          return kb.cast(out[1], DType::F32);
-        });
+        auto got = tile_op<float>(
+            DType::F32, rows, cols, v, static_cast<size_t>(outn), [&](KB &kb, Value *x) {
+              ir::Shape s = x->type.shape;
+              ir::Shape es = axis == 1 ? ir::Shape{1, nax} : ir::Shape{nax, 1};
+              auto *e = kb.op(OpKind::ExpandDims, {kb.arange(nax)}, tile(DType::I32, es),
+                              {{"axis", int64_t(1 - axis)}});
+              auto *idx = kb.op(OpKind::Broadcast, {e}, tile(DType::I32, s));
+              ir::Shape rs = s;
+              rs.erase(rs.begin() + axis);
+              auto out = kb.reduce_like(
+                  OpKind::Reduce, {x, idx}, axis, {tile(DType::F32, rs), tile(DType::I32, rs)}, {},
+                  [&](KB &b, std::vector<Value *> a) {
+                    auto *lt = b.cmp("lt", a[2], a[0]);
+                    auto *eq = b.cmp("eq", a[2], a[0]);
+                    auto *take =
+                        b.bin(OpKind::Or, lt, b.bin(OpKind::And, eq, b.cmp("lt", a[3], a[1])));
+                    Value *vi = b.op(OpKind::Select, {take, a[3], a[1]}, a[1]->type);
+                    if (scalar_path)
+                      vi = b.op(OpKind::Hint, {vi}, vi->type);
+                    return std::vector<Value *>{
+                        b.op(OpKind::Select, {take, a[2], a[0]}, a[0]->type), vi};
+                  });
+              return kb.cast(out[1], DType::F32);
+            });
         for (int64_t o = 0; o < outn; ++o) {
           int64_t best = 0;
           for (int64_t i = 1; i < nax; ++i) {
-            auto at = [&](int64_t k) { return axis == 1 ? v[size_t(o * cols + k)] : v[size_t(k * cols + o)]; };
+            auto at = [&](int64_t k) {
+              return axis == 1 ? v[size_t(o * cols + k)] : v[size_t(k * cols + o)];
+            };
             if (at(i) < at(best))
               best = i;
           }
-          ASSERT_EQ(got[size_t(o)], float(best)) << rows << "x" << cols << " axis " << axis << " scalar " << scalar_path;
+          ASSERT_EQ(got[size_t(o)], float(best))
+              << rows << "x" << cols << " axis " << axis << " scalar " << scalar_path;
         }
       }
 }
@@ -337,8 +367,8 @@ TEST(Scan, BatchedTwoOperandScan) {
   for (int64_t axis : {0, 1})
     for (bool scalar_path : {false, true}) {
       auto got = tile_op<int32_t>(DType::I32, 16, 32, v, v.size() * 2, [&](KB &kb, Value *x) {
-        auto out = kb.reduce_like(OpKind::Scan, {x, x}, axis, {x->type, x->type}, {{"reverse", int64_t(0)}},
-                                  [&](KB &b, std::vector<Value *> a) {
+        auto out = kb.reduce_like(OpKind::Scan, {x, x}, axis, {x->type, x->type},
+                                  {{"reverse", int64_t(0)}}, [&](KB &b, std::vector<Value *> a) {
                                     Value *s = b.bin(OpKind::Add, a[0], a[2]);
                                     if (scalar_path)
                                       s = b.op(OpKind::Hint, {s}, s->type);

@@ -75,7 +75,9 @@ public:
       attrs.push_back({"rounding", rounding});
     return op(OpKind::Cast, {v}, v->type.with_elem(to), attrs);
   }
-  Value *pid(int axis) { return op(OpKind::ProgramId, {}, scalar(DType::I32), {{"axis", int64_t(axis)}}); }
+  Value *pid(int axis) {
+    return op(OpKind::ProgramId, {}, scalar(DType::I32), {{"axis", int64_t(axis)}});
+  }
   Value *nprog(int axis) {
     return op(OpKind::NumPrograms, {}, scalar(DType::I32), {{"axis", int64_t(axis)}});
   }
@@ -102,9 +104,10 @@ public:
   void ret() { make(OpKind::Return, {}, {}); }
 
   // A reduce or scan whose combiner is `yield kind(acc, x)` (acc first).
-  std::vector<Value *> reduce_like(OpKind k, std::vector<Value *> xs, int64_t axis,
-                                   std::vector<Type> results, std::vector<NamedAttr> attrs,
-                                   const std::function<std::vector<Value *>(KB &, std::vector<Value *>)> &body) {
+  std::vector<Value *>
+  reduce_like(OpKind k, std::vector<Value *> xs, int64_t axis, std::vector<Type> results,
+              std::vector<NamedAttr> attrs,
+              const std::function<std::vector<Value *>(KB &, std::vector<Value *>)> &body) {
     attrs.push_back({"axis", axis});
     ir::Op *o = make(k, xs, results, attrs, 1);
     ir::Block *blk = o->region(0)->block();
@@ -126,8 +129,8 @@ public:
   using BodyFn = std::function<std::vector<Value *>(KB &, std::vector<Value *>)>;
 
   // Builds `body` into the block of region `r` of `o` with block arguments of `types`.
-  std::vector<Value *> in_region(ir::Op *o, unsigned r, const std::vector<Type> &types, const BodyFn &body,
-                                 OpKind term = OpKind::Yield) {
+  std::vector<Value *> in_region(ir::Op *o, unsigned r, const std::vector<Type> &types,
+                                 const BodyFn &body, OpKind term = OpKind::Yield) {
     ir::Block *blk = o->region(r)->block();
     std::vector<Value *> args;
     for (const Type &t : types)
@@ -146,7 +149,8 @@ public:
     return out;
   }
   // for iv in range(lb, ub, step) with loop-carried `inits`; body gets (iv, iters...).
-  std::vector<Value *> for_loop(Value *lb, Value *ub, Value *step, std::vector<Value *> inits, const BodyFn &body) {
+  std::vector<Value *> for_loop(Value *lb, Value *ub, Value *step, std::vector<Value *> inits,
+                                const BodyFn &body) {
     std::vector<Value *> in{lb, ub, step};
     std::vector<Type> rts, bts{lb->type};
     for (Value *v : inits) {
@@ -158,7 +162,8 @@ public:
     in_region(o, 0, bts, body);
     return results(o);
   }
-  std::vector<Value *> if_op(Value *cond, std::vector<Type> rts, const BodyFn &then_fn, const BodyFn &else_fn) {
+  std::vector<Value *> if_op(Value *cond, std::vector<Type> rts, const BodyFn &then_fn,
+                             const BodyFn &else_fn) {
     ir::Op *o = make(OpKind::If, {cond}, rts, {}, 2);
     in_region(o, 0, {}, then_fn);
     in_region(o, 1, {}, else_fn);
