@@ -213,7 +213,9 @@ private:
         if (depth == 0)
           break;
         --depth;
-      } else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
+      } else if (depth == 0 && !std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
+        break; // inside <...> anything goes: a layout attribute has ',', '#', '[', '='
+      } else if (c == '\n') {
         break;
       }
       ++pos_;

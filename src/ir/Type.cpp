@@ -54,6 +54,8 @@ std::string Type::str() const {
   std::string s = "tile<";
   for (int64_t d : shape)
     s += std::to_string(d) + "x";
+  if (layout)
+    e += ", " + layout->str();
   return s + e + ">";
 }
 
@@ -90,10 +92,22 @@ std::optional<Type> parse_type(std::string_view s) {
   }
   if (shape.empty())
     return std::nullopt;
+  LayoutRef layout;
+  if (size_t comma = body.find(','); comma != std::string_view::npos) {
+    std::string_view rest = body.substr(comma + 1);
+    while (!rest.empty() && rest[0] == ' ')
+      rest.remove_prefix(1);
+    size_t used = 0;
+    auto l = parse_layout(rest, &used);
+    if (!l || used != rest.size() || !*l)
+      return std::nullopt;
+    layout = *l;
+    body = body.substr(0, comma);
+  }
   auto e = parse_element(body);
   if (!e)
     return std::nullopt;
-  return e->with_shape(shape);
+  return e->with_shape(shape).with_layout(layout);
 }
 
 bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }

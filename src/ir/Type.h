@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/Layout.h"
+
 namespace tilec::ir {
 
 enum class DType : uint8_t {
@@ -37,6 +39,9 @@ struct Type {
   DType elem = DType::I32;
   bool ptr = false; // a pointer to `elem` in global memory
   Shape shape;      // empty: a scalar
+  // Set on tiles by layout assignment (layout/AssignLayouts.h); null before it. Part of
+  // the type: it prints as `tile<128xfp32, #blocked<...>>` and takes part in ==.
+  LayoutRef layout;
 
   Type() = default;
   Type(DType e, bool is_ptr = false, Shape s = {}) : elem(e), ptr(is_ptr), shape(std::move(s)) {}
@@ -50,13 +55,30 @@ struct Type {
   int64_t numel() const;
   // The element type (shape dropped): a scalar or pointer type.
   Type element() const { return Type(elem, ptr); }
+  // A new shape drops the layout; a new element type keeps it (same element positions).
   Type with_shape(Shape s) const { return Type(elem, ptr, std::move(s)); }
-  Type with_elem(DType e) const { return Type(e, false, shape); }
-  // "i32", "ptr<fp32>", "tile<128x64xfp16>", "tile<128xptr<fp32>>"
+  Type with_elem(DType e) const {
+    Type t(e, false, shape);
+    t.layout = layout;
+    return t;
+  }
+  Type with_layout(LayoutRef l) const {
+    Type t = *this;
+    t.layout = std::move(l);
+    return t;
+  }
+  Type without_layout() const { return with_layout(nullptr); }
+  bool has_layout() const { return layout != nullptr; }
+  // Equal element, pointer-ness and shape, whatever the layouts.
+  bool same_ignoring_layout(const Type &o) const {
+    return elem == o.elem && ptr == o.ptr && shape == o.shape;
+  }
+  // "i32", "ptr<fp32>", "tile<128x64xfp16>", "tile<128xptr<fp32>>",
+  // "tile<1024xfp32, #blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>>"
   std::string str() const;
 
   bool operator==(const Type &o) const {
-    return elem == o.elem && ptr == o.ptr && shape == o.shape;
+    return same_ignoring_layout(o) && same_layout(layout, o.layout);
   }
   bool operator!=(const Type &o) const { return !(*this == o); }
 };

@@ -81,10 +81,20 @@ private:
   }
 
   void check_types_of(const std::vector<Type> &ts, const Op *op) const {
-    for (const Type &t : ts)
+    for (const Type &t : ts) {
       for (int64_t d : t.shape)
         if (!is_power_of_two(d))
           fail(op, "tile dimensions must be powers of two, got " + t.str());
+      if (t.layout) {
+        if (t.is_scalar())
+          fail(op, "a scalar cannot have a layout: " + t.str());
+        if (!t.layout->is_distributed())
+          fail(op, "a tile value needs a distributed layout, got " + t.str());
+        std::string problem = check_layout(*t.layout, t.rank());
+        if (!problem.empty())
+          fail(op, problem);
+      }
+    }
   }
 
   bool is_visible(const Value *v) const {
@@ -207,6 +217,11 @@ private:
       for (size_t i = 0; i < op.num_operands(); ++i)
         check(op.operand(i)->type.shape == s, op,
               "elementwise operands and result must share one shape");
+      // after layout assignment they share one layout too (casts change the dtype only)
+      const LayoutRef &l = op.result(0)->type.layout;
+      for (size_t i = 0; i < op.num_operands(); ++i)
+        check(op.operand(i)->type.is_scalar() || same_layout(op.operand(i)->type.layout, l), op,
+              "elementwise operands and result must share one layout");
     }
     if (op.kind() == OpKind::Yield) {
       const Op *p = op.parent()->parent() ? op.parent()->parent()->parent() : nullptr;
@@ -306,7 +321,8 @@ void Verifier::verify_specific(const Op &op) {
     counts(op, 2, 2, 1);
     const Type &a = op.operand(0)->type;
     check(op.operand(1)->type == a, op, "compared operands must have one type");
-    check(op.result(0)->type == Type(DType::I1, false, a.shape), op, "result must be i1 of the operands' shape");
+    check(op.result(0)->type == Type(DType::I1, false, a.shape).with_layout(a.layout), op,
+          "result must be i1 of the operands' shape");
     str_attr_in(op, "pred", {"eq", "ne", "lt", "le", "gt", "ge"}, true);
     return;
   }
@@ -365,6 +381,14 @@ void Verifier::verify_specific(const Op &op) {
   case OpKind::Barrier:
     counts(op, 0, 0, 0);
     return;
+  case OpKind::ConvertLayout: {
+    counts(op, 1, 1, 1);
+    const Type &a = op.operand(0)->type, &r = op.result(0)->type;
+    check(a.is_tile() && r.same_ignoring_layout(a), op,
+          "converts a tile to the same shape and element type");
+    check(r.has_layout(), op, "result must have a layout");
+    return;
+  }
   case OpKind::Hint:
     counts(op, 1, 1, 1);
     same_types("hint");
@@ -535,8 +559,13 @@ void Verifier::verify_region_op(const Op &op) {
       const Type &t = op.operand(i)->type;
       check(t.shape == a.shape, op, "operands must share one shape");
       Type expect = t;
-      if (op.kind() == OpKind::Reduce)
+      if (op.kind() == OpKind::Reduce) {
         expect.shape.erase(expect.shape.begin() + axis);
+        // a reduction's result lives in the slice of its operand's layout
+        expect.layout = t.layout && !expect.shape.empty()
+                            ? Layout::slice(static_cast<int32_t>(axis), t.layout)
+                            : nullptr;
+      }
       check(op.result(i)->type == expect, op,
             "result " + std::to_string(i) + " must be " + expect.str());
       elems.push_back(t.element());

@@ -1,0 +1,26 @@
+// Layout assignment: gives every tile value of every function a distributed layout.
+//
+// 1. Anchors: each load/store/atomic gets a blocked layout chosen from axis info
+//    (Triton's coalesce heuristic): dims ordered by contiguity of the pointer tile,
+//    size_per_thread along the most contiguous dim = min(16 bytes / element size,
+//    contiguity, alignment from divisibility, numel / threads), lanes and warps
+//    (num_warps from the module attribute) filled along that order.
+// 2. Forward propagation through elementwise and shape ops; reductions produce slice
+//    layouts of their operand's layout, expand_dims the parent of a slice, etc. Values
+//    with no anchor get a default blocked layout.
+// 3. Where an operand's layout differs from what its user needs, a convert_layout op is
+//    inserted; then conversions that can be avoided by rematerialising cheap producers
+//    (constants, splat, arange, elementwise chains of them) in the wanted layout are
+//    removed (a simplified RemoveLayoutConversions).
+//
+// Afterwards every tile-typed value (op results, block arguments) has a layout, and the
+// IR verifies (elementwise operands share a layout; loop-carried values match).
+#pragma once
+
+#include "ir/IR.h"
+
+namespace tilec::layout {
+
+void assign_layouts(ir::Module &m);
+
+} // namespace tilec::layout
