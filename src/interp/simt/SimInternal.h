@@ -1,0 +1,112 @@
+// The simulator's private state, shared by its source files (not a public header).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "interp/simt/Simulator.h"
+#include "simt/Format.h"
+
+namespace tilec::simt::sim {
+
+constexpr int kWarp = 32;
+// Global strings live at fake global addresses (for %s and loads); far from host heaps.
+constexpr uint64_t kStringBase = 0x7ff0'0000'0000'0000ull;
+
+// An instruction with its operands pre-decoded for execution.
+struct Decoded {
+  const Instr *in = nullptr;
+  std::vector<Ty> src_ty;     // per src: the type it is read as
+  std::vector<uint64_t> imm;  // per src: immediate bits (when an immediate)
+  uint32_t target = 0;        // bra: the target pc
+};
+
+enum class ThreadState : uint8_t { Running, Waiting, Exited };
+
+struct Cta {
+  std::array<int64_t, 3> id{0, 0, 0};
+  std::vector<uint64_t> regs;        // [reg * nthreads + thread]
+  std::vector<uint32_t> pc;          // per thread
+  std::vector<ThreadState> state;    // per thread
+  std::vector<uint8_t> bar_id;       // per thread: the barrier it waits on
+  std::vector<uint8_t> shared;
+  std::array<int64_t, 16> arrived{}; // per barrier id
+  std::array<int64_t, 16> expected{};// per barrier id (0: every live thread)
+  uint64_t steps = 0;
+};
+
+// Thrown inside the machine; converted to SimError with the output so far.
+struct Fault {
+  std::string msg;
+};
+
+class Machine {
+public:
+  Machine(const Function &fn, const std::vector<SimArg> &args,
+          const std::vector<SimBuffer> &buffers, const SimOptions &opts);
+  RunResult run();
+
+  // ---- used by the exec_* handlers ----
+  const Function &fn;
+  const SimOptions &opts;
+  std::vector<Decoded> code;
+  std::string output;
+  uint64_t total_steps = 0;
+  int nthreads = 0;
+
+  uint64_t &reg(Cta &c, Reg r, int thread) {
+    return c.regs[static_cast<size_t>(r.id) * nthreads + thread];
+  }
+  // The bits of src i for `thread` (registers, immediates, special registers, symbols).
+  uint64_t src(Cta &c, const Decoded &d, size_t i, int thread);
+  void set_dst(Cta &c, const Decoded &d, size_t i, int thread, uint64_t bits);
+  // Lanes of `mask` (warp-relative) whose guard holds.
+  uint32_t guarded(Cta &c, const Decoded &d, int warp, uint32_t mask);
+
+  [[noreturn]] void fault(const Cta &c, const Decoded &d, int thread, const std::string &what);
+
+  // Memory. `addr` is the byte address in the instruction's space; bytes = access size.
+  uint8_t *memory(Cta &c, const Decoded &d, int thread, uint64_t addr, uint64_t bytes,
+                  bool write);
+  uint64_t address(Cta &c, const Decoded &d, int thread); // src 0 + offset
+  Space space_of(const Decoded &d) const;
+
+  // Barriers.
+  void arrive(Cta &c, int id, int64_t count, int64_t nthreads_arriving);
+  void maybe_release(Cta &c);
+
+  const std::vector<SimBuffer> &buffers;
+  std::vector<uint8_t> params;          // packed parameter values
+  std::vector<uint32_t> param_offsets;  // byte offset of each param
+  std::vector<uint64_t> string_addr;    // fake global address of each string
+  std::vector<std::string> string_data; // with the NUL
+
+private:
+  void decode();
+  void run_cta(Cta &c);
+  void step(Cta &c, int warp, uint32_t pc, uint32_t mask);
+  RegNames rn_;
+};
+
+// Per-lane evaluation of the pure instructions (arithmetic, logic, compare, select,
+// conversions, math): dst bits from src bits. May throw Fault for unsupported forms.
+uint64_t eval_pure(const Decoded &d, const uint64_t *src);
+// Whether eval_pure handles d.in->op.
+bool is_pure(Op op);
+// cvt (SimCvt.cpp).
+uint64_t eval_cvt(const Decoded &d, const uint64_t *src);
+
+// vprintf: formats `fmt` with the argument buffer `buf` (laid out as the PTX printer
+// lays it out) and appends to `out`; %s pointers are resolved to the kernel's strings.
+void format_printf(const std::string &fmt, const std::vector<uint8_t> &buf, std::string &out,
+                   const Machine &m);
+
+// Handlers, one per instruction (the dispatch comes from Instrs.def).
+#define INSTR(Id, Mn, Nd, Ns)                                                                    \
+  void exec_##Id(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask);
+#include "simt/Instrs.def"
+#undef INSTR
+
+} // namespace tilec::simt::sim
