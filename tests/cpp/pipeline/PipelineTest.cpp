@@ -124,6 +124,20 @@ TEST(Pipeline, EnvDumpPrintsToStderrAndTimeRecords) {
   EXPECT_NE(err.find("tilec: stage frontend"), std::string::npos) << err;
 }
 
+TEST(Pipeline, UnknownDumpStageWarns) {
+  ScopedEnv dump("TILEC_DUMP", "frontend,bogus");
+  ::testing::internal::CaptureStderr();
+  CompiledTileKernel k =
+      compile_to_tile_ir(source("add_kernel", kAdd), add_args(), verified(), nullptr);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
+                     "canonicalize, licm, cse, dce, cleanup)"),
+            std::string::npos)
+      << err;
+  ASSERT_EQ(k.dumps.size(), 1u);
+  EXPECT_EQ(k.dumps[0].first, "frontend");
+}
+
 TEST(Pipeline, UserErrorsPropagateWithTheirLocation) {
   auto sm = std::make_shared<SourceManager>();
   const char *bad = "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, undefined_name)\n";
