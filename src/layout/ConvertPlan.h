@@ -17,10 +17,10 @@ enum class ConversionKind {
 
 struct ConversionPlan {
   ConversionKind kind = ConversionKind::None;
-  // src.invert_and_compose(dst) restricted to what matters: for each src hardware index,
-  // the dst hardware index holding the same element (inputs and outputs: register, lane,
-  // warp). Lowering may use it to build the per-register moves.
-  LinearLayout src_to_dst;
+  // dst.invert_and_compose(src): for each dst hardware index (register, lane, warp), a
+  // src hardware index holding the same element (where a receiving thread reads from).
+  // With replicated src elements the holder with the lowest register/lane/warp bits wins.
+  LinearLayout dst_to_src;
   std::string str() const; // "registers", "shuffle", ... with a short reason
 };
 

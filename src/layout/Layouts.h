@@ -45,6 +45,12 @@ LinearLayout to_linear(const ir::Layout &l, const ir::Shape &shape);
 // Of a tile type; asserts the type has a layout.
 LinearLayout to_linear(const ir::Type &t);
 
+// A blocked encoding for `shape` with the given size_per_thread and order, spreading the
+// 32 lanes and then `num_warps` warps over the dims in `order` without exceeding the
+// shape where possible (the rest goes to the slowest dim), as Triton does.
+ir::LayoutRef blocked_for_shape(const ir::Shape &shape, const std::vector<int32_t> &spt,
+                                const std::vector<int32_t> &order, int num_warps);
+
 // A blocked encoding of rank `rank` with the default shape-agnostic choice Triton makes
 // (sizePerThread 1, lanes and warps along `order`) for `shape` and `num_warps`.
 ir::LayoutRef default_blocked(const ir::Shape &shape, int num_warps,

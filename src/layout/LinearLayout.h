@@ -86,7 +86,7 @@ public:
   std::vector<int32_t> apply(const std::vector<int32_t> &in) const;
   // Named inputs (missing dims are 0) -> named outputs, in out_dims() order.
   std::vector<std::pair<std::string, int32_t>>
-  apply(const std::vector<std::pair<std::string, int32_t>> &in) const;
+  apply_named(const std::vector<std::pair<std::string, int32_t>> &in) const;
   // Flattened forms (see the conventions above).
   int64_t apply_flat(int64_t flat_in) const;
 
