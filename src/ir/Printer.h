@@ -36,9 +36,9 @@ class SourceManager;
 namespace tilec::ir {
 
 struct PrintOptions {
-  bool locations = false;                // append loc("file":line:col) to ops
+  bool locations = false;                 // append loc("file":line:col) to ops
   const SourceManager *sources = nullptr; // maps SourceLoc::file to a path (else a number)
-  bool elide_regions = false;            // print `{...}` instead of region bodies
+  bool elide_regions = false;             // print `{...}` instead of region bodies
   // Printing a lone op: the function it belongs to names the kernel arguments
   // (otherwise they print as %argN).
   const Function *context = nullptr;

@@ -112,8 +112,9 @@ private:
         const Value *v = op.operand(i);
         check(v != nullptr, op, "operand " + std::to_string(i) + " is null");
         check(is_visible(v), op,
-              "operand " + std::to_string(i) + " does not dominate its use (defined later, "
-              "in a sibling or inner region, or elsewhere)");
+              "operand " + std::to_string(i) +
+                  " does not dominate its use (defined later, "
+                  "in a sibling or inner region, or elsewhere)");
       }
       if (is_terminator(op.kind()))
         check(&op == b.ops().back().get(), op, "a terminator must be the last op of its block");
@@ -201,12 +202,19 @@ private:
   void check_region_count(const Op &op) const {
     size_t expected_regions = 0;
     switch (op.kind()) {
-    case OpKind::If: expected_regions = 2; break;
-    case OpKind::While: expected_regions = 2; break;
+    case OpKind::If:
+      expected_regions = 2;
+      break;
+    case OpKind::While:
+      expected_regions = 2;
+      break;
     case OpKind::For:
     case OpKind::Reduce:
-    case OpKind::Scan: expected_regions = 1; break;
-    default: break;
+    case OpKind::Scan:
+      expected_regions = 1;
+      break;
+    default:
+      break;
     }
     num_regions(op, expected_regions);
   }
@@ -360,7 +368,9 @@ void Verifier::verify_specific(const Op &op) {
     bool batch_ok = r == 2 || (a.shape[0] == b.shape[0] && a.shape[0] == c.shape[0]);
     check(batch_ok && a.shape[r - 1] == b.shape[r - 2] && c.shape[r - 2] == a.shape[r - 2] &&
               c.shape[r - 1] == b.shape[r - 1],
-          op, "shapes do not match [M,K] x [K,N] + [M,N]: " + a.str() + ", " + b.str() + ", " + c.str());
+          op,
+          "shapes do not match [M,K] x [K,N] + [M,N]: " + a.str() + ", " + b.str() + ", " +
+              c.str());
     check(op.result(0)->type == c, op, "result must have the accumulator's type");
     str_attr_in(op, "input_precision", {"tf32", "tf32x3", "ieee"}, false);
     return;
@@ -423,7 +433,8 @@ void Verifier::verify_shape_op(const Op &op) {
       check(std::holds_alternative<int64_t>(*v) || std::holds_alternative<double>(*v), op,
             "`value` must be a number");
     else
-      check(std::holds_alternative<int64_t>(*v), op, "`value` of an integer constant must be an integer");
+      check(std::holds_alternative<int64_t>(*v), op,
+            "`value` of an integer constant must be an integer");
     return;
   }
   case OpKind::Arange: {
@@ -435,7 +446,8 @@ void Verifier::verify_shape_op(const Op &op) {
           "end - start must equal the result's length");
     return;
   }
-  default: break;
+  default:
+    break;
   }
   counts(op, op.kind() == OpKind::Join || op.kind() == OpKind::Cat ? 2 : 1,
          op.kind() == OpKind::Join || op.kind() == OpKind::Cat ? 2 : 1,

@@ -24,7 +24,7 @@ struct Stage {
 // The pipeline, in order. GPU stages append here.
 const std::vector<Stage> &stages() {
   static const std::vector<Stage> list = {
-      {"frontend", nullptr},                   // Sema: AST -> Tile IR
+      {"frontend", nullptr}, // Sema: AST -> Tile IR
       {"canonicalize", transforms::canonicalize},
       {"licm", transforms::licm}, // before CSE, so hoisted ops merge with their twins
       {"cse", transforms::cse},
@@ -73,15 +73,15 @@ DumpRequest dump_request(const PipelineOptions &opts) {
   size_t start = 0;
   while (start <= spec.size() && !spec.empty()) {
     size_t comma = spec.find(',', start);
-    std::string name = spec.substr(start, comma == std::string::npos ? std::string::npos
-                                                                     : comma - start);
+    std::string name =
+        spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (name == "all")
       r.all = true;
     else if (!name.empty() && is_stage(name))
       r.names.push_back(name);
     else if (!name.empty() && r.to_stderr)
-      std::fputs(("tilec: TILEC_DUMP names no pipeline stage '" + name + "' (stages: " +
-                  stage_list() + ")\n")
+      std::fputs(("tilec: TILEC_DUMP names no pipeline stage '" + name +
+                  "' (stages: " + stage_list() + ")\n")
                      .c_str(),
                  stderr);
     if (comma == std::string::npos)
@@ -130,8 +130,8 @@ void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first
     if (dump.wants(s.name)) {
       k.dumps.emplace_back(s.name, ir::print(*k.module));
       if (dump.to_stderr) {
-        std::string text = std::string("// -----// IR after ") + s.name + " //----- //\n" +
-                           k.dumps.back().second;
+        std::string text =
+            std::string("// -----// IR after ") + s.name + " //----- //\n" + k.dumps.back().second;
         std::fputs(text.c_str(), stderr);
       }
     }

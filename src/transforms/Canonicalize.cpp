@@ -87,10 +87,14 @@ private:
     case OpKind::Broadcast:
     case OpKind::Reshape:
     case OpKind::ExpandDims:
-    case OpKind::Permute: return shape_op(op);
-    case OpKind::If: return fold_if(op);
-    case OpKind::For: return fold_for(op);
-    default: return false;
+    case OpKind::Permute:
+      return shape_op(op);
+    case OpKind::If:
+      return fold_if(op);
+    case OpKind::For:
+      return fold_for(op);
+    default:
+      return false;
     }
   }
 
@@ -119,8 +123,7 @@ private:
         return replace(op, c->i ? a : b);
       return false;
     }
-    if ((op.kind() == OpKind::Cast || op.kind() == OpKind::Bitcast) &&
-        op.operand(0)->type == rt)
+    if ((op.kind() == OpKind::Cast || op.kind() == OpKind::Bitcast) && op.operand(0)->type == rt)
       return replace(op, op.operand(0));
     if (op.kind() == OpKind::AddPtr) {
       auto off = constant_value(op.operand(1));
@@ -138,7 +141,8 @@ private:
       case OpKind::And:
       case OpKind::Or:
       case OpKind::Min:
-      case OpKind::Max: return replace(op, x);
+      case OpKind::Max:
+        return replace(op, x);
       case OpKind::Sub:
       case OpKind::Xor:
         if (int_type)
@@ -150,7 +154,8 @@ private:
           return replace_by_constant(op, Scalar{false, p == "eq" || p == "le" || p == "ge", 0});
         }
         return false;
-      default: return false;
+      default:
+        return false;
       }
     }
     auto cx = constant_value(x), cy = constant_value(y);
@@ -202,7 +207,8 @@ private:
       if (c.i == 0)
         return replace(op, x);
       return false;
-    default: return false;
+    default:
+      return false;
     }
   }
 
@@ -213,7 +219,8 @@ private:
       return replace_by_constant(op, *c); // a constant tile is a splat
     Op *inner = x->def;
     switch (op.kind()) {
-    case OpKind::Splat: return false;
+    case OpKind::Splat:
+      return false;
     case OpKind::Broadcast:
       if (x->type == rt)
         return replace(op, x);
@@ -247,7 +254,8 @@ private:
       }
       break;
     }
-    default: break;
+    default:
+      break;
     }
     // Shape ops of a splat are a splat of the scalar.
     if (inner && inner->kind() == OpKind::Splat)

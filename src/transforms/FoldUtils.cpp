@@ -76,11 +76,14 @@ std::optional<Scalar> fold_int(const ir::Op &op, const std::vector<Scalar> &a, D
   uint64_t ux = static_cast<uint64_t>(x);
   if (a.size() == 1) {
     switch (op.kind()) {
-    case OpKind::Neg: return int_scalar(static_cast<int64_t>(0 - ux), d);
-    case OpKind::Not: return int_scalar(static_cast<int64_t>(~ux), d);
+    case OpKind::Neg:
+      return int_scalar(static_cast<int64_t>(0 - ux), d);
+    case OpKind::Not:
+      return int_scalar(static_cast<int64_t>(~ux), d);
     case OpKind::Abs:
       return int_scalar(sgn && x < 0 ? static_cast<int64_t>(0 - ux) : x, d);
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
     }
   }
   int64_t y = a[1].i;
@@ -88,9 +91,12 @@ std::optional<Scalar> fold_int(const ir::Op &op, const std::vector<Scalar> &a, D
   int64_t min_signed = w >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (w - 1));
   auto cmp3 = [&]() { return sgn ? (x < y ? -1 : x > y) : (ux < uy ? -1 : ux > uy); };
   switch (op.kind()) {
-  case OpKind::Add: return int_scalar(static_cast<int64_t>(ux + uy), d);
-  case OpKind::Sub: return int_scalar(static_cast<int64_t>(ux - uy), d);
-  case OpKind::Mul: return int_scalar(static_cast<int64_t>(ux * uy), d);
+  case OpKind::Add:
+    return int_scalar(static_cast<int64_t>(ux + uy), d);
+  case OpKind::Sub:
+    return int_scalar(static_cast<int64_t>(ux - uy), d);
+  case OpKind::Mul:
+    return int_scalar(static_cast<int64_t>(ux * uy), d);
   case OpKind::Div:
   case OpKind::Rem:
     if (y == 0 || (sgn && x == min_signed && y == -1))
@@ -98,9 +104,12 @@ std::optional<Scalar> fold_int(const ir::Op &op, const std::vector<Scalar> &a, D
     if (op.kind() == OpKind::Div)
       return int_scalar(sgn ? x / y : static_cast<int64_t>(ux / uy), d);
     return int_scalar(sgn ? x % y : static_cast<int64_t>(ux % uy), d);
-  case OpKind::And: return int_scalar(static_cast<int64_t>(ux & uy), d);
-  case OpKind::Or: return int_scalar(static_cast<int64_t>(ux | uy), d);
-  case OpKind::Xor: return int_scalar(static_cast<int64_t>(ux ^ uy), d);
+  case OpKind::And:
+    return int_scalar(static_cast<int64_t>(ux & uy), d);
+  case OpKind::Or:
+    return int_scalar(static_cast<int64_t>(ux | uy), d);
+  case OpKind::Xor:
+    return int_scalar(static_cast<int64_t>(ux ^ uy), d);
   case OpKind::Shl:
   case OpKind::Shr: {
     if ((sgn && y < 0) || uy >= static_cast<uint64_t>(w))
@@ -109,8 +118,10 @@ std::optional<Scalar> fold_int(const ir::Op &op, const std::vector<Scalar> &a, D
       return int_scalar(static_cast<int64_t>(ux << uy), d);
     return int_scalar(sgn ? x >> uy : static_cast<int64_t>(ux >> uy), d);
   }
-  case OpKind::Min: return int_scalar(cmp3() <= 0 ? x : y, d);
-  case OpKind::Max: return int_scalar(cmp3() >= 0 ? x : y, d);
+  case OpKind::Min:
+    return int_scalar(cmp3() <= 0 ? x : y, d);
+  case OpKind::Max:
+    return int_scalar(cmp3() >= 0 ? x : y, d);
   case OpKind::Umulhi: {
     uint64_t m = width_mask(w);
     uint64_t hi;
@@ -120,8 +131,10 @@ std::optional<Scalar> fold_int(const ir::Op &op, const std::vector<Scalar> &a, D
       hi = static_cast<uint64_t>((static_cast<unsigned __int128>(ux) * uy) >> 64);
     return int_scalar(static_cast<int64_t>(hi), d);
   }
-  case OpKind::Cmp: return bool_scalar(compare(op.str_attr("pred"), cmp3(), false));
-  default: return std::nullopt;
+  case OpKind::Cmp:
+    return bool_scalar(compare(op.str_attr("pred"), cmp3(), false));
+  default:
+    return std::nullopt;
   }
 }
 
@@ -135,11 +148,16 @@ std::optional<Scalar> fold_float(const ir::Op &op, const std::vector<Scalar> &a,
   };
   if (a.size() == 1) {
     switch (op.kind()) {
-    case OpKind::Neg: return float_scalar(-x);
-    case OpKind::Abs: return float_scalar(std::fabs(x));
-    case OpKind::Floor: return float_scalar(std::floor(x));
-    case OpKind::Ceil: return float_scalar(std::ceil(x));
-    default: return std::nullopt;
+    case OpKind::Neg:
+      return float_scalar(-x);
+    case OpKind::Abs:
+      return float_scalar(std::fabs(x));
+    case OpKind::Floor:
+      return float_scalar(std::floor(x));
+    case OpKind::Ceil:
+      return float_scalar(std::ceil(x));
+    default:
+      return std::nullopt;
     }
   }
   double y = a[1].f;
@@ -148,11 +166,16 @@ std::optional<Scalar> fold_float(const ir::Op &op, const std::vector<Scalar> &a,
   // The exact result rounded once to the dtype. Computing in double first is safe:
   // double has more than 2p+2 bits for every dtype we fold, so the double rounding of
   // +, -, *, / is innocuous.
-  case OpKind::Add: return rounded(x + y);
-  case OpKind::Sub: return rounded(x - y);
-  case OpKind::Mul: return rounded(x * y);
-  case OpKind::Div: return rounded(x / y);
-  case OpKind::Rem: return float_scalar(std::fmod(x, y)); // exact
+  case OpKind::Add:
+    return rounded(x + y);
+  case OpKind::Sub:
+    return rounded(x - y);
+  case OpKind::Mul:
+    return rounded(x * y);
+  case OpKind::Div:
+    return rounded(x / y);
+  case OpKind::Rem:
+    return float_scalar(std::fmod(x, y)); // exact
   case OpKind::Min:
   case OpKind::Max: {
     if (nan) {
@@ -167,7 +190,8 @@ std::optional<Scalar> fold_float(const ir::Op &op, const std::vector<Scalar> &a,
   }
   case OpKind::Cmp:
     return bool_scalar(compare(op.str_attr("pred"), x < y ? -1 : x > y, nan));
-  default: return std::nullopt;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -190,8 +214,8 @@ std::optional<Scalar> fold_cast(const ir::Op &op, const Scalar &a, DType from, D
     else if (to == DType::F32)
       r = unsigned_src ? static_cast<double>(static_cast<float>(u))
                        : static_cast<double>(static_cast<float>(a.i));
-    if (!r || (rtz && (!small || *r != (unsigned_src ? static_cast<double>(u)
-                                                      : static_cast<double>(a.i)))))
+    if (!r || (rtz && (!small ||
+                       *r != (unsigned_src ? static_cast<double>(u) : static_cast<double>(a.i)))))
       return std::nullopt;
     return float_scalar(*r);
   }
@@ -253,11 +277,16 @@ std::optional<Scalar> fold_bitcast(const Scalar &a, DType from, DType to) {
 
 std::optional<double> round_to(double v, DType d) {
   switch (d) {
-  case DType::F64: return v;
-  case DType::F32: return static_cast<double>(static_cast<float>(v));
-  case DType::F16: return round_format(v, 10, -14, 15);
-  case DType::BF16: return round_format(v, 7, -126, 127);
-  default: return std::nullopt; // fp8: not folded
+  case DType::F64:
+    return v;
+  case DType::F32:
+    return static_cast<double>(static_cast<float>(v));
+  case DType::F16:
+    return round_format(v, 10, -14, 15);
+  case DType::BF16:
+    return round_format(v, 7, -126, 127);
+  default:
+    return std::nullopt; // fp8: not folded
   }
 }
 
@@ -295,12 +324,12 @@ ir::AttrValue to_attr(const Scalar &s) {
 bool is_zero(const Scalar &s) { return s.is_float ? s.f == 0 : s.i == 0; }
 bool is_one(const Scalar &s) { return s.is_float ? s.f == 1 : s.i == 1; }
 bool is_all_ones(const Scalar &s, DType d) {
-  return !s.is_float && (static_cast<uint64_t>(s.i) & width_mask(ir::bits(d))) ==
-                            width_mask(ir::bits(d));
+  return !s.is_float &&
+         (static_cast<uint64_t>(s.i) & width_mask(ir::bits(d))) == width_mask(ir::bits(d));
 }
 
-std::optional<Scalar> fold_elementwise(const ir::Op &op, const std::vector<Scalar> &args,
-                                       DType d, DType rd) {
+std::optional<Scalar> fold_elementwise(const ir::Op &op, const std::vector<Scalar> &args, DType d,
+                                       DType rd) {
   if (args.empty())
     return std::nullopt;
   switch (op.kind()) {
@@ -308,12 +337,14 @@ std::optional<Scalar> fold_elementwise(const ir::Op &op, const std::vector<Scala
     if (args.size() != 3)
       return std::nullopt;
     return args[0].i ? args[1] : args[2];
-  case OpKind::Cast: return fold_cast(op, args[0], d, rd);
+  case OpKind::Cast:
+    return fold_cast(op, args[0], d, rd);
   case OpKind::Bitcast:
     if (ir::bits(d) != ir::bits(rd))
       return std::nullopt;
     return fold_bitcast(args[0], d, rd);
-  default: break;
+  default:
+    break;
   }
   for (const Scalar &s : args)
     if (s.is_float != ir::is_float(d))

@@ -30,8 +30,7 @@ bool defined_outside(const Value *v, const Op *loop) {
 // Integer division can trap at run time; hoisting it out of a loop that runs zero
 // times would introduce that fault. Safe only with a constant divisor other than 0, -1.
 bool may_fault(const Op &op) {
-  if ((op.kind() != OpKind::Div && op.kind() != OpKind::Rem) ||
-      is_float(op.result(0)->type.elem))
+  if ((op.kind() != OpKind::Div && op.kind() != OpKind::Rem) || is_float(op.result(0)->type.elem))
     return false;
   auto c = constant_value(op.operand(1));
   return !c || c->i == 0 || c->i == -1;
@@ -42,8 +41,7 @@ void hoist(Op &loop) {
   Block *outer = loop.parent();
   for (auto it = body->ops().begin(); it != body->ops().end();) {
     Op *op = (it++)->get();
-    if (!is_pure(op->kind()) || op->num_regions() != 0 || op->num_results() == 0 ||
-        may_fault(*op))
+    if (!is_pure(op->kind()) || op->num_regions() != 0 || op->num_results() == 0 || may_fault(*op))
       continue;
     bool invariant = true;
     for (Value *v : op->operands())

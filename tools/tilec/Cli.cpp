@@ -18,7 +18,8 @@ const char *kUsage =
     "  ir FILE.py:KERNEL --signature SIG [--constexpr NAME=VALUE ...] [--stage NAME]\n"
     "                    [--num-warps N] [--num-stages N] [--debug] [--locations]\n"
     "      print the kernel's Tile IR after a pipeline stage (default: the last).\n"
-    "      SIG lists the non-constexpr parameters in order, e.g. \"*fp32,*fp16:16,i32,i32:16,fp32,i1\"\n"
+    "      SIG lists the non-constexpr parameters in order, e.g. "
+    "\"*fp32,*fp16:16,i32,i32:16,fp32,i1\"\n"
     "      (*T: pointer, :16 aligned/divisible by 16, :1 integer equal to 1).\n"
     "  opt FILE.tir [--passes P1,P2,...] [--locations]\n"
     "      parse Tile IR text, verify it, run the passes (verifying after each), print it.\n"
@@ -30,7 +31,8 @@ const char *kUsage =
 } // namespace
 
 bool ParsedArgs::has(const std::string &name) const {
-  return std::any_of(options.begin(), options.end(), [&](const auto &o) { return o.first == name; });
+  return std::any_of(options.begin(), options.end(),
+                     [&](const auto &o) { return o.first == name; });
 }
 
 std::string ParsedArgs::get(const std::string &name, const std::string &def) const {

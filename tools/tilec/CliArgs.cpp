@@ -3,8 +3,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 namespace tilec::cli {
@@ -108,7 +108,8 @@ sema::ArgSpec parse_signature_entry(std::string_view entry) {
     return a;
   }
   if (!hint.empty())
-    throw UsageError("bad --signature entry '" + shown + "': only pointers and integers take a ':' hint");
+    throw UsageError("bad --signature entry '" + shown +
+                     "': only pointers and integers take a ':' hint");
   return a;
 }
 

@@ -18,12 +18,14 @@ bool is_constexpr_annotation(const ast::Expr *a) {
   if (!a)
     return false;
   switch (a->kind) {
-  case ast::ExprKind::Name: return static_cast<const ast::NameExpr *>(a)->id == "constexpr";
+  case ast::ExprKind::Name:
+    return static_cast<const ast::NameExpr *>(a)->id == "constexpr";
   case ast::ExprKind::Attribute:
     return static_cast<const ast::AttributeExpr *>(a)->attr == "constexpr";
   case ast::ExprKind::Str:
     return static_cast<const ast::StrExpr *>(a)->value.find("constexpr") != std::string::npos;
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -38,10 +40,14 @@ std::optional<sema::Val> literal(const ast::Expr *e) {
       return std::nullopt;
     return sema::Val::integer(static_cast<int64_t>(i->value));
   }
-  case ast::ExprKind::Float: return sema::Val::floating(static_cast<const ast::FloatExpr *>(e)->value);
-  case ast::ExprKind::Str: return sema::Val::string(static_cast<const ast::StrExpr *>(e)->value);
-  case ast::ExprKind::Bool: return sema::Val::boolean(static_cast<const ast::BoolExpr *>(e)->value);
-  case ast::ExprKind::None: return sema::Val::none();
+  case ast::ExprKind::Float:
+    return sema::Val::floating(static_cast<const ast::FloatExpr *>(e)->value);
+  case ast::ExprKind::Str:
+    return sema::Val::string(static_cast<const ast::StrExpr *>(e)->value);
+  case ast::ExprKind::Bool:
+    return sema::Val::boolean(static_cast<const ast::BoolExpr *>(e)->value);
+  case ast::ExprKind::None:
+    return sema::Val::none();
   case ast::ExprKind::UnaryOp: {
     auto *u = static_cast<const ast::UnaryOpExpr *>(e);
     auto v = literal(u->operand.get());
@@ -53,7 +59,8 @@ std::optional<sema::Val> literal(const ast::Expr *e) {
       return sema::Val::floating(-v->f);
     return std::nullopt;
   }
-  default: return std::nullopt;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -139,7 +146,8 @@ int run_ir(const std::vector<std::string> &args) {
   auto sm = std::make_shared<SourceManager>();
   try {
     std::shared_ptr<const sema::FunctionSource> fs = sema::resolve_kernel(*sm, path, name);
-    std::vector<sema::ArgSpec> specs = bind_arguments(name, kernel_params(*fs), signature, constexprs);
+    std::vector<sema::ArgSpec> specs =
+        bind_arguments(name, kernel_params(*fs), signature, constexprs);
     pipeline::CompiledTileKernel k = pipeline::compile_to_tile_ir(fs, specs, opts, sm);
     if (!k.static_output.empty())
       std::fputs(k.static_output.c_str(), stderr);

@@ -109,25 +109,32 @@ TEST(CliArgs, BindArguments) {
   EXPECT_EQ(specs[4].kind, Kind::Float);
 
   // a plain parameter may be specialised to a constant too
-  specs = bind_arguments("k", params, parse_signature("*fp32,fp32"), {{"BLOCK", "128"}, {"n", "7"}});
+  specs =
+      bind_arguments("k", params, parse_signature("*fp32,fp32"), {{"BLOCK", "128"}, {"n", "7"}});
   EXPECT_EQ(specs[1].kind, Kind::Constexpr);
   EXPECT_EQ(specs[4].kind, Kind::Float);
 
-  EXPECT_EQ(usage_error([&] { bind_arguments("k", params, parse_signature("*fp32,i32"), {{"BLOCK", "1"}}); }),
+  EXPECT_EQ(usage_error([&] {
+              bind_arguments("k", params, parse_signature("*fp32,i32"), {{"BLOCK", "1"}});
+            }),
             "--signature has 2 entries, but 'k' has 3 non-constexpr parameters (x_ptr, n, scale)");
-  EXPECT_EQ(usage_error([&] { bind_arguments("k", params, sig, {{"BLOK", "1"}}); }),
+  EXPECT_EQ(usage_error([&] {
+              bind_arguments("k", params, sig, {{"BLOK", "1"}});
+            }),
             "--constexpr BLOK: kernel 'k' has no parameter 'BLOK' (parameters: x_ptr, n, BLOCK, "
             "ACT, scale)");
   EXPECT_EQ(usage_error([&] { bind_arguments("k", params, sig, {}); }),
             "constexpr parameter 'BLOCK' of 'k' needs a value: --constexpr BLOCK=VALUE");
-  EXPECT_EQ(usage_error([&] { bind_arguments("k", params, sig, {{"BLOCK", "1"}, {"BLOCK", "2"}}); }),
+  EXPECT_EQ(usage_error([&] {
+              bind_arguments("k", params, sig, {{"BLOCK", "1"}, {"BLOCK", "2"}});
+            }),
             "--constexpr BLOCK is given twice");
 }
 
 TEST(CliArgs, OptionParsing) {
-  ParsedArgs a = parse_args({"f.py:k", "--signature", "*fp32", "--constexpr=A=1", "--constexpr",
-                             "B=2", "--debug"},
-                            {"signature", "constexpr"}, {"debug"});
+  ParsedArgs a = parse_args(
+      {"f.py:k", "--signature", "*fp32", "--constexpr=A=1", "--constexpr", "B=2", "--debug"},
+      {"signature", "constexpr"}, {"debug"});
   EXPECT_EQ(a.positional, (std::vector<std::string>{"f.py:k"}));
   EXPECT_EQ(a.get("signature"), "*fp32");
   EXPECT_TRUE(a.has("debug"));

@@ -12,7 +12,8 @@ using namespace tilec::ir;
 
 namespace {
 
-const char *kAddKernel = R"(tt.func @add_kernel(%x_ptr: ptr<fp32>, %out_ptr: ptr<fp32>, %n_elements: i32) {
+const char *kAddKernel =
+    R"(tt.func @add_kernel(%x_ptr: ptr<fp32>, %out_ptr: ptr<fp32>, %n_elements: i32) {
   %0 = program_id {axis = 0} : i32
   %1 = constant {value = 1024} : i32
   %2 = mul %0, %1 : i32
@@ -76,7 +77,8 @@ TEST(IRParser, RoundTripAddKernel) {
   auto m = parse_module(kAddKernel);
   EXPECT_EQ(print(*m), kAddKernel);
   EXPECT_NO_THROW(verify(*m));
-  EXPECT_EQ(m->functions[0]->arg_names, (std::vector<std::string>{"x_ptr", "out_ptr", "n_elements"}));
+  EXPECT_EQ(m->functions[0]->arg_names,
+            (std::vector<std::string>{"x_ptr", "out_ptr", "n_elements"}));
 }
 
 TEST(IRParser, RoundTripRegionsAttrsAndMultipleResults) {
@@ -110,8 +112,8 @@ tt.func @f(%a: i32, %t: tile<4x2xi32>) {   // trailing comment
 TEST(IRParser, FloatsRoundTripExactly) {
   for (double d : {0.1, 1.0 / 3.0, 1e-310, -0.0, 3.4028234663852886e38, 65504.0, 1e22,
                    std::ldexp(1.0, -1074)}) {
-    std::string text = "tt.func @f() {\n  %0 = constant {value = " + format_double(d) +
-                       "} : fp64\n  return\n}\n";
+    std::string text =
+        "tt.func @f() {\n  %0 = constant {value = " + format_double(d) + "} : fp64\n  return\n}\n";
     auto m = parse_module(text);
     const Op &c = *m->functions[0]->entry()->ops().front();
     double back = std::get<double>(*c.attr("value"));
@@ -163,11 +165,13 @@ TEST(IRParser, ErrorsCarryLineAndColumn) {
             "2:21: operand 0 has type i32, not fp32");
   EXPECT_EQ(parse_error("tt.func @f(%a: i32) {\n  %a = neg %a : i32\n}\n"),
             "2:3: value %a is defined twice");
-  EXPECT_EQ(parse_error("tt.func @f(%a: tile<2xi32>) {\n  %0:2 = split %a : tile<2xi32> -> i32, i32\n"
-                        "  %1 = neg %0 : i32\n}\n"),
-            "3:12: %0 has 2 results: use %0#i");
+  EXPECT_EQ(
+      parse_error("tt.func @f(%a: tile<2xi32>) {\n  %0:2 = split %a : tile<2xi32> -> i32, i32\n"
+                  "  %1 = neg %0 : i32\n}\n"),
+      "3:12: %0 has 2 results: use %0#i");
   EXPECT_EQ(parse_error("tt.func @f() {\n  return\n"), "3:1: missing '}'");
-  EXPECT_EQ(parse_error("tt.func @f() {\n  return junk\n}\n"), "2:10: unexpected text after the op");
+  EXPECT_EQ(parse_error("tt.func @f() {\n  return junk\n}\n"),
+            "2:10: unexpected text after the op");
   EXPECT_EQ(parse_error("tt.func @f() {\n  %0 = constant {value = 1x} : i32\n}\n"),
             "2:26: malformed number");
   EXPECT_EQ(parse_error("tt.func @f() {\n  %0 = constant {value = \"ab} : i32\n}\n"),

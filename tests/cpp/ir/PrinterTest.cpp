@@ -22,17 +22,18 @@ std::unique_ptr<Module> add_kernel() {
   f->arg_names = {"x_ptr", "out_ptr", "n_elements"};
   Builder b(e);
   Type ti(DType::I32, false, {1024});
-  Value *pid = b.create(OpKind::ProgramId, {}, {Type(DType::I32)}, {{"axis", int64_t(0)}})->result();
+  Value *pid =
+      b.create(OpKind::ProgramId, {}, {Type(DType::I32)}, {{"axis", int64_t(0)}})->result();
   Value *c = b.constant_int(Type(DType::I32), 1024);
   Value *start = b.create(OpKind::Mul, {pid, c}, {Type(DType::I32)})->result();
-  Value *r = b.create(OpKind::Arange, {}, {ti}, {{"start", int64_t(0)}, {"end", int64_t(1024)}})
-                 ->result();
+  Value *r =
+      b.create(OpKind::Arange, {}, {ti}, {{"start", int64_t(0)}, {"end", int64_t(1024)}})->result();
   Value *s = b.create(OpKind::Splat, {start}, {ti})->result();
   Value *offs = b.create(OpKind::Add, {s, r}, {ti})->result();
   Value *ns = b.create(OpKind::Splat, {n}, {ti})->result();
-  Value *mask = b.create(OpKind::Cmp, {offs, ns}, {ti.with_elem(DType::I1)},
-                         {{"pred", std::string("lt")}})
-                    ->result();
+  Value *mask =
+      b.create(OpKind::Cmp, {offs, ns}, {ti.with_elem(DType::I1)}, {{"pred", std::string("lt")}})
+          ->result();
   Type tp(DType::F32, true, {1024});
   Value *xs = b.create(OpKind::Splat, {x}, {tp})->result();
   Value *xp = b.create(OpKind::AddPtr, {xs, offs}, {tp})->result();
@@ -48,7 +49,8 @@ std::unique_ptr<Module> add_kernel() {
 
 TEST(Printer, AddKernel) {
   auto m = add_kernel();
-  EXPECT_EQ(print(*m), R"(tt.func @add_kernel(%x_ptr: ptr<fp32>, %out_ptr: ptr<fp32>, %n_elements: i32) {
+  EXPECT_EQ(print(*m),
+            R"(tt.func @add_kernel(%x_ptr: ptr<fp32>, %out_ptr: ptr<fp32>, %n_elements: i32) {
   %0 = program_id {axis = 0} : i32
   %1 = constant {value = 1024} : i32
   %2 = mul %0, %1 : i32
@@ -91,7 +93,8 @@ TEST(Printer, RegionsAndMultipleResults) {
   Value *x = f->entry()->add_arg(Type(DType::F32, false, {4, 2}));
   f->arg_names = {"n", "x"};
   Builder b(f->entry());
-  Op *split = b.create(OpKind::Split, {x}, {Type(DType::F32, false, {4}), Type(DType::F32, false, {4})});
+  Op *split =
+      b.create(OpKind::Split, {x}, {Type(DType::F32, false, {4}), Type(DType::F32, false, {4})});
   Value *z = b.constant_float(Type(DType::F32), 0.0);
   Op *loop = b.create(OpKind::For, {lb, lb, lb, z}, {Type(DType::F32)}, {}, {}, 1);
   Block *body = loop->region(0)->block();
@@ -120,7 +123,8 @@ tt.func @k(%n: i32, %x: tile<4x2xfp32>) {
 )");
   PrintOptions o;
   o.elide_regions = true;
-  EXPECT_EQ(print(*loop, o), "%2 = for %arg0, %arg0, %arg0, %1 : i32, i32, i32, fp32 -> fp32 {...}");
+  EXPECT_EQ(print(*loop, o),
+            "%2 = for %arg0, %arg0, %arg0, %1 : i32, i32, i32, fp32 -> fp32 {...}");
 }
 
 TEST(Printer, AttrValues) {

@@ -29,7 +29,8 @@ std::shared_ptr<sema::FunctionSource> source(const std::string &name, const std:
   f->file = "kernels.py";
   f->source = text;
   f->first_line = 10;
-  f->globals = {{"tl", sema::Val::module("tilec.language")}, {"triton", sema::Val::module("tilec")}};
+  f->globals = {{"tl", sema::Val::module("tilec.language")},
+                {"triton", sema::Val::module("tilec")}};
   return f;
 }
 
@@ -61,8 +62,8 @@ struct ScopedEnv {
 } // namespace
 
 TEST(Pipeline, StageNames) {
-  EXPECT_EQ(stage_names(),
-            (std::vector<std::string>{"frontend", "canonicalize", "licm", "cse", "dce", "cleanup"}));
+  EXPECT_EQ(stage_names(), (std::vector<std::string>{"frontend", "canonicalize", "licm", "cse",
+                                                     "dce", "cleanup"}));
 }
 
 TEST(Pipeline, CompilesTheVectorAdd) {
@@ -80,7 +81,8 @@ TEST(Pipeline, CompilesTheVectorAdd) {
   EXPECT_NE(final_ir.find("tt.func @add_kernel(%x_ptr: ptr<fp32>"), std::string::npos) << final_ir;
   EXPECT_EQ(final_ir.find("program_id", final_ir.find("program_id") + 1), std::string::npos);
   size_t loads = 0;
-  for (size_t p = final_ir.find(" = load "); p != std::string::npos; p = final_ir.find(" = load ", p + 1))
+  for (size_t p = final_ir.find(" = load "); p != std::string::npos;
+       p = final_ir.find(" = load ", p + 1))
     ++loads;
   EXPECT_EQ(loads, 2u);
   EXPECT_TRUE(k.stage_seconds.empty()); // TILEC_TIME is off

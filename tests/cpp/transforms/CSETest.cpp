@@ -19,17 +19,17 @@ TEST(CSE, ReusesIdenticalPureOps) {
                           "  %9 = add %7, %8 : i32\n"
                           "  %10 = add %9, %2 : i32\n"
                           "  store %p, %10\n");
-  EXPECT_EQ(run_passes(in, {"cse"}), kernel("%p: ptr<i32>, %x: i32, %y: i32",
-                                            "  %0 = program_id {axis = 0} : i32\n"
-                                            "  %1 = program_id {axis = 1} : i32\n"
-                                            "  %2 = add %0, %x : i32\n"
-                                            "  %3 = sub %0, %x : i32\n"
-                                            "  %4 = sub %x, %0 : i32\n"
-                                            "  %5 = mul %2, %2 : i32\n"
-                                            "  %6 = mul %3, %4 : i32\n"
-                                            "  %7 = add %5, %6 : i32\n"
-                                            "  %8 = add %7, %1 : i32\n"
-                                            "  store %p, %8\n"));
+  EXPECT_EQ(run_passes(in, {"cse"}),
+            kernel("%p: ptr<i32>, %x: i32, %y: i32", "  %0 = program_id {axis = 0} : i32\n"
+                                                     "  %1 = program_id {axis = 1} : i32\n"
+                                                     "  %2 = add %0, %x : i32\n"
+                                                     "  %3 = sub %0, %x : i32\n"
+                                                     "  %4 = sub %x, %0 : i32\n"
+                                                     "  %5 = mul %2, %2 : i32\n"
+                                                     "  %6 = mul %3, %4 : i32\n"
+                                                     "  %7 = add %5, %6 : i32\n"
+                                                     "  %8 = add %7, %1 : i32\n"
+                                                     "  store %p, %8\n"));
 }
 
 TEST(CSE, AttributesAndTypesMatter) {
@@ -49,12 +49,11 @@ TEST(CSE, AttributesAndTypesMatter) {
 }
 
 TEST(CSE, SideEffectsAreNeverMerged) {
-  std::string in = kernel("%p: ptr<i32>",
-                          "  %0 = load %p : ptr<i32> -> i32\n"
-                          "  %1 = load %p : ptr<i32> -> i32\n"
-                          "  %2 = add %0, %1 : i32\n"
-                          "  store %p, %2\n"
-                          "  store %p, %2\n");
+  std::string in = kernel("%p: ptr<i32>", "  %0 = load %p : ptr<i32> -> i32\n"
+                                          "  %1 = load %p : ptr<i32> -> i32\n"
+                                          "  %2 = add %0, %1 : i32\n"
+                                          "  store %p, %2\n"
+                                          "  store %p, %2\n");
   EXPECT_EQ(run_passes(in, {"cse"}), in);
 }
 
@@ -62,28 +61,28 @@ TEST(CSE, RegionsSeeDominatingValuesButNotSiblings) {
   std::string in = kernel("%p: ptr<i32>, %x: i32, %c: i1",
                           "  %0 = mul %x, %x : i32\n"
                           "  %1 = if %c : i1 -> i32 {\n"
-                          "    %2 = mul %x, %x : i32\n"   // reuses %0
+                          "    %2 = mul %x, %x : i32\n" // reuses %0
                           "    %3 = add %2, %x : i32\n"
                           "    yield %3\n"
                           "  } {\n"
-                          "    %4 = add %0, %x : i32\n"   // the then-branch's add is not visible
+                          "    %4 = add %0, %x : i32\n" // the then-branch's add is not visible
                           "    yield %4\n"
                           "  }\n"
-                          "  %5 = add %0, %x : i32\n"     // neither branch's add dominates
+                          "  %5 = add %0, %x : i32\n" // neither branch's add dominates
                           "  %6 = add %5, %1 : i32\n"
                           "  store %p, %6\n");
-  EXPECT_EQ(run_passes(in, {"cse"}), kernel("%p: ptr<i32>, %x: i32, %c: i1",
-                                            "  %0 = mul %x, %x : i32\n"
-                                            "  %1 = if %c : i1 -> i32 {\n"
-                                            "    %2 = add %0, %x : i32\n"
-                                            "    yield %2\n"
-                                            "  } {\n"
-                                            "    %3 = add %0, %x : i32\n"
-                                            "    yield %3\n"
-                                            "  }\n"
-                                            "  %4 = add %0, %x : i32\n"
-                                            "  %5 = add %4, %1 : i32\n"
-                                            "  store %p, %5\n"));
+  EXPECT_EQ(run_passes(in, {"cse"}),
+            kernel("%p: ptr<i32>, %x: i32, %c: i1", "  %0 = mul %x, %x : i32\n"
+                                                    "  %1 = if %c : i1 -> i32 {\n"
+                                                    "    %2 = add %0, %x : i32\n"
+                                                    "    yield %2\n"
+                                                    "  } {\n"
+                                                    "    %3 = add %0, %x : i32\n"
+                                                    "    yield %3\n"
+                                                    "  }\n"
+                                                    "  %4 = add %0, %x : i32\n"
+                                                    "  %5 = add %4, %1 : i32\n"
+                                                    "  store %p, %5\n"));
 }
 
 TEST(CSE, ReduceRegionsAreLeftAlone) {

@@ -13,10 +13,11 @@ std::string fold2(const std::string &op, const std::string &ty, const std::strin
                   const std::string &rty = "") {
   std::string rt = rty.empty() ? ty : rty;
   std::string sig = rty.empty() ? ty : ty + " -> " + rty;
-  std::string text = kernel("%p: ptr<" + rt + ">",
-                            "  %0 = constant {value = " + a + "} : " + ty + "\n" +
-                                "  %1 = constant {value = " + b + "} : " + ty + "\n" + "  %2 = " +
-                                op + " %0, %1" + attrs + " : " + sig + "\n  store %p, %2\n");
+  std::string text =
+      kernel("%p: ptr<" + rt + ">", "  %0 = constant {value = " + a + "} : " + ty + "\n" +
+                                        "  %1 = constant {value = " + b + "} : " + ty + "\n" +
+                                        "  %2 = " + op + " %0, %1" + attrs + " : " + sig +
+                                        "\n  store %p, %2\n");
   std::string out = run_passes(text, {"canonicalize"});
   auto pos = out.find("constant {value = ");
   if (out.find(op + " %") != std::string::npos || pos == std::string::npos)
@@ -29,8 +30,7 @@ std::string fold1(const std::string &op, const std::string &ty, const std::strin
                   const std::string &rty, const std::string &attrs = "") {
   std::string text = kernel("%p: ptr<" + rty + ">",
                             "  %0 = constant {value = " + a + "} : " + ty + "\n" + "  %1 = " + op +
-                                " %0" + attrs + " : " + ty + " -> " + rty +
-                                "\n  store %p, %1\n");
+                                " %0" + attrs + " : " + ty + " -> " + rty + "\n  store %p, %1\n");
   if (ty == rty)
     text.replace(text.find(" -> " + rty), 4 + rty.size(), "");
   std::string out = run_passes(text, {"canonicalize"});
@@ -151,18 +151,18 @@ TEST(Canonicalize, Identities) {
                           "  %0 = constant {value = 0} : i32\n"
                           "  %1 = constant {value = 1} : i32\n"
                           "  %2 = constant {value = -1} : i32\n"
-                          "  %3 = add %0, %x : i32\n"   // x
-                          "  %4 = mul %3, %1 : i32\n"   // x
-                          "  %5 = and %2, %4 : i32\n"   // x
-                          "  %6 = sub %5, %0 : i32\n"   // x
-                          "  %7 = div %6, %1 : i32\n"   // x
-                          "  %8 = shl %7, %0 : i32\n"   // x
-                          "  %9 = or %8, %0 : i32\n"    // x
-                          "  %10 = xor %9, %0 : i32\n"  // x
+                          "  %3 = add %0, %x : i32\n"  // x
+                          "  %4 = mul %3, %1 : i32\n"  // x
+                          "  %5 = and %2, %4 : i32\n"  // x
+                          "  %6 = sub %5, %0 : i32\n"  // x
+                          "  %7 = div %6, %1 : i32\n"  // x
+                          "  %8 = shl %7, %0 : i32\n"  // x
+                          "  %9 = or %8, %0 : i32\n"   // x
+                          "  %10 = xor %9, %0 : i32\n" // x
                           "  store %p, %10\n"
-                          "  %11 = mul %x, %0 : i32\n"  // 0
+                          "  %11 = mul %x, %0 : i32\n" // 0
                           "  store %p, %11\n"
-                          "  %12 = sub %x, %x : i32\n"  // 0
+                          "  %12 = sub %x, %x : i32\n" // 0
                           "  store %p, %12\n"
                           "  %13 = select %c, %x, %x : i1, i32, i32 -> i32\n"
                           "  store %p, %13\n"
@@ -199,24 +199,27 @@ TEST(Canonicalize, Identities) {
 }
 
 TEST(Canonicalize, ShapeChains) {
-  std::string text = kernel("%p: tile<8xptr<fp32>>, %t: tile<2x4xfp32>, %s: fp32, %u: tile<4x8xfp32>, %q: tile<8x4xptr<fp32>>",
-                            "  %0 = reshape %t : tile<2x4xfp32> -> tile<4x2xfp32>\n"
-                            "  %1 = reshape %0 : tile<4x2xfp32> -> tile<8xfp32>\n"
-                            "  store %p, %1\n"
-                            "  %2 = splat %s : fp32 -> tile<8xfp32>\n"
-                            "  %3 = expand_dims %2 {axis = 1} : tile<8xfp32> -> tile<8x1xfp32>\n"
-                            "  %4 = broadcast %3 : tile<8x1xfp32> -> tile<8x4xfp32>\n"
-                            "  %5 = permute %4 {order = [1, 0]} : tile<8x4xfp32> -> tile<4x8xfp32>\n"
-                            "  %6 = permute %u {order = [1, 0]} : tile<4x8xfp32> -> tile<8x4xfp32>\n"
-                            "  %7 = permute %6 {order = [1, 0]} : tile<8x4xfp32> -> tile<4x8xfp32>\n"
-                            "  %8 = add %5, %7 : tile<4x8xfp32>\n"
-                            "  %9 = reshape %8 : tile<4x8xfp32> -> tile<4x8xfp32>\n"
-                            "  %10 = broadcast %9 : tile<4x8xfp32> -> tile<4x8xfp32>\n"
-                            "  %11 = reshape %10 : tile<4x8xfp32> -> tile<32xfp32>\n"
-                            "  %12 = reshape %11 : tile<32xfp32> -> tile<8x4xfp32>\n"
-                            "  store %q, %12\n");
+  std::string text =
+      kernel("%p: tile<8xptr<fp32>>, %t: tile<2x4xfp32>, %s: fp32, %u: tile<4x8xfp32>, %q: "
+             "tile<8x4xptr<fp32>>",
+             "  %0 = reshape %t : tile<2x4xfp32> -> tile<4x2xfp32>\n"
+             "  %1 = reshape %0 : tile<4x2xfp32> -> tile<8xfp32>\n"
+             "  store %p, %1\n"
+             "  %2 = splat %s : fp32 -> tile<8xfp32>\n"
+             "  %3 = expand_dims %2 {axis = 1} : tile<8xfp32> -> tile<8x1xfp32>\n"
+             "  %4 = broadcast %3 : tile<8x1xfp32> -> tile<8x4xfp32>\n"
+             "  %5 = permute %4 {order = [1, 0]} : tile<8x4xfp32> -> tile<4x8xfp32>\n"
+             "  %6 = permute %u {order = [1, 0]} : tile<4x8xfp32> -> tile<8x4xfp32>\n"
+             "  %7 = permute %6 {order = [1, 0]} : tile<8x4xfp32> -> tile<4x8xfp32>\n"
+             "  %8 = add %5, %7 : tile<4x8xfp32>\n"
+             "  %9 = reshape %8 : tile<4x8xfp32> -> tile<4x8xfp32>\n"
+             "  %10 = broadcast %9 : tile<4x8xfp32> -> tile<4x8xfp32>\n"
+             "  %11 = reshape %10 : tile<4x8xfp32> -> tile<32xfp32>\n"
+             "  %12 = reshape %11 : tile<32xfp32> -> tile<8x4xfp32>\n"
+             "  store %q, %12\n");
   EXPECT_EQ(run_passes(text, {"canonicalize"}),
-            kernel("%p: tile<8xptr<fp32>>, %t: tile<2x4xfp32>, %s: fp32, %u: tile<4x8xfp32>, %q: tile<8x4xptr<fp32>>",
+            kernel("%p: tile<8xptr<fp32>>, %t: tile<2x4xfp32>, %s: fp32, %u: tile<4x8xfp32>, %q: "
+                   "tile<8x4xptr<fp32>>",
                    "  %0 = reshape %t : tile<2x4xfp32> -> tile<8xfp32>\n"
                    "  store %p, %0\n"
                    "  %1 = splat %s : fp32 -> tile<4x8xfp32>\n"
@@ -226,28 +229,27 @@ TEST(Canonicalize, ShapeChains) {
 }
 
 TEST(Canonicalize, IfOnConstantConditionIsInlined) {
-  std::string in = kernel("%p: ptr<i32>, %x: i32",
-                          "  %0 = constant {value = 1} : i1\n"
-                          "  %1 = if %0 : i1 -> i32 {\n"
-                          "    %2 = add %x, %x : i32\n"
-                          "    store %p, %2\n"
-                          "    yield %2\n"
-                          "  } {\n"
-                          "    yield %x\n"
-                          "  }\n"
-                          "  %3 = constant {value = 0} : i1\n"
-                          "  %4 = if %3 : i1 -> i32 {\n"
-                          "    yield %1\n"
-                          "  } {\n"
-                          "    %5 = mul %1, %1 : i32\n"
-                          "    yield %5\n"
-                          "  }\n"
-                          "  store %p, %4\n");
-  EXPECT_EQ(run_passes(in, {"canonicalize"}), kernel("%p: ptr<i32>, %x: i32",
-                                                     "  %0 = add %x, %x : i32\n"
-                                                     "  store %p, %0\n"
-                                                     "  %1 = mul %0, %0 : i32\n"
-                                                     "  store %p, %1\n"));
+  std::string in = kernel("%p: ptr<i32>, %x: i32", "  %0 = constant {value = 1} : i1\n"
+                                                   "  %1 = if %0 : i1 -> i32 {\n"
+                                                   "    %2 = add %x, %x : i32\n"
+                                                   "    store %p, %2\n"
+                                                   "    yield %2\n"
+                                                   "  } {\n"
+                                                   "    yield %x\n"
+                                                   "  }\n"
+                                                   "  %3 = constant {value = 0} : i1\n"
+                                                   "  %4 = if %3 : i1 -> i32 {\n"
+                                                   "    yield %1\n"
+                                                   "  } {\n"
+                                                   "    %5 = mul %1, %1 : i32\n"
+                                                   "    yield %5\n"
+                                                   "  }\n"
+                                                   "  store %p, %4\n");
+  EXPECT_EQ(run_passes(in, {"canonicalize"}),
+            kernel("%p: ptr<i32>, %x: i32", "  %0 = add %x, %x : i32\n"
+                                            "  store %p, %0\n"
+                                            "  %1 = mul %0, %0 : i32\n"
+                                            "  store %p, %1\n"));
 }
 
 TEST(Canonicalize, ZeroTripForLoopIsRemoved) {
@@ -268,23 +270,27 @@ TEST(Canonicalize, ZeroTripForLoopIsRemoved) {
   EXPECT_EQ(run_passes(with_bounds("0", "4", "-1"), {"canonicalize"}),
             kernel("%p: ptr<fp32>, %x: fp32", "  store %p, %x\n"));
   // loops that run, or whose step is 0, stay
-  EXPECT_NE(run_passes(with_bounds("0", "4", "1"), {"canonicalize"}).find("for "), std::string::npos);
-  EXPECT_NE(run_passes(with_bounds("4", "0", "-1"), {"canonicalize"}).find("for "), std::string::npos);
-  EXPECT_NE(run_passes(with_bounds("0", "4", "0"), {"canonicalize"}).find("for "), std::string::npos);
+  EXPECT_NE(run_passes(with_bounds("0", "4", "1"), {"canonicalize"}).find("for "),
+            std::string::npos);
+  EXPECT_NE(run_passes(with_bounds("4", "0", "-1"), {"canonicalize"}).find("for "),
+            std::string::npos);
+  EXPECT_NE(run_passes(with_bounds("0", "4", "0"), {"canonicalize"}).find("for "),
+            std::string::npos);
 }
 
 TEST(Canonicalize, AddPtrOfZero) {
-  std::string in = kernel("%p: ptr<fp32>, %t: tile<4xptr<fp32>>, %v: tile<4xfp32>",
-                          "  %0 = constant {value = 0} : i32\n"
-                          "  %1 = addptr %p, %0 : ptr<fp32>, i32 -> ptr<fp32>\n"
-                          "  %2 = load %1 : ptr<fp32> -> fp32\n"
-                          "  store %p, %2\n"
-                          "  %3 = constant {value = 0} : tile<4xi64>\n"
-                          "  %4 = addptr %t, %3 : tile<4xptr<fp32>>, tile<4xi64> -> tile<4xptr<fp32>>\n"
-                          "  store %4, %v\n"
-                          "  %5 = constant {value = 1} : i32\n"
-                          "  %6 = addptr %p, %5 : ptr<fp32>, i32 -> ptr<fp32>\n"
-                          "  store %6, %2\n");
+  std::string in =
+      kernel("%p: ptr<fp32>, %t: tile<4xptr<fp32>>, %v: tile<4xfp32>",
+             "  %0 = constant {value = 0} : i32\n"
+             "  %1 = addptr %p, %0 : ptr<fp32>, i32 -> ptr<fp32>\n"
+             "  %2 = load %1 : ptr<fp32> -> fp32\n"
+             "  store %p, %2\n"
+             "  %3 = constant {value = 0} : tile<4xi64>\n"
+             "  %4 = addptr %t, %3 : tile<4xptr<fp32>>, tile<4xi64> -> tile<4xptr<fp32>>\n"
+             "  store %4, %v\n"
+             "  %5 = constant {value = 1} : i32\n"
+             "  %6 = addptr %p, %5 : ptr<fp32>, i32 -> ptr<fp32>\n"
+             "  store %6, %2\n");
   EXPECT_EQ(run_passes(in, {"canonicalize"}),
             kernel("%p: ptr<fp32>, %t: tile<4xptr<fp32>>, %v: tile<4xfp32>",
                    "  %0 = load %p : ptr<fp32> -> fp32\n"
@@ -296,9 +302,9 @@ TEST(Canonicalize, AddPtrOfZero) {
 }
 
 TEST(Canonicalize, SideEffectsStay) {
-  std::string in = kernel("%p: ptr<i32>",
-                          "  %0 = load %p : ptr<i32> -> i32\n"
-                          "  %1 = constant {value = 2} : i32\n"
-                          "  %2 = atomic_rmw %p, %1 {op = \"add\"} : ptr<i32>, i32 -> i32\n");
+  std::string in =
+      kernel("%p: ptr<i32>", "  %0 = load %p : ptr<i32> -> i32\n"
+                             "  %1 = constant {value = 2} : i32\n"
+                             "  %2 = atomic_rmw %p, %1 {op = \"add\"} : ptr<i32>, i32 -> i32\n");
   EXPECT_EQ(run_passes(in, {"canonicalize"}), in);
 }
