@@ -153,6 +153,20 @@ Reg Builder::ternary(Op op, Ty t, Operand a, Operand b, Operand c, Mods m) {
   return d;
 }
 
+Reg Builder::add(Ty t, Operand a, Operand b) {
+  Mods m;
+  if (ty_is_float(t))
+    m.rnd = Rnd::Rn;
+  return binary(Op::Add, t, a, b, m);
+}
+
+Reg Builder::sub(Ty t, Operand a, Operand b) {
+  Mods m;
+  if (ty_is_float(t))
+    m.rnd = Rnd::Rn;
+  return binary(Op::Sub, t, a, b, m);
+}
+
 Reg Builder::mul(Ty t, Operand a, Operand b) {
   Mods m;
   if (ty_is_float(t))

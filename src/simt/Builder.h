@@ -42,7 +42,7 @@ namespace tilec::simt {
 struct MemHints {
   CacheOp cache = CacheOp::None;
   Evict evict = Evict::None; // .L1::evict_*
-  Reg policy;                // valid: .L2::cache_hint with this 64-bit policy register
+  Reg policy = {};           // valid: .L2::cache_hint with this 64-bit policy register
   bool vol = false;
 };
 
@@ -96,9 +96,11 @@ public:
   Reg binary(Op op, Ty t, Operand a, Operand b, Mods m = {});
   Reg unary(Op op, Ty t, Operand a, Mods m = {});
   Reg ternary(Op op, Ty t, Operand a, Operand b, Operand c, Mods m = {});
-  Reg add(Ty t, Operand a, Operand b) { return binary(Op::Add, t, a, b); }
-  Reg sub(Ty t, Operand a, Operand b) { return binary(Op::Sub, t, a, b); }
-  Reg mul(Ty t, Operand a, Operand b);       // ints: mul.lo; floats: mul (.rn)
+  // Float add/sub/mul/mad get an explicit .rn: without it ptxas may contract a mul and
+  // an add into an fma, which rounds differently from the tile interpreter.
+  Reg add(Ty t, Operand a, Operand b);
+  Reg sub(Ty t, Operand a, Operand b);
+  Reg mul(Ty t, Operand a, Operand b);       // ints: mul.lo; floats: mul.rn
   Reg mul_hi(Ty t, Operand a, Operand b);
   Reg mul_wide(Ty t, Operand a, Operand b);  // t = s32/u32/s16/u16: result twice as wide
   Reg mad(Ty t, Operand a, Operand b, Operand c);      // ints: mad.lo; floats: mad.rn

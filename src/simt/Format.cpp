@@ -129,7 +129,11 @@ std::string mnemonic(const Instr &in) {
       s += ".L2::cache_hint";
     if (m.vec > 1)
       s += ".v" + std::to_string(m.vec);
-    break;
+    // ld/st have no half, packed or fp8 types: move their bits
+    add_mod(s, ty_name(ty_is_float(in.ty) && in.ty != Ty::F32 && in.ty != Ty::F64
+                           ? ty_bits_of(ty_bits(in.ty))
+                           : in.ty));
+    return s;
   case Op::Atom: case Op::Red:
     add_mod(s, sem_name(m.sem));
     add_mod(s, scope_name(m.scope));
@@ -217,7 +221,9 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
   s += mnemonic(in);
   auto src = [&](size_t i) {
     std::string t = format_operand(fn, rn, in.src[i], src_operand_ty(fn, in, i));
-    return src_is_address(in, i) ? "[" + t + "]" : t;
+    if (!src_is_address(in, i))
+      return t;
+    return "[" + (in.src[i].is_reg() ? with_offset(t, in.src[i].value) : t) + "]";
   };
   auto dst = [&](size_t i) { return format_operand(fn, rn, in.dst[i], dst_operand_ty(in, i)); };
   auto list = [](const std::vector<std::string> &xs) {

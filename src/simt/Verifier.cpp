@@ -9,6 +9,15 @@ namespace tilec::simt {
 
 namespace {
 
+// Whether every value of integer type `inner` is a value of `outer`.
+bool int_range_contains(Ty outer, Ty inner) {
+  bool os = ty_is_signed(outer), is = ty_is_signed(inner);
+  int ob = ty_bits(outer), ib = ty_bits(inner);
+  if (os == is)
+    return ob >= ib;
+  return os && ob > ib; // unsigned into a wider signed type
+}
+
 bool packed_cvt_dst(Ty t) {
   return t == Ty::F16x2 || t == Ty::BF16x2 || t == Ty::E4M3x2 || t == Ty::E5M2x2;
 }
@@ -158,10 +167,17 @@ private:
       want(in.op == Op::Atom || m.atom != AtomOp::Cas, "red has no cas");
       want(m.space == Space::Global || m.space == Space::Shared || m.space == Space::None,
            "atomics address global or shared memory");
+      want(!(m.atom == AtomOp::Add && in.ty == Ty::S64), "PTX has no atom.add.s64 (use .u64)");
+      want(!(ty_is_bits(in.ty) && m.atom != AtomOp::Exch && m.atom != AtomOp::Cas &&
+             m.atom != AtomOp::And && m.atom != AtomOp::Or && m.atom != AtomOp::Xor),
+           "arithmetic atomics need a typed (.u/.s/.f) operand, not .b");
       break;
     case Op::Setp: want(m.cmp != Cmp::None, "setp needs a comparison"); break;
     case Op::Cvt:
       want(in.src_ty != Ty::None, "cvt needs a source type");
+      if (m.sat && ty_is_int(in.ty) && ty_is_int(in.src_ty))
+        want(!int_range_contains(in.ty, in.src_ty),
+             "cvt.sat between integers whose ranges nest is illegal (nothing to saturate)");
       want(in.src.size() == 1 || (in.src.size() == 2 && packed_cvt_dst(in.ty) &&
                                   in.src_ty == Ty::F32),
            "cvt takes one operand (two only for packed results from f32)");
