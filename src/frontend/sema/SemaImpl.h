@@ -24,6 +24,8 @@ namespace tilec::sema::detail {
 // prefix, so that `min` (Python's) and `tl.min` (the reduction) stay distinct.
 inline constexpr std::string_view kPyBuiltinPrefix = "builtins.";
 
+inline constexpr int64_t kMaxLoweredStatements = 100'000;
+
 // Local variables of one function, ordered by name so merges are deterministic.
 using Scope = std::map<std::string, Val>;
 
@@ -181,6 +183,9 @@ public:
   std::string static_out_;
   int dry_run_depth_ = 0; // lowering a loop body on trial
   int quiet_ = 0;         // lowering a second copy of a continuation
+  // Statements left to lower: unrolling, inlining and copies after early returns can
+  // multiply a kernel's size, so a pathological kernel fails instead of hanging.
+  int64_t stmt_budget_ = kMaxLoweredStatements;
   std::map<const FunctionSource *, std::unique_ptr<ParsedFunction>> parsed_;
   std::vector<Frame *> frames_;
 };

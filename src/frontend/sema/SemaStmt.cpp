@@ -8,6 +8,11 @@ namespace tilec::sema::detail {
 Exit Lowerer::lower_seq(const ast::StmtList &stmts, size_t start, const Cont *next) {
   for (size_t i = start; i < stmts.size(); ++i) {
     const ast::Stmt &s = *stmts[i];
+    if (--stmt_budget_ < 0)
+      throw CompileError(s.loc, "kernel too large: more than " +
+                                    std::to_string(kMaxLoweredStatements) +
+                                    " statements after unrolling static_range loops, inlining "
+                                    "@jit calls and copying the code after early returns");
     if (s.kind == ast::StmtKind::Return) {
       auto &r = static_cast<const ast::ReturnStmt &>(s);
       if (frame().loop_depth > 0)

@@ -139,3 +139,27 @@ TEST(SemaErrorSpec, StaticAssertFailurePointsAtCall) {
 
 } // namespace
 } // namespace tilec::sema::test
+
+namespace tilec::sema::test {
+namespace {
+
+TEST(SemaErrorSpec, PathologicalSizeFailsInsteadOfHanging) {
+  // 2**40 copies if the code after each early return were copied without limit.
+  std::string src = "def k(X, n):\n";
+  for (int i = 0; i < 40; ++i)
+    src += "    if n > " + std::to_string(i) + ":\n        if n > 100:\n            return\n";
+  src += "    tl.store(X, 1.0)\n";
+  Diag d = lower_error("k", src, {ptr(), int_arg()});
+  ASSERT_TRUE(d.raised);
+  EXPECT_EQ(d.message.rfind("kernel too large: more than 100000 statements", 0), 0u) << d.message;
+
+  // Nested static_range unrolling: 4096 * 4096 bodies.
+  d = lower_error("k",
+                  "def k(X, n):\n    acc = 0.0\n    for i in tl.static_range(4096):\n"
+                  "        for j in tl.static_range(4096):\n            acc += 1.0\n",
+                  {ptr(), int_arg()});
+  EXPECT_EQ(d.message.rfind("kernel too large", 0), 0u) << d.message;
+}
+
+} // namespace
+} // namespace tilec::sema::test
