@@ -326,6 +326,8 @@ bool is_builtin(std::string_view name) {
 Val call_builtin(Emitter &e, std::string_view name, CallArgs args) {
   const size_t *i = name.substr(0, 5) == "math." ? find(table().math, name.substr(5))
                                                  : find(table().tl, name);
+  if (!i) // tl.math / libdevice functions that tl itself does not expose
+    i = find(table().math, name);
   if (!i)
     throw CompileError(args.loc, "tl." + std::string(name) + " is not a builtin");
   return invoke(e, *i, std::move(args));

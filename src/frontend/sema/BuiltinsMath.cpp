@@ -172,6 +172,24 @@ Val sigmoid(Emitter &e, const Args &a) {
   return binary_op(e, ast::BinOp::Div, Val::integer(1), den, loc);
 }
 
+// libdevice's tanh (tl.math.tanh in older Triton), from exp without overflow:
+// tanh(x) = sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|).
+Val tanh_(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  Value *x = a.tensor("x");
+  check_dtype(a, x, {DType::F32, DType::F64});
+  Value *ax = emit(e, OpKind::Abs, {x}, x->type, loc);
+  Value *m2 = make_float(e, x->type, -2.0, loc);
+  Value *ex = emit(e, OpKind::Exp, {emit(e, OpKind::Mul, {ax, m2}, x->type, loc)}, x->type, loc);
+  Value *one = make_float(e, x->type, 1.0, loc);
+  Value *num = emit(e, OpKind::Sub, {one, ex}, x->type, loc);
+  Value *den = emit(e, OpKind::Add, {one, ex}, x->type, loc);
+  Value *t = emit(e, OpKind::Div, {num, den}, x->type, loc);
+  Value *neg = compare(e, "lt", x, make_float(e, x->type, 0.0, loc), loc);
+  return Val::of(emit(e, OpKind::Select, {neg, emit(e, OpKind::Neg, {t}, x->type, loc), t},
+                      x->type, loc));
+}
+
 } // namespace
 
 void add_math_builtins(std::vector<Def> &t) {
@@ -200,6 +218,7 @@ void add_math_builtins(std::vector<Def> &t) {
       {"div_rn", "x, y", div_rn, kTl | kMath},
       {"cdiv", "x, div", cdiv, kTl | kMethod},
       {"sigmoid", "x", sigmoid, kTl | kMethod},
+      {"tanh", "x", tanh_, kMath},
   });
 }
 

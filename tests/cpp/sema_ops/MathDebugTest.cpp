@@ -73,6 +73,13 @@ TEST(Math, UnaryFunctionsCheckDtypes) {
   EXPECT_EQ(error_of([&] { e.call("fdiv", {e.arg("tile<8xi32>"), x}); }),
             "both operands of fdiv must have floating scalar type, got int32 and fp32");
   EXPECT_EQ(e.call("div_rn", {x, x}).tensor->def->str_attr("rounding"), "rn");
+  // tanh is only in tl.math (libdevice), built from exp.
+  EXPECT_FALSE(is_builtin("tanh"));
+  EXPECT_TRUE(is_builtin("math.tanh"));
+  Val th = e.call("math.tanh", {x});
+  EXPECT_EQ(type_of(th), "tile<8xfp32>");
+  EXPECT_EQ(th.tensor->def->kind(), OpKind::Select);
+  EXPECT_EQ(type_of(e.call("tanh", {e.arg("fp64")})), "fp64");
   e.verify();
 }
 
