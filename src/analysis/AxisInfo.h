@@ -1,9 +1,13 @@
 // Axis info: for every integer and pointer value (scalar or tile), per dim,
-//  - divisibility: the largest power of two dividing every element (pointers: in bytes);
+//  - divisibility: the largest power of two dividing the first element of every
+//                  contiguous run along the dim (pointers: in bytes); where contiguity
+//                  is 1 that is every element. (Triton's meaning: offsets
+//                  pid*1024 + arange(0, 1024) have divisibility 1024.)
 //  - contiguity:   the length of runs of +1 along the dim (pointers: +1 element);
 //  - constancy:    the length of runs of equal values along the dim.
-// Runs start at multiples of their length (as in Triton: contiguity 4 means elements
-// [4k, 4k+4) along the dim are v, v+1, v+2, v+3).
+// Runs start at multiples of their length (contiguity 4 means elements [4k, 4k+4) along
+// the dim are v, v+1, v+2, v+3). All three are powers of two. Values are assumed
+// non-negative where division and shifts meet runs, as Triton does.
 //
 // Seeded by the module's `tt.divisibility` attribute (one entry per kernel argument:
 // 16 for 16-byte-aligned pointers and ints divisible by 16, else 1) and by `hint` ops
@@ -54,11 +58,13 @@ public:
 
 private:
   std::unordered_map<const ir::Value *, AxisInfo> info_;
-  AxisInfo unknown_scalar_ = AxisInfo::unknown(1);
+  mutable std::unordered_map<int, AxisInfo> unknown_; // by rank, for values never seen
   void run_block(const ir::Block &b);
   void run_op(const ir::Op &op);
+  void run_for(const ir::Op &op);
+  void run_while(const ir::Op &op);
   void set(const ir::Value *v, AxisInfo a);
-  friend struct AxisInfoRunner;
+  std::vector<AxisInfo> infos(const std::vector<ir::Value *> &vs) const;
 };
 
 // Text of every op's result facts, for tests and TILEC_DUMP-like debugging:
