@@ -87,6 +87,12 @@ public:
   // Named inputs (missing dims are 0) -> named outputs, in out_dims() order.
   std::vector<std::pair<std::string, int32_t>>
   apply_named(const std::vector<std::pair<std::string, int32_t>> &in) const;
+  // The same as apply_named (a one-int braced list `{i}` is ambiguous between the two
+  // apply overloads: spell it std::vector<int32_t>{i}).
+  std::vector<std::pair<std::string, int32_t>>
+  apply(const std::vector<std::pair<std::string, int32_t>> &in) const {
+    return apply_named(in);
+  }
   // Flattened forms (see the conventions above).
   int64_t apply_flat(int64_t flat_in) const;
 

@@ -102,16 +102,16 @@ TEST(Slice, DropsTheReducedDim) {
 
 TEST(Shared, SwizzleXorsColumnsByRow) {
   LL u = shared_unswizzled({1, 0}, {4, 8});
-  EXPECT_EQ(u.apply({8 + 3}), (std::vector<int32_t>{1, 3}));
+  EXPECT_EQ(u.apply(std::vector<int32_t>{8 + 3}), (std::vector<int32_t>{1, 3}));
   LL s = shared_swizzled(2, 1, 4, {1, 0}, {8, 8});
   for (int r = 0; r < 8; ++r)
     for (int c = 0; c < 8; ++c) {
       int phase = r % 4;
-      EXPECT_EQ(s.apply({r * 8 + c}), (std::vector<int32_t>{r, c ^ (phase * 2)}));
+      EXPECT_EQ(s.apply(std::vector<int32_t>{r * 8 + c}), (std::vector<int32_t>{r, c ^ (phase * 2)}));
     }
   EXPECT_TRUE(s.is_invertible());
   LL pp = shared_swizzled(1, 2, 2, {1, 0}, {4, 4});
-  EXPECT_EQ(pp.apply({2 * 4 + 0}), (std::vector<int32_t>{2, 1}));
+  EXPECT_EQ(pp.apply(std::vector<int32_t>{2 * 4 + 0}), (std::vector<int32_t>{2, 1}));
   EXPECT_EQ(to_linear(*ir::Layout::shared(2, 1, 4, {1, 0}), {8, 8}), s);
 }
 

@@ -13,12 +13,12 @@ TEST(LinearLayout, IdentityAndZeros) {
     EXPECT_EQ(id.apply(std::vector<int32_t>{i}), std::vector<int32_t>{i});
   EXPECT_TRUE(id.is_invertible());
   LL z = LL::zeros_1d(4, kLane, "dim0");
-  EXPECT_EQ(z.apply({3}), std::vector<int32_t>{0});
+  EXPECT_EQ(z.apply(std::vector<int32_t>{3}), std::vector<int32_t>{0});
   EXPECT_FALSE(z.is_injective());
   EXPECT_TRUE(z.is_surjective());
   EXPECT_EQ(z.free_variable_masks(), std::vector<int32_t>{3});
   LL s = LL::strided_1d(4, 2, kRegister, "dim0");
-  EXPECT_EQ(s.apply({3}), std::vector<int32_t>{6});
+  EXPECT_EQ(s.apply(std::vector<int32_t>{3}), std::vector<int32_t>{6});
   EXPECT_EQ(s.out_dim_size("dim0"), 8);
   EXPECT_FALSE(s.is_surjective());
 }
@@ -55,12 +55,12 @@ TEST(LinearLayout, ComposeAndInvert) {
   ASSERT_TRUE(p.is_invertible());
   LL inv = p.invert();
   for (int i = 0; i < 8; ++i) {
-    int32_t y = p.apply({i})[0];
-    EXPECT_EQ(inv.apply({y})[0], i);
+    int32_t y = p.apply(std::vector<int32_t>{i})[0];
+    EXPECT_EQ(inv.apply(std::vector<int32_t>{y})[0], i);
   }
   LL id = p.compose(inv.rename_out_dim(kRegister, "x").rename_in_dim("dim0", "dim0"));
   for (int i = 0; i < 8; ++i)
-    EXPECT_EQ(id.apply({i})[0], i);
+    EXPECT_EQ(id.apply(std::vector<int32_t>{i})[0], i);
 }
 
 TEST(LinearLayout, PseudoInverseIsARightInverse) {
@@ -71,7 +71,7 @@ TEST(LinearLayout, PseudoInverseIsARightInverse) {
   EXPECT_EQ(l.free_variable_masks(), (std::vector<int32_t>{0, 4}));
   LL r = l.pseudo_invert();
   for (int y = 0; y < 8; ++y) {
-    auto x = r.apply({y}); // (register, lane)
+    auto x = r.apply(std::vector<int32_t>{y}); // (register, lane)
     EXPECT_EQ(l.apply({x[0], x[1]})[0], y);
     EXPECT_EQ(x[1] & 4, 0) << "free bits map to 0";
   }
