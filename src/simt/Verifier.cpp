@@ -27,6 +27,11 @@ public:
   explicit Checker(const Function &fn) : fn_(fn), rn_(fn) {}
 
   void run() {
+    bool ident = !fn_.name.empty() && !std::isdigit(static_cast<unsigned char>(fn_.name[0]));
+    for (char c : fn_.name)
+      ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$');
+    if (!ident)
+      fail_fn("the kernel name is not a PTX identifier");
     if (fn_.num_warps < 1 || fn_.num_warps > 32)
       fail_fn("num_warps must be 1..32, got " + std::to_string(fn_.num_warps));
     for (const Param &p : fn_.params)

@@ -238,4 +238,25 @@ TEST(ThreadIR, VerifierCatchesMistakes) {
     f.fn.num_warps = 0;
     expect_invalid(f.fn, "num_warps must be 1..32");
   }
+  {
+    Fixture f;
+    f.fn.name = "my-kernel";
+    expect_invalid(f.fn, "the kernel name is not a PTX identifier");
+  }
+  {
+    Fixture f;
+    Reg a = f.b.reg(Ty::S32);
+    f.b.cvt(Ty::S32, Ty::S8, a, Rnd::None, true);
+    expect_invalid(f.fn, "register is .s32 but the instruction uses .s8");
+    f.fn.blocks[0].instrs.clear();
+    Reg c = f.b.reg(Ty::S8);
+    f.b.cvt(Ty::S32, Ty::S8, c, Rnd::None, true);
+    expect_invalid(f.fn, "cvt.sat between integers whose ranges nest");
+  }
+  {
+    Fixture f;
+    Reg a = f.b.reg(Ty::U64);
+    f.b.atom(AtomOp::Add, Ty::S64, Operand::addr(a), imm(1));
+    expect_invalid(f.fn, "no atom.add.s64");
+  }
 }
