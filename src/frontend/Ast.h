@@ -242,10 +242,19 @@ struct UnsupportedStmt : Stmt {
   UnsupportedStmt(SourceLoc l, std::string w) : Stmt(StmtKind::Unsupported, l), what(std::move(w)) {}
 };
 
+// A top-level def that parse_module_lenient skipped because of a syntax error: the CLI
+// reports that error when the def is the kernel asked for.
+struct SkippedDef {
+  std::string name;
+  SourceLoc loc;
+  std::string message;
+};
+
 // A parsed file or function source: its top-level statements.
 struct Module {
   int file = -1;
   StmtList body;
+  std::vector<SkippedDef> skipped_defs; // parse_module_lenient only
 };
 
 } // namespace tilec::ast

@@ -140,6 +140,21 @@ Module ParserImpl::parse_file() {
   return m;
 }
 
+// Names the def (after any decorator lines) that starts at i_, so that a syntax error in
+// the kernel the CLI asks for is reported instead of "no function".
+void ParserImpl::record_skipped_def(Module &m, const CompileError &err) {
+  size_t j = i_;
+  while (toks_[j].kind == TokKind::Op && toks_[j].text == "@") {
+    while (toks_[j].kind != TokKind::Newline && toks_[j].kind != TokKind::EndOfFile)
+      ++j;
+    if (toks_[j].kind == TokKind::Newline)
+      ++j;
+  }
+  if (toks_[j].kind == TokKind::Keyword && toks_[j].text == "def" &&
+      toks_[j + 1].kind == TokKind::Name)
+    m.skipped_defs.push_back({toks_[j + 1].text, err.loc(), err.message()});
+}
+
 Module ParserImpl::parse_file_lenient() {
   lenient_ = true;
   Module m;
@@ -155,8 +170,9 @@ Module ParserImpl::parse_file_lenient() {
     depth_ = 0;
     try {
       parse_statement(got);
-    } catch (const CompileError &) {
+    } catch (const CompileError &err) {
       i_ = begin;
+      record_skipped_def(m, err);
       skip_statement();
       continue;
     }

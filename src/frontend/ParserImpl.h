@@ -65,6 +65,7 @@ private:
   void skip_line();
   void skip_block();
   void skip_statement();
+  void record_skipped_def(ast::Module &m, const CompileError &err);
   bool raw_is_op(const char *op) const;
 
   // Expressions (ParserExpr.cpp).

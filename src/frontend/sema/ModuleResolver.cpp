@@ -446,6 +446,9 @@ struct ModuleResolver::Impl {
       }
     }
     if (!def) {
+      for (const auto &skipped : module.skipped_defs)
+        if (skipped.name == name)
+          throw CompileError(skipped.loc, skipped.message);
       std::string found;
       for (const auto &n : jit_order)
         if (found.find("'" + n + "'") == std::string::npos)
