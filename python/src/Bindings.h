@@ -41,5 +41,6 @@ void bind_errors(nb::module_ &m);
 void bind_frontend(nb::module_ &m);
 void bind_compile(nb::module_ &m);
 void bind_support(nb::module_ &m);
+void bind_gpu(nb::module_ &m); // GpuKernel.cpp, GpuDispatch.cpp
 
 } // namespace tilec::python

@@ -8,4 +8,5 @@ NB_MODULE(_C, m) {
   tilec::python::bind_support(m);
   tilec::python::bind_frontend(m);
   tilec::python::bind_compile(m);
+  tilec::python::bind_gpu(m);
 }

@@ -4,11 +4,12 @@
 for now they execute on the CPU tile interpreter (numpy arrays, CPU torch tensors)."""
 
 from . import _C
-from .errors import CompilationError, KernelError, TilecError
+from .errors import CompilationError, CudaError, KernelError, OutOfResources, TilecError
 from .jit import JITFunction, KernelInterface, jit
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .compiler import CompiledKernel
 from . import language, testing
+from ._gpu import synchronize
 
 __version__ = _C.__version__
 
@@ -29,4 +30,4 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autotuner",
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
            "KernelError", "TilecError", "CompiledKernel", "language", "testing",
-           "__version__"]
+           "CudaError", "OutOfResources", "synchronize", "__version__"]

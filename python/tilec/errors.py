@@ -52,3 +52,31 @@ class KernelError(TilecError, RuntimeError):
 
     def __str__(self):
         return self.rendered.rstrip("\n")
+
+
+class CudaError(TilecError, RuntimeError):
+    """A CUDA driver call failed, or there is no usable CUDA driver. `call` names the driver
+    function, `code` is its CUresult (-1 when the driver is missing) and `kernel` the
+    kernel involved (None when there is none). A kernel that faults (an illegal address)
+    is reported at the next synchronisation or launch, naming the last kernel tilec
+    launched on the device."""
+
+    def __init__(self, message: str, call: str | None = None, code: int | None = None,
+                 kernel: str | None = None):
+        super().__init__(message)
+        self.call = call
+        self.code = code
+        self.kernel = kernel
+
+
+class OutOfResources(TilecError):
+    """A kernel needs more of a resource (shared memory, registers, threads) than the
+    device offers. Autotuners skip such configurations, as with Triton's OutOfResources."""
+
+    def __init__(self, message: str, resource: str | None = None, required: int | None = None,
+                 limit: int | None = None, kernel: str | None = None):
+        super().__init__(message)
+        self.resource = resource
+        self.required = required
+        self.limit = limit
+        self.name = kernel

@@ -8,7 +8,7 @@ import functools
 import inspect
 import os
 
-from . import _args, _sources
+from . import _args, _gpu, _sources
 from .compiler import CompiledKernel, compile_kernel
 from .language import core
 
@@ -78,6 +78,8 @@ def normalize_grid(grid, meta):
 
 class JITFunction(KernelInterface):
     """A @jit function: compiled on first launch per specialisation, then cached."""
+
+    _gpu_dispatch = None  # the C++ launch fast path, once the function ran on a GPU (_gpu.py)
 
     def __init__(self, fn, *, debug=None, noinline=None, do_not_specialize=None,
                  do_not_specialize_on_alignment=None, repr=None, launch_metadata=None):
@@ -171,7 +173,15 @@ class JITFunction(KernelInterface):
         return (num_warps, num_stages, bool(debug))
 
     # -- launching ------------------------------------------------------------------------
+    def __getitem__(self, grid):
+        d = self._gpu_dispatch
+        if d is not None:  # launches in C++; falls back to self.run on anything new
+            return d.bind(grid)
+        return functools.partial(self.run, grid=grid, warmup=False)
+
     def run(self, *args, grid, warmup=False, **kwargs):
+        if _gpu.wants_gpu(args, kwargs):
+            return _gpu.run(self, grid, warmup, args, kwargs)
         options = self._options(kwargs)
         values = self._bind(args, kwargs)
         keys = []

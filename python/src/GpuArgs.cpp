@@ -1,0 +1,443 @@
+// Argument classification for GPU launches (GpuArgs.h). Runs on every launch: the common
+// cases (torch tensors, Python ints/floats) use the C API directly.
+#include "GpuArgs.h"
+
+#include <cstring>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "runtime/Driver.h"
+
+namespace tilec::python::gpu {
+
+namespace {
+
+constexpr const char *kDtypeNames[] = {"i1",  "i8",   "i16",  "i32",  "i64",     "u8",   "u16",
+                                       "u32", "u64",  "fp16", "bf16", "fp32",    "fp64", "fp8e4nv",
+                                       "fp8e5"};
+enum : uint8_t {
+  kDI1, kDI8, kDI16, kDI32, kDI64, kDU8, kDU16, kDU32, kDU64,
+  kDF16, kDBF16, kDF32, kDF64, kDF8E4, kDF8E5, kDNone = 255
+};
+
+struct Names {
+  PyObject *data_ptr, *dtype, *is_cuda, *get_device, *cai, *dlpack, *dlpack_device, *array_if;
+};
+Names g_names{};
+
+void intern(PyObject *&slot, const char *s) {
+  if (!slot)
+    slot = PyUnicode_InternFromString(s);
+}
+
+// torch, found once it is imported (tilec never imports it).
+struct Torch {
+  PyObject *tensor_type = nullptr;
+  PyObject *raw_stream = nullptr;
+  std::vector<std::pair<PyObject *, uint8_t>> dtypes; // torch.dtype singletons
+};
+Torch g_torch;
+
+void find_torch() {
+  if (g_torch.tensor_type)
+    return;
+  PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch"); // borrowed
+  if (!mod)
+    return;
+  PyObject *t = PyObject_GetAttrString(mod, "Tensor");
+  if (!t || !PyType_Check(t)) {
+    Py_XDECREF(t);
+    PyErr_Clear();
+    return;
+  }
+  PyObject *c = PyObject_GetAttrString(mod, "_C");
+  if (c) {
+    g_torch.raw_stream = PyObject_GetAttrString(c, "_cuda_getCurrentRawStream");
+    Py_DECREF(c);
+  }
+  PyErr_Clear();
+  g_torch.tensor_type = t; // kept for the life of the process
+}
+
+uint8_t torch_dtype(PyObject *dt) {
+  for (const auto &e : g_torch.dtypes)
+    if (e.first == dt)
+      return e.second;
+  static const std::pair<const char *, uint8_t> table[] = {
+      {"torch.bool", kDI1},     {"torch.int8", kDI8},       {"torch.int16", kDI16},
+      {"torch.int32", kDI32},   {"torch.int64", kDI64},     {"torch.uint8", kDU8},
+      {"torch.uint16", kDU16},  {"torch.uint32", kDU32},    {"torch.uint64", kDU64},
+      {"torch.float16", kDF16}, {"torch.bfloat16", kDBF16}, {"torch.float32", kDF32},
+      {"torch.float64", kDF64}, {"torch.float8_e4m3fn", kDF8E4}, {"torch.float8_e5m2", kDF8E5}};
+  uint8_t code = kDNone;
+  nb::str s = nb::str(nb::handle(dt));
+  std::string_view name = s.c_str();
+  for (const auto &e : table)
+    if (name == e.first)
+      code = e.second;
+  Py_INCREF(dt); // torch.dtype objects are immortal singletons; keep the key alive anyway
+  g_torch.dtypes.emplace_back(dt, code);
+  return code;
+}
+
+[[noreturn]] void bad_dtype(const char *name, const std::string &what) {
+  throw nb::type_error(("argument '" + std::string(name) + "': " + what +
+                        " cannot be passed to a kernel")
+                           .c_str());
+}
+
+void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
+  nb::object is_cuda = nb::steal(PyObject_GetAttr(v, g_names.is_cuda));
+  if (!is_cuda.is_valid())
+    throw nb::python_error();
+  if (is_cuda.ptr() != Py_True) {
+    out.cls = ArgClass::HostArray;
+    out.host_kind = "a CPU tensor";
+    nb::object dev = nb::getattr(nb::handle(v), "device");
+    if (nb::cast<std::string>(nb::str(dev.attr("type"))) != "cpu")
+      out.host_kind = "a tensor on a non-CUDA device";
+    return;
+  }
+  nb::object ptr = nb::steal(PyObject_CallMethodNoArgs(v, g_names.data_ptr));
+  if (!ptr.is_valid())
+    throw nb::python_error();
+  nb::object dev = nb::steal(PyObject_CallMethodNoArgs(v, g_names.get_device));
+  if (!dev.is_valid())
+    throw nb::python_error();
+  nb::object dt = nb::steal(PyObject_GetAttr(v, g_names.dtype));
+  if (!dt.is_valid())
+    throw nb::python_error();
+  uint8_t code = torch_dtype(dt.ptr());
+  if (code == kDNone)
+    bad_dtype(name, "torch tensors of dtype " + nb::cast<std::string>(nb::str(dt)));
+  uint64_t p = PyLong_AsUnsignedLongLong(ptr.ptr());
+  out.cls = ArgClass::DeviceArray;
+  out.i = static_cast<int64_t>(p);
+  out.aligned = p % 16 == 0;
+  out.device = static_cast<int>(PyLong_AsLong(dev.ptr()));
+  out.dtype = code;
+}
+
+// "<f4", "|b1", "<i8", ... (numpy typestr, as __cuda_array_interface__ gives it)
+uint8_t typestr_dtype(std::string_view s) {
+  if (s.size() < 3)
+    return kDNone;
+  char kind = s[1];
+  std::string_view size = s.substr(2);
+  if (kind == 'b' && size == "1")
+    return kDI1;
+  if (kind == 'f')
+    return size == "2" ? kDF16 : size == "4" ? kDF32 : size == "8" ? kDF64 : kDNone;
+  if (kind == 'i' || kind == 'u') {
+    int bytes = size == "1" ? 1 : size == "2" ? 2 : size == "4" ? 4 : size == "8" ? 8 : 0;
+    if (!bytes)
+      return kDNone;
+    int idx = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+    return static_cast<uint8_t>((kind == 'i' ? kDI8 : kDU8) + idx);
+  }
+  return kDNone;
+}
+
+// The CUDA device owning `ptr`, checked to be device (or managed) memory.
+int device_of_pointer(uint64_t ptr, const char *name) {
+  const runtime::DriverApi &d = runtime::driver(); // DriverNotFound: a GPU array, no driver
+  unsigned mem_type = 0;
+  int ordinal = -1;
+  runtime::CUresult r = d.cuPointerGetAttribute(&mem_type, runtime::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                                ptr);
+  if (r == runtime::CUDA_SUCCESS)
+    r = d.cuPointerGetAttribute(&ordinal, runtime::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+  if (r != runtime::CUDA_SUCCESS || (mem_type != runtime::CU_MEMORYTYPE_DEVICE &&
+                                     mem_type != runtime::CU_MEMORYTYPE_UNIFIED))
+    throw nb::value_error(("argument '" + std::string(name) +
+                           "': its __cuda_array_interface__ pointer is not CUDA device memory")
+                              .c_str());
+  return ordinal;
+}
+
+void cai_arg(PyObject *iface, const char *name, ArgInfo &out) {
+  nb::handle h(iface);
+  if (!PyDict_Check(iface))
+    throw nb::type_error(("argument '" + std::string(name) +
+                          "': __cuda_array_interface__ is not a dict")
+                             .c_str());
+  nb::dict d = nb::borrow<nb::dict>(h);
+  nb::tuple data = nb::cast<nb::tuple>(d["data"]);
+  std::string typestr = nb::cast<std::string>(d["typestr"]);
+  uint8_t code = typestr_dtype(typestr);
+  if (code == kDNone)
+    bad_dtype(name, "arrays of typestr '" + typestr + "'");
+  uint64_t p = nb::cast<uint64_t>(data[0]);
+  out.cls = ArgClass::DeviceArray;
+  out.i = static_cast<int64_t>(p);
+  out.aligned = p % 16 == 0;
+  out.dtype = code;
+  out.device = p ? device_of_pointer(p, name) : -2;
+}
+
+// DLPack (the C ABI, v0.8 and the versioned 1.x capsule).
+struct DLDevice {
+  int32_t device_type;
+  int32_t device_id;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(DLManagedTensor *);
+};
+struct DLManagedTensorVersioned {
+  uint32_t major, minor;
+  void *manager_ctx;
+  void (*deleter)(DLManagedTensorVersioned *);
+  uint64_t flags;
+  DLTensor dl_tensor;
+};
+enum : int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
+
+uint8_t dlpack_dtype(DLDataType t) {
+  if (t.lanes != 1)
+    return kDNone;
+  switch (t.code) {
+  case 0: // int
+    return t.bits == 8 ? kDI8 : t.bits == 16 ? kDI16 : t.bits == 32 ? kDI32 : t.bits == 64 ? kDI64 : kDNone;
+  case 1: // uint
+    return t.bits == 8 ? kDU8 : t.bits == 16 ? kDU16 : t.bits == 32 ? kDU32 : t.bits == 64 ? kDU64 : kDNone;
+  case 2: // float
+    return t.bits == 16 ? kDF16 : t.bits == 32 ? kDF32 : t.bits == 64 ? kDF64 : kDNone;
+  case 4: // bfloat
+    return t.bits == 16 ? kDBF16 : kDNone;
+  case 6: // bool
+    return t.bits == 8 ? kDI1 : kDNone;
+  case 10: // float8_e4m3fn
+    return t.bits == 8 ? kDF8E4 : kDNone;
+  case 12: // float8_e5m2
+    return t.bits == 8 ? kDF8E5 : kDNone;
+  default:
+    return kDNone;
+  }
+}
+
+void dlpack_arg(PyObject *capsule, const char *name, ArgInfo &out) {
+  const DLTensor *t = nullptr;
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    t = &static_cast<DLManagedTensor *>(PyCapsule_GetPointer(capsule, "dltensor"))->dl_tensor;
+  } else if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    t = &static_cast<DLManagedTensorVersioned *>(
+             PyCapsule_GetPointer(capsule, "dltensor_versioned"))
+             ->dl_tensor;
+  } else {
+    throw nb::type_error(("argument '" + std::string(name) +
+                          "' is a capsule that is not an unused DLPack tensor")
+                             .c_str());
+  }
+  int32_t dev = t->device.device_type;
+  if (dev == kDLCPU || dev == kDLCUDAHost) {
+    out.cls = ArgClass::HostArray;
+    out.host_kind = "a DLPack tensor in host memory";
+    return;
+  }
+  if (dev != kDLCUDA && dev != kDLCUDAManaged)
+    throw nb::value_error(("argument '" + std::string(name) + "' is a DLPack tensor on device "
+                           "type " + std::to_string(dev) + ", not a CUDA device")
+                              .c_str());
+  uint8_t code = dlpack_dtype(t->dtype);
+  if (code == kDNone)
+    bad_dtype(name, "DLPack tensors of type code " + std::to_string(t->dtype.code) + " with " +
+                        std::to_string(t->dtype.bits) + " bits");
+  uint64_t p = reinterpret_cast<uint64_t>(t->data) + t->byte_offset;
+  out.cls = ArgClass::DeviceArray;
+  out.i = static_cast<int64_t>(p);
+  out.aligned = p % 16 == 0;
+  out.device = t->device.device_id;
+  out.dtype = code;
+}
+
+bool is_numpy_type(PyTypeObject *t) { return std::strncmp(t->tp_name, "numpy.", 6) == 0; }
+
+// numpy's array and scalar types (numpy is imported by tilec itself).
+struct Numpy {
+  PyTypeObject *ndarray = nullptr;
+  PyTypeObject *generic = nullptr;
+  PyTypeObject *bool_type = nullptr;
+  PyObject *true_obj = nullptr;
+};
+Numpy g_numpy;
+
+void find_numpy() {
+  if (g_numpy.ndarray)
+    return;
+  PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy"); // borrowed
+  if (!mod)
+    return;
+  auto type_attr = [&](const char *n) -> PyTypeObject * {
+    PyObject *o = PyObject_GetAttrString(mod, n);
+    if (!o || !PyType_Check(o)) {
+      Py_XDECREF(o);
+      PyErr_Clear();
+      return nullptr;
+    }
+    return reinterpret_cast<PyTypeObject *>(o); // kept for the life of the process
+  };
+  g_numpy.generic = type_attr("generic");
+  g_numpy.bool_type = type_attr("bool_");
+  g_numpy.true_obj = PyObject_GetAttrString(mod, "True_");
+  if (!g_numpy.true_obj)
+    PyErr_Clear();
+  g_numpy.ndarray = type_attr("ndarray");
+}
+
+void int_value(PyObject *v, ArgInfo &out) {
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (overflow == 0) {
+    if (x == -1 && PyErr_Occurred())
+      throw nb::python_error();
+    out.cls = ArgClass::Int;
+    out.i = x;
+    out.int_class = (x >= INT32_MIN && x <= INT32_MAX) ? kI32 : kI64;
+    return;
+  }
+  if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (!PyErr_Occurred()) {
+      out.cls = ArgClass::Int;
+      out.i = static_cast<int64_t>(u);
+      out.int_class = kU64;
+      return;
+    }
+    PyErr_Clear();
+  }
+  out.cls = ArgClass::Other; // does not fit in 64 bits: the slow path reports it
+}
+
+} // namespace
+
+const char *dtype_name(uint8_t dtype) {
+  return dtype < std::size(kDtypeNames) ? kDtypeNames[dtype] : "?";
+}
+
+PyObject *torch_raw_stream_fn() {
+  find_torch();
+  return g_torch.raw_stream;
+}
+
+void init_arg_names() {
+  intern(g_names.data_ptr, "data_ptr");
+  intern(g_names.dtype, "dtype");
+  intern(g_names.is_cuda, "is_cuda");
+  intern(g_names.get_device, "get_device");
+  intern(g_names.cai, "__cuda_array_interface__");
+  intern(g_names.dlpack, "__dlpack__");
+  intern(g_names.dlpack_device, "__dlpack_device__");
+  intern(g_names.array_if, "__array_interface__");
+}
+
+void classify(PyObject *v, const char *name, ArgInfo &out) {
+  if (v == Py_None) {
+    out.cls = ArgClass::None;
+    return;
+  }
+  PyTypeObject *t = Py_TYPE(v);
+  if (t == &PyBool_Type) {
+    out.cls = ArgClass::Bool;
+    out.i = v == Py_True;
+    return;
+  }
+  if (PyLong_Check(v)) {
+    int_value(v, out);
+    return;
+  }
+  if (PyFloat_Check(v)) {
+    out.cls = ArgClass::Float;
+    out.f = PyFloat_AS_DOUBLE(v);
+    return;
+  }
+  find_torch();
+  if (g_torch.tensor_type && PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject *>(
+                                                       g_torch.tensor_type))) {
+    torch_arg(v, name, out);
+    return;
+  }
+  if (PyCapsule_CheckExact(v)) {
+    dlpack_arg(v, name, out);
+    return;
+  }
+  if (is_numpy_type(t)) {
+    find_numpy();
+    if (g_numpy.ndarray && PyObject_TypeCheck(v, g_numpy.ndarray)) {
+      out.cls = ArgClass::HostArray;
+      out.host_kind = "a numpy array";
+      return;
+    }
+    if (g_numpy.bool_type && t == g_numpy.bool_type) {
+      out.cls = ArgClass::Bool;
+      out.i = v == g_numpy.true_obj;
+      return;
+    }
+    if (g_numpy.generic && PyObject_TypeCheck(v, g_numpy.generic)) {
+      if (PyIndex_Check(v)) {
+        nb::object idx = nb::steal(PyNumber_Index(v));
+        if (!idx.is_valid())
+          throw nb::python_error();
+        int_value(idx.ptr(), out);
+        return;
+      }
+      if (t->tp_as_number && t->tp_as_number->nb_float) {
+        double d = PyFloat_AsDouble(v);
+        if (d == -1.0 && PyErr_Occurred())
+          throw nb::python_error();
+        out.cls = ArgClass::Float;
+        out.f = d;
+        return;
+      }
+    }
+  }
+  if (PyObject *cai = PyObject_GetAttr(v, g_names.cai)) {
+    nb::object guard = nb::steal(cai);
+    cai_arg(cai, name, out);
+    return;
+  }
+  PyErr_Clear();
+  if (PyObject *devfn = PyObject_GetAttr(v, g_names.dlpack_device)) {
+    nb::object fn = nb::steal(devfn);
+    nb::object dev = nb::steal(PyObject_CallNoArgs(devfn));
+    if (!dev.is_valid())
+      throw nb::python_error();
+    int dev_type = nb::cast<int>(nb::cast<nb::tuple>(dev)[0]);
+    if (dev_type == kDLCPU || dev_type == kDLCUDAHost) {
+      out.cls = ArgClass::HostArray;
+      out.host_kind = "an array in host memory";
+      return;
+    }
+    nb::object capsule = nb::steal(PyObject_CallMethodNoArgs(v, g_names.dlpack));
+    if (!capsule.is_valid())
+      throw nb::python_error();
+    dlpack_arg(capsule.ptr(), name, out);
+    out.keepalive = std::move(capsule); // the array stays alive while the capsule does
+    return;
+  }
+  PyErr_Clear();
+  if (PyObject_HasAttr(v, g_names.array_if)) {
+    out.cls = ArgClass::HostArray;
+    out.host_kind = "an array in host memory";
+    return;
+  }
+  out.cls = ArgClass::Other;
+}
+
+} // namespace tilec::python::gpu

@@ -1,0 +1,586 @@
+// The launch fast path: `kernel[grid](*args, **kwargs)` for a @jit function that already
+// has a GPU kernel for the arguments' specialisation runs here, in C++, from binding the
+// arguments to cuLaunchKernel. Anything unusual (a new specialisation, an argument type
+// the fast path does not know, CPU arrays, a binding error) falls back to the Python
+// path, which compiles, registers the kernel here (add) and reports errors.
+//
+// The specialisation key is a list of 64-bit words computed from the arguments with the
+// rules of the Python path (tilec/_args.py): ints by range (i32/i64/u64), divisibility by
+// 16 and equality to 1, floats, bools, None, pointers by dtype and 16-byte alignment,
+// constexprs by value, the launch options, and the device's compute capability.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <memory>
+
+#include "Gpu.h"
+
+namespace tilec::python::gpu {
+
+namespace {
+
+constexpr const char *kOptionNames[] = {"num_warps", "num_stages",  "num_ctas",
+                                        "maxnreg",   "debug",       "enable_fp_fusion",
+                                        "launch_cooperative_grid", "stream"};
+constexpr int kNumOptions = 8;
+constexpr int kStreamOption = 7;
+
+// Stack storage for per-launch arrays; the heap only for kernels with many parameters.
+template <typename T, size_t N> class Scratch {
+public:
+  explicit Scratch(size_t n) : data_(n <= N ? inline_ : (heap_ = std::make_unique<T[]>(n)).get()) {}
+  T &operator[](size_t i) { return data_[i]; }
+  T *data() { return data_; }
+
+private:
+  T inline_[N];
+  std::unique_ptr<T[]> heap_;
+  T *data_;
+};
+
+enum Word : uint64_t {
+  kNoneArg = 1, kBoolArg, kIntArg, kFloatArg, kPtrArg,
+  kConstNone, kConstBool, kConstInt, kConstFloat, kConstObj, kOptAbsent, kOptInt, kOptBool,
+  kOptNone, kDeviceCc,
+};
+
+uint64_t mix(uint64_t h, uint64_t w) {
+  h ^= w + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+struct Param {
+  nb::object name;   // interned str
+  std::string name_str;
+  bool is_constexpr = false;
+  bool specialize = true;
+  bool has_default = false;
+  nb::object default_value;
+};
+
+struct Entry {
+  uint64_t hash = 0;
+  std::vector<uint64_t> key;
+  std::shared_ptr<runtime::GpuKernel> kernel;
+  std::vector<int> positions;                   // .param i <- parameter positions[i]
+  std::vector<std::pair<int, nb::object>> const_objs; // constexprs compared with ==
+  nb::object result;                            // what a launch returns
+};
+
+enum class Status { Ready, NoGpu, Unknown, Unsupported };
+
+// One launch's arguments, bound and classified.
+struct Bound {
+  explicit Bound(size_t n) : values(n), infos(n) {}
+  Scratch<PyObject *, 32> values;  // borrowed
+  Scratch<ArgInfo, 32> infos;
+  PyObject *options[kNumOptions] = {};
+  int device = -1;
+  uint64_t hash = 0;
+};
+
+class Dispatcher {
+public:
+  Dispatcher(nb::list names, std::vector<bool> constexprs, std::vector<bool> specialize,
+             nb::list defaults, nb::object jitfn_ref, nb::object constexpr_type,
+             nb::object normalize_grid)
+      : jitfn_ref_(std::move(jitfn_ref)), constexpr_type_(std::move(constexpr_type)),
+        normalize_grid_(std::move(normalize_grid)) {
+    size_t n = nb::len(names);
+    if (constexprs.size() != n || specialize.size() != n || nb::len(defaults) != n)
+      throw nb::value_error("Dispatcher: parameter lists differ in length");
+    for (size_t i = 0; i < n; ++i) {
+      Param p;
+      p.name_str = nb::cast<std::string>(names[i]);
+      p.name = nb::steal(PyUnicode_InternFromString(p.name_str.c_str()));
+      p.is_constexpr = constexprs[i];
+      p.specialize = specialize[i];
+      nb::tuple d = nb::cast<nb::tuple>(defaults[i]); // (has_default, value)
+      p.has_default = nb::cast<bool>(d[0]);
+      p.default_value = nb::borrow(d[1]);
+      params_.push_back(std::move(p));
+      names_.push_back(params_.back().name_str);
+    }
+    for (int j = 0; j < kNumOptions; ++j)
+      option_names_[j] = nb::steal(PyUnicode_InternFromString(kOptionNames[j]));
+  }
+
+  Dispatcher(const Dispatcher &) = delete;
+  Dispatcher &operator=(const Dispatcher &) = delete;
+
+  // The fast path. Returns the launch's result, or nullptr-handle on a miss (nothing ran).
+  nb::object launch(PyObject *grid, PyObject *args, PyObject *kwargs) {
+    if (entries_.empty())
+      return nb::object(); // nothing compiled yet: the Python path checks the driver first
+    Bound b(params_.size());
+    Status st = prepare(args, kwargs, b);
+    if (st != Status::Ready)
+      return nb::object();
+    const Entry *e = find(b);
+    if (!e)
+      return nb::object();
+    run(*e, grid, b);
+    return e->result;
+  }
+
+  // Registers `kernel_obj` (a tilec GpuCompiledKernel: `._native` is the GpuKernel) for the
+  // specialisation of these arguments. False when the fast path cannot key them.
+  bool add(PyObject *args, PyObject *kwargs, nb::object kernel_obj) {
+    Bound b(params_.size());
+    if (prepare(args, kwargs, b) != Status::Ready)
+      return false;
+    auto kernel = nb::cast<std::shared_ptr<runtime::GpuKernel>>(kernel_obj.attr("_native"));
+    Entry e;
+    e.hash = b.hash;
+    e.key = scratch_key_;
+    e.kernel = kernel;
+    e.positions = param_positions(kernel->meta(), names_);
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (params_[i].is_constexpr && const_is_obj(b.values[i]))
+        e.const_objs.emplace_back(static_cast<int>(i), nb::borrow(unwrap(b.values[i])));
+    e.result = std::move(kernel_obj);
+    for (auto &old : entries_)
+      if (old->hash == e.hash && old->key == e.key && same_consts(*old, b)) {
+        *old = std::move(e);
+        last_ = old.get();
+        return true;
+      }
+    entries_.push_back(std::make_unique<Entry>(std::move(e)));
+    last_ = entries_.back().get();
+    return true;
+  }
+
+  // What a miss falls back to: jitfn.run(*args, grid=grid, **kwargs).
+  nb::object fallback(PyObject *grid, PyObject *args, PyObject *kwargs) {
+    nb::object fn = nb::steal(PyObject_CallNoArgs(jitfn_ref_.ptr()));
+    if (!fn.is_valid())
+      throw nb::python_error();
+    if (fn.is_none())
+      throw nb::value_error("the @jit function of this launcher no longer exists");
+    nb::dict kw;
+    if (kwargs && PyDict_Update(kw.ptr(), kwargs) != 0)
+      throw nb::python_error();
+    kw["grid"] = nb::handle(grid);
+    nb::object run = fn.attr("run");
+    nb::object r = nb::steal(PyObject_Call(run.ptr(), args, kw.ptr()));
+    if (!r.is_valid())
+      throw nb::python_error();
+    return r;
+  }
+
+  size_t num_entries() const { return entries_.size(); }
+
+private:
+  PyObject *unwrap(PyObject *v) const {
+    if (constexpr_type_.is_valid() && Py_TYPE(v) == (PyTypeObject *)constexpr_type_.ptr()) {
+      PyObject *inner = PyObject_GetAttrString(v, "value");
+      if (inner) {
+        Py_DECREF(inner); // the constexpr object keeps its value alive
+        return inner;
+      }
+      PyErr_Clear();
+    }
+    return v;
+  }
+
+  static bool const_is_obj(PyObject *v) {
+    return !(v == Py_None || PyBool_Check(v) || PyLong_CheckExact(v) || PyFloat_CheckExact(v));
+  }
+
+  bool same_consts(const Entry &e, Bound &b) const {
+    for (const auto &c : e.const_objs) {
+      PyObject *v = unwrap(b.values[c.first]);
+      if (Py_TYPE(v) != Py_TYPE(c.second.ptr()))
+        return false;
+      int eq = PyObject_RichCompareBool(v, c.second.ptr(), Py_EQ);
+      if (eq < 0) {
+        PyErr_Clear();
+        return false;
+      }
+      if (!eq)
+        return false;
+    }
+    return true;
+  }
+
+  // Binds args/kwargs to parameters (as JITFunction._bind would) and computes the key into
+  // scratch_key_. Raises for mixed host/GPU arrays and arrays on different devices.
+  Status prepare(PyObject *args, PyObject *kwargs, Bound &b) {
+    size_t n = params_.size();
+    size_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
+    if (nargs > n)
+      return Status::Unsupported;
+    for (size_t i = 0; i < n; ++i)
+      b.values[i] = i < nargs ? PyTuple_GET_ITEM(args, i) : nullptr;
+    if (kwargs && PyDict_GET_SIZE(kwargs) > 0) {
+      Py_ssize_t pos = 0;
+      PyObject *k, *v;
+      while (PyDict_Next(kwargs, &pos, &k, &v)) {
+        int idx = find_param(k);
+        if (idx >= 0) {
+          if (b.values[idx])
+            return Status::Unsupported;
+          b.values[idx] = v;
+          continue;
+        }
+        int opt = find_option(k);
+        if (opt < 0)
+          return Status::Unsupported;
+        b.options[opt] = v;
+      }
+    }
+    std::vector<uint64_t> &key = scratch_key_;
+    key.clear();
+    for (int j = 0; j < kNumOptions; ++j) {
+      if (j == kStreamOption)
+        continue;
+      PyObject *o = b.options[j];
+      if (!o)
+        key.push_back(kOptAbsent);
+      else if (o == Py_None)
+        key.push_back(kOptNone);
+      else if (PyBool_Check(o))
+        key.insert(key.end(), {kOptBool, uint64_t(o == Py_True)});
+      else if (PyLong_CheckExact(o))
+        key.insert(key.end(), {kOptInt, uint64_t(PyLong_AsLongLong(o))});
+      else
+        return Status::Unsupported;
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return Status::Unsupported;
+      }
+    }
+    int device = -1;
+    int first_gpu = -1, first_host = -1;
+    for (size_t i = 0; i < n; ++i) {
+      const Param &p = params_[i];
+      if (!b.values[i]) {
+        if (!p.has_default)
+          return Status::Unsupported;
+        b.values[i] = p.default_value.ptr();
+      }
+      if (p.is_constexpr) {
+        if (!const_words(b.values[i], key))
+          return Status::Unsupported;
+        continue;
+      }
+      ArgInfo &a = b.infos[i];
+      classify(b.values[i], p.name_str.c_str(), a);
+      switch (a.cls) {
+      case ArgClass::None:
+        key.push_back(kNoneArg);
+        break;
+      case ArgClass::Bool:
+        key.push_back(kBoolArg);
+        break;
+      case ArgClass::Int: {
+        bool d16 = false, one = false;
+        if (p.specialize) {
+          d16 = a.int_class == kU64 ? (uint64_t(a.i) % 16 == 0) : (a.i % 16 == 0);
+          one = a.int_class != kU64 && a.i == 1;
+        }
+        key.push_back(kIntArg | uint64_t(a.int_class) << 8 | uint64_t(d16) << 16 |
+                      uint64_t(one) << 17);
+        break;
+      }
+      case ArgClass::Float:
+        key.push_back(kFloatArg);
+        break;
+      case ArgClass::DeviceArray:
+        key.push_back(kPtrArg | uint64_t(a.dtype) << 8 | uint64_t(a.aligned) << 16);
+        if (first_gpu < 0)
+          first_gpu = static_cast<int>(i);
+        if (a.device >= 0) {
+          if (device >= 0 && a.device != device)
+            throw nb::value_error(("argument '" + p.name_str + "' is on cuda:" +
+                                   std::to_string(a.device) + " but an earlier argument is "
+                                   "on cuda:" + std::to_string(device) +
+                                   ": all tensors of a launch must be on one device")
+                                      .c_str());
+          device = a.device;
+        }
+        break;
+      case ArgClass::HostArray:
+        if (first_host < 0)
+          first_host = static_cast<int>(i);
+        break;
+      case ArgClass::Other:
+        return Status::Unsupported; // the Python path specialises (or rejects) it
+      }
+    }
+    if (first_gpu < 0)
+      return Status::NoGpu;
+    if (first_host >= 0)
+      throw nb::value_error(
+          ("argument '" + params_[first_host].name_str + "' is " +
+           b.infos[first_host].host_kind + ", but argument '" + params_[first_gpu].name_str +
+           "' is on the GPU: a kernel runs either on the GPU (every array on one CUDA device) "
+           "or on the CPU interpreter (every array in host memory); move '" +
+           params_[first_host].name_str + "' with .cuda()")
+              .c_str());
+    if (device < 0)
+      device = current_device_index();
+    b.device = device;
+    key.insert(key.end(), {kDeviceCc, uint64_t(device_cc(device))});
+    uint64_t h = 0;
+    for (uint64_t w : key)
+      h = mix(h, w);
+    b.hash = h;
+    return Status::Ready;
+  }
+
+  bool const_words(PyObject *v, std::vector<uint64_t> &key) const {
+    v = unwrap(v);
+    if (v == Py_None) {
+      key.push_back(kConstNone);
+    } else if (PyBool_Check(v)) {
+      key.insert(key.end(), {kConstBool, uint64_t(v == Py_True)});
+    } else if (PyLong_CheckExact(v)) {
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+      if (overflow)
+        return false;
+      key.insert(key.end(), {kConstInt, uint64_t(x)});
+    } else if (PyFloat_CheckExact(v)) {
+      double d = PyFloat_AS_DOUBLE(v);
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      key.insert(key.end(), {kConstFloat, bits});
+    } else {
+      Py_hash_t h = PyObject_Hash(v);
+      if (h == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      key.insert(key.end(), {kConstObj, uint64_t(h), reinterpret_cast<uint64_t>(Py_TYPE(v))});
+    }
+    return true;
+  }
+
+  int find_param(PyObject *k) const {
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (params_[i].name.ptr() == k)
+        return static_cast<int>(i);
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (PyUnicode_Compare(params_[i].name.ptr(), k) == 0)
+        return static_cast<int>(i);
+    PyErr_Clear();
+    return -1;
+  }
+
+  int find_option(PyObject *k) const {
+    for (int j = 0; j < kNumOptions; ++j)
+      if (option_names_[j].ptr() == k)
+        return j;
+    for (int j = 0; j < kNumOptions; ++j)
+      if (PyUnicode_Compare(option_names_[j].ptr(), k) == 0)
+        return j;
+    PyErr_Clear();
+    return -1;
+  }
+
+  static int current_device_index() {
+    int d = runtime::current_device();
+    return d < 0 ? 0 : d;
+  }
+
+  int device_cc(int device) {
+    if (device >= 0 && static_cast<size_t>(device) < cc_cache_.size() && cc_cache_[device])
+      return cc_cache_[device];
+    int cc = runtime::device_props(device).target.cc();
+    if (cc_cache_.size() <= static_cast<size_t>(device))
+      cc_cache_.resize(device + 1, 0);
+    cc_cache_[device] = cc;
+    return cc;
+  }
+
+  const Entry *find(Bound &b) {
+    if (last_ && last_->hash == b.hash && last_->key == scratch_key_ && same_consts(*last_, b))
+      return last_;
+    for (const auto &e : entries_)
+      if (e->hash == b.hash && e->key == scratch_key_ && same_consts(*e, b)) {
+        last_ = e.get();
+        return last_;
+      }
+    return nullptr;
+  }
+
+  // Grid dims from a tuple/list/int (ints only; anything else goes through Python's
+  // normalize_grid, which also reports errors).
+  static bool fast_grid(PyObject *g, runtime::LaunchGrid &out) {
+    uint32_t dims[3] = {1, 1, 1};
+    auto dim = [](PyObject *o, uint32_t &d) {
+      if (!PyLong_CheckExact(o))
+        return false;
+      long long v = PyLong_AsLongLong(o);
+      if (v < 0 || v >= (1ll << 31)) {
+        PyErr_Clear();
+        return false;
+      }
+      d = static_cast<uint32_t>(v);
+      return true;
+    };
+    if (PyTuple_CheckExact(g) || PyList_CheckExact(g)) {
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(g);
+      if (n < 1 || n > 3)
+        return false;
+      PyObject **items = PySequence_Fast_ITEMS(g);
+      for (Py_ssize_t i = 0; i < n; ++i)
+        if (!dim(items[i], dims[i]))
+          return false;
+    } else if (!dim(g, dims[0])) {
+      return false;
+    }
+    out = {dims[0], dims[1], dims[2]};
+    return true;
+  }
+
+  nb::object meta_dict(Bound &b) const {
+    nb::dict meta;
+    for (size_t i = 0; i < params_.size(); ++i)
+      PyDict_SetItem(meta.ptr(), params_[i].name.ptr(), b.values[i]);
+    return meta;
+  }
+
+  runtime::LaunchGrid eval_grid(PyObject *grid, Bound &b) {
+    runtime::LaunchGrid g;
+    nb::object meta;
+    nb::object value = nb::borrow(grid);
+    if (PyCallable_Check(grid)) {
+      meta = meta_dict(b);
+      value = nb::steal(PyObject_CallOneArg(grid, meta.ptr()));
+      if (!value.is_valid())
+        throw nb::python_error();
+    }
+    if (fast_grid(value.ptr(), g))
+      return g;
+    if (!meta.is_valid())
+      meta = meta_dict(b);
+    nb::tuple t = nb::cast<nb::tuple>(normalize_grid_(value, meta));
+    return {nb::cast<uint32_t>(t[0]), nb::cast<uint32_t>(t[1]), nb::cast<uint32_t>(t[2])};
+  }
+
+  void run(const Entry &e, PyObject *grid, Bound &b) {
+    runtime::LaunchGrid g = eval_grid(grid, b);
+    runtime::PackedParams params(e.positions.size());
+    pack_params(e.kernel->meta(), e.positions, b.infos.data(), names_, params);
+    runtime::CUstream stream = resolve_stream(b.options[kStreamOption], b.device);
+    launch_kernel(*e.kernel, b.device, g, stream, params);
+  }
+
+  std::vector<Param> params_;
+  std::vector<std::string> names_;
+  nb::object option_names_[kNumOptions];
+  nb::object jitfn_ref_;
+  nb::object constexpr_type_;
+  nb::object normalize_grid_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+  Entry *last_ = nullptr;
+  std::vector<uint64_t> scratch_key_;
+  std::vector<int> cc_cache_;
+};
+
+// `dispatcher[grid]`: calling it launches (tp_call: no argument parsing by nanobind).
+struct BoundLaunch {
+  nb::object dispatcher;
+  nb::object grid;
+};
+
+PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+  try {
+    BoundLaunch *b = nb::inst_ptr<BoundLaunch>(self);
+    Dispatcher *d = nb::inst_ptr<Dispatcher>(b->dispatcher.ptr());
+    nb::object r = d->launch(b->grid.ptr(), args, kwargs);
+    if (!r.is_valid())
+      r = d->fallback(b->grid.ptr(), args, kwargs);
+    return r.release().ptr();
+  } catch (...) {
+    set_python_error(); // tp_call is not a nanobind function: translate here
+    return nullptr;
+  }
+}
+
+PyType_Slot bound_slots[] = {{Py_tp_call, reinterpret_cast<void *>(bound_call)}, {0, nullptr}};
+
+nb::object any_device_array(nb::tuple args, nb::dict kwargs) {
+  auto check = [](nb::handle v) {
+    ArgInfo a;
+    try {
+      classify(v.ptr(), "?", a);
+    } catch (const nb::python_error &) {
+      return true; // an array the GPU path reports on (e.g. an unsupported dtype)
+    } catch (const std::exception &) {
+      return true; // a GPU array without a driver: the GPU path reports it
+    }
+    return a.cls == ArgClass::DeviceArray;
+  };
+  for (nb::handle v : args)
+    if (check(v))
+      return nb::bool_(true);
+  for (auto kv : kwargs)
+    if (check(kv.second))
+      return nb::bool_(true);
+  return nb::bool_(false);
+}
+
+nb::list classify_values(nb::list values, std::vector<std::string> names) {
+  nb::list out;
+  for (size_t i = 0; i < nb::len(values); ++i) {
+    ArgInfo a;
+    classify(values[i].ptr(), i < names.size() ? names[i].c_str() : "?", a);
+    if (a.cls == ArgClass::DeviceArray)
+      out.append(nb::make_tuple("device", dtype_name(a.dtype), a.aligned, a.device));
+    else if (a.cls == ArgClass::HostArray)
+      out.append(nb::make_tuple("host", a.host_kind));
+    else
+      out.append(nb::none());
+  }
+  return out;
+}
+
+} // namespace
+
+void bind_gpu_dispatch(nb::module_ &m) {
+  nb::class_<Dispatcher>(m, "GpuDispatcher",
+                         "The C++ launch fast path of one @jit function: its GPU kernels by "
+                         "specialisation key.")
+      .def(nb::init<nb::list, std::vector<bool>, std::vector<bool>, nb::list, nb::object,
+                    nb::object, nb::object>(),
+           nb::arg("names"), nb::arg("constexprs"), nb::arg("specialize"), nb::arg("defaults"),
+           nb::arg("jitfn_ref"), nb::arg("constexpr_type"), nb::arg("normalize_grid"))
+      .def(
+          "launch",
+          [](Dispatcher &d, nb::handle grid, nb::tuple args, nb::dict kwargs) -> nb::object {
+            nb::object r = d.launch(grid.ptr(), args.ptr(), kwargs.ptr());
+            return r.is_valid() ? r : nb::none();
+          },
+          nb::arg("grid"), nb::arg("args"), nb::arg("kwargs"),
+          "Launches when a kernel for this specialisation is registered: returns its result, "
+          "or None (nothing launched).")
+      .def(
+          "add",
+          [](Dispatcher &d, nb::tuple args, nb::dict kwargs, nb::object kernel) {
+            return d.add(args.ptr(), kwargs.ptr(), std::move(kernel));
+          },
+          nb::arg("args"), nb::arg("kwargs"), nb::arg("kernel"),
+          "Registers `kernel` for the specialisation of these arguments; False when the fast "
+          "path cannot key them (the Python path then launches every time).")
+      .def(
+          "bind",
+          [](nb::handle self, nb::handle grid) {
+            return BoundLaunch{nb::borrow(self), nb::borrow(grid)};
+          },
+          nb::arg("grid"), "kernel[grid]: a callable that launches over `grid`.")
+      .def_prop_ro("num_kernels", &Dispatcher::num_entries);
+
+  nb::class_<BoundLaunch>(m, "GpuBoundLaunch", nb::type_slots(bound_slots));
+
+  m.def("gpu_any_device_array", &any_device_array, nb::arg("args"), nb::arg("kwargs"),
+        "Whether an argument is an array in GPU memory (or one only the GPU path reports on).");
+  m.def("gpu_classify", &classify_values, nb::arg("values"), nb::arg("names"),
+        "Per value: ('device', dtype, aligned_16, device) for GPU arrays, ('host', what) for "
+        "host arrays, None otherwise.");
+}
+
+} // namespace tilec::python::gpu

@@ -1,0 +1,475 @@
+// GPU kernel objects (PTX + cubin + metadata, loaded lazily per device), building them
+// with ptxas or the driver JIT, the disk cache, device queries and the CUDA exceptions.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <set>
+
+#include "Bindings.h"
+#include "Gpu.h"
+#include "frontend/sema/Sema.h"
+#include "runtime/Cache.h"
+#include "runtime/PtxCompiler.h"
+
+namespace tilec::python {
+
+namespace gpu {
+
+namespace {
+
+using runtime::GpuKernel;
+using runtime::KernelBinary;
+using runtime::KernelMetadata;
+
+KernelMetadata metadata_from_dict(const nb::dict &d) {
+  KernelMetadata m;
+  auto get_int = [&](const char *k, int def) {
+    return d.contains(k) ? nb::cast<int>(d[k]) : def;
+  };
+  if (!d.contains("name"))
+    throw nb::value_error("kernel metadata needs a 'name'");
+  m.name = nb::cast<std::string>(d["name"]);
+  m.num_warps = get_int("num_warps", 4);
+  m.num_stages = get_int("num_stages", 3);
+  m.shared = get_int("shared", 0);
+  if (m.num_warps <= 0 || (m.num_warps & (m.num_warps - 1)) || m.num_warps > 32)
+    throw nb::value_error("kernel metadata: num_warps must be a power of two <= 32");
+  if (m.shared < 0)
+    throw nb::value_error("kernel metadata: shared must be >= 0");
+  if (d.contains("arch"))
+    m.arch = nb::cast<std::string>(d["arch"]);
+  if (d.contains("params")) {
+    for (nb::handle p : nb::cast<nb::sequence>(d["params"])) {
+      if (!PySequence_Check(p.ptr()) || nb::len(p) != 2)
+        throw nb::value_error("kernel metadata: each param is (name, kind)");
+      std::string kind = nb::cast<std::string>(p[1]);
+      auto k = runtime::param_kind_from_name(kind);
+      if (!k)
+        throw nb::value_error(("kernel metadata: unknown param kind '" + kind + "'").c_str());
+      m.params.push_back({nb::cast<std::string>(p[0]), *k});
+    }
+  }
+  return m;
+}
+
+nb::dict metadata_to_dict(const KernelMetadata &m) {
+  nb::dict d;
+  d["name"] = m.name;
+  d["num_warps"] = m.num_warps;
+  d["num_stages"] = m.num_stages;
+  d["shared"] = m.shared;
+  d["arch"] = m.arch;
+  d["compiler"] = m.compiler;
+  nb::list params;
+  for (const auto &p : m.params)
+    params.append(nb::make_tuple(p.name, runtime::param_kind_name(p.kind)));
+  d["params"] = params;
+  return d;
+}
+
+// Hashes a FunctionSource and, recursively, the @jit functions its globals name: every
+// input of the front end, so any edit of a kernel or of a callee changes the key.
+void hash_value(KeyHasher &h, const sema::Val &v, std::set<const void *> &seen);
+
+void hash_source(KeyHasher &h, const sema::FunctionSource &fs, std::set<const void *> &seen) {
+  if (!seen.insert(&fs).second) {
+    h.add("fn-again", fs.name);
+    return;
+  }
+  h.add("fn", fs.name).add("file", fs.file).add("source", fs.source);
+  h.add("first_line", fs.first_line).add("noinline", fs.noinline ? 1 : 0);
+  for (const auto &kv : fs.globals) {
+    h.add("global", kv.first);
+    hash_value(h, kv.second, seen);
+  }
+  for (const auto &kv : fs.unsupported_globals)
+    h.add("unsupported", kv.first).add("what", kv.second);
+  h.add("end-fn", fs.name);
+}
+
+void hash_value(KeyHasher &h, const sema::Val &v, std::set<const void *> &seen) {
+  using K = sema::Val::Kind;
+  h.add("kind", static_cast<int64_t>(v.kind));
+  switch (v.kind) {
+  case K::Function:
+    if (v.fn)
+      hash_source(h, *v.fn, seen);
+    break;
+  case K::Tuple:
+  case K::Method:
+  case K::Slice:
+    h.add("elems", static_cast<int64_t>(v.elems.size()));
+    for (const auto &e : v.elems)
+      hash_value(h, e, seen);
+    break;
+  case K::DType:
+    h.add("type", v.type.str());
+    break;
+  case K::Float: {
+    int64_t bits;
+    static_assert(sizeof bits == sizeof v.f);
+    std::memcpy(&bits, &v.f, sizeof bits);
+    h.add("f", bits);
+    break;
+  }
+  default:
+    h.add("b", v.b ? 1 : 0).add("i", v.i).add("str", v.str);
+    break;
+  }
+}
+
+std::string cache_key(const std::shared_ptr<sema::FunctionSource> &fs, const std::string &specs,
+                      const std::string &options, const std::string &arch) {
+  runtime::CacheKey key; // starts with the compiler fingerprint
+  KeyHasher sources;
+  std::set<const void *> seen;
+  hash_source(sources, *fs, seen);
+  key.add("sources", sources.hex());
+  key.add("specs", specs).add("options", options).add("arch", arch);
+  key.add("ptx-compiler", runtime::ptx_compiler_identity());
+  return key.hex();
+}
+
+nb::bytes as_bytes(const std::string &s) { return nb::bytes(s.data(), s.size()); }
+
+std::shared_ptr<GpuKernel> make_kernel(const std::string &ptx, nb::bytes cubin, nb::dict meta) {
+  KernelBinary bin;
+  bin.meta = metadata_from_dict(meta);
+  bin.ptx = ptx;
+  bin.cubin.assign(static_cast<const char *>(cubin.data()), cubin.size());
+  return std::make_shared<GpuKernel>(std::move(bin));
+}
+
+std::shared_ptr<GpuKernel> build_kernel(const std::string &ptx, nb::dict meta,
+                                        const std::string &arch, int device, int max_registers,
+                                        bool line_info) {
+  KernelBinary bin;
+  bin.meta = metadata_from_dict(meta);
+  bin.meta.arch = arch;
+  bin.ptx = ptx;
+  auto target = runtime::GpuTarget::parse(arch);
+  if (!target)
+    throw nb::value_error(("unknown GPU architecture '" + arch + "'").c_str());
+  runtime::PtxOptions opts;
+  opts.max_registers = max_registers;
+  opts.line_info = line_info;
+  runtime::Cubin c;
+  {
+    nb::gil_scoped_release release;
+    c = runtime::compile_ptx(bin.ptx, *target, opts, bin.meta.name, device);
+  }
+  bin.cubin = std::move(c.image);
+  bin.meta.compiler = c.compiler;
+  return std::make_shared<GpuKernel>(std::move(bin));
+}
+
+nb::dict device_props_dict(int device) {
+  const runtime::DeviceProps &p = runtime::device_props(device);
+  nb::dict d;
+  d["name"] = p.name;
+  d["capability"] = nb::make_tuple(p.target.major, p.target.minor);
+  d["arch"] = p.target.arch();
+  d["multiprocessor_count"] = p.sm_count;
+  d["max_threads_per_block"] = p.max_threads_per_block;
+  d["max_shared_mem"] = p.max_shared_per_block_optin;
+  d["max_shared_per_block"] = p.max_shared_per_block;
+  d["max_shared_per_sm"] = p.max_shared_per_sm;
+  d["max_registers_per_block"] = p.max_registers_per_block;
+  d["max_grid"] = nb::make_tuple(p.max_grid[0], p.max_grid[1], p.max_grid[2]);
+  return d;
+}
+
+// Raises `tilec.errors.<cls>(*args)`; a plain RuntimeError if the package is broken.
+void raise_python(const char *cls, const nb::tuple &args, const char *fallback) {
+  try {
+    nb::object c = nb::module_::import_("tilec.errors").attr(cls);
+    nb::object inst = c(*args);
+    PyErr_SetObject(c.ptr(), inst.ptr());
+  } catch (const nb::python_error &) {
+    PyErr_SetString(PyExc_RuntimeError, fallback);
+  }
+}
+
+void translate(const std::exception_ptr &p, void *) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const runtime::OutOfResources &e) {
+    raise_python("OutOfResources",
+                 nb::make_tuple(e.what(), e.resource(), e.required(), e.limit(), e.kernel()),
+                 e.what());
+  } catch (const runtime::CudaError &e) {
+    nb::object kernel = e.kernel().empty() ? nb::none() : nb::cast(e.kernel());
+    raise_python("CudaError", nb::make_tuple(e.what(), e.call(), e.code(), kernel), e.what());
+  } catch (const runtime::PtxasError &e) {
+    raise_python("CompilationError", nb::make_tuple(e.what(), e.message()), e.what());
+  }
+}
+
+} // namespace
+
+void set_python_error() {
+  try {
+    throw;
+  } catch (nb::python_error &e) {
+    e.restore();
+  } catch (const nb::builtin_exception &e) {
+    PyObject *type = PyExc_RuntimeError;
+    switch (e.type()) {
+    case nb::exception_type::value_error:
+      type = PyExc_ValueError;
+      break;
+    case nb::exception_type::type_error:
+      type = PyExc_TypeError;
+      break;
+    case nb::exception_type::key_error:
+      type = PyExc_KeyError;
+      break;
+    case nb::exception_type::index_error:
+      type = PyExc_IndexError;
+      break;
+    case nb::exception_type::attribute_error:
+      type = PyExc_AttributeError;
+      break;
+    default:
+      break;
+    }
+    PyErr_SetString(type, e.what());
+  } catch (const std::invalid_argument &e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::exception &e) {
+    try {
+      translate(std::current_exception(), nullptr);
+    } catch (const std::exception &inner) {
+      PyErr_SetString(PyExc_RuntimeError, inner.what());
+    }
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "tilec internal error: unknown C++ exception");
+  }
+}
+
+std::vector<int> param_positions(const runtime::KernelMetadata &meta,
+                                 const std::vector<std::string> &names) {
+  std::vector<int> pos;
+  pos.reserve(meta.params.size());
+  for (const auto &p : meta.params) {
+    int found = -1;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == p.name)
+        found = static_cast<int>(i);
+    if (found < 0)
+      throw nb::value_error(("kernel '" + meta.name + "' takes a parameter '" + p.name +
+                             "' that the function does not have")
+                                .c_str());
+    pos.push_back(found);
+  }
+  return pos;
+}
+
+void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &positions,
+                 const ArgInfo *infos, const std::vector<std::string> &names,
+                 runtime::PackedParams &out) {
+  using runtime::ParamKind;
+  for (size_t i = 0; i < meta.params.size(); ++i) {
+    ParamKind kind = meta.params[i].kind;
+    const ArgInfo &a = infos[positions[i]];
+    const std::string &name = names[positions[i]];
+    auto fail = [&](const std::string &what) {
+      throw nb::type_error(("argument '" + name + "' of kernel '" + meta.name + "': " + what)
+                               .c_str());
+    };
+    if (kind == ParamKind::Ptr) {
+      if (a.cls != ArgClass::DeviceArray)
+        fail(a.cls == ArgClass::HostArray ? std::string("is ") + a.host_kind +
+                                                 ", but the kernel runs on a GPU"
+                                           : "the kernel takes a pointer (a GPU tensor)");
+      out.slots[i] = static_cast<uint64_t>(a.i);
+    } else if (runtime::param_kind_is_int(kind)) {
+      if (a.cls != ArgClass::Int && a.cls != ArgClass::Bool)
+        fail(std::string("the kernel takes an integer (") + runtime::param_kind_name(kind) + ")");
+      int bits = runtime::param_kind_bits(kind);
+      bool fits = true;
+      if (kind == ParamKind::U64)
+        fits = a.int_class == kU64 || a.i >= 0;
+      else if (a.int_class == kU64)
+        fits = false;
+      else if (bits < 64 && runtime::param_kind_is_signed(kind))
+        fits = a.i >= -(int64_t(1) << (bits - 1)) && a.i < (int64_t(1) << (bits - 1));
+      else if (bits < 64)
+        fits = a.i >= 0 && a.i < (int64_t(1) << bits);
+      if (!fits)
+        throw nb::value_error(("argument '" + name + "' = " +
+                               (a.int_class == kU64 ? std::to_string(uint64_t(a.i))
+                                                    : std::to_string(a.i)) +
+                               " does not fit in " + runtime::param_kind_name(kind))
+                                  .c_str());
+      out.slots[i] = runtime::pack_param(kind, a.i, 0);
+    } else {
+      double f = 0;
+      if (a.cls == ArgClass::Float)
+        f = a.f;
+      else if (a.cls == ArgClass::Int || a.cls == ArgClass::Bool)
+        f = a.int_class == kU64 ? double(uint64_t(a.i)) : double(a.i);
+      else
+        fail(std::string("the kernel takes a float (") + runtime::param_kind_name(kind) + ")");
+      out.slots[i] = runtime::pack_param(kind, 0, f);
+    }
+  }
+}
+
+runtime::CUstream resolve_stream(PyObject *stream, int device) {
+  if (stream && stream != Py_None) {
+    PyObject *s = stream;
+    nb::object attr;
+    if (!PyLong_Check(s)) {
+      attr = nb::steal(PyObject_GetAttrString(s, "cuda_stream"));
+      if (!attr.is_valid()) {
+        PyErr_Clear();
+        throw nb::type_error("stream= must be a CUDA stream handle (an int) or an object with "
+                             "a .cuda_stream attribute (torch.cuda.Stream)");
+      }
+      s = attr.ptr();
+    }
+    uint64_t v = PyLong_AsUnsignedLongLong(s);
+    if (PyErr_Occurred())
+      throw nb::python_error();
+    return reinterpret_cast<runtime::CUstream>(v);
+  }
+  if (PyObject *fn = torch_raw_stream_fn()) {
+    nb::object dev = nb::steal(PyLong_FromLong(device < 0 ? 0 : device));
+    nb::object r = nb::steal(PyObject_CallOneArg(fn, dev.ptr()));
+    if (!r.is_valid())
+      throw nb::python_error();
+    uint64_t v = PyLong_AsUnsignedLongLong(r.ptr());
+    if (PyErr_Occurred())
+      throw nb::python_error();
+    return reinterpret_cast<runtime::CUstream>(v);
+  }
+  return nullptr;
+}
+
+void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
+                   runtime::CUstream stream, runtime::PackedParams &params) {
+  nb::gil_scoped_release release;
+  k.launch(device, grid, stream, params.ptrs.data());
+}
+
+namespace {
+
+// The slow path's launch: `names`/`values` are every @jit parameter, in order.
+void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, nb::object stream,
+                  const std::vector<std::string> &names, const nb::list &values, int device) {
+  size_t n = nb::len(values);
+  if (n != names.size())
+    throw nb::value_error("launch: names and values differ in length");
+  std::vector<ArgInfo> infos(n);
+  for (size_t i = 0; i < n; ++i)
+    classify(values[i].ptr(), names[i].c_str(), infos[i]);
+  for (const auto &a : infos)
+    if (a.cls == ArgClass::DeviceArray && a.device >= 0 && device < 0)
+      device = a.device;
+  if (device < 0)
+    device = 0;
+  std::vector<int> pos = param_positions(k.meta(), names);
+  runtime::PackedParams params(pos.size());
+  pack_params(k.meta(), pos, infos.data(), names, params);
+  runtime::CUstream s = resolve_stream(stream.ptr(), device);
+  launch_kernel(k, device, {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)}, s, params);
+}
+
+} // namespace
+
+void bind_gpu_kernel(nb::module_ &m) {
+  init_arg_names();
+  nb::register_exception_translator(translate);
+
+  nb::class_<GpuKernel>(m, "GpuKernel",
+                        "A kernel compiled for a GPU: PTX, cubin and launch metadata; the module "
+                        "is loaded into each device's context at its first launch there.")
+      .def(nb::new_(&make_kernel), nb::arg("ptx"), nb::arg("cubin"), nb::arg("metadata"))
+      .def_prop_ro("name", [](const GpuKernel &k) { return k.name(); })
+      .def_prop_ro("ptx", [](const GpuKernel &k) { return k.binary().ptx; })
+      .def_prop_ro("cubin", [](const GpuKernel &k) { return as_bytes(k.binary().cubin); })
+      .def_prop_ro("metadata", [](const GpuKernel &k) { return metadata_to_dict(k.meta()); })
+      .def("num_regs", &GpuKernel::num_regs, nb::arg("device") = 0)
+      .def("spill_bytes", &GpuKernel::spill_bytes, nb::arg("device") = 0)
+      .def("store", [](const GpuKernel &k, const std::string &key, const std::string &dir) {
+             std::string err;
+             bool ok = runtime::DiskCache(dir).store(key, k.binary(), &err);
+             return std::make_pair(ok, err);
+           }, nb::arg("key"), nb::arg("cache_dir") = "",
+           "Stores the kernel in the disk cache under `key`; (ok, error).")
+      .def_static("load_cached",
+                  [](const std::string &key, const std::string &dir)
+                      -> std::shared_ptr<GpuKernel> {
+                    auto bin = runtime::DiskCache(dir).load(key);
+                    if (!bin)
+                      return nullptr;
+                    return std::make_shared<GpuKernel>(std::move(*bin));
+                  },
+                  nb::arg("key"), nb::arg("cache_dir") = "",
+                  "The kernel cached under `key`, or None.")
+      .def("launch", &launch_named, nb::arg("grid"), nb::arg("stream"), nb::arg("names"),
+           nb::arg("values"), nb::arg("device") = -1,
+           "Launches over `grid` (3 ints): `values` are the @jit parameters called `names`; "
+           "the .params take theirs by name. stream None: torch's current stream (or the "
+           "default stream).");
+
+  m.def("gpu_build", &build_kernel, nb::arg("ptx"), nb::arg("metadata"), nb::arg("arch"),
+        nb::arg("device") = -1, nb::arg("max_registers") = 0, nb::arg("line_info") = false,
+        "Compiles PTX to a cubin (ptxas, else the driver's JIT on `device`) -> GpuKernel.");
+  m.def("gpu_cache_key", &cache_key, nb::arg("fn"), nb::arg("specs"), nb::arg("options"),
+        nb::arg("arch"),
+        "The disk-cache key of `fn` (its sources and callees') compiled with these "
+        "specialisations, options and architecture by this build of tilec.");
+  m.def("gpu_cache_dir", [] { return runtime::DiskCache::default_dir(); });
+  m.def("gpu_driver_available", [] {
+    std::string why;
+    bool ok = runtime::driver_available(&why);
+    return std::make_pair(ok, why);
+  });
+  m.def("gpu_device_count", [] {
+    std::string why;
+    return runtime::driver_available(&why) ? runtime::device_count() : 0;
+  });
+  m.def("gpu_device_props", &device_props_dict, nb::arg("device") = 0);
+  m.def("gpu_device_arch", [](int d) { return runtime::device_props(d).target.arch(); },
+        nb::arg("device") = 0);
+  m.def("gpu_current_device", [] {
+    int d = runtime::current_device();
+    return d < 0 ? 0 : d;
+  });
+  m.def("gpu_synchronize", [](int device) {
+    nb::gil_scoped_release release;
+    runtime::synchronize(device);
+  }, nb::arg("device") = -1,
+        "Waits for the GPU work of `device` (-1: every device tilec launched on); a fault is "
+        "raised as tilec.CudaError naming the last kernel tilec launched there.");
+  m.def("gpu_last_kernel", &runtime::last_launched_kernel, nb::arg("device") = 0);
+  m.def("gpu_find_ptxas", [] { return runtime::find_ptxas(); });
+  m.def("gpu_compile_ptx", [](const std::string &ptx, const std::string &arch,
+                              const std::string &name) {
+    auto t = runtime::GpuTarget::parse(arch);
+    if (!t)
+      throw nb::value_error(("unknown GPU architecture '" + arch + "'").c_str());
+    runtime::Cubin c;
+    {
+      nb::gil_scoped_release release;
+      c = runtime::compile_ptx(ptx, *t, {}, name, -1);
+    }
+    return nb::make_tuple(as_bytes(c.image), c.compiler, c.log, c.seconds);
+  }, nb::arg("ptx"), nb::arg("arch"), nb::arg("name") = "kernel",
+        "PTX -> (cubin bytes, compiler, log, seconds) with ptxas; no GPU needed.");
+}
+
+} // namespace gpu
+
+void bind_gpu(nb::module_ &m) {
+  gpu::bind_gpu_kernel(m);
+  gpu::bind_gpu_dispatch(m);
+}
+
+} // namespace tilec::python

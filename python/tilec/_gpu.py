@@ -1,0 +1,233 @@
+"""The GPU launch path.
+
+`kernel[grid](*args)` with arguments in GPU memory (torch CUDA tensors, objects with
+`__cuda_array_interface__`, DLPack capsules) comes here instead of the CPU interpreter:
+
+- the C++ fast path (`_C.GpuDispatcher`, one per @jit function) binds the arguments,
+  computes the specialisation key, finds the compiled kernel and launches it on the
+  caller's current stream (torch's when torch is imported) without running Python code;
+- on a miss, `run` below specialises the arguments, compiles (disk cache, else PTX from the
+  code generator and ptxas / the driver JIT), registers the kernel with the fast path and
+  launches.
+
+Launches are asynchronous: a kernel that faults (an illegal address) is reported at the
+next synchronisation. `tilec.synchronize()` waits and raises `tilec.CudaError` naming the
+last kernel tilec launched on the device; later launches raise it too.
+"""
+
+from __future__ import annotations
+
+import types
+import weakref
+
+from . import _C, _args, _sources
+from .errors import CompilationError, CudaError
+from .language import core
+
+# (jitfn, fs, specs, options, arch) -> (ptx text, metadata dict). The metadata names the
+# .entry ("name") and lists its .params as (jit parameter name, kind) with kinds "ptr",
+# "i1", "i8".."i64", "u8".."u64", "fp16", "bf16", "fp32", "fp64"; optional: "num_warps",
+# "num_stages", "shared" (dynamic shared memory bytes), "static_output". None: the
+# compiler's own code generator (_C.compile_ptx).
+_ptx_generator = None
+
+
+def set_ptx_generator(fn):
+    """Replaces the PTX code generator (tests and benchmarks use hand-written PTX); None
+    restores tilec's own. Returns the previous one."""
+    global _ptx_generator
+    prev, _ptx_generator = _ptx_generator, fn
+    return prev
+
+
+def _generate_ptx(jitfn, fs, specs, options, arch):
+    if _ptx_generator is not None:
+        return _ptx_generator(jitfn, fs, specs, options, arch)
+    gen = getattr(_C, "compile_ptx", None)
+    if gen is None:
+        raise CompilationError(
+            f"cannot compile '{jitfn.__name__}' for the GPU: tilec's PTX code generation is "
+            "not built yet. Run the kernel on the CPU interpreter with host arrays (numpy "
+            "arrays or CPU tensors)")
+    num_warps, num_stages, debug = options
+    return gen(fs, specs, num_warps, num_stages, debug, arch)
+
+
+class GpuCompiledKernel:
+    """A kernel compiled for a GPU: `asm` holds 'ptx' (text) and 'cubin' (bytes);
+    `metadata` the launch configuration; `n_regs` / `n_spills` come from the driver."""
+
+    def __init__(self, native, jitfn, options, arch):
+        self._native = native
+        self.function = jitfn
+        self.name = native.name
+        num_warps, num_stages, debug = options
+        meta = native.metadata
+        self.metadata = types.SimpleNamespace(
+            name=self.name, num_warps=meta["num_warps"], num_stages=num_stages, debug=debug,
+            shared=meta["shared"], arch=arch, target="cuda:" + arch[3:].rstrip("a"),
+            compiler=meta["compiler"])
+        self.arg_names = [p[0] for p in meta["params"]]
+        self._asm = None
+
+    @property
+    def asm(self) -> dict:
+        if self._asm is None:
+            self._asm = {"ptx": self._native.ptx, "cubin": self._native.cubin}
+        return self._asm
+
+    @property
+    def n_regs(self) -> int:
+        return self._native.num_regs(_C.gpu_current_device())
+
+    @property
+    def n_spills(self) -> int:
+        """Local memory per thread in bytes (what ptxas spilled registers to)."""
+        return self._native.spill_bytes(_C.gpu_current_device())
+
+    def __repr__(self):
+        return f"CompiledKernel({self.name}, {self.metadata.target})"
+
+
+def wants_gpu(args, kwargs) -> bool:
+    """Whether a launch has an argument in GPU memory (the CPU path handles the rest)."""
+    return _any_device_array(args, kwargs)
+
+
+def _no_gpu_support(args, kwargs):
+    return False
+
+
+# An extension built before the GPU runtime existed has no GPU path (a stale editable build).
+_any_device_array = getattr(_C, "gpu_any_device_array", _no_gpu_support)
+
+
+def synchronize(device=None):
+    """Waits for the kernels launched on `device` (an index or torch.device; None: every
+    device tilec launched on). A kernel fault raises tilec.CudaError naming the last
+    kernel tilec launched there."""
+    if device is None:
+        index = -1
+    elif hasattr(device, "index"):
+        index = device.index if device.index is not None else _C.gpu_current_device()
+    else:
+        index = int(device)
+    _C.gpu_synchronize(index)
+
+
+def _dispatcher(jitfn):
+    d = jitfn.__dict__.get("_gpu_dispatch")
+    if d is None:
+        from .jit import normalize_grid  # late: jit imports this module
+
+        params = jitfn.params
+        d = _C.GpuDispatcher([p.name for p in params], [p.is_constexpr for p in params],
+                             [p.specialize for p in params],
+                             [(p.has_default, p.default) for p in params], weakref.ref(jitfn),
+                             core.constexpr, normalize_grid)
+        jitfn._gpu_kernels = {}
+        jitfn._gpu_dispatch = d  # from now on kernel[grid] goes to the fast path first
+    return d
+
+
+def _specialize(jitfn, values, info):
+    """(specs, keys, device) of a GPU launch; raises for mixed host/GPU arrays."""
+    specs, keys = [], []
+    device = gpu_param = host = None
+    for p, v, inf in zip(jitfn.params, values, info):
+        if not p.is_constexpr and inf is not None and inf[0] == "device":
+            _, dtype, aligned, dev = inf
+            if p.typed is not None:
+                kind, want = p.typed
+                if kind != "pointer":
+                    raise TypeError(f"argument '{p.name}' is declared {want} but got a GPU "
+                                    "array")
+                if want != dtype:
+                    raise TypeError(f"argument '{p.name}' is declared a pointer to {want} but "
+                                    f"the array holds {dtype}")
+            if dev >= 0:
+                if device is not None and dev != device:
+                    raise ValueError(f"argument '{p.name}' is on cuda:{dev} but "
+                                     f"'{gpu_param}' is on cuda:{device}: all tensors of a "
+                                     "launch must be on one device")
+                device = dev
+            gpu_param = gpu_param or p.name
+            keys.append(("p", dtype, aligned))
+            specs.append(("pointer", (dtype, aligned)))
+            continue
+        if not p.is_constexpr and inf is not None and inf[0] == "host":
+            host = host or (p.name, inf[1])
+            keys.append(None)
+            specs.append(None)
+            continue
+        r = _args.specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
+        key = r[0]
+        keys.append(key)
+        specs.append(r[1] if len(r) == 3 else _args.spec_of(key, v))
+    if host is not None:
+        name, what = host
+        raise ValueError(
+            f"argument '{name}' is {what}, but argument '{gpu_param}' is on the GPU: a kernel "
+            "runs either on the GPU (every array on one CUDA device) or on the CPU interpreter "
+            f"(every array in host memory); move '{name}' with .cuda()")
+    if device is None:
+        device = _C.gpu_current_device()
+    return specs, keys, device
+
+
+def _compile(jitfn, specs, keys, options, arch, device):
+    num_warps, num_stages, debug = options
+    fs = _sources.function_source(jitfn)
+    opts = f"num_warps={num_warps};num_stages={num_stages};debug={int(bool(debug))}"
+    if _ptx_generator is not None:  # hand-written PTX must not be mistaken for tilec's
+        opts += f";generator={_ptx_generator.__module__}.{_ptx_generator.__qualname__}"
+    key = _C.gpu_cache_key(fs, repr(tuple(keys)), opts, arch)
+    native = _C.GpuKernel.load_cached(key)
+    if native is None:
+        ptx, meta = _generate_ptx(jitfn, fs, specs, options, arch)
+        meta = dict(meta)
+        meta.setdefault("num_warps", num_warps)
+        meta.setdefault("num_stages", num_stages)
+        static_output = meta.pop("static_output", "")
+        if static_output:
+            print(static_output, end="", flush=True)
+        native = _C.gpu_build(ptx, meta, arch, device)
+        native.store(key)  # best effort: a read-only cache only costs a recompile
+    return GpuCompiledKernel(native, jitfn, options, arch)
+
+
+def run(jitfn, grid, warmup, args, kwargs):
+    """JITFunction.run for launches with GPU arguments."""
+    d = jitfn.__dict__.get("_gpu_dispatch")
+    if d is not None and not warmup:
+        r = d.launch(grid, args, kwargs)
+        if r is not None:
+            return r
+    kw = dict(kwargs)
+    stream = kw.pop("stream", None) if "stream" not in jitfn._index else None
+    options = jitfn._options(kw)
+    values = jitfn._bind(args, kw)
+    ok, why = _C.gpu_driver_available()
+    if not ok:
+        name = next((n for n, v in zip(jitfn.arg_names, values) if wants_gpu((v,), {})), "?")
+        raise ValueError(f"argument '{name}' lives in GPU memory, but tilec cannot run "
+                         f"'{jitfn.__name__}' on a GPU here: {why}")
+    info = _C.gpu_classify(values, jitfn.arg_names)
+    specs, keys, device = _specialize(jitfn, values, info)
+    arch = _C.gpu_device_arch(device)
+    ck = (tuple(keys), options, arch)
+    kernel = jitfn._gpu_kernels.get(ck)
+    if kernel is None:
+        kernel = _compile(jitfn, specs, keys, options, arch, device)
+        jitfn._gpu_kernels[ck] = kernel
+    _dispatcher(jitfn).add(args, kwargs, kernel)
+    if warmup:
+        return kernel
+    from .jit import normalize_grid
+
+    g = normalize_grid(grid, dict(zip(jitfn.arg_names, values)))
+    kernel._native.launch(g, stream, jitfn.arg_names, values, device)
+    return kernel
+
+
+__all__ = ["GpuCompiledKernel", "run", "set_ptx_generator", "synchronize", "wants_gpu"]
