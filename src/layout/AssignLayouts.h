@@ -17,10 +17,19 @@
 // IR verifies (elementwise operands share a layout; loop-carried values match).
 #pragma once
 
+#include "analysis/AxisInfo.h"
 #include "ir/IR.h"
 
 namespace tilec::layout {
 
+// Assignment, conversion insertion and remove_conversions (RemoveConversions.h).
 void assign_layouts(ir::Module &m);
+
+// The coalesced blocked layout for a memory access through the pointer tile `ptr`.
+ir::LayoutRef coalesced_layout(const ir::Value *ptr, const analysis::AxisInfoAnalysis &ax,
+                               int num_warps);
+
+// The module's num_warps attribute (4 when absent).
+int module_num_warps(const ir::Module &m);
 
 } // namespace tilec::layout

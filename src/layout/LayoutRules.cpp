@@ -1,0 +1,199 @@
+#include "layout/LayoutRules.h"
+
+#include "layout/Layouts.h"
+
+namespace tilec::layout::rules {
+
+using ir::LayoutRef;
+using ir::OpKind;
+
+bool is_memory(const ir::Op &op) {
+  switch (op.kind()) {
+  case OpKind::Load:
+  case OpKind::Store:
+  case OpKind::AtomicRmw:
+  case OpKind::AtomicCas:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool is_rematerialisable(const ir::Op &op) {
+  switch (op.kind()) {
+  case OpKind::Constant:
+  case OpKind::Arange:
+  case OpKind::Splat:
+  case OpKind::Broadcast:
+  case OpKind::ExpandDims:
+  case OpKind::Hint:
+    return true;
+  default:
+    return ir::is_elementwise(op.kind()) && ir::is_pure(op.kind());
+  }
+}
+
+LayoutRef permuted(const LayoutRef &l, const std::vector<int64_t> &order, bool inverse) {
+  if (!l || l->kind != ir::LayoutKind::Blocked)
+    return nullptr;
+  size_t n = order.size();
+  if (l->size_per_thread.size() != n)
+    return nullptr;
+  // result dim i = operand dim order[i]
+  std::vector<int32_t> to(n); // operand dim -> result dim (forward)
+  for (size_t i = 0; i < n; ++i)
+    to[static_cast<size_t>(order[i])] = static_cast<int32_t>(i);
+  auto map = [&](const std::vector<int32_t> &v) {
+    std::vector<int32_t> r(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (inverse) // v is indexed by result dim; give operand-dim indexing
+        r[static_cast<size_t>(order[i])] = v[i];
+      else
+        r[i] = v[static_cast<size_t>(order[i])];
+    }
+    return r;
+  };
+  std::vector<int32_t> ord(n);
+  for (size_t k = 0; k < n; ++k)
+    ord[k] = inverse ? static_cast<int32_t>(order[static_cast<size_t>(l->order[k])])
+                     : to[static_cast<size_t>(l->order[k])];
+  return ir::Layout::blocked(map(l->size_per_thread), map(l->threads_per_warp),
+                             map(l->warps_per_cta), ord);
+}
+
+LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
+  const ir::Value *v = user.operand(i);
+  if (!v->type.is_tile())
+    return nullptr;
+  auto result_layout = [&]() -> LayoutRef {
+    return user.num_results() ? user.result(0)->type.layout : nullptr;
+  };
+  if (is_memory(user)) {
+    auto it = anchors.find(&user);
+    return it == anchors.end() ? nullptr : it->second;
+  }
+  switch (user.kind()) {
+  case OpKind::Broadcast:
+  case OpKind::Hint:
+  case OpKind::Scan:
+    return result_layout();
+  case OpKind::ExpandDims: {
+    LayoutRef r = result_layout();
+    return r ? ir::Layout::slice(static_cast<int32_t>(user.int_attr("axis")), r) : nullptr;
+  }
+  case OpKind::Permute:
+    return permuted(result_layout(), user.ints_attr("order"), true);
+  case OpKind::Reduce: { // every operand in the layout the result is a slice of
+    LayoutRef r = result_layout();
+    return r && r->kind == ir::LayoutKind::Slice ? r->parent : nullptr;
+  }
+  case OpKind::For:
+    if (i >= 3)
+      return user.region(0)->block()->arg(i - 2)->type.layout;
+    return nullptr;
+  case OpKind::While:
+    return user.region(0)->block()->arg(i)->type.layout;
+  case OpKind::Yield: {
+    const ir::Op *p = user.parent()->parent()->parent();
+    switch (p->kind()) {
+    case OpKind::For:
+      return p->region(0)->block()->arg(i + 1)->type.layout;
+    case OpKind::If:
+      return p->result(i)->type.layout;
+    case OpKind::While:
+      return p->region(0)->block()->arg(i)->type.layout;
+    default:
+      return nullptr; // reduce/scan combiners yield scalars
+    }
+  }
+  case OpKind::Condition:
+    if (i == 0)
+      return nullptr;
+    return user.parent()->parent()->parent()->result(i - 1)->type.layout;
+  default:
+    if (ir::is_elementwise(user.kind()))
+      return result_layout();
+    return nullptr; // reshape, join, split, cat, dot, reduce, print, ...: no requirement
+  }
+}
+
+LayoutRef forward(const ir::Op &op, size_t index, int num_warps) {
+  const ir::Type &rt = op.result(index)->type;
+  if (!rt.is_tile())
+    return nullptr;
+  auto operand_layout = [&](size_t i) -> LayoutRef {
+    return i < op.num_operands() && op.operand(i)->type.is_tile() ? op.operand(i)->type.layout
+                                                                  : nullptr;
+  };
+  switch (op.kind()) {
+  case OpKind::Constant:
+  case OpKind::Arange:
+  case OpKind::Splat:
+    return nullptr; // flexible: their users decide
+  case OpKind::Broadcast:
+  case OpKind::Hint:
+  case OpKind::Scan:
+    return operand_layout(0);
+  case OpKind::ExpandDims: {
+    LayoutRef l = operand_layout(0);
+    if (!l)
+      return nullptr;
+    if (l->kind == ir::LayoutKind::Slice && l->dim == op.int_attr("axis"))
+      return l->parent;
+    return default_blocked(rt.shape, num_warps);
+  }
+  case OpKind::Permute: {
+    LayoutRef l = operand_layout(0);
+    if (!l)
+      return nullptr;
+    LayoutRef p = permuted(l, op.ints_attr("order"), false);
+    return p ? p : default_blocked(rt.shape, num_warps);
+  }
+  case OpKind::Reduce: {
+    LayoutRef l = operand_layout(0);
+    return l ? ir::Layout::slice(static_cast<int32_t>(op.int_attr("axis")), l) : nullptr;
+  }
+  case OpKind::Reshape:
+  case OpKind::Join:
+  case OpKind::Split:
+  case OpKind::Cat:
+  case OpKind::Dot:
+    return default_blocked(rt.shape, num_warps);
+  case OpKind::ConvertLayout:
+    return rt.layout;
+  default:
+    break;
+  }
+  if (ir::is_elementwise(op.kind())) {
+    // prefer an operand whose layout was fixed by a memory access
+    LayoutRef first;
+    for (size_t i = 0; i < op.num_operands(); ++i) {
+      LayoutRef l = operand_layout(i);
+      if (!l)
+        continue;
+      const ir::Op *d = op.operand(i)->def;
+      if (d && is_memory(*d))
+        return l;
+      if (!first)
+        first = l;
+    }
+    return first;
+  }
+  return nullptr;
+}
+
+LayoutRef operand_for_result(const ir::Op &op, size_t i, const LayoutRef &result) {
+  if (!op.operand(i)->type.is_tile())
+    return nullptr;
+  switch (op.kind()) {
+  case OpKind::Broadcast:
+  case OpKind::Hint:
+    return result;
+  case OpKind::ExpandDims:
+    return ir::Layout::slice(static_cast<int32_t>(op.int_attr("axis")), result);
+  default:
+    return ir::is_elementwise(op.kind()) ? result : nullptr;
+  }
+}
+
+} // namespace tilec::layout::rules

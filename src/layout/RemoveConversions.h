@@ -1,0 +1,14 @@
+// Conversion removal: a convert_layout whose operand is produced by a cheap tree of ops
+// (constants, arange, splat, broadcast, expand_dims, hints and element-wise ops over
+// them, up to a size limit) is replaced by a copy of that tree built directly in the
+// wanted layout (a simplified version of Triton's RemoveLayoutConversions); conversions
+// to the layout the value already has disappear; dead originals are erased.
+#pragma once
+
+#include "ir/IR.h"
+
+namespace tilec::layout {
+
+void remove_conversions(ir::Module &m);
+
+} // namespace tilec::layout
