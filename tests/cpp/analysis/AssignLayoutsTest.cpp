@@ -3,6 +3,7 @@
 #include "KernelTestUtil.h"
 
 #include "ir/Verifier.h"
+#include "layout/AllocateShared.h"
 #include "layout/AssignLayouts.h"
 #include "layout/ConvertPlan.h"
 #include "layout/Layouts.h"
@@ -189,4 +190,34 @@ TEST(AssignLayouts, LayerNormLoadsShareOneLayout) {
   EXPECT_EQ(layout_str(find_op(k.fn(), OpKind::Load)->result()),
             "#blocked<spt=[8], tpw=[32], wpc=[4], order=[0]>");
   EXPECT_EQ(count(k.fn(), OpKind::ConvertLayout), 0) << ir::print(*k.module);
+}
+
+TEST(AllocateShared, SeedKernels) {
+  auto shared = [](ir::Module &m) {
+    layout::allocate_shared(m);
+    for (const auto &a : m.attrs)
+      if (a.name == "shared_bytes")
+        return std::get<int64_t>(a.value);
+    return int64_t{-1};
+  };
+  Kernel add = seed_kernel("add_kernel", "*fp32:16,*fp32:16,*fp32:16,i32:16", {1024});
+  assign(add);
+  EXPECT_EQ(shared(*add.module), 0);
+  // softmax over 1024 columns, 4 warps: max and sum each combine 4 warp partials
+  Kernel sm = seed_kernel("softmax_kernel", "*fp32:16,*fp32:16,i32:16,i32:16,i32", {1024});
+  assign(sm);
+  EXPECT_EQ(shared(*sm.module), 16);
+  ir::Op *r = find_op(sm.fn(), OpKind::Reduce, 1);
+  EXPECT_EQ(r->int_attr("smem_offset", -1), 0);
+  // the transposing copy: one 32x32 fp32 tile through shared memory
+  Kernel t = inline_kernel(R"(@triton.jit
+def k(x_ptr, y_ptr, B: tl.constexpr):
+    r = tl.arange(0, B)
+    x = tl.load(x_ptr + r[:, None] * B + r[None, :])
+    tl.store(y_ptr + r[:, None] + r[None, :] * B, x)
+)",
+                           "*fp32:16,*fp32:16", {32});
+  assign(t);
+  EXPECT_EQ(shared(*t.module), 32 * 32 * 4);
+  ASSERT_NO_THROW(ir::verify(*t.module));
 }

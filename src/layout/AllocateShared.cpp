@@ -1,0 +1,224 @@
+#include "layout/AllocateShared.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "layout/ConvertPlan.h"
+#include "layout/Layouts.h"
+
+namespace tilec::layout {
+
+using ir::OpKind;
+
+namespace {
+
+int64_t align16(int64_t v) { return (v + 15) & ~int64_t{15}; }
+int64_t elem_bytes(const ir::Type &t) { return t.is_ptr() ? 8 : ir::byte_size(t.elem); }
+
+// True when moving a value from `src` to `dst` needs other threads' data.
+bool needs_smem(const LinearLayout &src, const LinearLayout &dst) {
+  ConversionKind k = plan_conversion(src, dst).kind;
+  return k != ConversionKind::None && k != ConversionKind::Registers;
+}
+
+// The layout of a tile of `shape` holding, at each hardware index of `result`, the
+// operand element that the result element there comes from (`f`: linear map of
+// coordinates, result -> operand).
+LinearLayout pull_back(const LinearLayout &result, const ir::Shape &shape,
+                       const std::function<LinearLayout::Basis(const LinearLayout::Basis &)> &f) {
+  std::vector<LinearLayout::InDim> ins;
+  for (const auto &in : result.in_dims()) {
+    LinearLayout::InDim d{in.name, {}};
+    for (const auto &b : in.bases)
+      d.bases.push_back(f(b));
+    ins.push_back(std::move(d));
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (size_t k = 0; k < shape.size(); ++k)
+    outs.push_back({dim_name(static_cast<int>(k)), static_cast<int32_t>(shape[k])});
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
+// Does a shape op move data between threads with these layouts?
+bool view_needs_smem(const ir::Op &op) {
+  const ir::Type &a = op.operand(0)->type, &r = op.result(0)->type;
+  if (!a.is_tile() || !a.layout || !r.layout)
+    return false;
+  LinearLayout rl = to_linear(r), al = to_linear(a);
+  LinearLayout want;
+  switch (op.kind()) {
+  case OpKind::Broadcast:
+    want = pull_back(rl, a.shape, [&](const LinearLayout::Basis &b) {
+      LinearLayout::Basis o = b;
+      for (size_t d = 0; d < o.size(); ++d)
+        if (a.shape[d] == 1)
+          o[d] = 0;
+      return o;
+    });
+    break;
+  case OpKind::ExpandDims: {
+    size_t axis = static_cast<size_t>(op.int_attr("axis"));
+    want = pull_back(rl, a.shape, [&](const LinearLayout::Basis &b) {
+      LinearLayout::Basis o;
+      for (size_t d = 0; d < b.size(); ++d)
+        if (d != axis)
+          o.push_back(b[d]);
+      return o;
+    });
+    break;
+  }
+  case OpKind::Permute: {
+    std::vector<int64_t> order = op.ints_attr("order");
+    want = pull_back(rl, a.shape, [&](const LinearLayout::Basis &b) {
+      LinearLayout::Basis o(b.size());
+      for (size_t i = 0; i < order.size(); ++i)
+        o[static_cast<size_t>(order[i])] = b[i];
+      return o;
+    });
+    break;
+  }
+  case OpKind::Reshape: {
+    std::vector<LinearLayout::OutDim> outs;
+    for (size_t k = 0; k < a.shape.size(); ++k)
+      outs.push_back({dim_name(static_cast<int>(k)), static_cast<int32_t>(a.shape[k])});
+    want = rl.reshape_outs(outs);
+    break;
+  }
+  default:
+    return true;
+  }
+  return needs_smem(al, want);
+}
+
+// Warp bits (not replicas) of `l` that step tile dim `axis`.
+int warps_along(const LinearLayout &l, int axis) {
+  if (!l.has_in_dim(kWarp))
+    return 0;
+  int32_t free = l.free_variable_mask(kWarp);
+  int n = 0;
+  for (int i = 0; i < l.in_dim_bits(kWarp); ++i)
+    if (!((free >> i) & 1) && l.basis(kWarp, i)[static_cast<size_t>(axis)] != 0)
+      ++n;
+  return n;
+}
+
+} // namespace
+
+int64_t scratch_bytes(const ir::Op &op) {
+  switch (op.kind()) {
+  case OpKind::ConvertLayout: {
+    const ir::Type &a = op.operand(0)->type, &r = op.result(0)->type;
+    if (!a.layout || !r.layout || !needs_smem(to_linear(a), to_linear(r)))
+      return 0;
+    return align16(a.numel() * elem_bytes(a));
+  }
+  case OpKind::Broadcast:
+  case OpKind::ExpandDims:
+  case OpKind::Permute:
+  case OpKind::Reshape:
+    return view_needs_smem(op) ? align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type))
+                               : 0;
+  case OpKind::Join:
+  case OpKind::Cat:
+    return align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type));
+  case OpKind::Split:
+    return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type));
+  case OpKind::Reduce:
+  case OpKind::Scan: {
+    const ir::Type &x = op.operand(0)->type;
+    if (!x.layout)
+      return 0;
+    int axis = static_cast<int>(op.int_attr("axis"));
+    int w = warps_along(to_linear(x), axis);
+    if (w == 0)
+      return 0;
+    int64_t per = op.kind() == OpKind::Reduce ? x.numel() / x.shape[axis] * (int64_t{1} << w)
+                                              : x.numel();
+    int64_t bytes = 0;
+    for (size_t i = 0; i < op.num_operands(); ++i)
+      bytes += align16(per * elem_bytes(op.operand(i)->type));
+    return bytes;
+  }
+  case OpKind::AtomicRmw:
+  case OpKind::AtomicCas: {
+    const ir::Value *r = op.result(0);
+    if (r->users.empty())
+      return 0;
+    if (!r->type.is_tile())
+      return align16(elem_bytes(r->type));
+    const ir::Type &p = op.operand(0)->type;
+    if (!p.layout)
+      return 0;
+    LinearLayout l = to_linear(p);
+    bool replicated = l.free_variable_mask(kLane) != 0 || l.free_variable_mask(kWarp) != 0;
+    return replicated ? align16(r->type.numel() * elem_bytes(r->type)) : 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+namespace {
+
+struct Buffer {
+  ir::Op *op;
+  int64_t size, start, end; // live over op numbers [start, end]
+  int64_t offset = 0;
+};
+
+// First fit, largest first, among buffers whose lifetimes overlap.
+int64_t place(std::vector<Buffer> &bufs) {
+  std::vector<Buffer *> order;
+  for (Buffer &b : bufs)
+    order.push_back(&b);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Buffer *a, const Buffer *b) { return a->size > b->size; });
+  std::vector<Buffer *> placed;
+  int64_t total = 0;
+  for (Buffer *b : order) {
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (Buffer *p : placed)
+      if (p->start <= b->end && b->start <= p->end)
+        busy.emplace_back(p->offset, p->offset + p->size);
+    std::sort(busy.begin(), busy.end());
+    int64_t at = 0;
+    for (auto [lo, hi] : busy) {
+      if (at + b->size <= lo)
+        break;
+      at = std::max(at, align16(hi));
+    }
+    b->offset = at;
+    placed.push_back(b);
+    total = std::max(total, at + b->size);
+  }
+  return total;
+}
+
+} // namespace
+
+void allocate_shared(ir::Module &m) {
+  int64_t total = 0;
+  for (auto &f : m.functions) {
+    std::vector<Buffer> bufs;
+    int64_t index = 0;
+    ir::walk(f->entry(), [&](ir::Op *op) {
+      int64_t n = index++;
+      int64_t bytes = scratch_bytes(*op);
+      if (bytes > 0)
+        bufs.push_back({op, bytes, n, n});
+    });
+    total = std::max(total, place(bufs));
+    for (const Buffer &b : bufs) {
+      b.op->set_attr("smem_offset", b.offset);
+      b.op->set_attr("smem_size", b.size);
+    }
+  }
+  for (ir::NamedAttr &a : m.attrs)
+    if (a.name == "shared_bytes") {
+      a.value = total;
+      return;
+    }
+  m.attrs.push_back({"shared_bytes", total});
+}
+
+} // namespace tilec::layout
