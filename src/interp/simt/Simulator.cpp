@@ -6,6 +6,7 @@
 
 #include "interp/simt/SimInternal.h"
 #include "interp/tile/FloatFormats.h"
+#include "interp/tile/Interpreter.h"
 #include "simt/Verifier.h"
 
 namespace tilec::simt {
@@ -356,12 +357,26 @@ RunResult Machine::run() {
       throw RuntimeError("simt: grid dimensions must be in [1, 2^31)");
   Cta c;
   size_t nregs = fn.regs.size();
+  // Registers start as NaN-like poison, so a value read before it is written shows up
+  // in results instead of passing as a plausible 0.
+  std::vector<uint64_t> poison(nregs);
+  for (size_t r = 0; r < nregs; ++r) {
+    switch (ty_reg_bits(fn.regs[r].ty)) {
+    case 1: poison[r] = 0; break;
+    case 16: poison[r] = 0x7fff; break;
+    case 32: poison[r] = 0x7fffdead; break;
+    default: poison[r] = 0x7ff8dead7ff8deadull; break;
+    }
+  }
   try {
     for (int64_t z = 0; z < opts.grid[2]; ++z)
       for (int64_t y = 0; y < opts.grid[1]; ++y)
         for (int64_t x = 0; x < opts.grid[0]; ++x) {
           c.id = {x, y, z};
-          c.regs.assign(nregs * nthreads, 0);
+          c.regs.resize(nregs * nthreads);
+          for (size_t r = 0; r < nregs; ++r)
+            std::fill_n(c.regs.begin() + static_cast<std::ptrdiff_t>(r * nthreads), nthreads,
+                        poison[r]);
           c.pc.assign(nthreads, 0);
           c.state.assign(nthreads, ThreadState::Running);
           c.bar_id.assign(nthreads, 0);
@@ -386,6 +401,28 @@ RunResult run(const Function &fn, const std::vector<SimArg> &args,
               const std::vector<SimBuffer> &buffers, const SimOptions &opts) {
   sim::Machine m(fn, args, buffers, opts);
   return m.run();
+}
+
+std::vector<SimArg> sim_args(const std::vector<interp::KernelArg> &args) {
+  std::vector<SimArg> out;
+  for (const interp::KernelArg &a : args) {
+    SimArg s;
+    s.kind = a.kind == interp::KernelArg::Pointer ? SimArg::Pointer
+             : a.kind == interp::KernelArg::Int   ? SimArg::Int
+                                                  : SimArg::Float;
+    s.ptr = a.ptr;
+    s.i = a.i;
+    s.f = a.f;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<SimBuffer> sim_buffers(const std::vector<interp::Buffer> &buffers) {
+  std::vector<SimBuffer> out;
+  for (const interp::Buffer &b : buffers)
+    out.push_back({b.base, b.size_bytes, b.name});
+  return out;
 }
 
 } // namespace tilec::simt

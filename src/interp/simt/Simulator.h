@@ -18,6 +18,8 @@
 //   c[12:8]); every lane of the member mask must execute the same shfl (a lane that is
 //   not there is an error, as is reading from a lane that did not take part).
 //   vote.sync likewise.
+// - Registers start as poison (a NaN pattern of their width; predicates false), so a
+//   value read before it is written shows in the results.
 // - Memory: global addresses are host pointers, checked against `buffers` (out of
 //   bounds, null and misaligned accesses are errors naming the instruction, its source
 //   location, the lane and the CTA). Shared memory is per CTA, fn.shared_bytes long,
@@ -41,6 +43,11 @@
 
 #include "simt/ThreadIR.h"
 #include "support/Diagnostics.h"
+
+namespace tilec::interp {
+struct Buffer;
+struct KernelArg;
+} // namespace tilec::interp
 
 namespace tilec::simt {
 
@@ -106,5 +113,10 @@ private:
 // The function is verified first (simt::verify), so malformed IR is an InternalError.
 RunResult run(const Function &fn, const std::vector<SimArg> &args,
               const std::vector<SimBuffer> &buffers, const SimOptions &opts = {});
+
+// The tile interpreter's argument and buffer lists (interp/tile/Interpreter.h), so one
+// test can run a kernel on both and compare.
+std::vector<SimArg> sim_args(const std::vector<interp::KernelArg> &args);
+std::vector<SimBuffer> sim_buffers(const std::vector<interp::Buffer> &buffers);
 
 } // namespace tilec::simt

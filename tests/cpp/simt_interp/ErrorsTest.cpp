@@ -1,5 +1,8 @@
 // Faults and argument mistakes are clear errors, never crashes or silent garbage.
+#include <cmath>
+
 #include "SimTestUtil.h"
+#include "interp/tile/Interpreter.h"
 
 using namespace tilec;
 using namespace tilec::simt;
@@ -219,4 +222,35 @@ TEST(SimErrors, ParamsAndSpecialRegistersReachTheKernel) {
         EXPECT_EQ(bf(res[at + 4]), 2.5f);
         EXPECT_EQ(bf(res[at + 5]), -0.5f);
       }
+}
+
+TEST(SimErrors, RegistersReadBeforeWrittenArePoison) {
+  // A masked load without `other`: masked-off lanes keep the poison (a NaN), not 0.
+  std::vector<float> buf(32, 1.0f);
+  Function fn = kernel([](Builder &b, Reg ptr, Reg tid) {
+    Reg v = b.reg(Ty::F32);
+    Reg a = elem_addr(b, ptr, tid, 4);
+    {
+      auto g = b.guarded(b.setp(Cmp::Lt, Ty::U32, tid, imm(4)));
+      b.ld_to({v}, Space::Global, Ty::F32, Operand::addr(a));
+    }
+    b.st(Space::Global, Ty::F32, Operand::addr(a), {b.add(Ty::F32, v, imm(1))});
+  });
+  run(fn, {SimArg::pointer(buf.data())}, {buffer(buf, "x")});
+  EXPECT_EQ(buf[3], 2.0f);
+  EXPECT_TRUE(std::isnan(buf[4]));
+}
+
+TEST(SimErrors, TileInterpreterArgumentLists) {
+  std::vector<float> buf(2);
+  std::vector<SimArg> a = sim_args({interp::KernelArg::pointer(buf.data()),
+                                    interp::KernelArg::integer(-3), interp::KernelArg::floating(0.5)});
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[0].kind, SimArg::Pointer);
+  EXPECT_EQ(a[0].ptr, reinterpret_cast<uint64_t>(buf.data()));
+  EXPECT_EQ(a[1].i, -3);
+  EXPECT_EQ(a[2].kind, SimArg::Float);
+  std::vector<SimBuffer> bs = sim_buffers({{reinterpret_cast<uint64_t>(buf.data()), 8, "x"}});
+  EXPECT_EQ(bs.at(0).size_bytes, 8u);
+  EXPECT_EQ(bs.at(0).name, "x");
 }
