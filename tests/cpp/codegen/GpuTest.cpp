@@ -1,0 +1,261 @@
+// The sample kernels' PTX run on a real GPU (skipped when libcuda.so.1 or a device is
+// missing): the same inputs and expected results as the simulator's tests
+// (tests/cpp/simt_interp/SamplesTest.cpp), so printer, simulator and hardware agree.
+// The driver JIT-compiles the PTX, which also checks that it accepts the .version we emit.
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "../simt/Programs.h"
+#include "codegen/PtxPrinter.h"
+
+using namespace tilec;
+using namespace tilec::simt;
+
+namespace {
+
+// The few driver API entry points the test needs, declared here (no CUDA headers).
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+using CUcontext = CUctx_st *;
+using CUmodule = CUmod_st *;
+using CUfunction = CUfunc_st *;
+
+struct Driver {
+  void *lib = nullptr;
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *) = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, void *, void **, void **) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
+  int sm = 0;
+  std::string why; // empty when usable
+
+  Driver() {
+    lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      why = "libcuda.so.1 not found";
+      return;
+    }
+    bool ok = true;
+    auto get = [&](auto &fp, const char *name) {
+      fp = reinterpret_cast<std::remove_reference_t<decltype(fp)>>(dlsym(lib, name));
+      ok = ok && fp;
+    };
+    get(cuInit, "cuInit");
+    get(cuDeviceGet, "cuDeviceGet");
+    get(cuDeviceGetAttribute, "cuDeviceGetAttribute");
+    get(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    get(cuCtxSetCurrent, "cuCtxSetCurrent");
+    get(cuModuleLoadData, "cuModuleLoadData");
+    get(cuModuleUnload, "cuModuleUnload");
+    get(cuModuleGetFunction, "cuModuleGetFunction");
+    get(cuMemAlloc, "cuMemAlloc_v2");
+    get(cuMemFree, "cuMemFree_v2");
+    get(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+    get(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+    get(cuLaunchKernel, "cuLaunchKernel");
+    get(cuCtxSynchronize, "cuCtxSynchronize");
+    get(cuGetErrorString, "cuGetErrorString");
+    if (!ok) {
+      why = "libcuda.so.1 lacks a driver API entry point";
+      return;
+    }
+    CUdevice dev = 0;
+    CUcontext ctx = nullptr;
+    int major = 0, minor = 0;
+    if (cuInit(0) != 0 || cuDeviceGet(&dev, 0) != 0) {
+      why = "no CUDA device";
+      return;
+    }
+    cuDeviceGetAttribute(&major, 75, dev); // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+    cuDeviceGetAttribute(&minor, 76, dev);
+    sm = major * 10 + minor;
+    if (sm < 80) {
+      why = "the GPU is older than sm_80";
+      return;
+    }
+    if (cuDevicePrimaryCtxRetain(&ctx, dev) != 0 || cuCtxSetCurrent(ctx) != 0)
+      why = "cannot make a context";
+  }
+
+  void check(CUresult r, const char *what) const {
+    if (r != 0) {
+      const char *s = "?";
+      cuGetErrorString(r, &s);
+      throw std::runtime_error(std::string(what) + ": " + s);
+    }
+  }
+};
+
+Driver &driver() {
+  static Driver d;
+  return d;
+}
+
+#define REQUIRE_GPU()                                                                            \
+  if (!driver().why.empty())                                                                     \
+  GTEST_SKIP() << driver().why
+
+// Device copies of host vectors, copied back after the launch.
+struct DeviceBuf {
+  CUdeviceptr ptr = 0;
+  void *host = nullptr;
+  size_t bytes = 0;
+};
+
+// Runs fn on the GPU: pointer params get device copies of `bufs` (in order), other params
+// take `scalars` (raw bits, in order). Returns what the kernel printed.
+std::string launch(const Function &fn, std::vector<std::pair<void *, size_t>> bufs,
+                   std::vector<uint64_t> scalars, unsigned grid) {
+  Driver &d = driver();
+  codegen::PtxTarget t;
+  t.sm = d.sm >= 90 ? 90 : 80;
+  t.arch_specific = d.sm == 90;
+  std::string ptx = codegen::print_ptx(fn, t);
+  CUmodule mod = nullptr;
+  d.check(d.cuModuleLoadData(&mod, ptx.c_str()), "cuModuleLoadData (driver JIT of our PTX)");
+  CUfunction f = nullptr;
+  d.check(d.cuModuleGetFunction(&f, mod, fn.name.c_str()), "cuModuleGetFunction");
+  std::vector<DeviceBuf> dev;
+  for (auto [host, bytes] : bufs) {
+    DeviceBuf b{0, host, bytes};
+    d.check(d.cuMemAlloc(&b.ptr, bytes), "cuMemAlloc");
+    d.check(d.cuMemcpyHtoD(b.ptr, host, bytes), "cuMemcpyHtoD");
+    dev.push_back(b);
+  }
+  std::vector<uint64_t> storage(fn.params.size());
+  std::vector<void *> params;
+  size_t nb = 0, ns = 0;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    storage[i] = (fn.params[i].ty == Ty::U64 && nb < dev.size()) ? dev[nb++].ptr : scalars.at(ns++);
+    params.push_back(&storage[i]);
+  }
+  // Capture device printf: the driver writes it to fd 1 at synchronisation.
+  std::fflush(stdout);
+  auto path = std::filesystem::temp_directory_path() /
+              ("tilec_gpu_printf_" + std::to_string(::getpid()) + ".txt");
+  int saved = dup(1);
+  FILE *capture = std::fopen(path.c_str(), "w");
+  dup2(fileno(capture), 1);
+  CUresult lr = d.cuLaunchKernel(f, grid, 1, 1, static_cast<unsigned>(fn.num_threads()), 1, 1,
+                                 fn.shared_bytes, nullptr, params.data(), nullptr);
+  CUresult sr = lr == 0 ? d.cuCtxSynchronize() : lr;
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  std::fclose(capture);
+  std::ifstream in(path);
+  std::string printed((std::istreambuf_iterator<char>(in)), {});
+  std::filesystem::remove(path);
+  d.check(lr, "cuLaunchKernel");
+  d.check(sr, "cuCtxSynchronize");
+  for (DeviceBuf &b : dev) {
+    d.check(d.cuMemcpyDtoH(b.host, b.ptr, b.bytes), "cuMemcpyDtoH");
+    d.cuMemFree(b.ptr);
+  }
+  d.cuModuleUnload(mod);
+  return printed;
+}
+
+template <typename T> std::pair<void *, size_t> hb(std::vector<T> &v) {
+  return {v.data(), v.size() * sizeof(T)};
+}
+
+} // namespace
+
+TEST(Gpu, VectorAdd) {
+  REQUIRE_GPU();
+  const int n = 1000;
+  std::vector<float> x(n), y(n), out(n, -1.0f);
+  for (int i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i) * 0.5f;
+    y[i] = 1.0f / static_cast<float>(i + 1);
+  }
+  launch(test::vector_add(4), {hb(x), hb(y), hb(out)}, {static_cast<uint64_t>(n)}, 2);
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], x[i] + y[i]) << i;
+}
+
+TEST(Gpu, WarpAndBlockReductions) {
+  REQUIRE_GPU();
+  const int warps = 2, ctas = 3, n = warps * 32 * ctas;
+  std::vector<float> x(n), out(n / 32, 0.0f);
+  for (int i = 0; i < n; ++i)
+    x[i] = static_cast<float>((i * 7) % 13) - 6.0f;
+  launch(test::warp_reduce(warps), {hb(x), hb(out)}, {}, ctas);
+  for (int w = 0; w < n / 32; ++w) {
+    float s = 0;
+    for (int i = 0; i < 32; ++i)
+      s += x[w * 32 + i];
+    EXPECT_EQ(out[w], s) << w;
+  }
+  for (int bw : {1, 4, 8}) {
+    const int per = bw * 32, nc = 5;
+    std::vector<float> xs(nc * per), sums(nc, -1.0f);
+    for (size_t i = 0; i < xs.size(); ++i)
+      xs[i] = static_cast<float>(i % 17);
+    launch(test::block_reduce(bw), {hb(xs), hb(sums)}, {}, nc);
+    for (int c = 0; c < nc; ++c) {
+      float s = 0;
+      for (int i = 0; i < per; ++i)
+        s += xs[c * per + i];
+      EXPECT_EQ(sums[c], s) << "warps " << bw << " cta " << c;
+    }
+  }
+}
+
+TEST(Gpu, AtomicCounter) {
+  REQUIRE_GPU();
+  const int warps = 2, ctas = 4, n = warps * 32 * ctas;
+  std::vector<uint32_t> counter(1, 0), out(n, 0xdeadbeef);
+  launch(test::atomic_counter(warps), {hb(counter), hb(out)}, {}, ctas);
+  EXPECT_EQ(counter[0], static_cast<uint32_t>(n));
+  std::sort(out.begin(), out.end());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], static_cast<uint32_t>(i));
+}
+
+TEST(Gpu, Printf) {
+  REQUIRE_GPU();
+  std::vector<float> x{1.5f, -2.25f};
+  std::string printed = launch(test::printf_kernel(), {hb(x)}, {}, 1);
+  EXPECT_EQ(printed, "pid (0) tid 0: x=1.50 big=1099511627776 100%\n"
+                     "pid (0) tid 1: x=-2.25 big=1099511627777 100%\n");
+}
+
+TEST(Gpu, DivergentLoopAndIf) {
+  REQUIRE_GPU();
+  for (int warps : {1, 3}) {
+    std::vector<uint32_t> out(warps * 32, 0);
+    launch(test::divergent(warps), {hb(out)}, {}, 1);
+    auto f = [](int t) {
+      uint32_t trips = static_cast<uint32_t>(t % 5);
+      uint32_t acc = trips == 0 ? 0 : trips * (trips - 1) / 2;
+      return (t & 1) ? acc * 2 : acc + 100;
+    };
+    for (int t = 0; t < warps * 32; ++t)
+      ASSERT_EQ(out[t], f(t) + f(t / 32 * 32) * 1000) << "thread " << t;
+  }
+}
