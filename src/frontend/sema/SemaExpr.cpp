@@ -195,6 +195,12 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
         return Val::module(m + "." + attr);
       throw missing();
     }
+    if (m == "tilec.language.PropagateNan") { // an enum class: NONE / ALL
+      Val out;
+      if (language_attribute("PropagateNan." + attr, out))
+        return out;
+      throw CompileError(loc, "type object 'PropagateNan' has no attribute '" + attr + "'");
+    }
     if (m == "tilec.language.extra.cuda" && attr == "libdevice")
       return Val::module(m + "." + attr);
     if (is_math_module(m) && (is_builtin("math." + attr) || is_builtin(attr)))
