@@ -16,7 +16,7 @@ struct PtxTarget {
   bool arch_specific = true; // sm_90a (only meaningful for sm >= 90)
   int ptx_major = 8;         // .version 8.0 is accepted by ptxas 12.0+ and CUDA 12 drivers
   int ptx_minor = 0;
-  std::string arch() const;  // "sm_90a"
+  std::string arch() const; // "sm_90a"
 };
 
 std::string print_ptx(const simt::Function &fn, const PtxTarget &target = {});

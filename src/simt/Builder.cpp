@@ -15,11 +15,16 @@ Instr make(Op op, Ty t) {
 // mul.wide / mad.wide results are twice as wide as the operands.
 Ty widened(Ty t) {
   switch (t) {
-  case Ty::S16: return Ty::S32;
-  case Ty::U16: return Ty::U32;
-  case Ty::S32: return Ty::S64;
-  case Ty::U32: return Ty::U64;
-  default: TILEC_ASSERT(false, std::string("no wide form of .") + ty_name(t));
+  case Ty::S16:
+    return Ty::S32;
+  case Ty::U16:
+    return Ty::U32;
+  case Ty::S32:
+    return Ty::S64;
+  case Ty::U32:
+    return Ty::U64;
+  default:
+    TILEC_ASSERT(false, std::string("no wide form of .") + ty_name(t));
   }
   return Ty::None;
 }
@@ -324,8 +329,8 @@ Reg Builder::atom(AtomOp op, Ty t, Operand addr, Operand b, Operand c, Sem sem, 
   in.m.sem = sem;
   in.m.scope = scope;
   in.m.space = s;
-  in.m.noftz = op == AtomOp::Add && (t == Ty::F16 || t == Ty::BF16 || t == Ty::F16x2 ||
-                                     t == Ty::BF16x2);
+  in.m.noftz =
+      op == AtomOp::Add && (t == Ty::F16 || t == Ty::BF16 || t == Ty::F16x2 || t == Ty::BF16x2);
   in.dst = {d};
   in.src = {addr, b};
   if (!c.is_none())
@@ -340,8 +345,8 @@ void Builder::red(AtomOp op, Ty t, Operand addr, Operand b, Sem sem, Scope scope
   in.m.sem = sem;
   in.m.scope = scope;
   in.m.space = s;
-  in.m.noftz = op == AtomOp::Add && (t == Ty::F16 || t == Ty::BF16 || t == Ty::F16x2 ||
-                                     t == Ty::BF16x2);
+  in.m.noftz =
+      op == AtomOp::Add && (t == Ty::F16 || t == Ty::BF16 || t == Ty::F16x2 || t == Ty::BF16x2);
   in.src = {addr, b};
   emit(std::move(in));
 }
@@ -436,8 +441,8 @@ void Builder::vprintf(const std::string &fmt, const std::vector<Reg> &args) {
 void Builder::assert_fail(const std::string &msg, const std::string &file, int line,
                           const std::string &func) {
   Instr in = make(Op::AssertFail, Ty::None);
-  in.src = {Operand::string(fn_.add_string(msg)), Operand::string(fn_.add_string(file)),
-            imm(line), Operand::string(fn_.add_string(func))};
+  in.src = {Operand::string(fn_.add_string(msg)), Operand::string(fn_.add_string(file)), imm(line),
+            Operand::string(fn_.add_string(func))};
   emit(std::move(in));
 }
 

@@ -86,11 +86,11 @@ public:
   // ---- moves and special registers ----
   Reg mov(Ty t, Operand a);
   void mov_to(Reg d, Operand a);
-  Reg special(Sreg s);                      // mov.u32 d, %tid.x (u64 for %clock64)
-  Reg ld_param(uint32_t param);             // ld.param.<ty> d, [name]
-  Reg shared_addr(int64_t offset = 0);      // mov.u32 d, global_smem(+offset): a .shared address
-  Reg pack(Ty t, std::initializer_list<Operand> parts);     // mov.b32 d, {a, b}
-  std::vector<Reg> unpack(Ty part, int n, Operand a);        // mov.b32 {d0, d1}, a
+  Reg special(Sreg s);                 // mov.u32 d, %tid.x (u64 for %clock64)
+  Reg ld_param(uint32_t param);        // ld.param.<ty> d, [name]
+  Reg shared_addr(int64_t offset = 0); // mov.u32 d, global_smem(+offset): a .shared address
+  Reg pack(Ty t, std::initializer_list<Operand> parts); // mov.b32 d, {a, b}
+  std::vector<Reg> unpack(Ty part, int n, Operand a);   // mov.b32 {d0, d1}, a
 
   // ---- arithmetic ----
   Reg binary(Op op, Ty t, Operand a, Operand b, Mods m = {});
@@ -100,13 +100,13 @@ public:
   // an add into an fma, which rounds differently from the tile interpreter.
   Reg add(Ty t, Operand a, Operand b);
   Reg sub(Ty t, Operand a, Operand b);
-  Reg mul(Ty t, Operand a, Operand b);       // ints: mul.lo; floats: mul.rn
+  Reg mul(Ty t, Operand a, Operand b); // ints: mul.lo; floats: mul.rn
   Reg mul_hi(Ty t, Operand a, Operand b);
-  Reg mul_wide(Ty t, Operand a, Operand b);  // t = s32/u32/s16/u16: result twice as wide
+  Reg mul_wide(Ty t, Operand a, Operand b);            // t = s32/u32/s16/u16: result twice as wide
   Reg mad(Ty t, Operand a, Operand b, Operand c);      // ints: mad.lo; floats: mad.rn
   Reg mad_wide(Ty t, Operand a, Operand b, Operand c); // c and the result twice as wide
   Reg fma(Ty t, Operand a, Operand b, Operand c, Rnd r = Rnd::Rn);
-  Reg div(Ty t, Operand a, Operand b);       // ints; floats .rn (f32/f64)
+  Reg div(Ty t, Operand a, Operand b); // ints; floats .rn (f32/f64)
   Reg rem(Ty t, Operand a, Operand b) { return binary(Op::Rem, t, a, b); }
   Reg min(Ty t, Operand a, Operand b, bool nan = false);
   Reg max(Ty t, Operand a, Operand b, bool nan = false);
@@ -133,8 +133,8 @@ public:
   void st(Space s, Ty t, Operand addr, std::vector<Operand> vals, MemHints h = {});
   Reg atom(AtomOp op, Ty t, Operand addr, Operand b, Operand c = {}, Sem sem = Sem::None,
            Scope scope = Scope::None, Space s = Space::Global);
-  void red(AtomOp op, Ty t, Operand addr, Operand b, Sem sem = Sem::None,
-           Scope scope = Scope::None, Space s = Space::Global);
+  void red(AtomOp op, Ty t, Operand addr, Operand b, Sem sem = Sem::None, Scope scope = Scope::None,
+           Space s = Space::Global);
   Reg create_policy(Evict e, float fraction = 1.0f); // createpolicy.fractional.L2::evict_*
 
   // ---- warp and CTA ----
@@ -145,8 +145,8 @@ public:
   Reg vote(VoteMode mode, Reg p, Operand mask = imm(-1)); // any/all: pred; ballot: b32
   void bar_sync(int id = 0);
   void bar_sync(Operand id, Operand count);
-  void membar(Scope s);             // membar.cta / .gl / .sys
-  void fence(Sem s, Scope scope);   // fence.sc.gpu, fence.acq_rel.cta, ...
+  void membar(Scope s);           // membar.cta / .gl / .sys
+  void fence(Sem s, Scope scope); // fence.sc.gpu, fence.acq_rel.cta, ...
 
   // ---- control ----
   void bra(BlockId target, bool uni = false); // guarded by the current guard

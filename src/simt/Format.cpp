@@ -9,10 +9,14 @@ namespace {
 
 int reg_class(Ty t) {
   switch (ty_reg_bits(t)) {
-  case 1: return 0;
-  case 16: return 1;
-  case 32: return 2;
-  default: return 3;
+  case 1:
+    return 0;
+  case 16:
+    return 1;
+  case 32:
+    return 2;
+  default:
+    return 3;
   }
 }
 
@@ -63,16 +67,20 @@ std::string mnemonic(const Instr &in) {
   const Mods &m = in.m;
   bool fl = ty_is_float(in.ty);
   switch (in.op) {
-  case Op::Mov: case Op::Pack: case Op::Unpack:
+  case Op::Mov:
+  case Op::Pack:
+  case Op::Unpack:
     add_mod(s, ty_name(in.ty));
     return s;
-  case Op::Add: case Op::Sub:
+  case Op::Add:
+  case Op::Sub:
     if (fl)
       float_mods(s, in, true);
     else if (m.sat)
       add_mod(s, "sat");
     break;
-  case Op::Mul: case Op::Mad:
+  case Op::Mul:
+  case Op::Mad:
     if (fl) {
       float_mods(s, in, true);
     } else {
@@ -81,16 +89,26 @@ std::string mnemonic(const Instr &in) {
         add_mod(s, "sat");
     }
     break;
-  case Op::Fma: case Op::Div: case Op::Sqrt: case Op::Rcp: case Op::Ex2: case Op::Lg2:
-  case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tanh:
+  case Op::Fma:
+  case Op::Div:
+  case Op::Sqrt:
+  case Op::Rcp:
+  case Op::Ex2:
+  case Op::Lg2:
+  case Op::Rsqrt:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tanh:
     if (fl)
       float_mods(s, in, in.op == Op::Fma);
     break;
-  case Op::Abs: case Op::Neg:
+  case Op::Abs:
+  case Op::Neg:
     if (m.ftz)
       add_mod(s, "ftz");
     break;
-  case Op::Min: case Op::Max:
+  case Op::Min:
+  case Op::Max:
     if (m.ftz)
       add_mod(s, "ftz");
     if (m.nan)
@@ -116,7 +134,8 @@ std::string mnemonic(const Instr &in) {
     add_mod(s, ty_name(in.ty));
     add_mod(s, ty_name(in.src_ty));
     return s;
-  case Op::Ld: case Op::St:
+  case Op::Ld:
+  case Op::St:
     if (m.vol)
       add_mod(s, "volatile");
     add_mod(s, sem_name(m.sem));
@@ -134,7 +153,8 @@ std::string mnemonic(const Instr &in) {
                            ? ty_bits_of(ty_bits(in.ty))
                            : in.ty));
     return s;
-  case Op::Atom: case Op::Red:
+  case Op::Atom:
+  case Op::Red:
     add_mod(s, sem_name(m.sem));
     add_mod(s, scope_name(m.scope));
     add_mod(s, space_name(m.space));
@@ -188,14 +208,22 @@ std::string string_symbol(const Function &, uint32_t i) { return "$str" + std::t
 
 std::string format_operand(const Function &fn, const RegNames &rn, const Operand &o, Ty ty) {
   switch (o.kind) {
-  case Operand::Kind::None: return "<none>";
-  case Operand::Kind::Reg: return rn.name(o.reg());
-  case Operand::Kind::Sreg: return sreg_name(static_cast<Sreg>(o.index));
-  case Operand::Kind::Param: return with_offset(param_name(fn, o.index), o.value);
-  case Operand::Kind::Shared: return with_offset(kSharedSymbol, o.value);
-  case Operand::Kind::String: return with_offset(string_symbol(fn, o.index), o.value);
-  case Operand::Kind::Label: return label_name(fn, o.index);
-  case Operand::Kind::Imm: break;
+  case Operand::Kind::None:
+    return "<none>";
+  case Operand::Kind::Reg:
+    return rn.name(o.reg());
+  case Operand::Kind::Sreg:
+    return sreg_name(static_cast<Sreg>(o.index));
+  case Operand::Kind::Param:
+    return with_offset(param_name(fn, o.index), o.value);
+  case Operand::Kind::Shared:
+    return with_offset(kSharedSymbol, o.value);
+  case Operand::Kind::String:
+    return with_offset(string_symbol(fn, o.index), o.value);
+  case Operand::Kind::Label:
+    return label_name(fn, o.index);
+  case Operand::Kind::Imm:
+    break;
   }
   uint64_t bits = imm_bits(o, ty);
   int width = ty_bits(ty);

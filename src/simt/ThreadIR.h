@@ -28,26 +28,40 @@ namespace tilec::simt {
 enum class Ty : uint8_t {
   None,
   Pred,
-  B8, U8, S8,
-  B16, U16, S16, F16, BF16,
-  B32, U32, S32, F32,
-  B64, U64, S64, F64,
-  F16x2, BF16x2, // packed in 32 bits
-  E4M3x2, E5M2x2, // two fp8 values packed in 16 bits (cvt only, sm_89+)
-  TF32,           // cvt.rna.tf32.f32 result, held in 32 bits
+  B8,
+  U8,
+  S8,
+  B16,
+  U16,
+  S16,
+  F16,
+  BF16,
+  B32,
+  U32,
+  S32,
+  F32,
+  B64,
+  U64,
+  S64,
+  F64,
+  F16x2,
+  BF16x2, // packed in 32 bits
+  E4M3x2,
+  E5M2x2, // two fp8 values packed in 16 bits (cvt only, sm_89+)
+  TF32,   // cvt.rna.tf32.f32 result, held in 32 bits
 };
 
-int ty_bits(Ty t);          // 1 for pred; 8/16/32/64
-int ty_reg_bits(Ty t);      // width of the register holding it: 1, 16, 32 or 64
-bool ty_is_float(Ty t);     // f16 bf16 f32 f64 (and the packed / fp8 / tf32 forms)
-bool ty_is_signed(Ty t);    // s8 s16 s32 s64
-bool ty_is_unsigned(Ty t);  // u8 u16 u32 u64
-bool ty_is_bits(Ty t);      // b8 b16 b32 b64
-bool ty_is_int(Ty t);       // signed, unsigned or bits
-const char *ty_name(Ty t);  // "f32"
-Ty ty_uint(int bits);       // U8..U64
+int ty_bits(Ty t);         // 1 for pred; 8/16/32/64
+int ty_reg_bits(Ty t);     // width of the register holding it: 1, 16, 32 or 64
+bool ty_is_float(Ty t);    // f16 bf16 f32 f64 (and the packed / fp8 / tf32 forms)
+bool ty_is_signed(Ty t);   // s8 s16 s32 s64
+bool ty_is_unsigned(Ty t); // u8 u16 u32 u64
+bool ty_is_bits(Ty t);     // b8 b16 b32 b64
+bool ty_is_int(Ty t);      // signed, unsigned or bits
+const char *ty_name(Ty t); // "f32"
+Ty ty_uint(int bits);      // U8..U64
 Ty ty_sint(int bits);
-Ty ty_bits_of(int bits);    // B8..B64 (1: Pred)
+Ty ty_bits_of(int bits); // B8..B64 (1: Pred)
 
 // ---- operands ------------------------------------------------------------------------
 
@@ -60,13 +74,26 @@ struct Reg {
 using BlockId = uint32_t;
 
 enum class Sreg : uint8_t {
-  TidX, TidY, TidZ,
-  NtidX, NtidY, NtidZ,
-  CtaidX, CtaidY, CtaidZ,
-  NctaidX, NctaidY, NctaidZ,
-  LaneId, WarpId, NWarpId,
-  LanemaskLt, LanemaskLe, LanemaskEq,
-  Clock, Clock64,
+  TidX,
+  TidY,
+  TidZ,
+  NtidX,
+  NtidY,
+  NtidZ,
+  CtaidX,
+  CtaidY,
+  CtaidZ,
+  NctaidX,
+  NctaidY,
+  NctaidZ,
+  LaneId,
+  WarpId,
+  NWarpId,
+  LanemaskLt,
+  LanemaskLe,
+  LanemaskEq,
+  Clock,
+  Clock64,
 };
 const char *sreg_name(Sreg s); // "%tid.x"
 
@@ -164,10 +191,24 @@ enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rna, Rni, Rzi, Rmi, Rpi };
 enum class MulMode : uint8_t { None, Lo, Hi, Wide };
 enum class Cmp : uint8_t {
   None,
-  Eq, Ne, Lt, Le, Gt, Ge,         // signed ints; ordered floats
-  Lo, Ls, Hi, Hs,                 // unsigned ints
-  Equ, Neu, Ltu, Leu, Gtu, Geu,   // unordered floats (true when either is NaN)
-  Num, Nan,                       // floats: both numbers / either NaN
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge, // signed ints; ordered floats
+  Lo,
+  Ls,
+  Hi,
+  Hs, // unsigned ints
+  Equ,
+  Neu,
+  Ltu,
+  Leu,
+  Gtu,
+  Geu, // unordered floats (true when either is NaN)
+  Num,
+  Nan, // floats: both numbers / either NaN
 };
 enum class Space : uint8_t { None, Global, Shared, Param, Local, Const }; // None: generic
 enum class CacheOp : uint8_t { None, Ca, Cg, Cs, Lu, Cv, Wb, Wt };
@@ -261,8 +302,8 @@ struct RegInfo {
 
 struct Function {
   std::string name;
-  int num_warps = 4;          // -> .maxntid / .reqntid (num_warps * 32)
-  uint32_t shared_bytes = 0;  // dynamic (extern) shared memory the kernel needs
+  int num_warps = 4;         // -> .maxntid / .reqntid (num_warps * 32)
+  uint32_t shared_bytes = 0; // dynamic (extern) shared memory the kernel needs
   std::vector<Param> params;
   std::vector<RegInfo> regs;
   std::vector<std::string> strings; // constant .global strings (a NUL is appended)

@@ -7,14 +7,35 @@ namespace tilec::simt {
 
 int ty_bits(Ty t) {
   switch (t) {
-  case Ty::None: return 0;
-  case Ty::Pred: return 1;
-  case Ty::B8: case Ty::U8: case Ty::S8: return 8;
-  case Ty::B16: case Ty::U16: case Ty::S16: case Ty::F16: case Ty::BF16:
-  case Ty::E4M3x2: case Ty::E5M2x2: return 16;
-  case Ty::B32: case Ty::U32: case Ty::S32: case Ty::F32: case Ty::F16x2: case Ty::BF16x2:
-  case Ty::TF32: return 32;
-  case Ty::B64: case Ty::U64: case Ty::S64: case Ty::F64: return 64;
+  case Ty::None:
+    return 0;
+  case Ty::Pred:
+    return 1;
+  case Ty::B8:
+  case Ty::U8:
+  case Ty::S8:
+    return 8;
+  case Ty::B16:
+  case Ty::U16:
+  case Ty::S16:
+  case Ty::F16:
+  case Ty::BF16:
+  case Ty::E4M3x2:
+  case Ty::E5M2x2:
+    return 16;
+  case Ty::B32:
+  case Ty::U32:
+  case Ty::S32:
+  case Ty::F32:
+  case Ty::F16x2:
+  case Ty::BF16x2:
+  case Ty::TF32:
+    return 32;
+  case Ty::B64:
+  case Ty::U64:
+  case Ty::S64:
+  case Ty::F64:
+    return 64;
   }
   return 0;
 }
@@ -26,9 +47,18 @@ int ty_reg_bits(Ty t) {
 
 bool ty_is_float(Ty t) {
   switch (t) {
-  case Ty::F16: case Ty::BF16: case Ty::F32: case Ty::F64: case Ty::F16x2: case Ty::BF16x2:
-  case Ty::E4M3x2: case Ty::E5M2x2: case Ty::TF32: return true;
-  default: return false;
+  case Ty::F16:
+  case Ty::BF16:
+  case Ty::F32:
+  case Ty::F64:
+  case Ty::F16x2:
+  case Ty::BF16x2:
+  case Ty::E4M3x2:
+  case Ty::E5M2x2:
+  case Ty::TF32:
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -39,65 +69,101 @@ bool ty_is_int(Ty t) { return ty_is_signed(t) || ty_is_unsigned(t) || ty_is_bits
 
 const char *ty_name(Ty t) {
   switch (t) {
-  case Ty::None: return "";
-  case Ty::Pred: return "pred";
-  case Ty::B8: return "b8";
-  case Ty::U8: return "u8";
-  case Ty::S8: return "s8";
-  case Ty::B16: return "b16";
-  case Ty::U16: return "u16";
-  case Ty::S16: return "s16";
-  case Ty::F16: return "f16";
-  case Ty::BF16: return "bf16";
-  case Ty::B32: return "b32";
-  case Ty::U32: return "u32";
-  case Ty::S32: return "s32";
-  case Ty::F32: return "f32";
-  case Ty::B64: return "b64";
-  case Ty::U64: return "u64";
-  case Ty::S64: return "s64";
-  case Ty::F64: return "f64";
-  case Ty::F16x2: return "f16x2";
-  case Ty::BF16x2: return "bf16x2";
-  case Ty::E4M3x2: return "e4m3x2";
-  case Ty::E5M2x2: return "e5m2x2";
-  case Ty::TF32: return "tf32";
+  case Ty::None:
+    return "";
+  case Ty::Pred:
+    return "pred";
+  case Ty::B8:
+    return "b8";
+  case Ty::U8:
+    return "u8";
+  case Ty::S8:
+    return "s8";
+  case Ty::B16:
+    return "b16";
+  case Ty::U16:
+    return "u16";
+  case Ty::S16:
+    return "s16";
+  case Ty::F16:
+    return "f16";
+  case Ty::BF16:
+    return "bf16";
+  case Ty::B32:
+    return "b32";
+  case Ty::U32:
+    return "u32";
+  case Ty::S32:
+    return "s32";
+  case Ty::F32:
+    return "f32";
+  case Ty::B64:
+    return "b64";
+  case Ty::U64:
+    return "u64";
+  case Ty::S64:
+    return "s64";
+  case Ty::F64:
+    return "f64";
+  case Ty::F16x2:
+    return "f16x2";
+  case Ty::BF16x2:
+    return "bf16x2";
+  case Ty::E4M3x2:
+    return "e4m3x2";
+  case Ty::E5M2x2:
+    return "e5m2x2";
+  case Ty::TF32:
+    return "tf32";
   }
   return "?";
 }
 
 Ty ty_uint(int bits) {
   switch (bits) {
-  case 8: return Ty::U8;
-  case 16: return Ty::U16;
-  case 32: return Ty::U32;
-  default: return Ty::U64;
+  case 8:
+    return Ty::U8;
+  case 16:
+    return Ty::U16;
+  case 32:
+    return Ty::U32;
+  default:
+    return Ty::U64;
   }
 }
 Ty ty_sint(int bits) {
   switch (bits) {
-  case 8: return Ty::S8;
-  case 16: return Ty::S16;
-  case 32: return Ty::S32;
-  default: return Ty::S64;
+  case 8:
+    return Ty::S8;
+  case 16:
+    return Ty::S16;
+  case 32:
+    return Ty::S32;
+  default:
+    return Ty::S64;
   }
 }
 Ty ty_bits_of(int bits) {
   switch (bits) {
-  case 1: return Ty::Pred;
-  case 8: return Ty::B8;
-  case 16: return Ty::B16;
-  case 32: return Ty::B32;
-  default: return Ty::B64;
+  case 1:
+    return Ty::Pred;
+  case 8:
+    return Ty::B8;
+  case 16:
+    return Ty::B16;
+  case 32:
+    return Ty::B32;
+  default:
+    return Ty::B64;
   }
 }
 
 const char *sreg_name(Sreg s) {
-  static const char *const names[] = {
-      "%tid.x",      "%tid.y",      "%tid.z",      "%ntid.x",     "%ntid.y",
-      "%ntid.z",     "%ctaid.x",    "%ctaid.y",    "%ctaid.z",    "%nctaid.x",
-      "%nctaid.y",   "%nctaid.z",   "%laneid",     "%warpid",     "%nwarpid",
-      "%lanemask_lt", "%lanemask_le", "%lanemask_eq", "%clock",     "%clock64"};
+  static const char *const names[] = {"%tid.x",       "%tid.y",       "%tid.z",    "%ntid.x",
+                                      "%ntid.y",      "%ntid.z",      "%ctaid.x",  "%ctaid.y",
+                                      "%ctaid.z",     "%nctaid.x",    "%nctaid.y", "%nctaid.z",
+                                      "%laneid",      "%warpid",      "%nwarpid",  "%lanemask_lt",
+                                      "%lanemask_le", "%lanemask_eq", "%clock",    "%clock64"};
   return names[static_cast<int>(s)];
 }
 
@@ -106,9 +172,8 @@ const char *rnd_name(Rnd r) {
   return n[static_cast<int>(r)];
 }
 const char *cmp_name(Cmp c) {
-  static const char *const n[] = {"",    "eq",  "ne",  "lt",  "le",  "gt",  "ge",
-                                  "lo",  "ls",  "hi",  "hs",  "equ", "neu", "ltu",
-                                  "leu", "gtu", "geu", "num", "nan"};
+  static const char *const n[] = {"",   "eq",  "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls", "hi",
+                                  "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
   return n[static_cast<int>(c)];
 }
 const char *space_name(Space s) {
@@ -164,23 +229,32 @@ const char *op_id_name(Op op) { return kOps[static_cast<int>(op)].id; }
 int op_num_dst(Op op) { return kOps[static_cast<int>(op)].nd; }
 int op_num_src(Op op) { return kOps[static_cast<int>(op)].ns; }
 
-
 namespace {
 Ty wide_of(Ty t) {
   switch (t) {
-  case Ty::S16: return Ty::S32;
-  case Ty::U16: return Ty::U32;
-  case Ty::S32: return Ty::S64;
-  case Ty::U32: return Ty::U64;
-  default: return t;
+  case Ty::S16:
+    return Ty::S32;
+  case Ty::U16:
+    return Ty::U32;
+  case Ty::S32:
+    return Ty::S64;
+  case Ty::U32:
+    return Ty::U64;
+  default:
+    return t;
   }
 }
 } // namespace
 
 bool src_is_address(const Instr &in, size_t i) {
   switch (in.op) {
-  case Op::Ld: case Op::St: case Op::Atom: case Op::Red: return i == 0;
-  default: return false;
+  case Op::Ld:
+  case Op::St:
+  case Op::Atom:
+  case Op::Red:
+    return i == 0;
+  default:
+    return false;
   }
 }
 
@@ -191,32 +265,57 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
   if (src_is_address(in, i))
     return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::None;
   switch (in.op) {
-  case Op::Pack: return ty_bits_of(ty_bits(in.ty) / static_cast<int>(in.src.size()));
-  case Op::Mad: return (i == 2 && in.m.mul == MulMode::Wide) ? wide_of(in.ty) : in.ty;
-  case Op::Shl: case Op::Shr: return i == 1 ? Ty::U32 : in.ty;
-  case Op::Prmt: return Ty::B32;
-  case Op::Selp: return i == 2 ? Ty::Pred : in.ty;
-  case Op::Cvt: return in.src_ty;
-  case Op::Ld: return Ty::B64; // the cache policy
-  case Op::St: return (in.m.l2_hint && i + 1 == in.src.size()) ? Ty::B64 : in.ty;
-  case Op::CreatePolicy: return Ty::F32;
-  case Op::Shfl: return i == 0 ? Ty::B32 : i == 3 ? Ty::B32 : Ty::U32;
-  case Op::Vote: return i == 0 ? Ty::Pred : Ty::B32;
-  case Op::Bar: case Op::BarArrive: return Ty::U32;
-  case Op::Vprintf: return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::None;
-  case Op::AssertFail: return Ty::S32;
-  default: return in.ty;
+  case Op::Pack:
+    return ty_bits_of(ty_bits(in.ty) / static_cast<int>(in.src.size()));
+  case Op::Mad:
+    return (i == 2 && in.m.mul == MulMode::Wide) ? wide_of(in.ty) : in.ty;
+  case Op::Shl:
+  case Op::Shr:
+    return i == 1 ? Ty::U32 : in.ty;
+  case Op::Prmt:
+    return Ty::B32;
+  case Op::Selp:
+    return i == 2 ? Ty::Pred : in.ty;
+  case Op::Cvt:
+    return in.src_ty;
+  case Op::Ld:
+    return Ty::B64; // the cache policy
+  case Op::St:
+    return (in.m.l2_hint && i + 1 == in.src.size()) ? Ty::B64 : in.ty;
+  case Op::CreatePolicy:
+    return Ty::F32;
+  case Op::Shfl:
+    return i == 0 ? Ty::B32 : i == 3 ? Ty::B32 : Ty::U32;
+  case Op::Vote:
+    return i == 0 ? Ty::Pred : Ty::B32;
+  case Op::Bar:
+  case Op::BarArrive:
+    return Ty::U32;
+  case Op::Vprintf:
+    return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::None;
+  case Op::AssertFail:
+    return Ty::S32;
+  default:
+    return in.ty;
   }
 }
 
 Ty dst_operand_ty(const Instr &in, size_t i) {
   switch (in.op) {
-  case Op::Mul: case Op::Mad: return in.m.mul == MulMode::Wide ? wide_of(in.ty) : in.ty;
-  case Op::Setp: return Ty::Pred;
-  case Op::Popc: case Op::Clz: return Ty::U32;
-  case Op::Unpack: return ty_bits_of(ty_bits(in.ty) / static_cast<int>(in.dst.size()));
-  case Op::Shfl: return i == 0 ? Ty::B32 : Ty::Pred;
-  default: return in.ty;
+  case Op::Mul:
+  case Op::Mad:
+    return in.m.mul == MulMode::Wide ? wide_of(in.ty) : in.ty;
+  case Op::Setp:
+    return Ty::Pred;
+  case Op::Popc:
+  case Op::Clz:
+    return Ty::U32;
+  case Op::Unpack:
+    return ty_bits_of(ty_bits(in.ty) / static_cast<int>(in.dst.size()));
+  case Op::Shfl:
+    return i == 0 ? Ty::B32 : Ty::Pred;
+  default:
+    return in.ty;
   }
 }
 

@@ -65,8 +65,8 @@ private:
     } catch (const std::exception &) {
       text = op_id_name(in_->op);
     }
-    throw InternalError("Thread IR verifier: function '" + fn_.name + "', block '" +
-                        block_->label + "', `" + text + "`: " + msg);
+    throw InternalError("Thread IR verifier: function '" + fn_.name + "', block '" + block_->label +
+                        "', `" + text + "`: " + msg);
   }
 
   void want(bool cond, const std::string &msg) const {
@@ -124,22 +124,29 @@ private:
     }
     Ty t = src_operand_ty(fn_, in, i);
     switch (o.kind) {
-    case K::None: fail("operand " + std::to_string(i) + " is missing");
-    case K::Reg: check_reg(o, t, "operand"); break;
+    case K::None:
+      fail("operand " + std::to_string(i) + " is missing");
+    case K::Reg:
+      check_reg(o, t, "operand");
+      break;
     case K::Imm:
       want(!(ty_is_float(t) && t != Ty::F32 && t != Ty::F64),
            std::string("PTX has no immediate of type .") + ty_name(t) + " (move it to a register)");
       want(in.op != Op::Vprintf, "vprintf arguments must be registers");
       break;
-    case K::Sreg: want(in.op == Op::Mov, "special registers are read with mov"); break;
-    case K::Shared: want(in.op == Op::Mov, "the shared base is read with mov or as an address");
+    case K::Sreg:
+      want(in.op == Op::Mov, "special registers are read with mov");
+      break;
+    case K::Shared:
+      want(in.op == Op::Mov, "the shared base is read with mov or as an address");
       break;
     case K::String:
       want(o.index < fn_.strings.size(), "no such string");
       want(in.op == Op::Mov || in.op == Op::Vprintf || in.op == Op::AssertFail,
            "a string is used only by mov, vprintf and __assertfail");
       break;
-    case K::Param: fail("a parameter is read with ld.param");
+    case K::Param:
+      fail("a parameter is read with ld.param");
     case K::Label:
       want(in.op == Op::Bra && o.index < fn_.blocks.size(), "bad branch target");
       break;
@@ -149,7 +156,8 @@ private:
   void check_op(const Instr &in) {
     const Mods &m = in.m;
     switch (in.op) {
-    case Op::Ld: case Op::St: {
+    case Op::Ld:
+    case Op::St: {
       size_t extra = m.l2_hint ? 1 : 0;
       want(m.vec == 1 || m.vec == 2 || m.vec == 4, "vector width must be 1, 2 or 4");
       if (in.op == Op::Ld)
@@ -165,7 +173,8 @@ private:
       want(in.ty != Ty::Pred, "no .pred loads or stores");
       break;
     }
-    case Op::Atom: case Op::Red:
+    case Op::Atom:
+    case Op::Red:
       want(m.atom != AtomOp::None, "no atomic operation");
       want(in.src.size() == (m.atom == AtomOp::Cas ? 3u : 2u),
            "atom needs an address and one value (cas: compare and new value)");
@@ -177,31 +186,44 @@ private:
              m.atom != AtomOp::And && m.atom != AtomOp::Or && m.atom != AtomOp::Xor),
            "arithmetic atomics need a typed (.u/.s/.f) operand, not .b");
       break;
-    case Op::Setp: want(m.cmp != Cmp::None, "setp needs a comparison"); break;
+    case Op::Setp:
+      want(m.cmp != Cmp::None, "setp needs a comparison");
+      break;
     case Op::Cvt:
       want(in.src_ty != Ty::None, "cvt needs a source type");
       if (m.sat && ty_is_int(in.ty) && ty_is_int(in.src_ty))
         want(!int_range_contains(in.ty, in.src_ty),
              "cvt.sat between integers whose ranges nest is illegal (nothing to saturate)");
-      want(in.src.size() == 1 || (in.src.size() == 2 && packed_cvt_dst(in.ty) &&
-                                  in.src_ty == Ty::F32),
+      want(in.src.size() == 1 ||
+               (in.src.size() == 2 && packed_cvt_dst(in.ty) && in.src_ty == Ty::F32),
            "cvt takes one operand (two only for packed results from f32)");
       break;
     case Op::Shfl:
       want(m.shfl != ShflMode::None, "shfl needs a mode");
       want(in.dst.size() == 1 || in.dst.size() == 2, "shfl has a result and an optional pred");
       break;
-    case Op::Vote: want(m.vote != VoteMode::None, "vote needs a mode"); break;
-    case Op::Bar: want(in.src.size() == 1 || in.src.size() == 2, "bar.sync id [, count]"); break;
-    case Op::Pack: want(in.src.size() >= 2, "pack needs at least two parts"); break;
-    case Op::Unpack: want(in.dst.size() >= 2, "unpack needs at least two parts"); break;
-    case Op::Mul: case Op::Mad:
+    case Op::Vote:
+      want(m.vote != VoteMode::None, "vote needs a mode");
+      break;
+    case Op::Bar:
+      want(in.src.size() == 1 || in.src.size() == 2, "bar.sync id [, count]");
+      break;
+    case Op::Pack:
+      want(in.src.size() >= 2, "pack needs at least two parts");
+      break;
+    case Op::Unpack:
+      want(in.dst.size() >= 2, "unpack needs at least two parts");
+      break;
+    case Op::Mul:
+    case Op::Mad:
       if (ty_is_int(in.ty))
         want(m.mul != MulMode::None, "integer mul/mad need .lo, .hi or .wide");
       break;
-    case Op::Fma: want(m.rnd != Rnd::None, "fma needs a rounding mode"); break;
-    case Op::Bra: want(in.src.size() == 1 && in.src[0].kind == Operand::Kind::Label,
-                       "bra needs a label");
+    case Op::Fma:
+      want(m.rnd != Rnd::None, "fma needs a rounding mode");
+      break;
+    case Op::Bra:
+      want(in.src.size() == 1 && in.src[0].kind == Operand::Kind::Label, "bra needs a label");
       break;
     case Op::Vprintf:
       want(!in.src.empty() && in.src[0].kind == Operand::Kind::String,
@@ -217,7 +239,8 @@ private:
                in.src[2].is_imm() && in.src[3].kind == Operand::Kind::String,
            "__assertfail(message, file, line, function)");
       break;
-    default: break;
+    default:
+      break;
     }
   }
 

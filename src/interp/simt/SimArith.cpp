@@ -36,7 +36,8 @@ uint64_t int_binary(const Decoded &d, uint64_t a, uint64_t b) {
   int64_t sa = sext(a, bits), sb = sext(b, bits);
   uint64_t ua = a & m, ub = b & m;
   switch (in.op) {
-  case Op::Add: case Op::Sub: {
+  case Op::Add:
+  case Op::Sub: {
     if (in.m.sat) { // only .s32 has .sat: clamp instead of wrapping
       int64_t r = in.op == Op::Add ? sa + sb : sa - sb;
       r = std::min<int64_t>(std::max<int64_t>(r, INT32_MIN), INT32_MAX);
@@ -57,8 +58,9 @@ uint64_t int_binary(const Decoded &d, uint64_t a, uint64_t b) {
     if (ub == 0)
       return m; // unspecified in PTX; the hardware gives all ones
     if (sgn)
-      return (sa == sext(1ull << (bits - 1), bits) && sb == -1) ? ua
-                                                                 : static_cast<uint64_t>(sa / sb) & m;
+      return (sa == sext(1ull << (bits - 1), bits) && sb == -1)
+                 ? ua
+                 : static_cast<uint64_t>(sa / sb) & m;
     return ua / ub;
   case Op::Rem:
     if (ub == 0)
@@ -66,17 +68,24 @@ uint64_t int_binary(const Decoded &d, uint64_t a, uint64_t b) {
     if (sgn)
       return sb == -1 ? 0 : static_cast<uint64_t>(sa % sb) & m;
     return ua % ub;
-  case Op::Min: return sgn ? static_cast<uint64_t>(std::min(sa, sb)) & m : std::min(ua, ub);
-  case Op::Max: return sgn ? static_cast<uint64_t>(std::max(sa, sb)) & m : std::max(ua, ub);
-  case Op::And: return ua & ub;
-  case Op::Or: return ua | ub;
-  case Op::Xor: return ua ^ ub;
-  case Op::Shl: return b >= static_cast<uint64_t>(bits) ? 0 : (ua << b) & m;
+  case Op::Min:
+    return sgn ? static_cast<uint64_t>(std::min(sa, sb)) & m : std::min(ua, ub);
+  case Op::Max:
+    return sgn ? static_cast<uint64_t>(std::max(sa, sb)) & m : std::max(ua, ub);
+  case Op::And:
+    return ua & ub;
+  case Op::Or:
+    return ua | ub;
+  case Op::Xor:
+    return ua ^ ub;
+  case Op::Shl:
+    return b >= static_cast<uint64_t>(bits) ? 0 : (ua << b) & m;
   case Op::Shr:
     if (sgn)
       return static_cast<uint64_t>(sa >> std::min<uint64_t>(b, bits - 1)) & m;
     return b >= static_cast<uint64_t>(bits) ? 0 : ua >> b;
-  default: unsupported(d, "integer operation");
+  default:
+    unsupported(d, "integer operation");
   }
 }
 
@@ -89,14 +98,15 @@ uint64_t int_mad(const Decoded &d, uint64_t a, uint64_t b, uint64_t c) {
   __int128 p = sgn ? static_cast<__int128>(sa) * sb
                    : static_cast<__int128>(static_cast<unsigned __int128>(ua) * ub);
   switch (in.m.mul) {
-  case MulMode::Lo: return (static_cast<uint64_t>(p) + c) & width_mask(bits);
-  case MulMode::Wide: return (static_cast<uint64_t>(p) + c) & width_mask(2 * bits);
+  case MulMode::Lo:
+    return (static_cast<uint64_t>(p) + c) & width_mask(bits);
+  case MulMode::Wide:
+    return (static_cast<uint64_t>(p) + c) & width_mask(2 * bits);
   default: {
     uint64_t hi = static_cast<uint64_t>(p >> bits);
     if (in.m.sat) { // mad.hi.sat.s32
       int64_t r = sext(hi, bits) + sext(c, bits);
-      return static_cast<uint64_t>(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX)) &
-             width_mask(bits);
+      return static_cast<uint64_t>(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX)) & width_mask(bits);
     }
     return (hi + c) & width_mask(bits);
   }
@@ -113,10 +123,14 @@ uint64_t int_unary(const Decoded &d, uint64_t a) {
     int64_t s = sext(a, bits);
     return static_cast<uint64_t>(s < 0 ? -s : s) & m; // abs(INT_MIN) = INT_MIN
   }
-  case Op::Neg: return (0 - ua) & m;
-  case Op::Not: return ~ua & m;
-  case Op::Popc: return static_cast<uint64_t>(std::popcount(ua));
-  case Op::Clz: return static_cast<uint64_t>(std::countl_zero(ua) - (64 - bits));
+  case Op::Neg:
+    return (0 - ua) & m;
+  case Op::Not:
+    return ~ua & m;
+  case Op::Popc:
+    return static_cast<uint64_t>(std::popcount(ua));
+  case Op::Clz:
+    return static_cast<uint64_t>(std::countl_zero(ua) - (64 - bits));
   case Op::Brev: {
     uint64_t r = 0;
     for (int i = 0; i < bits; ++i)
@@ -124,7 +138,8 @@ uint64_t int_unary(const Decoded &d, uint64_t a) {
         r |= 1ull << (bits - 1 - i);
     return r;
   }
-  default: unsupported(d, "integer operation");
+  default:
+    unsupported(d, "integer operation");
   }
 }
 
@@ -189,15 +204,24 @@ double fminmax(bool is_max, double a, double b, bool nan) {
 
 double approx_math(Op op, double x) {
   switch (op) {
-  case Op::Ex2: return std::exp2(x);
-  case Op::Lg2: return std::log2(x);
-  case Op::Sqrt: return std::sqrt(x);
-  case Op::Rsqrt: return 1.0 / std::sqrt(x);
-  case Op::Rcp: return 1.0 / x;
-  case Op::Sin: return std::sin(x);
-  case Op::Cos: return std::cos(x);
-  case Op::Tanh: return std::tanh(x);
-  default: return NAN;
+  case Op::Ex2:
+    return std::exp2(x);
+  case Op::Lg2:
+    return std::log2(x);
+  case Op::Sqrt:
+    return std::sqrt(x);
+  case Op::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case Op::Rcp:
+    return 1.0 / x;
+  case Op::Sin:
+    return std::sin(x);
+  case Op::Cos:
+    return std::cos(x);
+  case Op::Tanh:
+    return std::tanh(x);
+  default:
+    return NAN;
   }
 }
 
@@ -214,31 +238,54 @@ uint64_t float_lane(const Decoded &d, Ty t, const uint64_t *src) {
   double c = op_num_src(in.op) >= 3 ? fin(src[2], t, ftz) : 0;
   Exact x;
   switch (in.op) {
-  case Op::Add: x = exact_add(a, b); break;
-  case Op::Sub: x = exact_add(a, -b); break;
-  case Op::Mul: x = exact_mul(a, b); break;
-  case Op::Mad: case Op::Fma: x = exact_fma(a, b, c); break;
+  case Op::Add:
+    x = exact_add(a, b);
+    break;
+  case Op::Sub:
+    x = exact_add(a, -b);
+    break;
+  case Op::Mul:
+    x = exact_mul(a, b);
+    break;
+  case Op::Mad:
+  case Op::Fma:
+    x = exact_fma(a, b, c);
+    break;
   case Op::Div:
     if (m.approx || m.full)
       x = {a / b, 0};
     else
       x = exact_div(a, b);
     break;
-  case Op::Rem: unsupported(d, "float rem");
-  case Op::Abs: return round_to({std::fabs(a), 0}, t, Rnd::Rn, ftz);
-  case Op::Neg: return round_to({-a, 0}, t, Rnd::Rn, ftz);
-  case Op::Min: case Op::Max: {
+  case Op::Rem:
+    unsupported(d, "float rem");
+  case Op::Abs:
+    return round_to({std::fabs(a), 0}, t, Rnd::Rn, ftz);
+  case Op::Neg:
+    return round_to({-a, 0}, t, Rnd::Rn, ftz);
+  case Op::Min:
+  case Op::Max: {
     double v = fminmax(in.op == Op::Max, a, b, m.nan);
     if (m.relu && !(v > 0) && !std::isnan(v))
       v = 0;
     return round_to({v, 0}, t, Rnd::Rn, ftz);
   }
-  case Op::Sqrt: x = m.approx ? Exact{std::sqrt(a), 0} : exact_sqrt(a); break;
-  case Op::Rcp: x = m.approx ? Exact{1.0 / a, 0} : exact_div(1.0, a); break;
-  case Op::Ex2: case Op::Lg2: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tanh:
+  case Op::Sqrt:
+    x = m.approx ? Exact{std::sqrt(a), 0} : exact_sqrt(a);
+    break;
+  case Op::Rcp:
+    x = m.approx ? Exact{1.0 / a, 0} : exact_div(1.0, a);
+    break;
+  case Op::Ex2:
+  case Op::Lg2:
+  case Op::Rsqrt:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tanh:
     x = {approx_math(in.op, a), 0};
     break;
-  default: unsupported(d, "float operation");
+  default:
+    unsupported(d, "float operation");
   }
   return fout(x, t, r, m);
 }
@@ -265,21 +312,36 @@ bool compare(Cmp c, Ty t, uint64_t a, uint64_t b, bool ftz) {
     double x = fin(a, t, ftz), y = fin(b, t, ftz);
     bool un = std::isnan(x) || std::isnan(y);
     switch (c) {
-    case Cmp::Eq: return !un && x == y;
-    case Cmp::Ne: return !un && x != y;
-    case Cmp::Lt: return !un && x < y;
-    case Cmp::Le: return !un && x <= y;
-    case Cmp::Gt: return !un && x > y;
-    case Cmp::Ge: return !un && x >= y;
-    case Cmp::Equ: return un || x == y;
-    case Cmp::Neu: return un || x != y;
-    case Cmp::Ltu: return un || x < y;
-    case Cmp::Leu: return un || x <= y;
-    case Cmp::Gtu: return un || x > y;
-    case Cmp::Geu: return un || x >= y;
-    case Cmp::Num: return !un;
-    case Cmp::Nan: return un;
-    default: break;
+    case Cmp::Eq:
+      return !un && x == y;
+    case Cmp::Ne:
+      return !un && x != y;
+    case Cmp::Lt:
+      return !un && x < y;
+    case Cmp::Le:
+      return !un && x <= y;
+    case Cmp::Gt:
+      return !un && x > y;
+    case Cmp::Ge:
+      return !un && x >= y;
+    case Cmp::Equ:
+      return un || x == y;
+    case Cmp::Neu:
+      return un || x != y;
+    case Cmp::Ltu:
+      return un || x < y;
+    case Cmp::Leu:
+      return un || x <= y;
+    case Cmp::Gtu:
+      return un || x > y;
+    case Cmp::Geu:
+      return un || x >= y;
+    case Cmp::Num:
+      return !un;
+    case Cmp::Nan:
+      return un;
+    default:
+      break;
     }
     throw Fault{std::string("simt: setp.") + cmp_name(c) + " is not a float comparison"};
   }
@@ -289,17 +351,28 @@ bool compare(Cmp c, Ty t, uint64_t a, uint64_t b, bool ftz) {
   int64_t sa = sext(a, bits), sb = sext(b, bits);
   bool s = ty_is_signed(t);
   switch (c) {
-  case Cmp::Eq: return ua == ub;
-  case Cmp::Ne: return ua != ub;
-  case Cmp::Lt: return s ? sa < sb : ua < ub;
-  case Cmp::Le: return s ? sa <= sb : ua <= ub;
-  case Cmp::Gt: return s ? sa > sb : ua > ub;
-  case Cmp::Ge: return s ? sa >= sb : ua >= ub;
-  case Cmp::Lo: return ua < ub;
-  case Cmp::Ls: return ua <= ub;
-  case Cmp::Hi: return ua > ub;
-  case Cmp::Hs: return ua >= ub;
-  default: break;
+  case Cmp::Eq:
+    return ua == ub;
+  case Cmp::Ne:
+    return ua != ub;
+  case Cmp::Lt:
+    return s ? sa < sb : ua < ub;
+  case Cmp::Le:
+    return s ? sa <= sb : ua <= ub;
+  case Cmp::Gt:
+    return s ? sa > sb : ua > ub;
+  case Cmp::Ge:
+    return s ? sa >= sb : ua >= ub;
+  case Cmp::Lo:
+    return ua < ub;
+  case Cmp::Ls:
+    return ua <= ub;
+  case Cmp::Hi:
+    return ua > ub;
+  case Cmp::Hs:
+    return ua >= ub;
+  default:
+    break;
   }
   throw Fault{std::string("simt: setp.") + cmp_name(c) + " is not an integer comparison"};
 }
@@ -308,14 +381,42 @@ bool compare(Cmp c, Ty t, uint64_t a, uint64_t b, bool ftz) {
 
 bool is_pure(Op op) {
   switch (op) {
-  case Op::Mov: case Op::Add: case Op::Sub: case Op::Mul: case Op::Mad: case Op::Fma:
-  case Op::Div: case Op::Rem: case Op::Abs: case Op::Neg: case Op::Min: case Op::Max:
-  case Op::And: case Op::Or: case Op::Xor: case Op::Not: case Op::Shl: case Op::Shr:
-  case Op::Popc: case Op::Clz: case Op::Brev: case Op::Prmt: case Op::Setp: case Op::Selp:
-  case Op::Cvt: case Op::Ex2: case Op::Lg2: case Op::Sqrt: case Op::Rsqrt: case Op::Rcp:
-  case Op::Sin: case Op::Cos: case Op::Tanh:
+  case Op::Mov:
+  case Op::Add:
+  case Op::Sub:
+  case Op::Mul:
+  case Op::Mad:
+  case Op::Fma:
+  case Op::Div:
+  case Op::Rem:
+  case Op::Abs:
+  case Op::Neg:
+  case Op::Min:
+  case Op::Max:
+  case Op::And:
+  case Op::Or:
+  case Op::Xor:
+  case Op::Not:
+  case Op::Shl:
+  case Op::Shr:
+  case Op::Popc:
+  case Op::Clz:
+  case Op::Brev:
+  case Op::Prmt:
+  case Op::Setp:
+  case Op::Selp:
+  case Op::Cvt:
+  case Op::Ex2:
+  case Op::Lg2:
+  case Op::Sqrt:
+  case Op::Rsqrt:
+  case Op::Rcp:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tanh:
     return true;
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -323,26 +424,42 @@ uint64_t eval_pure(const Decoded &d, const uint64_t *src) {
   const Instr &in = *d.in;
   Ty t = in.ty;
   switch (in.op) {
-  case Op::Mov: return src[0];
-  case Op::Setp: return compare(in.m.cmp, t, src[0], src[1], in.m.ftz);
-  case Op::Selp: return src[2] ? src[0] : src[1];
-  case Op::Prmt: return prmt(src[0], src[1], src[2]);
-  case Op::Cvt: return eval_cvt(d, src);
-  case Op::And: case Op::Or: case Op::Xor: case Op::Not:
+  case Op::Mov:
+    return src[0];
+  case Op::Setp:
+    return compare(in.m.cmp, t, src[0], src[1], in.m.ftz);
+  case Op::Selp:
+    return src[2] ? src[0] : src[1];
+  case Op::Prmt:
+    return prmt(src[0], src[1], src[2]);
+  case Op::Cvt:
+    return eval_cvt(d, src);
+  case Op::And:
+  case Op::Or:
+  case Op::Xor:
+  case Op::Not:
     if (t == Ty::Pred) {
       bool a = src[0] & 1, b = op_num_src(in.op) > 1 && (src[1] & 1);
       return in.op == Op::And ? a && b : in.op == Op::Or ? a || b : in.op == Op::Xor ? a != b : !a;
     }
     break;
-  default: break;
+  default:
+    break;
   }
   if (ty_is_float(t))
     return float_arith(d, src);
   switch (in.op) {
-  case Op::Mad: return int_mad(d, src[0], src[1], src[2]);
-  case Op::Abs: case Op::Neg: case Op::Not: case Op::Popc: case Op::Clz: case Op::Brev:
+  case Op::Mad:
+    return int_mad(d, src[0], src[1], src[2]);
+  case Op::Abs:
+  case Op::Neg:
+  case Op::Not:
+  case Op::Popc:
+  case Op::Clz:
+  case Op::Brev:
     return int_unary(d, src[0]);
-  default: return int_binary(d, src[0], src[1]);
+  default:
+    return int_binary(d, src[0], src[1]);
   }
 }
 

@@ -54,10 +54,18 @@ uint64_t float_to_int(double v, Ty t, Rnd r) {
   if (std::isnan(v))
     return 0;
   switch (r) {
-  case Rnd::Rni: v = std::nearbyint(v); break;
-  case Rnd::Rmi: v = std::floor(v); break;
-  case Rnd::Rpi: v = std::ceil(v); break;
-  default: v = std::trunc(v); break;
+  case Rnd::Rni:
+    v = std::nearbyint(v);
+    break;
+  case Rnd::Rmi:
+    v = std::floor(v);
+    break;
+  case Rnd::Rpi:
+    v = std::ceil(v);
+    break;
+  default:
+    v = std::trunc(v);
+    break;
   }
   // float -> int saturates in PTX
   long double lv = v;
@@ -101,8 +109,10 @@ uint64_t float_to_float(double v, Ty dst, const Mods &m) {
   Rnd r = m.rnd == Rnd::None ? Rnd::Rn : m.rnd;
   Exact x{v, 0};
   if (is_int_rnd(r)) {
-    x.s = r == Rnd::Rni ? std::nearbyint(v) : r == Rnd::Rmi ? std::floor(v)
-          : r == Rnd::Rpi ? std::ceil(v) : std::trunc(v);
+    x.s = r == Rnd::Rni   ? std::nearbyint(v)
+          : r == Rnd::Rmi ? std::floor(v)
+          : r == Rnd::Rpi ? std::ceil(v)
+                          : std::trunc(v);
     r = Rnd::Rn;
   }
   if (m.sat) {

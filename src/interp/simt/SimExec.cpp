@@ -34,9 +34,9 @@ void run_pure(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
 
 } // namespace
 
-#define PURE(Id)                                                                                 \
-  void exec_##Id(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {               \
-    run_pure(m, c, d, warp, mask);                                                               \
+#define PURE(Id)                                                                                   \
+  void exec_##Id(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {                  \
+    run_pure(m, c, d, warp, mask);                                                                 \
   }
 PURE(Mov)
 PURE(Add)

@@ -29,9 +29,7 @@ uint64_t bits_from_f64(double d) {
   std::memcpy(&v, &d, 8);
   return v;
 }
-float flush_f32(float f) {
-  return (f != 0 && std::fabs(f) < FLT_MIN) ? std::copysign(0.0f, f) : f;
-}
+float flush_f32(float f) { return (f != 0 && std::fabs(f) < FLT_MIN) ? std::copysign(0.0f, f) : f; }
 
 namespace {
 double sign_of(double r) { return r > 0 ? 1 : r < 0 ? -1 : 0; }
@@ -93,9 +91,15 @@ uint32_t round_f32(Exact x, Rnd r, bool ftz) {
     float lo = f < s ? f : std::nextafterf(f, -INFINITY);
     float hi = f < s ? std::nextafterf(f, INFINITY) : f;
     switch (r) {
-    case Rnd::Rz: out = s > 0 ? lo : hi; break;
-    case Rnd::Rm: out = lo; break;
-    case Rnd::Rp: out = hi; break;
+    case Rnd::Rz:
+      out = s > 0 ? lo : hi;
+      break;
+    case Rnd::Rm:
+      out = lo;
+      break;
+    case Rnd::Rp:
+      out = hi;
+      break;
     default:
       // f is RN(s); s = RN(x) could only mislead at an exact midpoint of lo and hi.
       if (!std::isinf(lo) && !std::isinf(hi) &&
@@ -126,8 +130,7 @@ namespace {
 // Directed rounding of small formats: round toward zero, then step one code away from
 // zero when the direction asks for it and the value was not exact (codes are monotone
 // in magnitude, so +1 is the next larger magnitude, up to inf).
-template <typename Enc, typename Dec>
-uint16_t round_small(Exact x, Rnd r, Enc enc, Dec dec) {
+template <typename Enc, typename Dec> uint16_t round_small(Exact x, Rnd r, Enc enc, Dec dec) {
   double s = x.s;
   if (std::isnan(s))
     return kNaN16;
@@ -166,21 +169,32 @@ uint16_t round_bf16(Exact x, Rnd r) {
 
 double float_value(uint64_t bits, Ty t) {
   switch (t) {
-  case Ty::F16: return interp::fp16_to_float(static_cast<uint16_t>(bits));
-  case Ty::BF16: return interp::bf16_to_float(static_cast<uint16_t>(bits));
-  case Ty::F32: case Ty::TF32: return f32_from_bits(bits);
-  case Ty::F64: return f64_from_bits(bits);
-  default: return 0;
+  case Ty::F16:
+    return interp::fp16_to_float(static_cast<uint16_t>(bits));
+  case Ty::BF16:
+    return interp::bf16_to_float(static_cast<uint16_t>(bits));
+  case Ty::F32:
+  case Ty::TF32:
+    return f32_from_bits(bits);
+  case Ty::F64:
+    return f64_from_bits(bits);
+  default:
+    return 0;
   }
 }
 
 uint64_t round_to(Exact x, Ty t, Rnd r, bool ftz) {
   switch (t) {
-  case Ty::F16: return round_f16(x, r);
-  case Ty::BF16: return round_bf16(x, r);
-  case Ty::F32: return round_f32(x, r, ftz);
-  case Ty::F64: return round_f64(x, r);
-  default: return 0;
+  case Ty::F16:
+    return round_f16(x, r);
+  case Ty::BF16:
+    return round_bf16(x, r);
+  case Ty::F32:
+    return round_f32(x, r, ftz);
+  case Ty::F64:
+    return round_f64(x, r);
+  default:
+    return 0;
   }
 }
 

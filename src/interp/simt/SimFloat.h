@@ -16,7 +16,7 @@ struct Exact {
 };
 
 Exact exact_add(double a, double b);
-Exact exact_mul(double a, double b);          // exact e via fma
+Exact exact_mul(double a, double b); // exact e via fma
 Exact exact_div(double a, double b);
 Exact exact_sqrt(double a);
 Exact exact_fma(double a, double b, double c); // exact for f32 operands (not for f64)

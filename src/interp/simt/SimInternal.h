@@ -18,22 +18,22 @@ constexpr uint64_t kStringBase = 0x7ff0'0000'0000'0000ull;
 // An instruction with its operands pre-decoded for execution.
 struct Decoded {
   const Instr *in = nullptr;
-  std::vector<Ty> src_ty;     // per src: the type it is read as
-  std::vector<uint64_t> imm;  // per src: immediate bits (when an immediate)
-  uint32_t target = 0;        // bra: the target pc
+  std::vector<Ty> src_ty;    // per src: the type it is read as
+  std::vector<uint64_t> imm; // per src: immediate bits (when an immediate)
+  uint32_t target = 0;       // bra: the target pc
 };
 
 enum class ThreadState : uint8_t { Running, Waiting, Exited };
 
 struct Cta {
   std::array<int64_t, 3> id{0, 0, 0};
-  std::vector<uint64_t> regs;        // [reg * nthreads + thread]
-  std::vector<uint32_t> pc;          // per thread
-  std::vector<ThreadState> state;    // per thread
-  std::vector<uint8_t> bar_id;       // per thread: the barrier it waits on
+  std::vector<uint64_t> regs;     // [reg * nthreads + thread]
+  std::vector<uint32_t> pc;       // per thread
+  std::vector<ThreadState> state; // per thread
+  std::vector<uint8_t> bar_id;    // per thread: the barrier it waits on
   std::vector<uint8_t> shared;
-  std::array<int64_t, 16> arrived{}; // per barrier id
-  std::array<int64_t, 16> expected{};// per barrier id (0: every live thread)
+  std::array<int64_t, 16> arrived{};  // per barrier id
+  std::array<int64_t, 16> expected{}; // per barrier id (0: every live thread)
   uint64_t steps = 0;
 };
 
@@ -68,8 +68,7 @@ public:
   [[noreturn]] void fault(const Cta &c, const Decoded &d, int thread, const std::string &what);
 
   // Memory. `addr` is the byte address in the instruction's space; bytes = access size.
-  uint8_t *memory(Cta &c, const Decoded &d, int thread, uint64_t addr, uint64_t bytes,
-                  bool write);
+  uint8_t *memory(Cta &c, const Decoded &d, int thread, uint64_t addr, uint64_t bytes, bool write);
   uint64_t address(Cta &c, const Decoded &d, int thread); // src 0 + offset
   Space space_of(const Decoded &d) const;
 
@@ -104,7 +103,7 @@ void format_printf(const std::string &fmt, const std::vector<uint8_t> &buf, std:
                    const Machine &m);
 
 // Handlers, one per instruction (the dispatch comes from Instrs.def).
-#define INSTR(Id, Mn, Nd, Ns)                                                                    \
+#define INSTR(Id, Mn, Nd, Ns)                                                                      \
   void exec_##Id(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask);
 #include "simt/Instrs.def"
 #undef INSTR

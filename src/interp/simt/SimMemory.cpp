@@ -34,25 +34,36 @@ uint64_t atom_int(AtomOp op, Ty t, uint64_t old, uint64_t b, uint64_t c) {
   int bits = ty_bits(t);
   uint64_t m = bits >= 64 ? ~0ull : (1ull << bits) - 1;
   auto s = [&](uint64_t v) {
-    return bits >= 64 ? static_cast<int64_t>(v)
-                      : static_cast<int64_t>(((v & m) ^ (1ull << (bits - 1))) -
-                                             (1ull << (bits - 1)));
+    return bits >= 64
+               ? static_cast<int64_t>(v)
+               : static_cast<int64_t>(((v & m) ^ (1ull << (bits - 1))) - (1ull << (bits - 1)));
   };
   bool sgn = ty_is_signed(t);
   old &= m;
   b &= m;
   switch (op) {
-  case AtomOp::Add: return (old + b) & m;
-  case AtomOp::Min: return sgn ? (s(old) < s(b) ? old : b) : std::min(old, b);
-  case AtomOp::Max: return sgn ? (s(old) > s(b) ? old : b) : std::max(old, b);
-  case AtomOp::Inc: return old >= b ? 0 : old + 1;
-  case AtomOp::Dec: return (old == 0 || old > b) ? b : old - 1;
-  case AtomOp::And: return old & b;
-  case AtomOp::Or: return old | b;
-  case AtomOp::Xor: return old ^ b;
-  case AtomOp::Exch: return b;
-  case AtomOp::Cas: return old == b ? (c & m) : old;
-  default: return old;
+  case AtomOp::Add:
+    return (old + b) & m;
+  case AtomOp::Min:
+    return sgn ? (s(old) < s(b) ? old : b) : std::min(old, b);
+  case AtomOp::Max:
+    return sgn ? (s(old) > s(b) ? old : b) : std::max(old, b);
+  case AtomOp::Inc:
+    return old >= b ? 0 : old + 1;
+  case AtomOp::Dec:
+    return (old == 0 || old > b) ? b : old - 1;
+  case AtomOp::And:
+    return old & b;
+  case AtomOp::Or:
+    return old | b;
+  case AtomOp::Xor:
+    return old ^ b;
+  case AtomOp::Exch:
+    return b;
+  case AtomOp::Cas:
+    return old == b ? (c & m) : old;
+  default:
+    return old;
   }
 }
 
@@ -67,14 +78,17 @@ uint64_t atom_float_lane(AtomOp op, Ty t, uint64_t old, uint64_t b) {
     }
     return round_to(exact_add(x, y), t, Rnd::Rn);
   }
-  case AtomOp::Min: case AtomOp::Max: {
+  case AtomOp::Min:
+  case AtomOp::Max: {
     if (std::isnan(x) || std::isnan(y))
       return std::isnan(x) ? b : old;
     bool take_b = op == AtomOp::Min ? y < x : y > x;
     return take_b ? b : old;
   }
-  case AtomOp::Exch: return b;
-  default: return old;
+  case AtomOp::Exch:
+    return b;
+  default:
+    return old;
   }
 }
 

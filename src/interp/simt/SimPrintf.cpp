@@ -58,8 +58,11 @@ void format_printf(const std::string &fmt, const std::vector<uint8_t> &buf, std:
     }
     char conv = fmt[i];
     switch (conv) {
-    case '%': out += '%'; continue;
-    case 'd': case 'i': {
+    case '%':
+      out += '%';
+      continue;
+    case 'd':
+    case 'i': {
       int64_t v = len == 3 ? static_cast<int64_t>(take(8)) : static_cast<int32_t>(take(4));
       if (len == 1)
         v = static_cast<int16_t>(v);
@@ -68,7 +71,10 @@ void format_printf(const std::string &fmt, const std::vector<uint8_t> &buf, std:
       std::snprintf(tmp, sizeof tmp, (spec + "lld").c_str(), static_cast<long long>(v));
       break;
     }
-    case 'u': case 'x': case 'X': case 'o': {
+    case 'u':
+    case 'x':
+    case 'X':
+    case 'o': {
       uint64_t v = len == 3 ? take(8) : static_cast<uint32_t>(take(4));
       if (len == 1)
         v = static_cast<uint16_t>(v);
@@ -81,7 +87,14 @@ void format_printf(const std::string &fmt, const std::vector<uint8_t> &buf, std:
     case 'c':
       std::snprintf(tmp, sizeof tmp, (spec + "c").c_str(), static_cast<int>(take(4) & 0xff));
       break;
-    case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
+    case 'f':
+    case 'F':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
+    case 'a':
+    case 'A': {
       uint64_t b = take(8);
       double v;
       std::memcpy(&v, &b, 8);

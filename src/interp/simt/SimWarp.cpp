@@ -57,14 +57,24 @@ void exec_Shfl(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
     int j = l;
     bool p = false;
     switch (d.in->m.shfl) {
-    case ShflMode::Up: j = l - static_cast<int>(b); p = j >= max_lane; break;
-    case ShflMode::Down: j = l + static_cast<int>(b); p = j <= max_lane; break;
-    case ShflMode::Bfly: j = l ^ static_cast<int>(b); p = j <= max_lane; break;
+    case ShflMode::Up:
+      j = l - static_cast<int>(b);
+      p = j >= max_lane;
+      break;
+    case ShflMode::Down:
+      j = l + static_cast<int>(b);
+      p = j <= max_lane;
+      break;
+    case ShflMode::Bfly:
+      j = l ^ static_cast<int>(b);
+      p = j <= max_lane;
+      break;
     case ShflMode::Idx:
       j = min_lane | static_cast<int>(b & ~seg);
       p = j <= max_lane;
       break;
-    default: break;
+    default:
+      break;
     }
     if (!p)
       j = l;
@@ -94,11 +104,20 @@ void exec_Vote(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
       ballot |= 1u << l;
   uint64_t v = 0;
   switch (d.in->m.vote) {
-  case VoteMode::Ballot: v = ballot; break;
-  case VoteMode::Any: v = ballot != 0; break;
-  case VoteMode::All: v = ballot == act; break;
-  case VoteMode::Uni: v = ballot == 0 || ballot == act; break;
-  default: break;
+  case VoteMode::Ballot:
+    v = ballot;
+    break;
+  case VoteMode::Any:
+    v = ballot != 0;
+    break;
+  case VoteMode::All:
+    v = ballot == act;
+    break;
+  case VoteMode::Uni:
+    v = ballot == 0 || ballot == act;
+    break;
+  default:
+    break;
   }
   for (int l = 0; l < kWarp; ++l)
     if (act >> l & 1)

@@ -23,9 +23,8 @@ Machine::Machine(const Function &f, const std::vector<SimArg> &args,
     : fn(f), opts(o), nthreads(f.num_threads()), buffers(bufs), rn_(f) {
   verify(fn);
   if (args.size() != fn.params.size())
-    throw RuntimeError("simt: kernel '" + fn.name + "' takes " +
-                       std::to_string(fn.params.size()) + " arguments, got " +
-                       std::to_string(args.size()));
+    throw RuntimeError("simt: kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
+                       " arguments, got " + std::to_string(args.size()));
   for (size_t i = 0; i < args.size(); ++i) {
     const Param &p = fn.params[i];
     const SimArg &a = args[i];
@@ -44,8 +43,7 @@ Machine::Machine(const Function &f, const std::vector<SimArg> &args,
         bad("an integer was passed for a float parameter");
       if (bits < 64) {
         int64_t lo = ty_is_unsigned(p.ty) ? 0 : -(int64_t(1) << (bits - 1));
-        int64_t hi = ty_is_signed(p.ty) ? (int64_t(1) << (bits - 1)) - 1
-                                        : (int64_t(1) << bits) - 1;
+        int64_t hi = ty_is_signed(p.ty) ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
         if (a.i < lo || a.i > hi)
           bad("the value " + std::to_string(a.i) + " does not fit");
       }
@@ -111,35 +109,60 @@ void Machine::decode() {
 uint64_t Machine::src(Cta &c, const Decoded &d, size_t i, int t) {
   const Operand &o = d.in->src[i];
   switch (o.kind) {
-  case Operand::Kind::Reg: return reg(c, o.reg(), t);
-  case Operand::Kind::Imm: return d.imm[i];
+  case Operand::Kind::Reg:
+    return reg(c, o.reg(), t);
+  case Operand::Kind::Imm:
+    return d.imm[i];
   case Operand::Kind::Sreg: {
     int lane = t % kWarp;
     switch (static_cast<Sreg>(o.index)) {
-    case Sreg::TidX: return static_cast<uint64_t>(t);
-    case Sreg::TidY: case Sreg::TidZ: return 0;
-    case Sreg::NtidX: return static_cast<uint64_t>(nthreads);
-    case Sreg::NtidY: case Sreg::NtidZ: return 1;
-    case Sreg::CtaidX: return static_cast<uint64_t>(c.id[0]);
-    case Sreg::CtaidY: return static_cast<uint64_t>(c.id[1]);
-    case Sreg::CtaidZ: return static_cast<uint64_t>(c.id[2]);
-    case Sreg::NctaidX: return static_cast<uint64_t>(opts.grid[0]);
-    case Sreg::NctaidY: return static_cast<uint64_t>(opts.grid[1]);
-    case Sreg::NctaidZ: return static_cast<uint64_t>(opts.grid[2]);
-    case Sreg::LaneId: return static_cast<uint64_t>(lane);
-    case Sreg::WarpId: return static_cast<uint64_t>(t / kWarp);
-    case Sreg::NWarpId: return static_cast<uint64_t>(fn.num_warps);
-    case Sreg::LanemaskLt: return (1ull << lane) - 1;
-    case Sreg::LanemaskLe: return ((1ull << lane) << 1) - 1;
-    case Sreg::LanemaskEq: return 1ull << lane;
-    case Sreg::Clock: return c.steps & 0xffffffffu;
-    case Sreg::Clock64: return c.steps;
+    case Sreg::TidX:
+      return static_cast<uint64_t>(t);
+    case Sreg::TidY:
+    case Sreg::TidZ:
+      return 0;
+    case Sreg::NtidX:
+      return static_cast<uint64_t>(nthreads);
+    case Sreg::NtidY:
+    case Sreg::NtidZ:
+      return 1;
+    case Sreg::CtaidX:
+      return static_cast<uint64_t>(c.id[0]);
+    case Sreg::CtaidY:
+      return static_cast<uint64_t>(c.id[1]);
+    case Sreg::CtaidZ:
+      return static_cast<uint64_t>(c.id[2]);
+    case Sreg::NctaidX:
+      return static_cast<uint64_t>(opts.grid[0]);
+    case Sreg::NctaidY:
+      return static_cast<uint64_t>(opts.grid[1]);
+    case Sreg::NctaidZ:
+      return static_cast<uint64_t>(opts.grid[2]);
+    case Sreg::LaneId:
+      return static_cast<uint64_t>(lane);
+    case Sreg::WarpId:
+      return static_cast<uint64_t>(t / kWarp);
+    case Sreg::NWarpId:
+      return static_cast<uint64_t>(fn.num_warps);
+    case Sreg::LanemaskLt:
+      return (1ull << lane) - 1;
+    case Sreg::LanemaskLe:
+      return ((1ull << lane) << 1) - 1;
+    case Sreg::LanemaskEq:
+      return 1ull << lane;
+    case Sreg::Clock:
+      return c.steps & 0xffffffffu;
+    case Sreg::Clock64:
+      return c.steps;
     }
     return 0;
   }
-  case Operand::Kind::Shared: return static_cast<uint64_t>(o.value);
-  case Operand::Kind::String: return string_addr.at(o.index) + static_cast<uint64_t>(o.value);
-  default: fault(c, d, t, "operand cannot be read as a value");
+  case Operand::Kind::Shared:
+    return static_cast<uint64_t>(o.value);
+  case Operand::Kind::String:
+    return string_addr.at(o.index) + static_cast<uint64_t>(o.value);
+  default:
+    fault(c, d, t, "operand cannot be read as a value");
   }
 }
 
@@ -183,12 +206,16 @@ Space Machine::space_of(const Decoded &d) const {
 uint64_t Machine::address(Cta &c, const Decoded &d, int t) {
   const Operand &o = d.in->src[0];
   switch (o.kind) {
-  case Operand::Kind::Reg: return reg(c, o.reg(), t) + static_cast<uint64_t>(o.value);
+  case Operand::Kind::Reg:
+    return reg(c, o.reg(), t) + static_cast<uint64_t>(o.value);
   case Operand::Kind::Param:
     return param_offsets.at(o.index) + static_cast<uint64_t>(o.value);
-  case Operand::Kind::Shared: return static_cast<uint64_t>(o.value);
-  case Operand::Kind::String: return string_addr.at(o.index) + static_cast<uint64_t>(o.value);
-  default: fault(c, d, t, "bad address operand");
+  case Operand::Kind::Shared:
+    return static_cast<uint64_t>(o.value);
+  case Operand::Kind::String:
+    return string_addr.at(o.index) + static_cast<uint64_t>(o.value);
+  default:
+    fault(c, d, t, "bad address operand");
   }
 }
 
@@ -206,8 +233,8 @@ uint8_t *Machine::memory(Cta &c, const Decoded &d, int t, uint64_t addr, uint64_
   const char *what = write ? "store to" : "load from";
   if (addr % bytes != 0)
     fault(c, d, t,
-          std::string("misaligned ") + what + " ." + space_name(s) + " address " +
-              hexaddr(addr) + " (an access of " + std::to_string(bytes) + " bytes)");
+          std::string("misaligned ") + what + " ." + space_name(s) + " address " + hexaddr(addr) +
+              " (an access of " + std::to_string(bytes) + " bytes)");
   if (s == Space::Shared) {
     if (addr + bytes > c.shared.size() || addr + bytes < addr)
       fault(c, d, t,
@@ -247,8 +274,8 @@ uint8_t *Machine::memory(Cta &c, const Decoded &d, int t, uint64_t addr, uint64_
   std::string where = "global address " + hexaddr(addr) + " is in no buffer";
   if (near && addr >= near->base)
     where += " (" + std::to_string(addr - near->base - near->size_bytes) +
-             " bytes past the end of '" + near->name + "', " +
-             std::to_string(near->size_bytes) + " bytes)";
+             " bytes past the end of '" + near->name + "', " + std::to_string(near->size_bytes) +
+             " bytes)";
   fault(c, d, t, std::string("out-of-bounds ") + what + " global memory: " + where);
 }
 
@@ -281,9 +308,9 @@ void Machine::step(Cta &c, int warp, uint32_t pc, uint32_t mask) {
     if (mask >> l & 1)
       ++c.pc[warp * kWarp + l];
   switch (d.in->op) {
-#define INSTR(Id, Mn, Nd, Ns)                                                                    \
-  case Op::Id:                                                                                   \
-    exec_##Id(*this, c, d, warp, mask);                                                          \
+#define INSTR(Id, Mn, Nd, Ns)                                                                      \
+  case Op::Id:                                                                                     \
+    exec_##Id(*this, c, d, warp, mask);                                                            \
     break;
 #include "simt/Instrs.def"
 #undef INSTR
@@ -340,10 +367,11 @@ void Machine::run_cta(Cta &c) {
     if (!progress && !released && any_waiting) {
       std::string who;
       for (int t = 0; t < nthreads; t += kWarp)
-        who += " warp " + std::to_string(t / kWarp) + ":" +
-               (c.state[t] == ThreadState::Waiting
-                    ? " waits on barrier " + std::to_string(c.bar_id[t])
-                    : c.state[t] == ThreadState::Exited ? " exited" : " running");
+        who +=
+            " warp " + std::to_string(t / kWarp) + ":" +
+            (c.state[t] == ThreadState::Waiting ? " waits on barrier " + std::to_string(c.bar_id[t])
+             : c.state[t] == ThreadState::Exited ? " exited"
+                                                 : " running");
       throw Fault{"simt: deadlock in CTA " + cta_name(c) + " of kernel '" + fn.name +
                   "': a barrier never completes (" + who + " )"};
     }
@@ -362,10 +390,18 @@ RunResult Machine::run() {
   std::vector<uint64_t> poison(nregs);
   for (size_t r = 0; r < nregs; ++r) {
     switch (ty_reg_bits(fn.regs[r].ty)) {
-    case 1: poison[r] = 0; break;
-    case 16: poison[r] = 0x7fff; break;
-    case 32: poison[r] = 0x7fffdead; break;
-    default: poison[r] = 0x7ff8dead7ff8deadull; break;
+    case 1:
+      poison[r] = 0;
+      break;
+    case 16:
+      poison[r] = 0x7fff;
+      break;
+    case 32:
+      poison[r] = 0x7fffdead;
+      break;
+    default:
+      poison[r] = 0x7ff8dead7ff8deadull;
+      break;
     }
   }
   try {

@@ -88,7 +88,7 @@ struct SimArg {
 
 struct SimOptions {
   std::array<int64_t, 3> grid{1, 1, 1};
-  uint64_t max_steps = 0; // instructions per CTA before a hang is reported; 0: 1e9
+  uint64_t max_steps = 0;                 // instructions per CTA before a hang is reported; 0: 1e9
   const SourceManager *sources = nullptr; // to quote source lines in errors
 };
 

@@ -45,8 +45,8 @@ struct Driver {
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, void *, void **, void **) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, void *, void **, void **) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
   int sm = 0;
@@ -114,8 +114,8 @@ Driver &driver() {
   return d;
 }
 
-#define REQUIRE_GPU()                                                                            \
-  if (!driver().why.empty())                                                                     \
+#define REQUIRE_GPU()                                                                              \
+  if (!driver().why.empty())                                                                       \
   GTEST_SKIP() << driver().why
 
 // Device copies of host vectors, copied back after the launch.

@@ -47,7 +47,8 @@ struct PtxasResult {
 PtxasResult run_ptxas(const std::string &ptx, const std::string &arch) {
   static int counter = 0;
   auto dir = std::filesystem::temp_directory_path();
-  std::string stem = "tilec_ptx_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  std::string stem =
+      "tilec_ptx_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
   auto src = dir / (stem + ".ptx"), out = dir / (stem + ".cubin"), log = dir / (stem + ".log");
   std::ofstream(src) << ptx;
   std::string cmd = "\"" + find_ptxas() + "\" -arch=" + arch + " \"" + src.string() + "\" -o \"" +
@@ -69,8 +70,8 @@ PtxTarget sm80() {
 }
 PtxTarget sm90a() { return PtxTarget{}; }
 
-#define REQUIRE_PTXAS()                                                                          \
-  if (find_ptxas().empty())                                                                      \
+#define REQUIRE_PTXAS()                                                                            \
+  if (find_ptxas().empty())                                                                        \
   GTEST_SKIP() << "ptxas not found (set TILEC_PTXAS)"
 
 void expect_assembles(const Function &fn, const PtxTarget &t) {
@@ -108,10 +109,10 @@ Function all_forms(bool sm90) {
   Reg ptr = b.ld_param(pp), n = b.ld_param(pn), f = b.ld_param(pf), d = b.ld_param(pd),
       l = b.ld_param(pl), h = b.ld_param(ph);
   // special registers
-  for (Sreg s : {Sreg::TidX, Sreg::TidY, Sreg::TidZ, Sreg::NtidX, Sreg::NtidY, Sreg::NtidZ,
-                 Sreg::CtaidX, Sreg::CtaidY, Sreg::CtaidZ, Sreg::NctaidX, Sreg::NctaidY,
-                 Sreg::NctaidZ, Sreg::LaneId, Sreg::WarpId, Sreg::NWarpId, Sreg::LanemaskLt,
-                 Sreg::LanemaskLe, Sreg::LanemaskEq, Sreg::Clock, Sreg::Clock64})
+  for (Sreg s : {Sreg::TidX,       Sreg::TidY,       Sreg::TidZ,       Sreg::NtidX,  Sreg::NtidY,
+                 Sreg::NtidZ,      Sreg::CtaidX,     Sreg::CtaidY,     Sreg::CtaidZ, Sreg::NctaidX,
+                 Sreg::NctaidY,    Sreg::NctaidZ,    Sreg::LaneId,     Sreg::WarpId, Sreg::NWarpId,
+                 Sreg::LanemaskLt, Sreg::LanemaskLe, Sreg::LanemaskEq, Sreg::Clock,  Sreg::Clock64})
     b.special(s);
   Reg tid = b.special(Sreg::TidX);
   Reg p = b.setp(Cmp::Lt, Ty::S32, tid, n);
@@ -132,9 +133,10 @@ Function all_forms(bool sm90) {
       b.setp(cm, t, a, c);
     b.selp(t, a, c, p);
     if (ty_bits(t) <= 32)
-      b.mad_wide(t, a, c, b.mov(ty_bits(t) == 16 ? (ty_is_signed(t) ? Ty::S32 : Ty::U32)
-                                                   : (ty_is_signed(t) ? Ty::S64 : Ty::U64),
-                                imm(1)));
+      b.mad_wide(t, a, c,
+                 b.mov(ty_bits(t) == 16 ? (ty_is_signed(t) ? Ty::S32 : Ty::U32)
+                                        : (ty_is_signed(t) ? Ty::S64 : Ty::U64),
+                       imm(1)));
   }
   {
     Reg a = b.mov(Ty::S32, imm(5));

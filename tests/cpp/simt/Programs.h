@@ -31,7 +31,8 @@ inline Function vector_add(int num_warps = 4) {
   Reg x = b.ld_param(px), y = b.ld_param(py), out = b.ld_param(po), n = b.ld_param(pn);
   Reg first = b.shl(Ty::B32, global_tid(b), imm(2));
   Reg p = b.setp(Cmp::Lt, Ty::S32, first, n);
-  Reg xa = elem_addr(b, x, first, 4), ya = elem_addr(b, y, first, 4), oa = elem_addr(b, out, first, 4);
+  Reg xa = elem_addr(b, x, first, 4), ya = elem_addr(b, y, first, 4),
+      oa = elem_addr(b, out, first, 4);
   std::vector<Reg> xv = b.regs(Ty::F32, 4), yv = b.regs(Ty::F32, 4);
   for (int i = 0; i < 4; ++i) {
     b.mov_to(xv[i], Operand::f32(0.0f));
@@ -143,8 +144,8 @@ inline Function atomic_counter(int num_warps = 2) {
   Builder b(fn);
   b.set_block(b.new_block("entry"));
   Reg counter = b.ld_param(pc), out = b.ld_param(po);
-  Reg old = b.atom(AtomOp::Add, Ty::U32, Operand::addr(counter), imm(1), {}, Sem::Relaxed,
-                   Scope::Gpu);
+  Reg old =
+      b.atom(AtomOp::Add, Ty::U32, Operand::addr(counter), imm(1), {}, Sem::Relaxed, Scope::Gpu);
   Reg oa = elem_addr(b, out, global_tid(b), 4);
   b.st(Space::Global, Ty::U32, Operand::addr(oa), {old});
   b.ret();

@@ -101,8 +101,7 @@ TEST(ThreadIR, BuilderForms) {
   EXPECT_EQ(one(f.fn), "ld.global.L1::evict_last.f32 %r6, [%rd1+-8];"); // guard scope ended
   Reg pol = b.create_policy(Evict::First);
   EXPECT_EQ(one(f.fn), "createpolicy.fractional.L2::evict_first.b64 %rd3;");
-  b.st(Space::Global, Ty::F32, Operand::addr(ptr), {Operand::f32(2.0f)},
-       {.policy = pol});
+  b.st(Space::Global, Ty::F32, Operand::addr(ptr), {Operand::f32(2.0f)}, {.policy = pol});
   EXPECT_EQ(one(f.fn), "st.global.L2::cache_hint.f32 [%rd1], 0f40000000, %rd3;");
   Reg h = b.cvt_pack(Ty::F16x2, Ty::F32, Operand::f32(1.0f), Operand::f32(2.0f));
   EXPECT_EQ(one(f.fn), "cvt.rn.f16x2.f32 %r7, 0f3F800000, 0f40000000;");

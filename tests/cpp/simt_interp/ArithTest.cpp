@@ -57,8 +57,9 @@ TEST(SimArith, IntegerMultiply) {
                  return b.ternary(Op::Mad, Ty::U32, s[0], s[1], s[2], mul(MulMode::Hi));
                });
   EXPECT_EQ(mh, (V{12}));
-  V mw = lanes({Ty::S32, Ty::S32, Ty::S64}, Ty::S64, {{u32(-2)}, {1 << 30}, {5}},
-               [](Builder &b, std::vector<Reg> s) { return b.mad_wide(Ty::S32, s[0], s[1], s[2]); });
+  V mw =
+      lanes({Ty::S32, Ty::S32, Ty::S64}, Ty::S64, {{u32(-2)}, {1 << 30}, {5}},
+            [](Builder &b, std::vector<Reg> s) { return b.mad_wide(Ty::S32, s[0], s[1], s[2]); });
   EXPECT_EQ(mw, (V{static_cast<uint64_t>(-(int64_t(1) << 31) + 5)}));
 }
 
@@ -109,10 +110,10 @@ TEST(SimArith, BitOperations) {
                 return b.ternary(Op::Prmt, Ty::B32, s[0], s[1], imm(0x5410));
               });
   EXPECT_EQ(p, (V{0x66552211}));
-  V ps = lanes({Ty::B32, Ty::B32}, Ty::B32, {{0x000080ff}, {0}},
-               [](Builder &b, std::vector<Reg> s) {
-                 return b.ternary(Op::Prmt, Ty::B32, s[0], s[1], imm(0x9810)); // sign replicate
-               });
+  V ps =
+      lanes({Ty::B32, Ty::B32}, Ty::B32, {{0x000080ff}, {0}}, [](Builder &b, std::vector<Reg> s) {
+        return b.ternary(Op::Prmt, Ty::B32, s[0], s[1], imm(0x9810)); // sign replicate
+      });
   EXPECT_EQ(ps, (V{0xffff80ff}));
 }
 
@@ -139,8 +140,7 @@ TEST(SimArith, FloatRoundingModes) {
   float below = std::nextafter(1.0f, 0.0f);
   EXPECT_EQ(binary(Op::Sub, Ty::F32, {fbits(1.0f)}, {fbits(tiny)}, rnd(Rnd::Rz)),
             (V{fbits(below)}));
-  EXPECT_EQ(binary(Op::Sub, Ty::F32, {fbits(1.0f)}, {fbits(tiny)}, rnd(Rnd::Rn)),
-            (V{fbits(1.0f)}));
+  EXPECT_EQ(binary(Op::Sub, Ty::F32, {fbits(1.0f)}, {fbits(tiny)}, rnd(Rnd::Rn)), (V{fbits(1.0f)}));
   // division and sqrt: 1/3 and sqrt(2) rounded each way
   float third_rn = 1.0f / 3.0f;
   V d = binary(Op::Div, Ty::F32, {fbits(1.0f)}, {fbits(3.0f)}, rnd(Rnd::Rn));
@@ -199,11 +199,13 @@ TEST(SimArith, NaNsAreCanonical) {
 TEST(SimArith, FloatMinMax) {
   V a{fbits(NAN), fbits(1.0f), fbits(-0.0f), fbits(NAN)};
   V b{fbits(2.0f), fbits(NAN), fbits(0.0f), fbits(NAN)};
-  EXPECT_EQ(binary(Op::Min, Ty::F32, a, b), (V{fbits(2.0f), fbits(1.0f), fbits(-0.0f), 0x7fffffff}));
+  EXPECT_EQ(binary(Op::Min, Ty::F32, a, b),
+            (V{fbits(2.0f), fbits(1.0f), fbits(-0.0f), 0x7fffffff}));
   EXPECT_EQ(binary(Op::Max, Ty::F32, a, b), (V{fbits(2.0f), fbits(1.0f), fbits(0.0f), 0x7fffffff}));
   Mods nan;
   nan.nan = true;
-  EXPECT_EQ(binary(Op::Max, Ty::F32, a, b, nan), (V{0x7fffffff, 0x7fffffff, fbits(0.0f), 0x7fffffff}));
+  EXPECT_EQ(binary(Op::Max, Ty::F32, a, b, nan),
+            (V{0x7fffffff, 0x7fffffff, fbits(0.0f), 0x7fffffff}));
 }
 
 TEST(SimArith, Compares) {

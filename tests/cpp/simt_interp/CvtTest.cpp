@@ -130,18 +130,17 @@ TEST(SimCvt, FloatToFloat) {
 
 TEST(SimCvt, PackedHalvesAndFp8) {
   // cvt.rn.f16x2.f32 d, a, b puts a in the upper half
-  V f = lanes({Ty::F32, Ty::F32}, Ty::F16x2, {{fbits(1.0f)}, {fbits(-2.0f)}},
-              [](Builder &b, std::vector<Reg> s) {
-                return b.cvt_pack(Ty::F16x2, Ty::F32, s[0], s[1]);
-              });
+  V f = lanes(
+      {Ty::F32, Ty::F32}, Ty::F16x2, {{fbits(1.0f)}, {fbits(-2.0f)}},
+      [](Builder &b, std::vector<Reg> s) { return b.cvt_pack(Ty::F16x2, Ty::F32, s[0], s[1]); });
   EXPECT_EQ(f, (V{0x3c00c000}));
-  V bfp = lanes({Ty::F32, Ty::F32}, Ty::BF16x2, {{fbits(1.0f)}, {fbits(-2.0f)}},
-                [](Builder &b, std::vector<Reg> s) {
-                  return b.cvt_pack(Ty::BF16x2, Ty::F32, s[0], s[1]);
-                });
+  V bfp = lanes(
+      {Ty::F32, Ty::F32}, Ty::BF16x2, {{fbits(1.0f)}, {fbits(-2.0f)}},
+      [](Builder &b, std::vector<Reg> s) { return b.cvt_pack(Ty::BF16x2, Ty::F32, s[0], s[1]); });
   EXPECT_EQ(bfp, (V{0x3f80c000}));
   // e4m3: 448 is the largest finite value; .satfinite clamps 1000 to it; NaN stays NaN
-  V e4 = lanes({Ty::F32, Ty::F32}, Ty::E4M3x2, {{fbits(1000.0f), fbits(NAN)}, {fbits(-1.5f), fbits(0.0f)}},
+  V e4 = lanes({Ty::F32, Ty::F32}, Ty::E4M3x2,
+               {{fbits(1000.0f), fbits(NAN)}, {fbits(-1.5f), fbits(0.0f)}},
                [](Builder &b, std::vector<Reg> s) {
                  return b.cvt_pack(Ty::E4M3x2, Ty::F32, s[0], s[1], Rnd::Rn, true);
                });

@@ -27,8 +27,7 @@ Function kernel(const std::function<void(Builder &, Reg ptr, Reg tid)> &body, in
 }
 
 std::string run_err(const Function &fn, std::vector<float> &buf, const SimOptions &o = {}) {
-  return sim_error(
-      [&] { run(fn, {SimArg::pointer(buf.data())}, {buffer(buf, "x_ptr")}, o); });
+  return sim_error([&] { run(fn, {SimArg::pointer(buf.data())}, {buffer(buf, "x_ptr")}, o); });
 }
 
 } // namespace
@@ -54,9 +53,8 @@ TEST(SimErrors, OutOfBoundsAndMisalignedAndNull) {
   });
   EXPECT_TRUE(contains(e, "out-of-bounds load from buffer 'x_ptr': bytes [56, 64) of 60")) << e;
 
-  Function mis = kernel([](Builder &b, Reg ptr, Reg) {
-    b.ld(Space::Global, Ty::B32, Operand::addr(ptr, 8), 4);
-  });
+  Function mis = kernel(
+      [](Builder &b, Reg ptr, Reg) { b.ld(Space::Global, Ty::B32, Operand::addr(ptr, 8), 4); });
   e = run_err(mis, buf);
   EXPECT_TRUE(contains(e, "misaligned load from .global address")) << e;
   EXPECT_TRUE(contains(e, "(an access of 16 bytes)")) << e;
@@ -160,22 +158,22 @@ TEST(SimErrors, ArgumentMistakes) {
   EXPECT_TRUE(contains(err({SimArg::pointer(&x), SimArg::integer(1ll << 40), SimArg::floating(1),
                             SimArg::integer(1)}),
                        "argument 1 ('n', .s32): the value 1099511627776 does not fit"));
-  EXPECT_TRUE(contains(err({SimArg::pointer(&x), SimArg::integer(1), SimArg::integer(1),
-                            SimArg::integer(1)}),
-                       "an integer was passed for a float parameter"));
-  EXPECT_TRUE(contains(err({SimArg::pointer(&x), SimArg::pointer(&x), SimArg::floating(1),
-                            SimArg::integer(1)}),
-                       "a pointer needs a 64-bit integer parameter"));
-  EXPECT_TRUE(contains(err({SimArg::pointer(&x), SimArg::integer(1), SimArg::floating(1),
-                            SimArg::integer(256)}),
-                       "('b', .u8): the value 256 does not fit"));
-  EXPECT_EQ(err({SimArg::pointer(&x), SimArg::integer(-5), SimArg::floating(2.5),
-                 SimArg::integer(255)}),
-            "");
-  EXPECT_THROW(run(fn, {SimArg::pointer(&x), SimArg::integer(1), SimArg::floating(1),
-                        SimArg::integer(1)},
-                   {}, {.grid = {0, 1, 1}}),
-               RuntimeError);
+  EXPECT_TRUE(contains(
+      err({SimArg::pointer(&x), SimArg::integer(1), SimArg::integer(1), SimArg::integer(1)}),
+      "an integer was passed for a float parameter"));
+  EXPECT_TRUE(contains(
+      err({SimArg::pointer(&x), SimArg::pointer(&x), SimArg::floating(1), SimArg::integer(1)}),
+      "a pointer needs a 64-bit integer parameter"));
+  EXPECT_TRUE(contains(
+      err({SimArg::pointer(&x), SimArg::integer(1), SimArg::floating(1), SimArg::integer(256)}),
+      "('b', .u8): the value 256 does not fit"));
+  EXPECT_EQ(
+      err({SimArg::pointer(&x), SimArg::integer(-5), SimArg::floating(2.5), SimArg::integer(255)}),
+      "");
+  EXPECT_THROW(
+      run(fn, {SimArg::pointer(&x), SimArg::integer(1), SimArg::floating(1), SimArg::integer(1)},
+          {}, {.grid = {0, 1, 1}}),
+      RuntimeError);
 }
 
 TEST(SimErrors, MalformedIrIsAnInternalError) {
@@ -204,8 +202,7 @@ TEST(SimErrors, ParamsAndSpecialRegistersReachTheKernel) {
     auto g = b.guarded(t0);
     b.st(Space::Global, Ty::U32, Operand::addr(base), {x, y, z, nx});
     b.st(Space::Global, Ty::F32, Operand::addr(base, 16), {b.mul(Ty::F32, f, imm(2))});
-    b.st(Space::Global, Ty::F32, Operand::addr(base, 20),
-         {b.cvt(Ty::F32, Ty::F64, d, Rnd::Rn)});
+    b.st(Space::Global, Ty::F32, Operand::addr(base, 20), {b.cvt(Ty::F32, Ty::F64, d, Rnd::Rn)});
   }
   b.ret();
   std::vector<uint32_t> res(8 * 2 * 3 * 2, 0);
@@ -243,8 +240,9 @@ TEST(SimErrors, RegistersReadBeforeWrittenArePoison) {
 
 TEST(SimErrors, TileInterpreterArgumentLists) {
   std::vector<float> buf(2);
-  std::vector<SimArg> a = sim_args({interp::KernelArg::pointer(buf.data()),
-                                    interp::KernelArg::integer(-3), interp::KernelArg::floating(0.5)});
+  std::vector<SimArg> a =
+      sim_args({interp::KernelArg::pointer(buf.data()), interp::KernelArg::integer(-3),
+                interp::KernelArg::floating(0.5)});
   ASSERT_EQ(a.size(), 3u);
   EXPECT_EQ(a[0].kind, SimArg::Pointer);
   EXPECT_EQ(a[0].ptr, reinterpret_cast<uint64_t>(buf.data()));

@@ -17,11 +17,11 @@ TEST(SimSamples, VectorAddPredicatedV4) {
   }
   Function fn = vector_add(4);
   int grid = (n + 511) / 512;
-  RunResult r = run(fn,
-                    {SimArg::pointer(x.data()), SimArg::pointer(y.data()),
-                     SimArg::pointer(out.data()), SimArg::integer(n)},
-                    {buffer(x, "x_ptr"), buffer(y, "y_ptr"), buffer(out, "out_ptr")},
-                    {.grid = {grid, 1, 1}});
+  RunResult r =
+      run(fn,
+          {SimArg::pointer(x.data()), SimArg::pointer(y.data()), SimArg::pointer(out.data()),
+           SimArg::integer(n)},
+          {buffer(x, "x_ptr"), buffer(y, "y_ptr"), buffer(out, "out_ptr")}, {.grid = {grid, 1, 1}});
   for (int i = 0; i < n; ++i)
     ASSERT_EQ(out[i], x[i] + y[i]) << i;
   EXPECT_GT(r.steps, 0u);
@@ -108,8 +108,8 @@ TEST(SimSamples, AtomicCounter) {
 
 TEST(SimSamples, Printf) {
   std::vector<float> x{1.5f, -2.25f};
-  RunResult r = run(printf_kernel(), {SimArg::pointer(x.data())}, {buffer(x, "x")},
-                    {.grid = {2, 1, 1}});
+  RunResult r =
+      run(printf_kernel(), {SimArg::pointer(x.data())}, {buffer(x, "x")}, {.grid = {2, 1, 1}});
   EXPECT_EQ(r.output, "pid (0) tid 0: x=1.50 big=1099511627776 100%\n"
                       "pid (0) tid 1: x=-2.25 big=1099511627777 100%\n"
                       "pid (1) tid 0: x=1.50 big=1099511627776 100%\n"

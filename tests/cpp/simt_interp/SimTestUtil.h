@@ -74,7 +74,8 @@ inline std::vector<uint64_t> lanes(const std::vector<Ty> &src_tys, Ty out_ty,
 
 // One instruction applied per lane: op.ty over srcs of type t.
 inline std::vector<uint64_t> unary(Op op, Ty t, std::vector<uint64_t> a, Mods m = {}) {
-  return lanes({t}, t, {a}, [&](Builder &b, std::vector<Reg> s) { return b.unary(op, t, s[0], m); });
+  return lanes({t}, t, {a},
+               [&](Builder &b, std::vector<Reg> s) { return b.unary(op, t, s[0], m); });
 }
 inline std::vector<uint64_t> binary(Op op, Ty t, std::vector<uint64_t> a, std::vector<uint64_t> c,
                                     Mods m = {}) {

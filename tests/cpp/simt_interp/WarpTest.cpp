@@ -93,7 +93,8 @@ TEST(SimWarp, PartialMemberMask) {
   for (Instr &in : fn.blocks[0].instrs)
     if (in.op == Op::Shfl)
       in.src[3] = imm(-1);
-  std::string err = sim_error([&] { run(fn, {SimArg::pointer(out.data())}, {buffer(out, "out")}); });
+  std::string err =
+      sim_error([&] { run(fn, {SimArg::pointer(out.data())}, {buffer(out, "out")}); });
   EXPECT_TRUE(contains(err, "lane 16 of member mask 0xffffffff does not execute this instruction"))
       << err;
 }
@@ -187,8 +188,8 @@ TEST(SimBarrier, ProducerConsumerWithNamedBarriers) {
   b.set_block(cons);
   b.bar_sync(imm(1), imm(128));
   Reg idx = b.sub(Ty::U32, tid, imm(64));
-  Reg got = b.ld1(Space::Shared, Ty::U32,
-                  Operand::addr(b.mad(Ty::U32, idx, imm(4), b.shared_addr())));
+  Reg got =
+      b.ld1(Space::Shared, Ty::U32, Operand::addr(b.mad(Ty::U32, idx, imm(4), b.shared_addr())));
   b.st(Space::Global, Ty::U32, Operand::addr(elem_addr(b, out, idx, 4)), {got});
   b.set_block(done);
   b.ret();
