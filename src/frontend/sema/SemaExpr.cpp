@@ -26,8 +26,38 @@ bool is_math_module(const std::string &m) {
          m == "tilec.language.extra.cuda.libdevice";
 }
 
+Val dtype_method(const Val &d, const std::string &attr) {
+  Val m;
+  m.kind = Val::Kind::Method;
+  m.str = attr;
+  m.elems.push_back(d);
+  return m;
+}
+
+// A tile's .type: Triton's block_type (element_ty, shape, numel, name, scalar).
+Val block_type_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
+  const ir::Type &t = d.type;
+  if (attr == "element_ty" || attr == "scalar")
+    return Val::dtype(t.element());
+  if (attr == "shape") {
+    std::vector<Val> dims;
+    for (int64_t n : t.shape)
+      dims.push_back(Val::integer(n));
+    return Val::tuple(std::move(dims));
+  }
+  if (attr == "numel")
+    return Val::integer(t.numel());
+  if (attr == "name")
+    return Val::string(py_str(d));
+  if (attr.rfind("is_", 0) == 0 || attr == "get_block_shapes")
+    return dtype_method(d, attr);
+  throw CompileError(loc, "'block_type' object has no attribute '" + attr + "'");
+}
+
 Val dtype_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
   const ir::Type &t = d.type;
+  if (t.is_tile())
+    return block_type_attribute(d, attr, loc);
   if (attr == "element_ty") {
     if (!t.is_ptr())
       throw CompileError(loc, "dtype " + elem_name(t) +
@@ -45,13 +75,8 @@ Val dtype_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
     return Val::string(elem_name(t));
   if (attr == "scalar")
     return d;
-  if (attr.rfind("is_", 0) == 0) {
-    Val m;
-    m.kind = Val::Kind::Method;
-    m.str = attr;
-    m.elems.push_back(d);
-    return m;
-  }
+  if (attr.rfind("is_", 0) == 0)
+    return dtype_method(d, attr);
   throw CompileError(loc, "'dtype' object has no attribute '" + attr + "'");
 }
 
@@ -211,6 +236,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
     const ir::Type &t = base.tensor->type;
     if (attr == "dtype")
       return Val::dtype(t.element());
+    if (attr == "type") // Triton: the dtype of a scalar, a block_type for a tile
+      return Val::dtype(ir::Type(t.elem, t.ptr, t.shape));
     if (attr == "shape") {
       std::vector<Val> dims;
       for (int64_t d : t.shape)

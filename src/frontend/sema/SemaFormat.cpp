@@ -101,7 +101,7 @@ std::string py_str(const Val &v) {
   case Val::Kind::Str:
     return v.str;
   case Val::Kind::DType:
-    return elem_name(v.type); // Triton's str(tl.float32) is "fp32"
+    return v.repr(); // "fp32", "pointer<fp32>", a block type "<(16, 32), fp32>"
   case Val::Kind::Tensor:
     return v.tensor ? value_type_str(v) : "tensor";
   case Val::Kind::Tuple: {

@@ -87,7 +87,14 @@ std::string spell(const Val &v, bool quote_strings) {
   case K::Int: return std::to_string(v.i);
   case K::Float: return float_repr(v.f);
   case K::Str: return quote_strings ? quoted(v.str) : v.str;
-  case K::DType: return elem_name(v.type);
+  case K::DType: {
+    if (!v.type.is_tile())
+      return elem_name(v.type);
+    std::string dims; // a tensor's .type: Triton's block_type, "<(16, 32), fp32>"
+    for (int64_t n : v.type.shape)
+      dims += (dims.empty() ? "" : ", ") + std::to_string(n);
+    return "<(" + dims + (v.type.rank() == 1 ? ",)" : ")") + ", " + elem_name(v.type) + ">";
+  }
   case K::Tensor: return v.tensor ? tensor_str(v.tensor->type) : "tensor";
   case K::Tuple: {
     std::string s = "(";

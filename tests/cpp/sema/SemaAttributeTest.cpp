@@ -30,5 +30,54 @@ TEST(SemaAttribute, PropagateNanUnknownMemberIsAnError) {
   EXPECT_EQ(d.line, 2);
 }
 
+TEST(SemaAttribute, TensorTypeOfScalarsIsTheirDtype) {
+  const char *src = R"(def k(X, n):
+    p = X + 1
+    tl.static_assert(X.type.element_ty == tl.float16)
+    tl.static_assert(p.type.element_ty == X.dtype.element_ty)
+    tl.static_assert(n.type == tl.int32)
+    tl.static_assert(X.type.is_ptr() and not n.type.is_block())
+    v = tl.load(X).to(X.type.element_ty)
+    tl.static_print(X.type, n.type)
+    tl.store(X, v)
+)";
+  Lowered l = lower("k", src, {ptr(ir::DType::F16), int_arg()});
+  EXPECT_EQ(l.result.static_output, "pointer<fp16> int32\n");
+}
+
+TEST(SemaAttribute, TensorTypeOfTilesIsABlockType) {
+  const char *src = R"(def k(X, B: tl.constexpr):
+    offs = tl.arange(0, B)[:, None] + tl.arange(0, 2)[None, :]
+    ptrs = X + offs
+    x = tl.load(ptrs)
+    t = x.type
+    tl.static_assert(t.element_ty == tl.float32 and t.scalar == tl.float32)
+    tl.static_assert(t.shape == (B, 2) and t.get_block_shapes() == (B, 2) and t.numel == 2 * B)
+    tl.static_assert(t.is_block() and not t.is_floating() and not t.is_ptr())
+    tl.static_assert(t != tl.float32 and t == (x + 1.0).type and t != offs.type)
+    tl.static_assert(ptrs.type.element_ty.element_ty == tl.float32)
+    y = tl.zeros(t.shape, t.element_ty)
+    tl.static_print(t, ptrs.type.element_ty, t.name, f"{offs.type}")
+    tl.store(ptrs, x + y)
+)";
+  Lowered l = lower("k", src, {ptr(), cint(8)});
+  EXPECT_EQ(l.result.static_output,
+            "<(8, 2), fp32> pointer<fp32> <(8, 2), fp32> <(8, 2), int32>\n");
+  Diag d = lower_error("k", R"(def k(X):
+    x = tl.load(X + tl.arange(0, 4))
+    w = x.type.primitive_bitwidth
+)",
+                       {ptr()});
+  ASSERT_TRUE(d.raised);
+  EXPECT_EQ(d.message, "'block_type' object has no attribute 'primitive_bitwidth'");
+  d = lower_error("k", R"(def k(X):
+    x = tl.load(X + tl.arange(0, 4))
+    w = x.type.is_blocky()
+)",
+                  {ptr()});
+  ASSERT_TRUE(d.raised);
+  EXPECT_EQ(d.message, "'dtype' object has no attribute 'is_blocky'");
+}
+
 } // namespace
 } // namespace tilec::sema::test
