@@ -62,6 +62,11 @@ void float_mods(std::string &s, const Instr &in, bool allow_sat) {
     add_mod(s, "relu");
 }
 
+// Data movement (ld, st, selp) has no half, packed, fp8 or tf32 types: it moves their bits.
+Ty moved_ty(Ty t) {
+  return ty_is_float(t) && t != Ty::F32 && t != Ty::F64 ? ty_bits_of(ty_bits(t)) : t;
+}
+
 std::string mnemonic(const Instr &in) {
   std::string s = op_mnemonic(in.op);
   const Mods &m = in.m;
@@ -148,10 +153,7 @@ std::string mnemonic(const Instr &in) {
       s += ".L2::cache_hint";
     if (m.vec > 1)
       s += ".v" + std::to_string(m.vec);
-    // ld/st have no half, packed or fp8 types: move their bits
-    add_mod(s, ty_name(ty_is_float(in.ty) && in.ty != Ty::F32 && in.ty != Ty::F64
-                           ? ty_bits_of(ty_bits(in.ty))
-                           : in.ty));
+    add_mod(s, ty_name(moved_ty(in.ty)));
     return s;
   case Op::Atom:
   case Op::Red:
@@ -161,6 +163,12 @@ std::string mnemonic(const Instr &in) {
     add_mod(s, atom_name(m.atom));
     if (m.noftz)
       add_mod(s, "noftz");
+    // exch, cas and the bitwise atomics exist only for bit types
+    if (m.atom == AtomOp::Exch || m.atom == AtomOp::Cas || m.atom == AtomOp::And ||
+        m.atom == AtomOp::Or || m.atom == AtomOp::Xor) {
+      add_mod(s, ty_name(ty_bits_of(ty_bits(in.ty))));
+      return s;
+    }
     break;
   case Op::CreatePolicy:
     s += std::string(".fractional.L2::") + evict_name(m.evict);
@@ -183,6 +191,9 @@ std::string mnemonic(const Instr &in) {
   case Op::Bra:
     if (m.uni)
       add_mod(s, "uni");
+    return s;
+  case Op::Selp:
+    add_mod(s, ty_name(moved_ty(in.ty)));
     return s;
   default:
     break;

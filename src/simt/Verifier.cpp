@@ -133,6 +133,10 @@ private:
       want(!(ty_is_float(t) && t != Ty::F32 && t != Ty::F64),
            std::string("PTX has no immediate of type .") + ty_name(t) + " (move it to a register)");
       want(in.op != Op::Vprintf, "vprintf arguments must be registers");
+      want(o.imm_kind == Operand::ImmKind::Int || t == Ty::F32 || t == Ty::F64 ||
+               ty_bits(t) == (o.imm_kind == Operand::ImmKind::F32 ? 32 : 64),
+           std::string("a float immediate cannot be read as .") + ty_name(t) +
+               " (give its bits as an integer immediate)");
       break;
     case K::Sreg:
       want(in.op == Op::Mov, "special registers are read with mov");

@@ -240,6 +240,9 @@ Function all_forms(bool sm90) {
     b.ternary(Op::Fma, t, a, a, a, relu);
   }
   b.setp(Cmp::Lt, Ty::F16, h, h);
+  b.selp(Ty::F16, h, h, p);
+  b.selp(Ty::BF16x2, bh2, bh2, p);
+  b.atom(AtomOp::Exch, Ty::F32, Operand::addr(ptr), f);
   for (Ty t : {Ty::BF16, Ty::BF16x2}) {
     Reg a = t == Ty::BF16 ? bh : bh2;
     b.fma(t, a, a, a);

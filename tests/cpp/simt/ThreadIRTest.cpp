@@ -137,6 +137,10 @@ TEST(ThreadIR, BuilderForms) {
   EXPECT_EQ(one(f.fn), "ld.shared.u8 %rs4, [%r15+3];");
   b.mov(Ty::F16, Operand::imm(0x3c00));
   EXPECT_EQ(one(f.fn), "mov.b16 %rs5, 15360;");
+  b.selp(Ty::F16, hv, hv, p);
+  EXPECT_EQ(one(f.fn), "selp.b16 %rs6, %rs3, %rs3, %p1;"); // PTX has no selp.f16
+  b.atom(AtomOp::Exch, Ty::F32, Operand::addr(ptr), Operand::f32(1.0f));
+  EXPECT_EQ(one(f.fn), "atom.global.exch.b32 %r16, [%rd1], 0f3F800000;");
   b.ret();
   EXPECT_NO_THROW(verify(f.fn));
 }
@@ -215,6 +219,11 @@ TEST(ThreadIR, VerifierCatchesMistakes) {
     Reg a = f.b.reg(Ty::F16);
     f.b.add(Ty::F16, a, Operand::f32(1.0f));
     expect_invalid(f.fn, "PTX has no immediate of type .f16");
+  }
+  {
+    Fixture f;
+    f.b.mov(Ty::F16, Operand::f32(1.0f));
+    expect_invalid(f.fn, "a float immediate cannot be read as .b16");
   }
   {
     Fixture f;
