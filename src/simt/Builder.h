@@ -29,6 +29,9 @@
 //
 // prints as
 //   mov.b32 %r5, 0f00000000; ... @%p1 ld.global.cg.v4.b32 {%r5, %r6, %r7, %r8}, [%rd3];
+//
+// More complete kernels (warp and block reductions, atomics, printf, loops and if/else):
+// tests/cpp/simt/Programs.h.
 #pragma once
 
 #include <initializer_list>

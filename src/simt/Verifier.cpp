@@ -52,6 +52,15 @@ public:
         check(in);
       }
     }
+    if (fn_.blocks.empty())
+      fail_fn("the function has no blocks");
+    const Block &last = fn_.blocks.back();
+    bool ends = !last.instrs.empty() && !last.instrs.back().guard.active() &&
+                (last.instrs.back().op == Op::Ret || last.instrs.back().op == Op::Exit ||
+                 last.instrs.back().op == Op::Bra || last.instrs.back().op == Op::Trap);
+    if (!ends)
+      fail_fn("the last block '" + last.label +
+              "' must end in an unguarded ret, exit, bra or trap (control would run off the end)");
   }
 
 private:
