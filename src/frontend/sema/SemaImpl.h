@@ -45,12 +45,23 @@ struct Frame {
   int loop_depth = 0; // enclosing for/while bodies of *this* function
 };
 
-// The rest of a function after the statement being lowered: `stmts[start:]`, then
-// `next`. An `if` containing `return` lowers the rest into its branches.
+// A tl.static_range loop to unroll: its body once per iteration, with the loop variable
+// bound to start + k * step (a constexpr).
+struct StaticUnroll {
+  const ast::ForStmt *loop = nullptr;
+  std::string var;
+  int64_t start = 0, step = 1, count = 0;
+};
+
+// The rest of a function after the statement being lowered: `stmts[start:]` (or, with
+// `unroll`, iterations `iter`.. of an unrolled loop whose body may return), then `next`.
+// An `if` containing `return` lowers the rest into its branches.
 struct Cont {
   const ast::StmtList *stmts = nullptr;
   size_t start = 0;
   const Cont *next = nullptr;
+  const StaticUnroll *unroll = nullptr;
+  int64_t iter = 0;
   // Set once one branch has lowered it: the other branch's copy prints nothing, so
   // static_print output appears once, as in Triton.
   mutable bool lowered = false;
@@ -116,9 +127,12 @@ public:
   [[noreturn]] void reject_stmt(const ast::Stmt &s);
 
   // --- loops (SemaLoop.cpp) ---
-  void lower_for(const ast::ForStmt &s);
+  // With `defer`, a tl.static_range loop is not lowered but described in *defer (its
+  // `loop` set), so that lower_seq unrolls it as a continuation: a `return` in its body
+  // then ends the function, the rest going where the return is not taken.
+  void lower_for(const ast::ForStmt &s, StaticUnroll *defer = nullptr);
   void lower_while(const ast::WhileStmt &s);
-  void lower_static_range(const ast::ForStmt &s, const CallArgs &args);
+  void lower_static_range(const ast::ForStmt &s, const CallArgs &args, StaticUnroll *defer);
   void lower_range_for(const ast::ForStmt &s, const Val &start, const Val &end, const Val &step,
                        std::vector<ir::NamedAttr> attrs);
   // Lowers `body` once into a scratch block that is thrown away and compares the scope

@@ -171,7 +171,7 @@ void Lowerer::bind_carried(const LoopCarry &c, const std::vector<ir::Value *> &v
   }
 }
 
-void Lowerer::lower_for(const ast::ForStmt &s) {
+void Lowerer::lower_for(const ast::ForStmt &s, StaticUnroll *defer) {
   if (!s.orelse.empty())
     throw CompileError(s.orelse.front()->loc, "else clause on a for loop is not supported");
   if (s.target->kind != ast::ExprKind::Name)
@@ -189,7 +189,7 @@ void Lowerer::lower_for(const ast::ForStmt &s) {
     throw CompileError(s.iter->loc, only);
   CallArgs args = eval_call_args(call);
   if (static_range)
-    return lower_static_range(s, args);
+    return lower_static_range(s, args, defer);
 
   Val start = Val::integer(0), end, step = Val::integer(1);
   std::vector<ir::NamedAttr> attrs;
@@ -308,7 +308,8 @@ void Lowerer::lower_range_for(const ast::ForStmt &s, const Val &start, const Val
   b_ = after;
 }
 
-void Lowerer::lower_static_range(const ast::ForStmt &s, const CallArgs &args) {
+void Lowerer::lower_static_range(const ast::ForStmt &s, const CallArgs &args,
+                                 StaticUnroll *defer) {
   std::vector<Val> v = bind_args(
       "static_range",
       {{"arg1", true, {}}, {"arg2", false, Val::none()}, {"step", false, Val::none()}}, args);
@@ -338,6 +339,10 @@ void Lowerer::lower_static_range(const ast::ForStmt &s, const CallArgs &args) {
                                      " iterations is too long to unroll (at most " +
                                      std::to_string(kMaxUnroll) + ")");
   const std::string &name = static_cast<const ast::NameExpr &>(*s.target).id;
+  if (defer) {
+    *defer = StaticUnroll{&s, name, start, step, static_cast<int64_t>(count)};
+    return;
+  }
   ++frame().loop_depth;
   for (int64_t k = 0; k < static_cast<int64_t>(count); ++k) {
     set_var(name, Val::integer(start + k * step)); // a constexpr in each copy of the body

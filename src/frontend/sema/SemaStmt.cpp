@@ -1,54 +1,107 @@
 // Statements: sequences (with early return), assignment, `if`, assert, and the
 // constructs kernels may not use.
+#include <list>
+
 #include "frontend/sema/Operators.h"
 #include "frontend/sema/SemaImpl.h"
 
 namespace tilec::sema::detail {
 
-Exit Lowerer::lower_seq(const ast::StmtList &stmts, size_t start, const Cont *next) {
-  for (size_t i = start; i < stmts.size(); ++i) {
-    const ast::Stmt &s = *stmts[i];
-    if (--stmt_budget_ < 0)
-      throw CompileError(s.loc, "kernel too large: more than " +
-                                    std::to_string(kMaxLoweredStatements) +
-                                    " statements after unrolling static_range loops, inlining "
-                                    "@jit calls and copying the code after early returns");
-    if (s.kind == ast::StmtKind::Return) {
-      auto &r = static_cast<const ast::ReturnStmt &>(s);
-      if (frame().loop_depth > 0)
-        throw CompileError(s.loc, "Cannot have `return` statements inside `while` or `for` "
-                                  "statements");
-      Exit x;
-      x.returned = true;
-      x.loc = s.loc;
-      if (r.value)
-        x.value = eval(*r.value);
-      if (frame().is_kernel && x.value.kind != Val::Kind::None)
-        throw CompileError(r.value->loc, "a kernel cannot return a value");
-      return x; // statements after a return are dead, as in Triton
-    }
-    if (s.kind == ast::StmtKind::If) {
-      auto &ifs = static_cast<const ast::IfStmt &>(s);
-      if (contains_return(ifs.body) || contains_return(ifs.orelse)) {
-        // The rest of the function runs only where the branch did not return: lower
-        // it into the branches (Triton branches to the function's exit instead).
-        Cont rest{&stmts, i + 1, next};
-        Val cond = eval(*ifs.test);
-        if (!cond.is_tensor())
-          return lower_seq(constexpr_truth(cond, ifs.test->loc) ? ifs.body : ifs.orelse, 0, &rest);
-        return lower_returning_if(ifs, cond, rest);
-      }
-    }
-    lower_stmt(s);
+namespace {
+// Undoes the quiet_ increments of one lower_seq call, however it ends.
+struct QuietScope {
+  int &quiet;
+  int added = 0;
+  ~QuietScope() { quiet -= added; }
+  void add() {
+    ++quiet;
+    ++added;
   }
-  if (!next)
-    return Exit{};
-  bool copy = next->lowered;
-  next->lowered = true;
-  quiet_ += copy;
-  Exit x = lower_seq(*next->stmts, next->start, next->next);
-  quiet_ -= copy;
-  return x;
+};
+} // namespace
+
+// Lowers `stmts[start:]`, then the continuations `next` (iteratively, so long unrolled
+// loops do not nest calls). A statement that may return lowers the rest itself.
+Exit Lowerer::lower_seq(const ast::StmtList &stmts, size_t start, const Cont *next) {
+  // Unrolled static_range loops whose body may return, and their continuations (lists:
+  // the addresses must stay stable; empty ones cost nothing).
+  std::list<StaticUnroll> unrolls;
+  std::list<Cont> conts;
+  QuietScope quiet{quiet_};
+  const ast::StmtList *cur = &stmts;
+  for (size_t i = start;;) {
+    for (; cur && i < cur->size(); ++i) {
+      const ast::Stmt &s = *(*cur)[i];
+      if (--stmt_budget_ < 0)
+        throw CompileError(s.loc, "kernel too large: more than " +
+                                      std::to_string(kMaxLoweredStatements) +
+                                      " statements after unrolling static_range loops, "
+                                      "inlining @jit calls and copying the code after early "
+                                      "returns");
+      if (s.kind == ast::StmtKind::Return) {
+        auto &r = static_cast<const ast::ReturnStmt &>(s);
+        if (frame().loop_depth > 0)
+          throw CompileError(s.loc, "Cannot have `return` statements inside `while` or `for` "
+                                    "statements");
+        Exit x;
+        x.returned = true;
+        x.loc = s.loc;
+        if (r.value)
+          x.value = eval(*r.value);
+        if (frame().is_kernel && x.value.kind != Val::Kind::None)
+          throw CompileError(r.value->loc, "a kernel cannot return a value");
+        return x; // statements after a return are dead, as in Triton
+      }
+      if (s.kind == ast::StmtKind::If) {
+        auto &ifs = static_cast<const ast::IfStmt &>(s);
+        if (contains_return(ifs.body) || contains_return(ifs.orelse)) {
+          // The rest of the function runs only where the branch did not return: lower
+          // it into the branches (Triton branches to the function's exit instead).
+          Cont rest{cur, i + 1, next};
+          Val cond = eval(*ifs.test);
+          if (!cond.is_tensor())
+            return lower_seq(constexpr_truth(cond, ifs.test->loc) ? ifs.body : ifs.orelse, 0,
+                             &rest);
+          return lower_returning_if(ifs, cond, rest);
+        }
+      }
+      if (s.kind == ast::StmtKind::For &&
+          contains_return(static_cast<const ast::ForStmt &>(s).body)) {
+        // Triton unrolls static_range in place, so a return in its body is an early
+        // return: continue with the iterations as continuations. Run-time loops reject it.
+        StaticUnroll u;
+        lower_for(static_cast<const ast::ForStmt &>(s), &u);
+        if (u.loop) {
+          const Cont *rest = &conts.emplace_back(Cont{cur, i + 1, next});
+          next = &conts.emplace_back(Cont{nullptr, 0, rest, &unrolls.emplace_back(u), 0});
+          cur = nullptr;
+        }
+        continue;
+      }
+      lower_stmt(s);
+    }
+    if (!next)
+      return Exit{};
+    if (next->lowered) // a second copy (after an early return) prints nothing
+      quiet.add();
+    next->lowered = true;
+    const Cont &c = *next;
+    if (!c.unroll) {
+      cur = c.stmts;
+      i = c.start;
+      next = c.next;
+      continue;
+    }
+    cur = nullptr;
+    next = c.next;
+    if (c.iter == c.unroll->count)
+      continue;
+    const StaticUnroll &u = *c.unroll;
+    set_var(u.var, Val::integer(u.start + c.iter * u.step)); // a constexpr in each copy
+    cur = &u.loop->body;
+    i = 0;
+    next = &conts.emplace_back(Cont{nullptr, 0, c.next, &u, c.iter + 1});
+  }
 }
 
 void Lowerer::lower_stmt(const ast::Stmt &s) {

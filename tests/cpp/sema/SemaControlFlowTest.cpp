@@ -240,6 +240,97 @@ TEST(SemaStaticRange, Unrolls) {
   EXPECT_EQ(l.result.static_output, "i=1\ni=3\ni=5\n");
 }
 
+TEST(SemaStaticRange, ReturnInBodyIsAnEarlyReturn) {
+  // Each iteration's run-time `if` may end the kernel: later iterations and the code after
+  // the loop go where it does not, one `if` nested in the other's else.
+  const char *src = R"(def k(X, n):
+    for i in tl.static_range(3):
+        tl.static_print("iter", i)
+        if n == i:
+            return
+        tl.store(X + i, 1.0)
+    tl.static_print("after")
+    tl.store(X + 10, 2.0)
+)";
+  Lowered l = lower("k", src, {ptr(), int_arg()});
+  EXPECT_EQ(count(l.ir, " if "), 3u) << l.ir;
+  EXPECT_EQ(count(l.ir, "store "), 4u) << l.ir;
+  EXPECT_EQ(count(l.ir, " = for "), 0u);
+  EXPECT_EQ(l.result.static_output, "iter 0\niter 1\niter 2\nafter\n");
+  // The final store sits three ifs deep (in the innermost else).
+  size_t last = l.ir.rfind("store ");
+  size_t line = l.ir.rfind('\n', last);
+  EXPECT_EQ(l.ir.substr(line + 1, last - line - 1), std::string(2 + 3 * 2, ' ')) << l.ir;
+}
+
+TEST(SemaStaticRange, ConstexprReturnStopsUnrolling) {
+  const char *src = R"(def k(X, STOP: tl.constexpr):
+    for i in tl.static_range(5):
+        if i == STOP:
+            return
+        tl.store(X + i, 1.0)
+    tl.store(X + 10, 2.0)
+)";
+  Lowered l = lower("k", src, {ptr(), cint(2)});
+  EXPECT_EQ(count(l.ir, " if "), 0u) << l.ir;
+  EXPECT_EQ(count(l.ir, "store "), 2u) << l.ir; // i = 0, 1; never the one after the loop
+  l = lower("k", src, {ptr(), cint(9)});
+  EXPECT_EQ(count(l.ir, "store "), 6u) << l.ir;
+  // A bare return in the body ends the kernel in the first iteration.
+  l = lower("k", R"(def k(X, N: tl.constexpr):
+    for i in tl.static_range(N):
+        tl.store(X + i, 1.0)
+        return
+    tl.store(X + 10, 2.0)
+)",
+            {ptr(), cint(4)});
+  EXPECT_EQ(count(l.ir, "store "), 1u) << l.ir;
+}
+
+TEST(SemaStaticRange, ReturnWithValueFromCallee) {
+  auto find = make_fn("find", R"(def find(X, t, N: tl.constexpr):
+    for i in tl.static_range(N):
+        if tl.load(X + i) > t:
+            return i
+    return -1
+)");
+  auto g = std_globals();
+  g["find"] = fn_val(find);
+  auto k = make_fn("k", R"(def k(X, Y, t):
+    j = find(X, t, 4)
+    tl.store(Y, j)
+    for i in range(2):
+        tl.store(Y + 1 + i, find(X + i, t, 2))
+)",
+                   g);
+  Lowered l = lower(k, {ptr(), ptr(ir::DType::I32), float_arg()});
+  EXPECT_EQ(count(l.ir, " = if "), 4u + 2u) << l.ir;
+  EXPECT_NE(l.ir.find("-> i32 {"), std::string::npos) << l.ir;
+}
+
+TEST(SemaStaticRange, ReturnInsideRunTimeLoopsStillRejected) {
+  const char *inner = R"(def k(X, n):
+    for i in tl.static_range(2):
+        for j in range(n):
+            if j > i:
+                return
+)";
+  Diag d = lower_error("k", inner, {ptr(), int_arg()});
+  ASSERT_TRUE(d.raised);
+  EXPECT_EQ(d.message, "Cannot have `return` statements inside `while` or `for` statements");
+  EXPECT_EQ(d.line, 5);
+  const char *outer = R"(def k(X, n):
+    for j in range(n):
+        for i in tl.static_range(2):
+            if j > i:
+                return
+)";
+  d = lower_error("k", outer, {ptr(), int_arg()});
+  ASSERT_TRUE(d.raised);
+  EXPECT_EQ(d.message, "Cannot have `return` statements inside `while` or `for` statements");
+  EXPECT_EQ(d.line, 5);
+}
+
 TEST(SemaWhile, CarriedCounter) {
   const char *src = R"(def k(X, n):
     i = 0
