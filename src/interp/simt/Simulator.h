@@ -24,6 +24,8 @@
 //   bounds, null and misaligned accesses are errors naming the instruction, its source
 //   location, the lane and the CTA). Shared memory is per CTA, fn.shared_bytes long,
 //   addresses are offsets from 0 and checked. Params are read from the launch args.
+//   Generic (space-less) ld/st address global memory; .local and .const are not modelled.
+//   Constant strings have fake global addresses (readable, and printable with %s).
 // - Floats: IEEE single/double with the instruction's rounding mode (.rn default, .rz
 //   .rm .rp exact), .ftz flushes subnormal inputs and results, .sat clamps to [0,1].
 //   fp16/bf16 arithmetic rounds to the format after each op. The .approx instructions
