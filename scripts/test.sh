@@ -6,7 +6,6 @@
 # Exits non-zero on the first failure. TILEC_JOBS sets build parallelism (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 JOBS=${TILEC_JOBS:-2}
 PY=${PYTHON:-python3}
 say() { printf '\n== %s\n' "$*"; }
@@ -27,10 +26,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# --- Python build and test dependencies --------------------------------------------------
+# One build folder serves the C++ tests and the extension, so nothing is compiled twice;
+# the package is then installed from it without build isolation.
+if ! "$PY" -c "import scikit_build_core, nanobind, numpy, pytest" 2>/dev/null; then
+  say "installing Python build and test dependencies"
+  "$PY" -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" numpy pytest
+fi
+PYEXE=$("$PY" -c 'import sys; print(sys.executable)')
+
 # --- C++ unit tests ------------------------------------------------------------------------
-say "C++ unit tests (Release, -Werror)"
+say "C++ unit tests and the extension (Release, -Werror)"
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DTILEC_WERROR=ON \
-  -DTILEC_BUILD_TESTS=ON -DTILEC_BUILD_PYTHON=OFF >/dev/null
+  -DTILEC_BUILD_TESTS=ON -DTILEC_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PYEXE" >/dev/null
 ninja -C build-test -j"$JOBS"
 ctest --test-dir build-test --output-on-failure -j"$JOBS"
 
@@ -40,25 +48,20 @@ if [ "${CI:-}" = true ] || [ "${TILEC_SANITIZE_TESTS:-0}" = 1 ]; then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DTILEC_SANITIZE=ON \
     -DTILEC_BUILD_TESTS=ON -DTILEC_BUILD_PYTHON=OFF >/dev/null
   ninja -C build-asan -j"$JOBS"
-  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
   UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     ctest --test-dir build-asan --output-on-failure -j"$JOBS"
 fi
 
 # --- Python package and pytest ------------------------------------------------------------
-say "Python package (pip install -e .)"
-# With the build backend already installed, build without isolation: faster, and the
-# persistent build folder (build-py/) then rebuilds only what changed.
-pip_args=(install -q -e .)
-if "$PY" -c "import scikit_build_core, nanobind" 2>/dev/null; then
-  pip_args+=(--no-build-isolation)
-fi
-"$PY" -m pip "${pip_args[@]}"
-"$PY" -c "import pytest, numpy" 2>/dev/null || "$PY" -m pip install -q pytest numpy
+say "Python package (pip install -e ., from build-test)"
+"$PY" -m pip install -q --no-build-isolation -e . --config-settings=build-dir=build-test \
+  --config-settings=cmake.define.TILEC_BUILD_TESTS=ON \
+  --config-settings=cmake.define.TILEC_WERROR=ON
 
 say "pytest"
 set +e
-(cd "$ROOT" && "$PY" -m pytest tests/python -q -p no:cacheprovider)
+"$PY" -m pytest tests/python -q -p no:cacheprovider
 rc=$?
 set -e
 if [ $rc -eq 5 ]; then

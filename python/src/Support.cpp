@@ -11,6 +11,18 @@
 
 namespace tilec::python {
 
+namespace {
+
+env::Var var_named(const std::string &name) {
+  const auto &vars = env::all();
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (name == vars[i].name)
+      return static_cast<env::Var>(i);
+  throw nb::key_error(("unknown environment variable '" + name + "' (see docs/ENV.md)").c_str());
+}
+
+} // namespace
+
 void bind_support(nb::module_ &m) {
   m.attr("__version__") = TILEC_VERSION;
   m.def(
@@ -22,6 +34,12 @@ void bind_support(nb::module_ &m) {
         return out;
       },
       "(name, default, description) of every TILEC_* environment variable.");
+  m.def(
+      "env_get", [](const std::string &name) { return env::get(var_named(name)); },
+      nb::arg("name"), "The value of a TILEC_* variable (its default when unset).");
+  m.def(
+      "env_flag", [](const std::string &name) { return env::flag(var_named(name)); },
+      nb::arg("name"), "Whether a TILEC_* flag variable is on.");
   m.def(
       "cli_main",
       [](const std::vector<std::string> &args) {

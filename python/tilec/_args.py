@@ -58,17 +58,29 @@ def _extent(ptr: int, shape, strides, itemsize: int):
     return ptr + lo, hi - lo + itemsize
 
 
-def _numpy_arg(name: str, a: np.ndarray) -> ArrayArg:
-    dt = _NUMPY_DTYPES.get(a.dtype.name)
+_NUMPY_BY_DTYPE = {}  # np.dtype -> Tile IR name, filled on first sight (dtype.name is slow)
+
+
+def _numpy_dtype(name: str, dtype) -> str:
+    dt = _NUMPY_BY_DTYPE.get(dtype)
     if dt is None:
-        raise TypeError(f"argument '{name}': numpy arrays of dtype {a.dtype} cannot be passed "
-                        "to a kernel (supported: bool, int8-64, uint8-64, float16/32/64)")
+        dt = _NUMPY_DTYPES.get(dtype.name)
+        if dt is None:
+            raise TypeError(f"argument '{name}': numpy arrays of dtype {dtype} cannot be passed "
+                            "to a kernel (supported: bool, int8-64, uint8-64, float16/32/64)")
+        _NUMPY_BY_DTYPE[dtype] = dt
+    return dt
+
+
+def _numpy_arg(name: str, a: np.ndarray) -> ArrayArg:
+    dt = _numpy_dtype(name, a.dtype)
     ptr = a.__array_interface__["data"][0]
-    if a.flags.c_contiguous:
+    flags = a.flags
+    if flags.c_contiguous:
         lo, nbytes = ptr, a.nbytes
     else:
         lo, nbytes = _extent(ptr, a.shape, a.strides, a.itemsize)
-    return ArrayArg(ptr, dt, lo, nbytes, a.flags.writeable)
+    return ArrayArg(ptr, dt, lo, nbytes, flags.writeable)
 
 
 def _torch_arg(name: str, t) -> ArrayArg:
@@ -194,7 +206,7 @@ def _scalar(name, v, dt):
     if dt == "i1":
         if not isinstance(v, (bool, np.bool_, int, np.integer)):
             raise TypeError(f"argument '{name}' is declared int1 but got {_describe(v)}")
-        return ("b",), ("bool", None), bool(v)
+        return ("b",), bool(v)
     if dt.startswith(("i", "u")):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
             raise TypeError(f"argument '{name}' is declared {dt} but got {_describe(v)}")
@@ -203,24 +215,61 @@ def _scalar(name, v, dt):
         lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if dt[0] == "i" else (0, 1 << bits)
         if not lo <= v < hi:
             raise ValueError(f"argument '{name}' = {v} does not fit in {dt}")
-        return ("i", dt, False, False), ("int", (dt, False, False)), v
+        return ("i", dt, False, False), v
     if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
         raise TypeError(f"argument '{name}' is declared {dt} but got {_describe(v)}")
-    return ("f", dt), ("float", dt), float(v)
+    return ("f", dt), float(v)
 
 
-# Specialisation of one parameter: (key, spec, run-time value). `spec` is the
-# (ArgSpec kind, payload) pair _C.compile takes; the run-time value is what the
-# interpreter receives (an ArrayArg for pointers, None for compile-time parameters).
+def spec_of(key, value):
+    """The (ArgSpec kind, payload) pair _C.compile takes, from a specialisation key and
+    the argument's value."""
+    tag = key[0]
+    if tag == "p":
+        return ("pointer", (key[1], key[2]))
+    if tag == "i":
+        return ("int", (key[1], key[2], key[3]))
+    if tag == "f":
+        return ("float", key[1] if len(key) > 1 else "fp32")
+    if tag == "b":
+        return ("bool", None)
+    if tag == "n":
+        return ("none", None)
+    if isinstance(value, core.constexpr):
+        value = value.value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, list):
+        value = tuple(value)
+    return ("constexpr", _wire(value))
+
+
+# Specialisation of one parameter: (key, run-time value). The key is part of the compile
+# cache key; the run-time value is what the interpreter receives (an ArrayArg for
+# pointers, None for compile-time parameters).
 def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=None):
+    t = type(v)
     if is_constexpr:
-        v = constexpr_value(name, v)
-        return ("c", _ckey(v)), ("constexpr", _wire(v)), None
-    if typed is not None:
+        if t is int or t is bool or t is str or t is float or v is None:
+            return ("c", (t.__name__, v)), None
+        return ("c", _ckey(constexpr_value(name, v))), None
+    if typed is None:
+        if t is np.ndarray:
+            arr = _numpy_arg(name, v)
+            return ("p", arr.dtype, arr.aligned), arr
+        if t is int:
+            if _INT32_MIN <= v < _INT32_END:
+                dt = "i32"
+            else:
+                dt = int_dtype(name, v)
+            if specialize_ints:
+                return ("i", dt, v % 16 == 0, v == 1), v
+            return ("i", dt, False, False), v
+    else:
         kind, dt = typed
         if kind == "scalar":
             if v is None:
-                return ("n",), ("none", None), None
+                return ("n",), None
             return _scalar(name, v, dt)
         arr = array_arg(name, v) if v is not None else None
         if arr is None:
@@ -229,28 +278,24 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
         if arr.dtype != dt:
             raise TypeError(f"argument '{name}' is declared a pointer to {dt} but the array "
                             f"holds {arr.dtype}")
-        return ("p", arr.dtype, arr.aligned), ("pointer", (arr.dtype, arr.aligned)), arr
+        return ("p", arr.dtype, arr.aligned), arr
     if v is None:
-        return ("n",), ("none", None), None
-    t = type(v)
+        return ("n",), None
     if t is bool or isinstance(v, np.bool_):
-        return ("b",), ("bool", None), bool(v)
-    if t is int or isinstance(v, np.integer):
+        return ("b",), bool(v)
+    if isinstance(v, (int, np.integer)):
         v = int(v)
         dt = int_dtype(name, v)
         if specialize_ints:
-            d16, one = v % 16 == 0, v == 1
-        else:
-            d16 = one = False
-        return ("i", dt, d16, one), ("int", (dt, d16, one)), v
+            return ("i", dt, v % 16 == 0, v == 1), v
+        return ("i", dt, False, False), v
     if t is float or isinstance(v, np.floating):
-        return ("f",), ("float", "fp32"), float(v)
+        return ("f",), float(v)
     if isinstance(v, core.constexpr):
-        cv = constexpr_value(name, v)
-        return ("c", _ckey(cv)), ("constexpr", _wire(cv)), None
+        return ("c", _ckey(constexpr_value(name, v))), None
     arr = array_arg(name, v)
     if arr is not None:
-        return ("p", arr.dtype, arr.aligned), ("pointer", (arr.dtype, arr.aligned)), arr
+        return ("p", arr.dtype, arr.aligned), arr
     if isinstance(v, core.dtype):
         raise TypeError(f"argument '{name}' is a dtype ({v}); a dtype can only be passed to "
                         "a tl.constexpr parameter")

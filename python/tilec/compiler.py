@@ -30,7 +30,9 @@ class CompiledKernel:
             raise RuntimeError(f"tilec internal error: the compiled kernel has unknown "
                                f"parameters {missing}")
         self._runtime_index = [param_index[n] for n in self.arg_names]
-        self._pointer_names = [n for n in self.arg_names
+        # positions (in arg_names) of pointer arguments: their ArrayArg becomes an address
+        # and a buffer
+        self._pointer_slots = [j for j, n in enumerate(self.arg_names)
                                if specs[param_index[n]][0] == "pointer"]
         self._asm = None
 
@@ -57,15 +59,13 @@ class CompiledKernel:
         parameter (ArrayArg for pointers, None for constexprs)."""
         if grid[0] * grid[1] * grid[2] == 0:
             return
-        args = []
+        args = [values[i] for i in self._runtime_index]
         buffers = []
-        for name, i in zip(self.arg_names, self._runtime_index):
-            v = values[i]
-            if hasattr(v, "ptr"):  # an ArrayArg
-                args.append(v.ptr)
-                buffers.append((name, v.lo, v.nbytes, v.writable))
-            else:
-                args.append(v)
+        names = self.arg_names
+        for j in self._pointer_slots:
+            a = args[j]
+            args[j] = a.ptr
+            buffers.append((names[j], a.lo, a.nbytes, a.writable))
         out = self._native.run(grid, args, buffers)
         if out:
             sys.stdout.write(out)

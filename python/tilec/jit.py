@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 
-from . import _args, _gpu, _sources
+from . import _C, _args, _gpu, _sources
 from .compiler import CompiledKernel, compile_kernel
 from .language import core
 
@@ -29,10 +28,6 @@ class KernelInterface:
         while not isinstance(fn, JITFunction):
             fn = fn.fn
         return fn
-
-
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "0").strip().lower() not in ("", "0", "false", "off", "no")
 
 
 class _Param:
@@ -155,21 +150,25 @@ class JITFunction(KernelInterface):
         return values
 
     def _options(self, kwargs):
-        opts = {}
-        for k in LAUNCH_OPTIONS:
-            if k in kwargs and k not in self._index:
-                opts[k] = kwargs.pop(k)
-        num_warps = opts.get("num_warps") or 4
-        num_stages = opts.get("num_stages") or 3
-        if not isinstance(num_warps, int) or num_warps <= 0 or num_warps & (num_warps - 1):
-            raise ValueError(f"num_warps must be a power of two, got {num_warps!r}")
-        if not isinstance(num_stages, int) or num_stages < 0:
-            raise ValueError(f"num_stages must be a non-negative int, got {num_stages!r}")
-        debug = opts.get("debug")
+        """(num_warps, num_stages, debug), popping launch options out of kwargs."""
+        num_warps, num_stages, debug = 4, 3, self.debug
+        if kwargs:
+            for k in LAUNCH_OPTIONS:
+                if k in kwargs and k not in self._index:
+                    v = kwargs.pop(k)
+                    if k == "num_warps" and v is not None:
+                        if not isinstance(v, int) or v <= 0 or v & (v - 1):
+                            raise ValueError(f"num_warps must be a power of two, got {v!r}")
+                        num_warps = v
+                    elif k == "num_stages" and v is not None:
+                        if not isinstance(v, int) or v < 0:
+                            raise ValueError(
+                                f"num_stages must be a non-negative int, got {v!r}")
+                        num_stages = v
+                    elif k == "debug" and v is not None:
+                        debug = v
         if debug is None:
-            debug = self.debug
-        if debug is None:
-            debug = _env_flag("TILEC_DEBUG") or _env_flag("TRITON_DEBUG")
+            debug = _C.env_flag("TILEC_DEBUG")
         return (num_warps, num_stages, bool(debug))
 
     # -- launching ------------------------------------------------------------------------
@@ -183,24 +182,32 @@ class JITFunction(KernelInterface):
         if _gpu.wants_gpu(args, kwargs):
             return _gpu.run(self, grid, warmup, args, kwargs)
         options = self._options(kwargs)
-        values = self._bind(args, kwargs)
+        if not kwargs and len(args) == len(self.params):
+            values = args
+        else:
+            values = self._bind(args, kwargs)
         keys = []
-        specs = []
         runtime = []
+        specialize = _args.specialize
         for p, v in zip(self.params, values):
-            key, spec, rt = _args.specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
+            key, rt = specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
             keys.append(key)
-            specs.append(spec)
             runtime.append(rt)
         cache_key = (tuple(keys), options)
         kernel = self.cache.get(cache_key)
-        if kernel is None:
+        if kernel is None or _C.env_flag("TILEC_ALWAYS_COMPILE"):
+            specs = [_args.spec_of(k, v) for k, v in zip(keys, values)]
             kernel = compile_kernel(self, specs, options)
             self.cache[cache_key] = kernel
         if warmup:
             return kernel
-        meta = dict(zip(self.arg_names, values))
-        kernel.launch(normalize_grid(grid, meta), runtime)
+        if type(grid) is tuple and 0 < len(grid) <= 3 and \
+                all(type(d) is int and 0 <= d < _GRID_END for d in grid):
+            grid = grid + (1, 1)[:3 - len(grid)]
+        else:
+            meta = dict(zip(self.arg_names, values)) if callable(grid) else None
+            grid = normalize_grid(grid, meta)
+        kernel.launch(grid, runtime)
         return kernel
 
     def warmup(self, *args, grid, **kwargs):
@@ -217,6 +224,7 @@ class JITFunction(KernelInterface):
 
 
 _MISSING = object()
+_GRID_END = 1 << 31
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
