@@ -3,9 +3,12 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <optional>
 
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
+#include "layout/AllocateShared.h"
+#include "layout/AssignLayouts.h"
 #include "support/Env.h"
 #include "transforms/CSE.h"
 #include "transforms/Canonicalize.h"
@@ -18,10 +21,12 @@ namespace {
 
 struct Stage {
   const char *name;
-  void (*run)(ir::Module &); // null for "frontend", which creates the module
+  void (*run)(ir::Module &); // null: done by the caller ("frontend"; "lower", "ptx")
+  bool gpu = false;          // only on the GPU path (run_gpu_stages, GpuPipeline.h)
 };
 
-// The pipeline, in order. GPU stages append here.
+// The pipeline, in order: the tile stages (what the CPU interpreter runs), then the GPU
+// stages.
 const std::vector<Stage> &stages() {
   static const std::vector<Stage> list = {
       {"frontend", nullptr}, // Sema: AST -> Tile IR
@@ -30,21 +35,27 @@ const std::vector<Stage> &stages() {
       {"cse", transforms::cse},
       {"dce", transforms::dce},
       {"cleanup", transforms::canonicalize}, // fold what LICM/CSE/DCE exposed
+      {"layouts", layout::assign_layouts, true}, // + conversions, and their removal
+      {"allocate-shared", layout::allocate_shared, true},
+      {"lower", nullptr, true}, // Tile IR -> Thread IR
+      {"ptx", nullptr, true},   // Thread IR -> PTX text
   };
   return list;
 }
 
-bool is_stage(const std::string &name) {
+// Whether `name` is a stage of the path (tile or GPU), or of either (any).
+bool is_stage(const std::string &name, bool gpu, bool any = false) {
   for (const Stage &s : stages())
-    if (name == s.name)
+    if (name == s.name && (any || s.gpu == gpu))
       return true;
   return false;
 }
 
-std::string stage_list() {
+std::string stage_list(bool gpu, bool all = false) {
   std::string s;
   for (const Stage &st : stages())
-    s += (s.empty() ? "" : ", ") + std::string(st.name);
+    if (all || st.gpu == gpu)
+      s += (s.empty() ? "" : ", ") + std::string(st.name);
   return s;
 }
 
@@ -77,11 +88,11 @@ DumpRequest dump_request(const PipelineOptions &opts) {
         spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (name == "all")
       r.all = true;
-    else if (!name.empty() && is_stage(name))
+    else if (!name.empty() && is_stage(name, false, true))
       r.names.push_back(name);
     else if (!name.empty() && r.to_stderr)
       std::fputs(("tilec: TILEC_DUMP names no pipeline stage '" + name +
-                  "' (stages: " + stage_list() + ")\n")
+                  "' (stages: " + stage_list(false, true) + ")\n")
                      .c_str(),
                  stderr);
     if (comma == std::string::npos)
@@ -91,12 +102,16 @@ DumpRequest dump_request(const PipelineOptions &opts) {
   return r;
 }
 
-// Runs `list[first..]` on k.module with the dump / time / verify handling.
+// Runs `list[first..]` of one path (the tile stages, or the GPU stages) on k.module with
+// the dump / time / verify handling. Stages without a `run` call `hook`, which returns
+// their dump text (nullopt: the module's IR).
+using Hook = std::function<std::optional<std::string>(const Stage &)>;
 void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first,
-                const std::function<void()> &frontend) {
-  if (!opts.stop_after.empty() && !is_stage(opts.stop_after))
+                const Hook &hook) {
+  bool gpu = stages()[first].gpu;
+  if (!opts.stop_after.empty() && !is_stage(opts.stop_after, gpu))
     throw CompileError(SourceLoc{}, "unknown pipeline stage '" + opts.stop_after +
-                                        "' (stages: " + stage_list() + ")");
+                                        "' (stages: " + stage_list(gpu) + ")");
   DumpRequest dump = dump_request(opts);
 #ifdef NDEBUG
   constexpr bool kDebugBuild = false;
@@ -106,13 +121,14 @@ void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first
   bool verify = kDebugBuild || opts.verify || env::flag(env::Var::Verify);
   bool timing = env::flag(env::Var::Time);
   const auto &list = stages();
-  for (size_t i = first; i < list.size(); ++i) {
+  for (size_t i = first; i < list.size() && list[i].gpu == gpu; ++i) {
     const Stage &s = list[i];
     auto t0 = std::chrono::steady_clock::now();
+    std::optional<std::string> text;
     if (s.run)
       s.run(*k.module);
     else
-      frontend();
+      text = hook(s);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (timing) {
       k.stage_seconds.emplace_back(s.name, secs);
@@ -128,7 +144,7 @@ void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first
       }
     }
     if (dump.wants(s.name)) {
-      k.dumps.emplace_back(s.name, ir::print(*k.module));
+      k.dumps.emplace_back(s.name, text ? *text : ir::print(*k.module));
       if (dump.to_stderr) {
         std::string text =
             std::string("// -----// IR after ") + s.name + " //----- //\n" + k.dumps.back().second;
@@ -145,7 +161,16 @@ void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first
 std::vector<std::string> stage_names() {
   std::vector<std::string> names;
   for (const Stage &s : stages())
-    names.push_back(s.name);
+    if (!s.gpu)
+      names.push_back(s.name);
+  return names;
+}
+
+std::vector<std::string> gpu_stage_names() {
+  std::vector<std::string> names;
+  for (const Stage &s : stages())
+    if (s.gpu)
+      names.push_back(s.name);
   return names;
 }
 
@@ -155,18 +180,40 @@ CompiledTileKernel compile_to_tile_ir(const std::shared_ptr<const sema::Function
                                       std::shared_ptr<SourceManager> sources) {
   CompiledTileKernel k;
   k.sources = sources ? std::move(sources) : std::make_shared<SourceManager>();
-  run_stages(k, opts, 0, [&] {
-    sema::SemaResult r = sema::lower_kernel(kernel, args, opts.compile, *k.sources);
-    TILEC_ASSERT(r.module, "Sema returned no module");
-    k.module = std::move(r.module);
-    k.static_output = std::move(r.static_output);
-  });
+  try {
+    run_stages(k, opts, 0, [&](const Stage &) -> std::optional<std::string> {
+      sema::SemaResult r = sema::lower_kernel(kernel, args, opts.compile, *k.sources);
+      TILEC_ASSERT(r.module, "Sema returned no module");
+      k.module = std::move(r.module);
+      k.static_output = std::move(r.static_output);
+      return std::nullopt;
+    });
+  } catch (const CompileError &e) {
+    // A later stage failed: static_print's output still reaches the user, before the error.
+    if (k.static_output.empty() || dynamic_cast<const sema::CompileErrorWithOutput *>(&e))
+      throw;
+    throw sema::CompileErrorWithOutput(e, std::move(k.static_output));
+  }
   return k;
 }
 
 void run_tile_stages(CompiledTileKernel &k, const PipelineOptions &opts) {
   TILEC_ASSERT(k.module, "run_tile_stages without a module");
-  run_stages(k, opts, 1, [] {});
+  run_stages(k, opts, 1, [](const Stage &) { return std::nullopt; });
+}
+
+void run_gpu_stages(CompiledTileKernel &k, const PipelineOptions &opts,
+                    const GpuStageHooks &hooks) {
+  TILEC_ASSERT(k.module, "run_gpu_stages without a module");
+  size_t first = 0;
+  while (!stages()[first].gpu)
+    ++first;
+  run_stages(k, opts, first, [&](const Stage &s) -> std::optional<std::string> {
+    const std::function<std::string()> &f = std::string(s.name) == "lower" ? hooks.lower
+                                                                            : hooks.ptx;
+    TILEC_ASSERT(f, std::string("no hook for GPU stage '") + s.name + "'");
+    return f();
+  });
 }
 
 } // namespace tilec::pipeline

@@ -2,6 +2,7 @@
 // Tile IR (what the CPU interpreter runs); GPU stages append to the same list.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -37,11 +38,25 @@ CompiledTileKernel compile_to_tile_ir(const std::shared_ptr<const sema::Function
                                       const PipelineOptions &opts,
                                       std::shared_ptr<SourceManager> sources);
 
-// The stage names, in order ("frontend", "canonicalize", "cse", "dce", ...).
+// The stage names, in order ("frontend", "canonicalize", "cse", "dce", ...): the tile
+// stages compile_to_tile_ir runs.
 std::vector<std::string> stage_names();
+// The GPU stages that follow them ("layouts", "allocate-shared", "lower", "ptx").
+std::vector<std::string> gpu_stage_names();
 
 // Runs the stages after "frontend" on `k.module` (IR that did not come from Sema, e.g.
 // parsed text in a test), with the same dump / time / verify / stop_after handling.
 void run_tile_stages(CompiledTileKernel &k, const PipelineOptions &opts);
+
+// The GPU stages on `k.module` (after the tile stages): "layouts" and "allocate-shared"
+// transform the module; "lower" and "ptx" run the hooks, which return the text to dump
+// (Thread IR, PTX). compile_to_ptx (GpuPipeline.h) is the usual entry point. Honours
+// opts.stop_after when it names a GPU stage.
+struct GpuStageHooks {
+  std::function<std::string()> lower;
+  std::function<std::string()> ptx;
+};
+void run_gpu_stages(CompiledTileKernel &k, const PipelineOptions &opts,
+                    const GpuStageHooks &hooks);
 
 } // namespace tilec::pipeline

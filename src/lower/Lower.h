@@ -1,0 +1,28 @@
+// Lowering: Tile IR (after layout assignment and shared-memory allocation) -> Thread IR,
+// the program of one thread (docs/ARCHITECTURE.md, "lower/").
+//
+// Every tile value becomes one register per element its layout gives the thread (the
+// layout's "register" index); scalars are one register, uniform across the CTA. Ops are
+// lowered one family per file (LowerElementwise.cpp, LowerMemory.cpp, ...); the framework
+// (values, layouts, thread coordinates, scratch shared memory) is LoweringContext.h.
+#pragma once
+
+#include <string>
+
+#include "ir/IR.h"
+#include "simt/ThreadIR.h"
+
+namespace tilec::lower {
+
+struct LowerOptions {
+  int sm = 90; // the target's compute capability (80, 89, 90, ...): picks instructions
+};
+
+// Lowers `fn` of `m` (which carries num_warps and, after allocate_shared, shared_bytes).
+// Constructs the GPU path cannot compile yet (tl.dot) and target limits (fp8 on sm_80)
+// throw CompileError at the op's location; a layout or IR the lowering does not expect is
+// an InternalError.
+simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
+                              const LowerOptions &opts = {});
+
+} // namespace tilec::lower

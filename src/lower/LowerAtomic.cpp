@@ -1,0 +1,214 @@
+// atomic_rmw and atomic_cas: one atom.global per element, done by the element's owner
+// (a scalar atomic by thread 0), with the op's memory semantics and scope. When the old
+// values are used and other threads (or replicated registers) hold the same elements, the
+// owners publish them through shared memory. An unused result becomes red (when its
+// semantics allow). fp32/fp64 max/min use the integer order of the bits, as Triton does:
+// atom.max.s32 for a non-negative value, atom.min.u32 for a negative one (and the mirror
+// for min). Masked-off elements return 0, as in the tile interpreter.
+#include <map>
+
+#include "lower/LoweringContext.h"
+
+namespace tilec::lower {
+
+namespace {
+
+using simt::AtomOp;
+using simt::Cmp;
+
+simt::Sem sem_of(const std::string &s) {
+  if (s == "relaxed") return simt::Sem::Relaxed;
+  if (s == "acquire") return simt::Sem::Acquire;
+  if (s == "release") return simt::Sem::Release;
+  return simt::Sem::AcqRel;
+}
+
+simt::Scope scope_of(const std::string &s) {
+  if (s == "cta") return simt::Scope::Cta;
+  if (s == "sys") return simt::Scope::Sys;
+  return simt::Scope::Gpu;
+}
+
+bool has_users(const ir::Value *v) { return !v->users.empty(); }
+
+// The old values, made visible to every thread holding the elements.
+std::vector<Reg> publish(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &old,
+                         Reg owner, const std::vector<bool> &uniq) {
+  const ir::Value *r = op.result(0);
+  ir::Type et = r->type.element();
+  int es = mem_bytes(et);
+  if (!r->type.is_tile()) {
+    int64_t base = c.scratch(op, es);
+    c.smem_before_write();
+    {
+      auto g = c.b().guarded(c.thread0_pred());
+      c.smem_store(Operand::shared(base), old[0], et);
+    }
+    c.smem_after_write();
+    return {c.smem_load(Operand::shared(base), et)};
+  }
+  const layout::LinearLayout &l = c.layout_of(r->type);
+  std::vector<Reg> out = old;
+  if (owner.valid()) {
+    int64_t base = c.scratch(op, l.total_out_size() * es);
+    c.smem_before_write();
+    {
+      auto g = c.b().guarded(owner);
+      for (int32_t i = 0; i < static_cast<int32_t>(old.size()); ++i)
+        if (uniq[static_cast<size_t>(i)])
+          c.smem_store(c.smem_operand(l, base, es, i), old[static_cast<size_t>(i)], et);
+    }
+    c.smem_after_write();
+    for (int32_t i = 0; i < static_cast<int32_t>(old.size()); ++i)
+      if (uniq[static_cast<size_t>(i)])
+        out[static_cast<size_t>(i)] = c.smem_load(c.smem_operand(l, base, es, i), et);
+  }
+  // Replicated registers take their first copy's value.
+  std::map<std::vector<int32_t>, Reg> first;
+  for (int32_t i = 0; i < static_cast<int32_t>(out.size()); ++i)
+    if (uniq[static_cast<size_t>(i)])
+      first.emplace(LoweringContext::reg_coords(l, i), out[static_cast<size_t>(i)]);
+  for (int32_t i = 0; i < static_cast<int32_t>(out.size()); ++i)
+    out[static_cast<size_t>(i)] = first.at(LoweringContext::reg_coords(l, i));
+  return out;
+}
+
+// One element's atomic; returns the old value (written under `guard`, 0 otherwise).
+Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp, Reg guard,
+               bool want_result) {
+  simt::Builder &b = c.b();
+  const ir::Type &vt = op.operand(1)->type;
+  ir::DType d = vt.elem;
+  Ty rt = reg_ty(vt);
+  int bits = ir::bits(d);
+  simt::Sem sem = sem_of(op.str_attr("sem", "acq_rel"));
+  simt::Scope scope = scope_of(op.str_attr("scope", "gpu"));
+  Reg old = c.imm_reg(rt, 0);
+  auto emit_atom = [&](AtomOp a, Ty t, Operand v, Operand w, Reg g) {
+    auto gs = b.guarded(g);
+    bool red_ok = !want_result && a != AtomOp::Cas && a != AtomOp::Exch &&
+                  (sem == simt::Sem::Relaxed || sem == simt::Sem::Release);
+    if (red_ok) {
+      b.red(a, t, Operand::addr(addr), v, sem, scope);
+      return;
+    }
+    simt::Instr in;
+    in.op = simt::Op::Atom;
+    in.ty = t;
+    in.m.atom = a;
+    in.m.sem = sem;
+    in.m.scope = scope;
+    in.m.space = simt::Space::Global;
+    in.m.noftz = a == AtomOp::Add && (t == Ty::F16 || t == Ty::BF16);
+    in.dst = {old};
+    in.src = {Operand::addr(addr), v};
+    if (!w.is_none())
+      in.src.push_back(w);
+    b.emit(std::move(in));
+  };
+  if (op.kind() == ir::OpKind::AtomicCas) {
+    if (bits < 16)
+      throw CompileError(op.loc(), "atomic_cas on " + std::string(ir::python_name(d)) +
+                                       " is not supported on the GPU (16, 32 or 64 bits)");
+    emit_atom(AtomOp::Cas, simt::ty_bits_of(bits), cmp, val, guard);
+    return old;
+  }
+  std::string kind = op.str_attr("op");
+  auto unsupported = [&] {
+    return CompileError(op.loc(), "atomic " + kind + " on " + std::string(ir::python_name(d)) +
+                                      " is not supported on the GPU");
+  };
+  bool is_f = ir::is_float(d);
+  if (kind == "xchg") {
+    if (bits < 32)
+      throw unsupported();
+    emit_atom(AtomOp::Exch, simt::ty_bits_of(bits), val, {}, guard);
+    return old;
+  }
+  if (kind == "and" || kind == "or" || kind == "xor") {
+    if (is_f || bits < 32)
+      throw unsupported();
+    AtomOp a = kind == "and" ? AtomOp::And : kind == "or" ? AtomOp::Or : AtomOp::Xor;
+    emit_atom(a, simt::ty_bits_of(bits), val, {}, guard);
+    return old;
+  }
+  if (kind == "add") {
+    if (d == ir::DType::BF16 && c.opts().sm < 90)
+      throw CompileError(op.loc(), "atomic add on bfloat16 needs sm_90 or newer");
+    if ((!is_f && bits < 32) || d == ir::DType::F8E4NV || d == ir::DType::F8E5)
+      throw unsupported();
+    Ty t = is_f ? rt : (bits == 64 ? Ty::U64 : simt::ty_is_signed(rt) ? Ty::S32 : Ty::U32);
+    emit_atom(AtomOp::Add, t, val, {}, guard);
+    return old;
+  }
+  if (kind == "max" || kind == "min") {
+    bool is_max = kind == "max";
+    if (!is_f) {
+      if (bits < 32)
+        throw unsupported();
+      emit_atom(is_max ? AtomOp::Max : AtomOp::Min, rt, val, {}, guard);
+      return old;
+    }
+    if (bits < 32)
+      throw unsupported();
+    Ty st = bits == 64 ? Ty::S64 : Ty::S32, ut = bits == 64 ? Ty::U64 : Ty::U32;
+    Reg neg = b.setp(Cmp::Lt, st, val, simt::imm(0)); // sign bit set
+    Reg pos = b.not_(Ty::Pred, neg);
+    if (guard.valid()) {
+      neg = b.and_(Ty::Pred, neg, guard);
+      pos = b.and_(Ty::Pred, pos, guard);
+    }
+    emit_atom(is_max ? AtomOp::Max : AtomOp::Min, st, val, {}, pos);
+    emit_atom(is_max ? AtomOp::Min : AtomOp::Max, ut, val, {}, neg);
+    return old;
+  }
+  throw unsupported();
+}
+
+} // namespace
+
+void lower_atomic(LoweringContext &c, const ir::Op &op) {
+  simt::Builder &b = c.b();
+  bool cas = op.kind() == ir::OpKind::AtomicCas;
+  const ir::Value *p = op.operand(0), *r = op.result(0);
+  const ir::Value *val = cas ? op.operand(2) : op.operand(1);
+  const ir::Value *cmpv = cas ? op.operand(1) : nullptr;
+  const ir::Value *mask = !cas && op.num_operands() > 2 ? op.operand(2) : nullptr;
+  bool want = has_users(r);
+  const std::vector<Reg> &pr = c.get(p), &vr = c.get(val);
+  if (!p->type.is_tile()) {
+    Reg g = c.thread0_pred();
+    if (mask)
+      g = b.and_(Ty::Pred, g, c.scalar(mask));
+    Reg old = atomic_one(c, op, pr[0], vr[0], cmpv ? c.scalar(cmpv) : Reg{}, g, want);
+    c.set(r, want ? publish(c, op, {old}, Reg{}, {true}) : std::vector<Reg>{old});
+    return;
+  }
+  const layout::LinearLayout &l = c.layout_of(p->type);
+  Reg owner = c.owner_pred(l);
+  std::vector<bool> uniq = LoweringContext::unique_regs(l);
+  int n = c.num_regs(p->type);
+  std::vector<Reg> old(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (!uniq[static_cast<size_t>(i)])
+      continue;
+    Reg g = owner;
+    if (mask) {
+      Reg m = c.get(mask)[static_cast<size_t>(c.get(mask).size() == 1 ? 0 : i)];
+      g = g.valid() ? b.and_(Ty::Pred, g, m) : m;
+    }
+    auto pick = [&](const std::vector<Reg> &v) { return v[v.size() == 1 ? 0 : static_cast<size_t>(i)]; };
+    old[static_cast<size_t>(i)] =
+        atomic_one(c, op, pick(pr), pick(vr), cmpv ? pick(c.get(cmpv)) : Reg{}, g, want);
+  }
+  if (!want) {
+    for (int i = 0; i < n; ++i)
+      if (!old[static_cast<size_t>(i)].valid())
+        old[static_cast<size_t>(i)] = old[0];
+    c.set(r, std::move(old));
+    return;
+  }
+  c.set(r, publish(c, op, old, owner, uniq));
+}
+
+} // namespace tilec::lower

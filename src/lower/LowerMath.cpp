@@ -1,0 +1,166 @@
+// Float math. fp32 follows Triton's fast paths where Triton has them: exp and log
+// through ex2/lg2.approx with a log2(e) / ln(2) scaling, tl.sqrt as sqrt.approx.ftz
+// (tl.sqrt_rn: sqrt.rn), rsqrt.approx.ftz. sin/cos reduce by pi/2 in three parts and
+// evaluate minimax polynomials (about 1 ulp for |x| < 1e5), erf uses two fitted pieces
+// (|x| < 1: x * P(x^2); above: 1 - exp(Q(|x|) - x^2)), about 2 ulp. fp64 has the exact
+// instructions PTX offers (sqrt.rn, floor, ceil); its transcendental functions are not
+// lowered yet (CompileError).
+#include "lower/LowerMath.h"
+
+#include <cmath>
+
+namespace tilec::lower {
+
+namespace {
+
+using simt::Cmp;
+using simt::Op;
+using simt::Rnd;
+using K = ir::OpKind;
+
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2 = 0.693147180559945309f;
+
+Operand fimm(Ty t, double v) { return t == Ty::F32 ? Operand::f32(static_cast<float>(v)) : Operand::f64(v); }
+
+// Horner: c[0] + x*(c[1] + x*(...)) with fma.
+Reg poly(simt::Builder &b, Ty t, Reg x, std::initializer_list<double> coeffs) {
+  std::vector<double> c(coeffs);
+  Reg acc = b.mov(t, fimm(t, c.back()));
+  for (size_t i = c.size() - 1; i-- > 0;)
+    acc = b.fma(t, acc, x, fimm(t, c[i]));
+  return acc;
+}
+
+Reg approx_ftz(simt::Builder &b, Op op, Ty t, Reg x) {
+  simt::Mods m;
+  m.approx = true;
+  m.ftz = true;
+  return b.unary(op, t, x, m);
+}
+
+// sin(x) (quadrant_offset 0) or cos(x) (1) in fp32.
+Reg sin_cos_f32(LoweringContext &c, Reg x, int quadrant_offset) {
+  simt::Builder &b = c.b();
+  Ty t = Ty::F32;
+  Reg j = b.cvt(t, t, b.mul(t, x, Operand::f32(0.636619772367581343f)), Rnd::Rni);
+  // r = x - j*pi/2 with pi/2 split in three (Cody-Waite): the first products are exact.
+  Reg r = b.fma(t, j, Operand::f32(-1.5703125f), x);
+  r = b.fma(t, j, Operand::f32(-4.837512969970703125e-4f), r);
+  r = b.fma(t, j, Operand::f32(-7.54978995489188216e-8f), r);
+  Reg q = b.cvt(Ty::S32, t, j, Rnd::Rzi);
+  if (quadrant_offset)
+    q = b.add(Ty::S32, q, simt::imm(quadrant_offset));
+  Reg z = b.mul(t, r, r);
+  // sin(r) = r + r*z*S(z), cos(r) = 1 - z/2 + z*z*C(z) on [-pi/4, pi/4] (Cephes).
+  Reg ps = poly(b, t, z, {-1.6666654611e-1, 8.3321608736e-3, -1.9515295891e-4});
+  Reg s = b.fma(t, b.mul(t, r, z), ps, r);
+  Reg pc = poly(b, t, z, {4.166664568298827e-2, -1.388731625493765e-3, 2.443315711809948e-5});
+  Reg co = b.fma(t, b.mul(t, z, z), pc, b.fma(t, z, Operand::f32(-0.5f), Operand::f32(1.0f)));
+  Reg odd = b.setp(Cmp::Ne, Ty::B32, b.and_(Ty::B32, q, simt::imm(1)), simt::imm(0));
+  Reg v = b.selp(t, co, s, odd);
+  Reg neg = b.setp(Cmp::Ne, Ty::B32, b.and_(Ty::B32, q, simt::imm(2)), simt::imm(0));
+  return b.selp(t, b.neg(t, v), v, neg);
+}
+
+Reg erf_f32(LoweringContext &c, Reg x) {
+  simt::Builder &b = c.b();
+  Ty t = Ty::F32;
+  Reg ax = b.abs(t, x);
+  // |x| < 1: x * P(x^2)
+  Reg u = b.mul(t, x, x);
+  Reg p = poly(b, t, u,
+               {1.12837911, -0.376123488, 0.112803645, -0.026716385, 0.00492327753,
+                -0.000565410592});
+  Reg small = b.mul(t, x, p);
+  // 1 <= |x| < 3.92: 1 - exp(Q(|x|) - x^2); above, erf rounds to 1.
+  Reg ac = b.min(t, ax, Operand::f32(3.92f));
+  Reg q = poly(b, t, ac,
+               {0.000317686092, -1.13022661, 0.368168086, -0.110080197, 0.0264245197,
+                -0.0047619883, 0.000597577484, -4.61809723e-05, 1.64496589e-06});
+  Reg e = b.sub(t, q, b.mul(t, ac, ac));
+  Reg ex = b.approx(Op::Ex2, t, b.mul(t, e, Operand::f32(kLog2e)));
+  Reg one = b.mov(t, Operand::f32(1.0f));
+  Reg big = b.sub(t, one, ex);
+  Reg sat = b.setp(Cmp::Ge, t, ax, Operand::f32(3.92f));
+  big = b.selp(t, one, big, sat);
+  // copysign(big, x)
+  Reg sign = b.and_(Ty::B32, x, simt::imm(0x80000000));
+  Reg big_signed = b.or_(Ty::B32, big, sign);
+  Reg is_small = b.setp(Cmp::Lt, t, ax, Operand::f32(1.0f));
+  Reg r = b.selp(t, small, big_signed, is_small);
+  // NaN in, NaN out (the selects above would give +-1)
+  Reg nan = b.setp(Cmp::Nan, t, x, x);
+  return b.selp(t, x, r, nan);
+}
+
+} // namespace
+
+Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x) {
+  simt::Builder &b = c.b();
+  K k = op.kind();
+  if (k == K::Floor)
+    return b.cvt(t, t, x, Rnd::Rmi);
+  if (k == K::Ceil)
+    return b.cvt(t, t, x, Rnd::Rpi);
+  if (t == Ty::F64) {
+    simt::Mods rn;
+    rn.rnd = Rnd::Rn;
+    if (k == K::Sqrt)
+      return b.unary(Op::Sqrt, t, x, rn);
+    if (k == K::Rsqrt)
+      return b.div(t, Operand::f64(1.0), b.unary(Op::Sqrt, t, x, rn));
+    throw CompileError(op.loc(), "tl." + std::string(op.name()) +
+                                     " on float64 is not supported on the GPU yet");
+  }
+  switch (k) {
+  case K::Exp: return b.approx(Op::Ex2, t, b.mul(t, x, Operand::f32(kLog2e)));
+  case K::Exp2: return b.approx(Op::Ex2, t, x);
+  case K::Log: return b.mul(t, b.approx(Op::Lg2, t, x), Operand::f32(kLn2));
+  case K::Log2: return b.approx(Op::Lg2, t, x);
+  case K::Sqrt: {
+    if (op.str_attr("rounding") == "rn") {
+      simt::Mods rn;
+      rn.rnd = Rnd::Rn;
+      return b.unary(Op::Sqrt, t, x, rn);
+    }
+    return approx_ftz(b, Op::Sqrt, t, x);
+  }
+  case K::Rsqrt: return approx_ftz(b, Op::Rsqrt, t, x);
+  case K::Sin: return sin_cos_f32(c, x, 0);
+  case K::Cos: return sin_cos_f32(c, x, 1);
+  case K::Erf: return erf_f32(c, x);
+  default: break;
+  }
+  TILEC_ASSERT(false, "emit_math: not a math op: " + std::string(op.name()));
+  return Reg{};
+}
+
+Reg emit_fmod(LoweringContext &c, Ty t, Reg a, Reg b_) {
+  simt::Builder &b = c.b();
+  Ty it = t == Ty::F32 ? Ty::B32 : Ty::B64;
+  Ty st = t == Ty::F32 ? Ty::S32 : Ty::S64;
+  int64_t sign_bit = t == Ty::F32 ? int64_t{0x80000000} : INT64_MIN;
+  // n = trunc(a / b), corrected by one when the rounded quotient crossed an integer, so
+  // that r = a - n*b (exact, by fma) has a's sign and |r| < |b|.
+  Reg q = b.div(t, a, b_);
+  Reg n = b.cvt(t, t, q, Rnd::Rzi);
+  Reg r = b.fma(t, b.neg(t, n), b_, a);
+  Reg s = b.selp(t, fimm(t, -1.0), fimm(t, 1.0), b.setp(Cmp::Lt, st, b.xor_(it, a, b_), simt::imm(0)));
+  Reg flipped = b.setp(Cmp::Lt, st, b.xor_(it, r, a), simt::imm(0));
+  Reg nonzero = b.setp(Cmp::Ne, t, r, fimm(t, 0.0));
+  Reg wrong = b.and_(Ty::Pred, flipped, nonzero);
+  n = b.selp(t, b.sub(t, n, s), n, wrong);
+  r = b.fma(t, b.neg(t, n), b_, a);
+  Reg over = b.setp(Cmp::Ge, t, b.abs(t, r), b.abs(t, b_));
+  n = b.selp(t, b.add(t, n, s), n, over);
+  r = b.fma(t, b.neg(t, n), b_, a);
+  // A zero result takes a's sign; an infinite divisor leaves a unchanged.
+  Reg zero = b.setp(Cmp::Eq, t, r, fimm(t, 0.0));
+  r = b.selp(it, b.and_(it, a, simt::imm(sign_bit)), r, zero);
+  Reg inf = b.setp(Cmp::Eq, t, b.abs(t, b_), fimm(t, INFINITY));
+  Reg finite_a = b.setp(Cmp::Lt, t, b.abs(t, a), fimm(t, INFINITY));
+  return b.selp(t, a, r, b.and_(Ty::Pred, inf, finite_a));
+}
+
+} // namespace tilec::lower

@@ -1,0 +1,297 @@
+// Creation and shape ops: constant, arange, splat, broadcast, expand_dims, reshape,
+// permute, join, split, cat, hint.
+//
+// Shape ops move no data by themselves: each is a linear map between the result's and the
+// operand's coordinates, so the layout the operand "should" have is the result layout
+// with every basis mapped through it. When the operand already has that layout (up to a
+// renumbering of registers) the op is a relabelling; otherwise convert_regs moves the
+// data (through shared memory).
+#include <cmath>
+
+#include "lower/FloatBits.h"
+#include "lower/LoweringContext.h"
+
+namespace tilec::lower {
+
+using layout::LinearLayout;
+
+namespace {
+
+int log2i(int64_t v) {
+  int k = 0;
+  while ((int64_t{1} << k) < v)
+    ++k;
+  return k;
+}
+
+} // namespace
+
+void lower_constant(LoweringContext &c, const ir::Op &op) {
+  const ir::Value *r = op.result(0);
+  const ir::AttrValue *attr = op.attr("value");
+  bool is_f = attr && std::holds_alternative<double>(*attr);
+  int64_t iv = op.int_attr("value", 0);
+  double fv = op.float_attr("value", 0);
+  ir::DType d = r->type.elem;
+  Ty t = reg_ty(r->type);
+  simt::Builder &b = c.b();
+  Reg reg = b.reg(t);
+  if (r->type.ptr) {
+    b.mov_to(reg, simt::imm(iv));
+  } else if (ir::is_float(d)) {
+    double x = is_f ? fv : static_cast<double>(iv);
+    if (d == ir::DType::F32)
+      b.mov_to(reg, Operand::f32(static_cast<float>(x)));
+    else if (d == ir::DType::F64)
+      b.mov_to(reg, Operand::f64(x));
+    else
+      b.mov_to(reg, simt::imm(static_cast<int64_t>(encode_float(x, d))));
+  } else if (d == ir::DType::I1) {
+    b.mov_to(reg, simt::imm(is_f ? fv != 0 : iv != 0));
+  } else {
+    int64_t v = iv;
+    if (is_f) { // a float attribute on an integer constant: saturating truncation
+      double lo = ir::is_unsigned_int(d) ? 0.0 : -std::ldexp(1.0, ir::bits(d) - 1);
+      double hi = ir::is_unsigned_int(d) ? std::ldexp(1.0, ir::bits(d)) - 1
+                                          : std::ldexp(1.0, ir::bits(d) - 1) - 1;
+      v = std::isnan(fv) ? 0 : static_cast<int64_t>(std::fmax(lo, std::fmin(hi, std::trunc(fv))));
+    }
+    int bits = ir::bits(d);
+    if (bits < 64) { // canonical: sign- or zero-extended from the dtype's width
+      uint64_t mask = (uint64_t{1} << bits) - 1;
+      uint64_t u = static_cast<uint64_t>(v) & mask;
+      if (ir::is_signed_int(d) && (u >> (bits - 1)))
+        u |= ~mask;
+      v = static_cast<int64_t>(u);
+    }
+    b.mov_to(reg, simt::imm(v));
+  }
+  c.set(r, std::vector<Reg>(static_cast<size_t>(c.num_regs(r->type)), reg));
+}
+
+namespace {
+
+void lower_arange(LoweringContext &c, const ir::Op &op) {
+  const ir::Value *r = op.result(0);
+  const LinearLayout &l = c.layout_of(r->type);
+  const ThreadCoords &tc = c.thread_coords(l);
+  int64_t start = op.int_attr("start", 0);
+  simt::Builder &b = c.b();
+  std::vector<Reg> out;
+  for (int32_t i = 0; i < c.num_regs(r->type); ++i) {
+    int64_t rc = LoweringContext::reg_coords(l, i)[0];
+    Reg t = tc.dim[0];
+    if ((rc & tc.span[0]) == 0)
+      out.push_back(rc + start == 0 ? t : b.add(Ty::S32, t, simt::imm(rc + start)));
+    else {
+      Reg x = b.xor_(Ty::B32, t, simt::imm(rc));
+      out.push_back(start ? b.add(Ty::S32, x, simt::imm(start)) : x);
+    }
+  }
+  c.set(r, std::move(out));
+}
+
+// The layout a tile of `shape` would need so that register r / lane / warp of `l`
+// (a layout of the result) hold the operand element the result element comes from:
+// every basis of `l` mapped through `f` (result coordinates -> operand coordinates).
+LinearLayout pull_back(const LinearLayout &l, const ir::Shape &shape,
+                       const std::function<std::vector<int32_t>(const std::vector<int32_t> &)> &f) {
+  std::vector<LinearLayout::InDim> ins;
+  for (const LinearLayout::InDim &in : l.in_dims()) {
+    LinearLayout::InDim n{in.name, {}};
+    for (const LinearLayout::Basis &bv : in.bases)
+      n.bases.push_back(f(bv));
+    ins.push_back(std::move(n));
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (size_t d = 0; d < shape.size(); ++d)
+    outs.push_back({layout::dim_name(static_cast<int>(d)), static_cast<int32_t>(shape[d])});
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
+// `l` (a layout of a tile of `from` shape) embedded into a tile of `to` shape (same rank,
+// each dim at least as large) with one more register bit stepping `extra` (the
+// registers of a second operand follow the first's).
+LinearLayout with_extra_register(const LinearLayout &l, const ir::Shape &to,
+                                 const std::vector<int32_t> &extra) {
+  std::vector<LinearLayout::InDim> ins = l.in_dims();
+  bool found = false;
+  for (LinearLayout::InDim &in : ins)
+    if (in.name == layout::kRegister) {
+      in.bases.push_back(extra);
+      found = true;
+    }
+  if (!found)
+    ins.insert(ins.begin(), LinearLayout::InDim{layout::kRegister, {extra}});
+  std::vector<LinearLayout::OutDim> outs;
+  for (size_t d = 0; d < to.size(); ++d)
+    outs.push_back({layout::dim_name(static_cast<int>(d)), static_cast<int32_t>(to[d])});
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
+// The operand's registers in the layout `want` (relabelled, or moved through shared
+// memory).
+std::vector<Reg> operand_in(LoweringContext &c, const ir::Op &op, const ir::Value *v,
+                            const LinearLayout &want) {
+  return convert_regs(c, op, c.get(v), c.layout_of(v->type), want, v->type.element());
+}
+
+void lower_view(LoweringContext &c, const ir::Op &op) {
+  const ir::Value *src = op.operand(0), *r = op.result(0);
+  if (!src->type.is_tile()) { // expand_dims / reshape / broadcast of a scalar
+    c.set(r, std::vector<Reg>(static_cast<size_t>(c.num_regs(r->type)), c.scalar(src)));
+    return;
+  }
+  const ir::Shape &ss = src->type.shape, &rs = r->type.shape;
+  std::function<std::vector<int32_t>(const std::vector<int32_t> &)> f;
+  switch (op.kind()) {
+  case ir::OpKind::Broadcast:
+    f = [&](const std::vector<int32_t> &x) {
+      std::vector<int32_t> y(x);
+      for (size_t d = 0; d < y.size(); ++d)
+        if (ss[d] == 1)
+          y[d] = 0;
+      return y;
+    };
+    break;
+  case ir::OpKind::ExpandDims: {
+    auto axis = static_cast<size_t>(op.int_attr("axis"));
+    f = [axis](const std::vector<int32_t> &x) {
+      std::vector<int32_t> y;
+      for (size_t d = 0; d < x.size(); ++d)
+        if (d != axis)
+          y.push_back(x[d]);
+      return y;
+    };
+    break;
+  }
+  case ir::OpKind::Reshape:
+    // Power-of-two dims: the row-major flat index is the concatenation of the coordinate
+    // bits, so the reinterpretation is linear.
+    f = [&](const std::vector<int32_t> &x) {
+      int64_t flat = 0;
+      for (size_t d = 0; d < x.size(); ++d)
+        flat = (flat << log2i(rs[d])) | x[d];
+      std::vector<int32_t> y(ss.size());
+      for (size_t d = ss.size(); d-- > 0;) {
+        y[d] = static_cast<int32_t>(flat & (ss[d] - 1));
+        flat >>= log2i(ss[d]);
+      }
+      return y;
+    };
+    break;
+  case ir::OpKind::Permute: {
+    std::vector<int64_t> order = op.ints_attr("order");
+    f = [order](const std::vector<int32_t> &x) {
+      std::vector<int32_t> y(x.size());
+      for (size_t i = 0; i < order.size(); ++i)
+        y[static_cast<size_t>(order[i])] = x[i];
+      return y;
+    };
+    break;
+  }
+  default: TILEC_ASSERT(false, "lower_view: not a view op");
+  }
+  LinearLayout want = pull_back(c.layout_of(r->type), ss, f);
+  c.set(r, operand_in(c, op, src, want));
+}
+
+// join: r[..., k] = (a, b)[k]. The two operands side by side form a layout of the result
+// with one more register bit (the last dim); converting it to the result's layout is a
+// relabelling when the result keeps the last dim in registers.
+void lower_join(LoweringContext &c, const ir::Op &op) {
+  const ir::Value *a = op.operand(0), *bv = op.operand(1), *r = op.result(0);
+  std::vector<Reg> regs;
+  LinearLayout src;
+  const ir::Shape &rs = r->type.shape;
+  if (a->type.is_tile()) {
+    const LinearLayout &la = c.layout_of(a->type);
+    std::vector<Reg> rb = c.get(bv);
+    if (c.layout_of(bv->type) != la)
+      rb = convert_regs(c, op, rb, c.layout_of(bv->type), la, bv->type.element());
+    // la's bases gain a trailing 0 coordinate (the new last dim).
+    LinearLayout emb = pull_back(la, rs, [](const std::vector<int32_t> &x) {
+      std::vector<int32_t> y(x);
+      y.push_back(0);
+      return y;
+    });
+    std::vector<int32_t> extra(rs.size(), 0);
+    extra.back() = 1;
+    src = with_extra_register(emb, rs, extra);
+    regs = c.get(a);
+    regs.insert(regs.end(), rb.begin(), rb.end());
+  } else { // join of two scalars: a tile<2>
+    src = LinearLayout({{layout::kRegister, {{1}}}}, {{layout::dim_name(0), 2}});
+    regs = {c.scalar(a), c.scalar(bv)};
+  }
+  c.set(r, convert_regs(c, op, regs, src, c.layout_of(r->type), r->type.element()));
+}
+
+// split: the inverse of join. The operand is moved into the layout "result layout plus a
+// top register bit for the last dim"; the two halves of its registers are the results.
+void lower_split(LoweringContext &c, const ir::Op &op) {
+  const ir::Value *x = op.operand(0), *ra = op.result(0), *rb = op.result(1);
+  const ir::Shape &xs = x->type.shape;
+  LinearLayout lr;
+  int n = 1;
+  if (ra->type.is_tile()) {
+    const LinearLayout &la = c.layout_of(ra->type);
+    TILEC_ASSERT(c.layout_of(rb->type) == la, "split: results with different layouts");
+    lr = pull_back(la, xs, [](const std::vector<int32_t> &v) {
+      std::vector<int32_t> y(v);
+      y.push_back(0);
+      return y;
+    });
+    n = la.in_dim_size(layout::kRegister);
+  } else {
+    lr = LinearLayout({{layout::kRegister, {}}}, {{layout::dim_name(0), 2}});
+  }
+  std::vector<int32_t> extra(xs.size(), 0);
+  extra.back() = 1;
+  LinearLayout want = with_extra_register(lr, xs, extra);
+  std::vector<Reg> regs = operand_in(c, op, x, want);
+  c.set(ra, std::vector<Reg>(regs.begin(), regs.begin() + n));
+  c.set(rb, std::vector<Reg>(regs.begin() + n, regs.end()));
+}
+
+// cat along dim 0: b's registers follow a's with a top register bit stepping dim 0 by
+// a's length.
+void lower_cat(LoweringContext &c, const ir::Op &op) {
+  const ir::Value *a = op.operand(0), *bv = op.operand(1), *r = op.result(0);
+  const LinearLayout &la = c.layout_of(a->type);
+  std::vector<Reg> rb = c.get(bv);
+  if (c.layout_of(bv->type) != la)
+    rb = convert_regs(c, op, rb, c.layout_of(bv->type), la, bv->type.element());
+  const ir::Shape &rs = r->type.shape;
+  LinearLayout emb = pull_back(la, rs, [](const std::vector<int32_t> &x) { return x; });
+  std::vector<int32_t> extra(rs.size(), 0);
+  extra[0] = static_cast<int32_t>(a->type.shape[0]);
+  LinearLayout src = with_extra_register(emb, rs, extra);
+  std::vector<Reg> regs = c.get(a);
+  regs.insert(regs.end(), rb.begin(), rb.end());
+  c.set(r, convert_regs(c, op, regs, src, c.layout_of(r->type), r->type.element()));
+}
+
+} // namespace
+
+void lower_shape(LoweringContext &c, const ir::Op &op) {
+  switch (op.kind()) {
+  case ir::OpKind::Arange: lower_arange(c, op); return;
+  case ir::OpKind::Splat: {
+    const ir::Value *r = op.result(0);
+    c.set(r, std::vector<Reg>(static_cast<size_t>(c.num_regs(r->type)), c.scalar(op.operand(0))));
+    return;
+  }
+  case ir::OpKind::Hint: c.set(op.result(0), c.get(op.operand(0))); return;
+  case ir::OpKind::Broadcast: case ir::OpKind::ExpandDims: case ir::OpKind::Reshape:
+  case ir::OpKind::Permute:
+    lower_view(c, op);
+    return;
+  case ir::OpKind::Join: lower_join(c, op); return;
+  case ir::OpKind::Split: lower_split(c, op); return;
+  case ir::OpKind::Cat: lower_cat(c, op); return;
+  default: TILEC_ASSERT(false, "lower_shape: unexpected op");
+  }
+}
+
+} // namespace tilec::lower

@@ -1,0 +1,477 @@
+#include "lower/LoweringContext.h"
+
+#include "layout/Layouts.h"
+#include "simt/Verifier.h"
+
+namespace tilec::lower {
+
+using layout::LinearLayout;
+
+Ty reg_ty(ir::DType d, bool ptr) {
+  if (ptr)
+    return Ty::U64;
+  switch (d) {
+  case ir::DType::I1: return Ty::Pred;
+  case ir::DType::I8: case ir::DType::I16: return Ty::S16;
+  case ir::DType::U8: case ir::DType::U16: return Ty::U16;
+  case ir::DType::I32: return Ty::S32;
+  case ir::DType::U32: return Ty::U32;
+  case ir::DType::I64: return Ty::S64;
+  case ir::DType::U64: return Ty::U64;
+  case ir::DType::F8E4NV: case ir::DType::F8E5: return Ty::B16;
+  case ir::DType::F16: return Ty::F16;
+  case ir::DType::BF16: return Ty::BF16;
+  case ir::DType::F32: return Ty::F32;
+  case ir::DType::F64: return Ty::F64;
+  }
+  return Ty::B32;
+}
+
+int mem_bytes(const ir::Type &t) { return t.ptr ? 8 : ir::byte_size(t.elem); }
+
+namespace {
+
+// The .param type of a kernel argument (the runtime packs every value into an 8-byte
+// slot, low bytes first, so any width up to 8 reads it).
+Ty param_ty(const ir::Type &t) {
+  if (t.ptr)
+    return Ty::U64;
+  switch (t.elem) {
+  case ir::DType::I1: return Ty::U32;
+  case ir::DType::F16: case ir::DType::BF16: case ir::DType::F8E4NV: case ir::DType::F8E5:
+    return Ty::B16;
+  default: return reg_ty(t.elem);
+  }
+}
+
+int64_t module_int(const ir::Module &m, const char *name, int64_t def) {
+  for (const ir::NamedAttr &a : m.attrs)
+    if (a.name == name)
+      if (auto *v = std::get_if<int64_t>(&a.value))
+        return *v;
+  return def;
+}
+
+int log2i(int64_t v) {
+  int k = 0;
+  while ((int64_t{1} << k) < v)
+    ++k;
+  return k;
+}
+
+bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+} // namespace
+
+LoweringContext::LoweringContext(const ir::Module &m, const ir::Function &fn,
+                                 simt::Function &out, const LowerOptions &opts)
+    : m_(m), ir_fn_(fn), out_(out), opts_(opts), b_(out) {
+  out_.name = fn.name;
+  out_.num_warps = static_cast<int>(module_int(m, "num_warps", 4));
+  alloc_bytes_ = module_int(m, "shared_bytes", 0);
+  axis_ = std::make_unique<analysis::AxisInfoAnalysis>(fn, &m);
+}
+
+void LoweringContext::run() {
+  simt::BlockId entry = b_.new_block("entry");
+  TILEC_ASSERT(entry == 0, "the prologue must be block 0");
+  b_.set_block(entry);
+  const ir::Block *body = ir_fn_.entry();
+  for (size_t i = 0; i < body->num_args(); ++i) {
+    const ir::Value *a = body->arg(i);
+    uint32_t p = out_.add_param(out_.name + "_param_" + std::to_string(i), param_ty(a->type));
+    Reg r = b_.ld_param(p);
+    if (a->type.elem == ir::DType::I1 && !a->type.ptr)
+      r = b_.setp(simt::Cmp::Ne, Ty::U32, r, simt::imm(0));
+    set(a, {r});
+  }
+  b_.set_block(b_.new_block("body"));
+  lower_ops(*body);
+  b_.set_loc(SourceLoc{});
+  b_.ret();
+  int64_t shared = alloc_bytes_;
+  if (extra_bytes_)
+    shared = ((shared + 15) & ~int64_t{15}) + extra_bytes_;
+  out_.shared_bytes = static_cast<uint32_t>(shared);
+}
+
+// ---- values ---------------------------------------------------------------------------
+
+const std::vector<Reg> &LoweringContext::get(const ir::Value *v) const {
+  auto it = vals_.find(v);
+  TILEC_ASSERT(it != vals_.end(), "lowering: a value used before it was lowered");
+  return it->second;
+}
+
+Reg LoweringContext::scalar(const ir::Value *v) const {
+  const std::vector<Reg> &r = get(v);
+  TILEC_ASSERT(r.size() == 1, "lowering: expected a scalar value");
+  return r[0];
+}
+
+void LoweringContext::set(const ir::Value *v, std::vector<Reg> regs) {
+  if (v->type.is_tile())
+    TILEC_ASSERT(static_cast<int>(regs.size()) == num_regs(v->type),
+                 "lowering: wrong register count for " + v->type.str());
+  else
+    TILEC_ASSERT(regs.size() == 1, "lowering: a scalar takes one register");
+  vals_[v] = std::move(regs);
+}
+
+// ---- layouts --------------------------------------------------------------------------
+
+const LinearLayout &LoweringContext::layout_of(const ir::Type &t) {
+  TILEC_ASSERT(t.is_tile() && t.layout, "lowering: tile without a layout: " + t.str());
+  auto key = std::make_pair(t.layout.get(), t.shape);
+  auto it = layouts_.find(key);
+  if (it == layouts_.end())
+    it = layouts_.emplace(key, layout::to_linear(*t.layout, t.shape)).first;
+  return it->second;
+}
+
+int LoweringContext::num_regs(const ir::Type &t) {
+  if (!t.is_tile())
+    return 1;
+  return layout_of(t).in_dim_size(layout::kRegister);
+}
+
+std::vector<int32_t> LoweringContext::reg_coords(const LinearLayout &l, int32_t r) {
+  std::vector<int32_t> c;
+  for (const auto &[name, v] : l.apply({{layout::kRegister, r}}))
+    c.push_back(v);
+  return c;
+}
+
+int64_t LoweringContext::flat_index(const LinearLayout &l, const std::vector<int32_t> &c) {
+  int64_t f = 0;
+  for (size_t d = 0; d < c.size(); ++d)
+    f = f * l.out_dims()[d].size + c[d];
+  return f;
+}
+
+std::vector<bool> LoweringContext::unique_regs(const LinearLayout &l) {
+  int32_t n = l.in_dim_size(layout::kRegister);
+  int32_t mask = l.has_in_dim(layout::kRegister) ? l.free_variable_mask(layout::kRegister) : 0;
+  std::vector<bool> u(static_cast<size_t>(n));
+  for (int32_t r = 0; r < n; ++r)
+    u[static_cast<size_t>(r)] = (r & mask) == 0;
+  return u;
+}
+
+const ThreadCoords &LoweringContext::thread_coords(const LinearLayout &l) {
+  std::string key = l.str();
+  auto it = coords_.find(key);
+  if (it != coords_.end())
+    return it->second;
+  ThreadCoords tc;
+  int rank = l.num_out_dims();
+  in_prologue([&] {
+    struct Src {
+      const char *name;
+      Reg reg;
+      int bits;
+    };
+    std::vector<Src> srcs;
+    if (l.in_dim_bits(layout::kLane) > 0)
+      srcs.push_back({layout::kLane, lane(), 5});
+    if (l.in_dim_bits(layout::kWarp) > 0)
+      srcs.push_back({layout::kWarp, warp(), log2i(num_warps())});
+    for (int d = 0; d < rank; ++d) {
+      Reg acc;
+      int32_t span = 0;
+      auto accumulate = [&](Reg part) {
+        acc = acc.valid() ? b_.xor_(Ty::B32, acc, part) : part;
+      };
+      for (const Src &s : srcs) {
+        int nbits = l.in_dim_bits(s.name);
+        for (int i = 0; i < nbits;) {
+          const LinearLayout::Basis &bv = l.basis(s.name, i);
+          int32_t v = bv[static_cast<size_t>(d)];
+          if (v == 0) {
+            ++i;
+            continue;
+          }
+          span |= v;
+          bool single = is_pow2(v);
+          for (int e = 0; e < rank && single; ++e)
+            single = e == d || bv[static_cast<size_t>(e)] == 0;
+          if (!single) { // a general basis: bit * v
+            Reg bit = b_.and_(Ty::B32, i ? b_.shr(Ty::U32, s.reg, simt::imm(i)) : s.reg,
+                              simt::imm(1));
+            accumulate(b_.mul(Ty::U32, bit, simt::imm(v)));
+            ++i;
+            continue;
+          }
+          // A run of bits i.. mapping to consecutive coordinate bits j..: one bit field.
+          int j = log2i(v), k = 1;
+          while (i + k < nbits) {
+            const LinearLayout::Basis &nb = l.basis(s.name, i + k);
+            bool next = nb[static_cast<size_t>(d)] == (v << k);
+            for (int e = 0; e < rank && next; ++e)
+              next = e == d || nb[static_cast<size_t>(e)] == 0;
+            if (!next)
+              break;
+            span |= v << k;
+            ++k;
+          }
+          Reg f = s.reg;
+          if (i)
+            f = b_.shr(Ty::U32, f, simt::imm(i));
+          if (i + k < s.bits)
+            f = b_.and_(Ty::B32, f, simt::imm((int64_t{1} << k) - 1));
+          if (j)
+            f = b_.shl(Ty::B32, f, simt::imm(j));
+          accumulate(f);
+          i += k;
+        }
+      }
+      if (!acc.valid())
+        acc = b_.mov(Ty::U32, simt::imm(0));
+      tc.dim.push_back(acc);
+      tc.span.push_back(span);
+    }
+    // Row-major flat index: the dims' bit fields are disjoint.
+    Reg flat;
+    int64_t shift = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      if (tc.span[static_cast<size_t>(d)] != 0) {
+        Reg part = shift ? b_.shl(Ty::B32, tc.dim[static_cast<size_t>(d)], simt::imm(shift))
+                         : tc.dim[static_cast<size_t>(d)];
+        flat = flat.valid() ? b_.or_(Ty::B32, flat, part) : part;
+        tc.flat_span |= static_cast<int64_t>(tc.span[static_cast<size_t>(d)]) << shift;
+      }
+      shift += log2i(l.out_dims()[static_cast<size_t>(d)].size);
+    }
+    tc.flat = flat.valid() ? flat : b_.mov(Ty::U32, simt::imm(0));
+  });
+  return coords_.emplace(key, std::move(tc)).first->second;
+}
+
+Reg LoweringContext::coord(const LinearLayout &l, int32_t r, int dim) {
+  const ThreadCoords &tc = thread_coords(l);
+  int32_t rc = reg_coords(l, r)[static_cast<size_t>(dim)];
+  Reg t = tc.dim[static_cast<size_t>(dim)];
+  if (rc == 0)
+    return t;
+  if ((rc & tc.span[static_cast<size_t>(dim)]) == 0)
+    return b_.add(Ty::U32, t, simt::imm(rc));
+  return b_.xor_(Ty::B32, t, simt::imm(rc));
+}
+
+Reg LoweringContext::flat(const LinearLayout &l, int32_t r) {
+  const ThreadCoords &tc = thread_coords(l);
+  int64_t rf = flat_index(l, reg_coords(l, r));
+  if (rf == 0)
+    return tc.flat;
+  if ((rf & tc.flat_span) == 0)
+    return b_.add(Ty::U32, tc.flat, simt::imm(rf));
+  return b_.xor_(Ty::B32, tc.flat, simt::imm(rf));
+}
+
+Reg LoweringContext::owner_pred(const LinearLayout &l) {
+  int32_t lm = l.has_in_dim(layout::kLane) ? l.free_variable_mask(layout::kLane) : 0;
+  int32_t wm = l.has_in_dim(layout::kWarp) ? l.free_variable_mask(layout::kWarp) : 0;
+  if (lm == 0 && wm == 0)
+    return Reg{};
+  int64_t mask = static_cast<int64_t>(lm) | (static_cast<int64_t>(wm) << 5);
+  std::string key = std::to_string(mask);
+  auto it = owners_.find(key);
+  if (it != owners_.end())
+    return it->second;
+  Reg p;
+  in_prologue([&] {
+    Reg t = b_.and_(Ty::B32, tid(), simt::imm(mask));
+    p = b_.setp(simt::Cmp::Eq, Ty::U32, t, simt::imm(0));
+  });
+  owners_[key] = p;
+  return p;
+}
+
+Reg LoweringContext::thread0_pred() {
+  if (!thread0_.valid())
+    in_prologue([&] { thread0_ = b_.setp(simt::Cmp::Eq, Ty::U32, tid(), simt::imm(0)); });
+  return thread0_;
+}
+
+// ---- thread index ---------------------------------------------------------------------
+
+Reg LoweringContext::tid() {
+  if (!tid_.valid())
+    in_prologue([&] { tid_ = b_.special(simt::Sreg::TidX); });
+  return tid_;
+}
+
+Reg LoweringContext::lane() {
+  if (!lane_.valid()) {
+    Reg t = tid();
+    in_prologue([&] { lane_ = b_.and_(Ty::B32, t, simt::imm(31)); });
+  }
+  return lane_;
+}
+
+Reg LoweringContext::warp() {
+  if (!warp_.valid()) {
+    Reg t = tid();
+    in_prologue([&] { warp_ = b_.shr(Ty::U32, t, simt::imm(5)); });
+  }
+  return warp_;
+}
+
+// ---- emission helpers -----------------------------------------------------------------
+
+void LoweringContext::in_prologue(const std::function<void()> &f) {
+  simt::BlockId saved = b_.block();
+  simt::Guard g = b_.guard();
+  b_.clear_guard();
+  b_.set_block(0);
+  f();
+  b_.set_block(saved);
+  if (g.active())
+    b_.set_guard(g.pred, g.negate);
+}
+
+Reg LoweringContext::imm_reg(Ty t, int64_t bits) {
+  Reg r = b_.reg(t);
+  b_.mov_to(r, simt::imm(bits));
+  return r;
+}
+
+simt::BlockId LoweringContext::new_block(const std::string &hint) {
+  simt::BlockId id = b_.new_block(hint);
+  b_.set_block(id);
+  smem_unknown();
+  return id;
+}
+
+// ---- shared memory --------------------------------------------------------------------
+
+int64_t LoweringContext::scratch(const ir::Op &op, int64_t bytes) {
+  if (op.has_attr("smem_offset") && op.int_attr("smem_size", 0) >= bytes)
+    return op.int_attr("smem_offset");
+  if (bytes > extra_bytes_)
+    extra_bytes_ = (bytes + 15) & ~int64_t{15};
+  return (alloc_bytes_ + 15) & ~int64_t{15};
+}
+
+void LoweringContext::smem_before_write() {
+  if (smem_readers_)
+    b_.bar_sync(0);
+  smem_readers_ = false;
+}
+
+void LoweringContext::smem_after_write() {
+  b_.bar_sync(0);
+  smem_readers_ = true;
+}
+
+Operand LoweringContext::smem_operand(const LinearLayout &l, int64_t base, int esize, int32_t r) {
+  const ThreadCoords &tc = thread_coords(l);
+  std::string key = l.str() + "@" + std::to_string(base) + "x" + std::to_string(esize);
+  auto it = owners_.find(key); // address registers share the per-key register cache
+  Reg addr;
+  if (it != owners_.end()) {
+    addr = it->second;
+  } else {
+    in_prologue([&] {
+      Reg sbase = b_.shared_addr(base);
+      addr = b_.mad(Ty::U32, tc.flat, simt::imm(esize), sbase);
+    });
+    owners_[key] = addr;
+  }
+  int64_t rf = flat_index(l, reg_coords(l, r));
+  if ((rf & tc.flat_span) == 0)
+    return Operand::addr(addr, rf * esize);
+  Reg idx = b_.xor_(Ty::B32, tc.flat, simt::imm(rf));
+  Reg a = b_.mad(Ty::U32, idx, simt::imm(esize), b_.shared_addr(base));
+  return Operand::addr(a, 0);
+}
+
+void LoweringContext::smem_store(const Operand &addr, Reg v, const ir::Type &elem) {
+  Ty t = reg_ty(elem);
+  int bytes = mem_bytes(elem);
+  if (t == Ty::Pred) {
+    Reg u = b_.selp(Ty::U16, simt::imm(1), simt::imm(0), v);
+    b_.st(simt::Space::Shared, Ty::U8, addr, {u});
+    return;
+  }
+  b_.st(simt::Space::Shared, simt::ty_bits_of(bytes * 8), addr, {v});
+}
+
+Reg LoweringContext::smem_load(const Operand &addr, const ir::Type &elem) {
+  Ty t = reg_ty(elem);
+  int bytes = mem_bytes(elem);
+  if (t == Ty::Pred) {
+    Reg u = b_.ld1(simt::Space::Shared, Ty::U8, addr);
+    return b_.setp(simt::Cmp::Ne, Ty::U16, u, simt::imm(0));
+  }
+  Reg d = b_.reg(t);
+  Ty lt = simt::ty_bits_of(bytes * 8);
+  if (bytes == 1)
+    lt = t == Ty::S16 ? Ty::S8 : Ty::U8;
+  b_.ld_to({d}, simt::Space::Shared, lt, addr);
+  return d;
+}
+
+// ---- lowering -------------------------------------------------------------------------
+
+void LoweringContext::lower_ops(const ir::Block &blk) {
+  for (const auto &op : blk.ops()) {
+    if (ir::is_terminator(op->kind()))
+      continue;
+    lower_op(*op);
+  }
+}
+
+void LoweringContext::lower_op(const ir::Op &op) {
+  using K = ir::OpKind;
+  b_.set_loc(op.loc());
+  switch (op.kind()) {
+  case K::Constant: lower_constant(*this, op); return;
+  case K::Arange: case K::Splat: case K::Broadcast: case K::ExpandDims: case K::Reshape:
+  case K::Permute: case K::Join: case K::Split: case K::Cat: case K::Hint:
+    lower_shape(*this, op);
+    return;
+  case K::Cast: case K::Bitcast: lower_cast(*this, op); return;
+  case K::AddPtr: case K::Load: case K::Store: lower_memory(*this, op); return;
+  case K::AtomicRmw: case K::AtomicCas: lower_atomic(*this, op); return;
+  case K::Reduce: lower_reduce(*this, op); return;
+  case K::Scan: lower_scan(*this, op); return;
+  case K::Dot: throw CompileError(op.loc(), "tl.dot is not supported on the GPU yet");
+  case K::ProgramId: case K::NumPrograms: lower_program(*this, op); return;
+  case K::Print: case K::Assert: case K::Barrier: lower_debug(*this, op); return;
+  case K::If: case K::For: case K::While: lower_control_flow(*this, op); return;
+  case K::ConvertLayout: lower_convert_layout(*this, op); return;
+  case K::Yield: case K::Condition: case K::Return:
+    TILEC_ASSERT(false, "lowering: a terminator outside its parent");
+    return;
+  default: break;
+  }
+  TILEC_ASSERT(ir::is_elementwise(op.kind()),
+               "lowering: no lowering for op '" + std::string(op.name()) + "'");
+  lower_elementwise(*this, op);
+}
+
+std::vector<Reg> LoweringContext::inline_region(const ir::Block &blk,
+                                                const std::vector<Reg> &args) {
+  TILEC_ASSERT(blk.num_args() == args.size(), "lowering: combiner argument count");
+  for (size_t i = 0; i < args.size(); ++i)
+    set(blk.arg(i), {args[i]});
+  lower_ops(blk);
+  const ir::Op *term = blk.terminator();
+  TILEC_ASSERT(term, "lowering: combiner region without a terminator");
+  std::vector<Reg> out;
+  for (const ir::Value *v : term->operands())
+    out.push_back(scalar(v));
+  return out;
+}
+
+simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
+                              const LowerOptions &opts) {
+  simt::Function out;
+  LoweringContext ctx(m, fn, out, opts);
+  ctx.run();
+  simt::verify(out);
+  return out;
+}
+
+} // namespace tilec::lower

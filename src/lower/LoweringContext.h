@@ -1,0 +1,194 @@
+// The lowering framework shared by the op families (src/lower/Lower*.cpp).
+//
+// Values. Each Tile IR value maps to the registers this thread holds: for a tile, one
+// register per index of its linear layout's "register" dim (register r holds the element
+// at coordinates L(r, lane, warp)); for a scalar, one register, the same in every thread.
+// Registers of a value may be shared with other values (a splat repeats one register),
+// so only registers a lowering created for the purpose (loop-carried values, if results)
+// are ever written twice.
+//
+// Register types by dtype (reg_ty): i1 -> pred; i8/i16 -> s16, u8/u16 -> u16 (8-bit values
+// are kept sign- or zero-extended to 16 bits); i32/u32/i64/u64 as such; fp8 -> b16 (the
+// byte in the low half); fp16, bf16, fp32, fp64 as such; pointers -> u64.
+//
+// Thread coordinates. A linear layout is XOR-linear in its inputs, so the coordinates of
+// register r of thread (lane, warp) are R(r) ^ T(lane, warp): R is known at compile time,
+// T is computed once per layout in the kernel's prologue (thread_coords). When R(r)'s bits
+// and the bits T can set are disjoint, ^ is +, and R(r) becomes an immediate offset.
+//
+// Blocks. Block 0 is the prologue (parameters, thread index, per-layout coordinates): it
+// may be appended to at any time (in_prologue) and falls through to the body.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/AxisInfo.h"
+#include "ir/IR.h"
+#include "layout/LinearLayout.h"
+#include "lower/Lower.h"
+#include "simt/Builder.h"
+
+namespace tilec::lower {
+
+using simt::Operand;
+using simt::Reg;
+using simt::Ty;
+
+// Register type of a value of this element type (see above).
+Ty reg_ty(ir::DType d, bool ptr = false);
+inline Ty reg_ty(const ir::Type &t) { return reg_ty(t.elem, t.ptr); }
+// Bytes one element occupies in memory (pointers 8, i1 1).
+int mem_bytes(const ir::Type &t);
+
+// Per layout: the thread-dependent part of the coordinates.
+struct ThreadCoords {
+  std::vector<Reg> dim;         // per tile dim: T_d(lane, warp) (u32)
+  std::vector<int32_t> span;    // per tile dim: the bits T_d may set
+  Reg flat;                     // row-major flat index of T (u32)
+  int64_t flat_span = 0;        // the bits `flat` may set
+};
+
+class LoweringContext {
+public:
+  LoweringContext(const ir::Module &m, const ir::Function &fn, simt::Function &out,
+                  const LowerOptions &opts);
+  LoweringContext(const LoweringContext &) = delete;
+  LoweringContext &operator=(const LoweringContext &) = delete;
+
+  // Lowers the whole function into `out`.
+  void run();
+
+  simt::Builder &b() { return b_; }
+  simt::Function &fn() { return out_; }
+  const ir::Module &module() const { return m_; }
+  const LowerOptions &opts() const { return opts_; }
+  int num_warps() const { return out_.num_warps; }
+  const analysis::AxisInfoAnalysis &axis() const { return *axis_; }
+
+  // ---- values ----
+  const std::vector<Reg> &get(const ir::Value *v) const;
+  Reg scalar(const ir::Value *v) const; // a value held in one register
+  void set(const ir::Value *v, std::vector<Reg> regs);
+  bool has(const ir::Value *v) const { return vals_.count(v) != 0; }
+
+  // ---- layouts ----
+  // The linear layout of a tile type (asserts it has one).
+  const layout::LinearLayout &layout_of(const ir::Type &t);
+  // Registers a value of type `t` takes (1 for scalars).
+  int num_regs(const ir::Type &t);
+  // Compile-time coordinates of register r (lane = warp = 0).
+  static std::vector<int32_t> reg_coords(const layout::LinearLayout &l, int32_t r);
+  // Row-major flat index of coordinates in a tile of the layout's out dims.
+  static int64_t flat_index(const layout::LinearLayout &l, const std::vector<int32_t> &c);
+  const ThreadCoords &thread_coords(const layout::LinearLayout &l);
+  // Coordinate `dim` of register r as a u32 register (T_d ^ R_d(r)).
+  Reg coord(const layout::LinearLayout &l, int32_t r, int dim);
+  // Flat row-major element index of register r (u32).
+  Reg flat(const layout::LinearLayout &l, int32_t r);
+  // Registers that hold a first copy of their element within the thread (free register
+  // bits zero): stores, prints and reductions use only these.
+  static std::vector<bool> unique_regs(const layout::LinearLayout &l);
+  // A predicate true in the one thread that owns each element of the layout (the lane and
+  // warp bits that only replicate are zero); an invalid Reg when every thread owns its
+  // elements.
+  Reg owner_pred(const layout::LinearLayout &l);
+  // A predicate true in thread 0 only (scalar side effects).
+  Reg thread0_pred();
+
+  // ---- thread index (prologue registers) ----
+  Reg tid();
+  Reg lane();
+  Reg warp();
+
+  // ---- emission helpers ----
+  // Emits into the prologue (no guard, no location), then restores the position.
+  void in_prologue(const std::function<void()> &f);
+  // A register holding an immediate of type t (emitted where called).
+  Reg imm_reg(Ty t, int64_t bits);
+  // Starts a new block (after a branch or at a join point).
+  simt::BlockId new_block(const std::string &hint);
+  // Current source location for emitted instructions.
+  void set_loc(SourceLoc l) { b_.set_loc(l); }
+
+  // ---- shared memory scratch ----
+  // The byte offset of `op`'s scratch of `bytes` bytes: its allocation from
+  // allocate_shared when large enough, else a region past every allocation.
+  int64_t scratch(const ir::Op &op, int64_t bytes);
+  // Before writing scratch: a barrier if other threads may still read earlier scratch.
+  void smem_before_write();
+  // Between writing and reading scratch.
+  void smem_after_write();
+  // Control flow may reach here from code that read scratch: the next write needs a barrier.
+  void smem_unknown() { smem_readers_ = true; }
+  // Shared address (u32) of scratch + flat(l) * esize for this thread; per register the
+  // immediate offset R_flat(r) * esize is added by smem_operand.
+  Operand smem_operand(const layout::LinearLayout &l, int64_t base, int esize, int32_t r);
+  void smem_store(const Operand &addr, Reg v, const ir::Type &elem);
+  Reg smem_load(const Operand &addr, const ir::Type &elem);
+
+  // ---- lowering ----
+  void lower_ops(const ir::Block &blk); // every op but the terminator
+  void lower_op(const ir::Op &op);
+  // Runs `blk` (a combiner region) on scalar registers: binds its arguments to `args`,
+  // lowers its ops and returns the registers of its terminator's operands.
+  std::vector<Reg> inline_region(const ir::Block &blk, const std::vector<Reg> &args);
+
+private:
+  const ir::Module &m_;
+  const ir::Function &ir_fn_;
+  simt::Function &out_;
+  LowerOptions opts_;
+  simt::Builder b_;
+  std::unique_ptr<analysis::AxisInfoAnalysis> axis_;
+  std::unordered_map<const ir::Value *, std::vector<Reg>> vals_;
+  std::map<std::pair<const ir::Layout *, ir::Shape>, layout::LinearLayout> layouts_;
+  std::map<std::string, ThreadCoords> coords_;
+  std::map<std::string, Reg> owners_;
+  Reg tid_, lane_, warp_, thread0_;
+  int64_t alloc_bytes_ = 0; // shared bytes allocate_shared gave out
+  int64_t extra_bytes_ = 0; // scratch past it (ops without a large enough allocation)
+  bool smem_readers_ = false;
+};
+
+// The op families (one file each). Each lowers the ops of its family and records results.
+void lower_constant(LoweringContext &c, const ir::Op &op);      // LowerShape.cpp
+void lower_shape(LoweringContext &c, const ir::Op &op);         // arange splat broadcast ...
+void lower_elementwise(LoweringContext &c, const ir::Op &op);   // LowerElementwise.cpp
+void lower_cast(LoweringContext &c, const ir::Op &op);          // LowerCast.cpp
+void lower_memory(LoweringContext &c, const ir::Op &op);        // LowerMemory.cpp
+void lower_atomic(LoweringContext &c, const ir::Op &op);        // LowerAtomic.cpp
+void lower_reduce(LoweringContext &c, const ir::Op &op);        // LowerReduce.cpp
+void lower_scan(LoweringContext &c, const ir::Op &op);          // LowerScan.cpp
+void lower_control_flow(LoweringContext &c, const ir::Op &op);  // LowerControlFlow.cpp
+void lower_program(LoweringContext &c, const ir::Op &op);       // program_id, num_programs
+void lower_debug(LoweringContext &c, const ir::Op &op);         // LowerDebug.cpp
+void lower_convert_layout(LoweringContext &c, const ir::Op &op); // LowerConvert.cpp
+
+// Scalar building blocks shared between families.
+// One element of an elementwise op (operands in the op's operand order).
+Reg emit_elementwise(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &operands);
+// Conversion of one element between element types (cast semantics of Ops.def).
+Reg emit_cast(LoweringContext &c, Reg x, const ir::Type &from, const ir::Type &to,
+              bool round_to_zero, SourceLoc loc);
+
+// p ? a : b for registers of any type (selp, or pred logic for i1).
+Reg select_reg(LoweringContext &c, Reg p, Reg a, Reg b);
+// shfl.sync of a register of any type (pred, 16, 32 or 64 bits) with a full member mask.
+Reg shfl_any(LoweringContext &c, simt::ShflMode mode, Reg v, Operand b, Operand clamp);
+
+// Moves the registers of a value from layout `src` to layout `dst` (same tile shape):
+// a relabelling when each thread already holds what it needs, else through shared memory
+// (scratch of `op`). `elem` is the element type.
+std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &regs,
+                              const layout::LinearLayout &src, const layout::LinearLayout &dst,
+                              const ir::Type &elem);
+// The relabelling alone: empty when some thread lacks an element it needs.
+std::vector<Reg> relabel_regs(const std::vector<Reg> &regs, const std::vector<bool> &valid,
+                              const layout::LinearLayout &src, const layout::LinearLayout &dst);
+
+} // namespace tilec::lower

@@ -1,0 +1,85 @@
+#include "pipeline/GpuPipeline.h"
+
+#include <algorithm>
+
+#include "codegen/PtxPrinter.h"
+#include "lower/Lower.h"
+#include "simt/Format.h"
+
+namespace tilec::pipeline {
+
+namespace {
+
+int64_t module_int(const ir::Module &m, const char *name, int64_t def) {
+  for (const ir::NamedAttr &a : m.attrs)
+    if (a.name == name)
+      if (auto *v = std::get_if<int64_t>(&a.value))
+        return *v;
+  return def;
+}
+
+bool names_tile_stage(const std::string &s) {
+  auto names = stage_names();
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+} // namespace
+
+CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompileOptions &opts) {
+  CompiledGpuKernel k;
+  k.tile = std::move(tile);
+  TILEC_ASSERT(k.tile.module && !k.tile.module->functions.empty(),
+               "compile_module_to_ptx: no kernel");
+  const ir::Function &fn = *k.tile.module->functions.front();
+  codegen::PtxTarget target;
+  target.sm = opts.sm;
+  target.arch_specific = opts.arch_specific && opts.sm >= 90;
+  k.name = fn.name;
+  k.arch = target.arch();
+  GpuStageHooks hooks;
+  hooks.lower = [&] {
+    lower::LowerOptions lo;
+    lo.sm = opts.sm;
+    k.thread_ir = std::make_shared<simt::Function>(lower::lower_function(*k.tile.module, fn, lo));
+    k.thread_ir_text = simt::dump(*k.thread_ir);
+    return k.thread_ir_text;
+  };
+  hooks.ptx = [&] {
+    k.ptx = codegen::print_ptx(*k.thread_ir, target);
+    return k.ptx;
+  };
+  run_gpu_stages(k.tile, opts.pipeline, hooks);
+  const ir::Module &m = *k.tile.module;
+  k.num_warps = static_cast<int>(module_int(m, "num_warps", 4));
+  k.num_stages = static_cast<int>(module_int(m, "num_stages", 3));
+  k.shared_bytes = k.thread_ir ? static_cast<int>(k.thread_ir->shared_bytes)
+                               : static_cast<int>(module_int(m, "shared_bytes", 0));
+  const ir::Block *body = fn.entry();
+  for (size_t i = 0; i < body->num_args(); ++i) {
+    const ir::Type &t = body->arg(i)->type;
+    GpuParam p;
+    p.name = i < fn.arg_names.size() ? fn.arg_names[i] : "arg" + std::to_string(i);
+    p.kind = t.ptr ? "ptr" : std::string(ir::ir_name(t.elem));
+    k.params.push_back(std::move(p));
+  }
+  return k;
+}
+
+CompiledGpuKernel compile_to_ptx(const std::shared_ptr<const sema::FunctionSource> &kernel,
+                                 const std::vector<sema::ArgSpec> &args,
+                                 const GpuCompileOptions &opts,
+                                 std::shared_ptr<SourceManager> sources) {
+  PipelineOptions tile_opts = opts.pipeline;
+  bool stop_in_tile = !tile_opts.stop_after.empty() && names_tile_stage(tile_opts.stop_after);
+  if (!stop_in_tile)
+    tile_opts.stop_after.clear();
+  CompiledTileKernel tile = compile_to_tile_ir(kernel, args, tile_opts, std::move(sources));
+  if (stop_in_tile) {
+    CompiledGpuKernel k;
+    k.tile = std::move(tile);
+    return k;
+  }
+  return compile_module_to_ptx(std::move(tile), opts);
+}
+
+} // namespace tilec::pipeline
