@@ -61,5 +61,208 @@ TEST(LowerSeed, VectorAddUnalignedLengthAgrees) {
   k.expect_agree(add_inputs(1000, 256));
 }
 
+const char *kGelu = R"(@triton.jit
+def triton_gelu_kernel(x_ptr, y_ptr, num_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < num_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    a = 0.79788456 * (x + 0.044715 * x * x * x)
+    exp = tl.exp(2 * a)
+    tanh = (exp - 1) / (exp + 1)
+    y = 0.5 * x * (1 + tanh)
+    tl.store(y_ptr + offsets, y, mask=mask)
+)";
+
+TEST(LowerSeed, GeluAgrees) {
+  GpuKernelUnderTest k(kGelu, "triton_gelu_kernel", {"*fp32:16", "*fp32:16", "i32", "=1024"});
+  EXPECT_NE(k.ptx().find("ex2.approx.f32"), std::string::npos);
+  EXPECT_NE(k.ptx().find("div.full.f32"), std::string::npos);
+  Inputs in;
+  int n = 3000;
+  int x = in.buffer(random_floats(static_cast<size_t>(n), 3), "x_ptr");
+  int y = in.buffer(std::vector<float>(static_cast<size_t>(n), 0.0f), "y_ptr");
+  in.args = {Arg::buffer(x), Arg::buffer(y), Arg::integer(n)};
+  in.grid = {3, 1, 1};
+  k.expect_agree(in, {Compare::exact(), Compare::f32(1e-5, 1e-6)});
+}
+
+const char *kSoftmax = R"(@triton.jit
+def softmax_kernel(input_ptr, output_ptr, input_row_stride, output_row_stride, n_cols,
+                   BLOCK_SIZE: tl.constexpr):
+    row_idx = tl.program_id(0)
+    row_start_ptr = input_ptr + row_idx * input_row_stride
+    col_offsets = tl.arange(0, BLOCK_SIZE)
+    input_ptrs = row_start_ptr + col_offsets
+    mask = col_offsets < n_cols
+    row = tl.load(input_ptrs, mask=mask, other=-float('inf'))
+    row_max = tl.max(row, axis=0)
+    row_minus_max = row - row_max
+    numerator = tl.exp(row_minus_max)
+    denominator = tl.sum(numerator, axis=0)
+    softmax_output = numerator / denominator
+    output_row_start_ptr = output_ptr + row_idx * output_row_stride
+    output_ptrs = output_row_start_ptr + col_offsets
+    tl.store(output_ptrs, softmax_output, mask=mask)
+)";
+
+void softmax_case(int rows, int cols, int block, int warps, const char *stride_sig) {
+  GpuKernelUnderTest k(kSoftmax, "softmax_kernel",
+                       {"*fp32:16", "*fp32:16", stride_sig, stride_sig, "i32",
+                        "=" + std::to_string(block)},
+                       warps);
+  EXPECT_NE(k.ptx().find("shfl.sync.bfly.b32"), std::string::npos);
+  Inputs in;
+  size_t n = static_cast<size_t>(rows) * static_cast<size_t>(cols);
+  int x = in.buffer(random_floats(n, 4), "input_ptr");
+  int y = in.buffer(std::vector<float>(n, 0.0f), "output_ptr");
+  in.args = {Arg::buffer(x), Arg::buffer(y), Arg::integer(cols), Arg::integer(cols),
+             Arg::integer(cols)};
+  in.grid = {rows, 1, 1};
+  k.expect_agree(in, {Compare::exact(), Compare::f32(2e-5, 1e-7)});
+}
+
+TEST(LowerSeed, SoftmaxAgrees) { softmax_case(4, 1000, 1024, 4, "i32"); }
+TEST(LowerSeed, SoftmaxSmallRowAgrees) { softmax_case(3, 20, 32, 4, "i32"); }
+TEST(LowerSeed, SoftmaxWideRowEightWarpsAgrees) { softmax_case(2, 4096, 4096, 8, "i32:16"); }
+
+const char *kLayerNorm = R"(@triton.jit
+def layernorm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    X += row * stride
+    Y += row * stride
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / N
+    xmean = x - mean
+    xmean = tl.where(mask, xmean, 0.0)
+    var = tl.sum(xmean * xmean, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    x_hat = xmean * rstd
+    w = tl.load(W + cols, mask=mask, other=1.0)
+    b = tl.load(B + cols, mask=mask, other=0.0)
+    y = x_hat * w + b
+    tl.store(Y + cols, y, mask=mask)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+)";
+
+std::vector<uint16_t> random_halves(size_t n, unsigned seed) {
+  std::vector<uint16_t> v;
+  for (float f : random_floats(n, seed, -2, 2)) { // exact small values: k/64
+    int k = static_cast<int>(f * 64);
+    float g = static_cast<float>(k) / 64.0f;
+    uint32_t bits;
+    std::memcpy(&bits, &g, 4);
+    // fp32 -> fp16 for values with few mantissa bits (exact)
+    uint32_t sign = (bits >> 16) & 0x8000;
+    int e = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
+    uint16_t h = g == 0 ? 0 : static_cast<uint16_t>(sign | (e << 10) | ((bits >> 13) & 0x3ff));
+    v.push_back(h);
+  }
+  return v;
+}
+
+TEST(LowerSeed, LayerNormFp16Agrees) {
+  GpuKernelUnderTest k(kLayerNorm, "layernorm_kernel",
+                       {"*fp16:16", "*fp16:16", "*fp16:16", "*fp16:16", "*fp32:16", "*fp32:16",
+                        "i32:16", "i32", "fp32", "=1024"});
+  int rows = 3, n = 1000;
+  size_t total = static_cast<size_t>(rows) * 1024;
+  Inputs in;
+  int x = in.buffer(random_halves(total, 5), "X");
+  int y = in.buffer(std::vector<uint16_t>(total, 0), "Y");
+  int w = in.buffer(random_halves(1024, 6), "W");
+  int b = in.buffer(random_halves(1024, 7), "B");
+  int mean = in.buffer(std::vector<float>(static_cast<size_t>(rows), 0.0f), "Mean");
+  int rstd = in.buffer(std::vector<float>(static_cast<size_t>(rows), 0.0f), "Rstd");
+  in.args = {Arg::buffer(x),    Arg::buffer(y),    Arg::buffer(w),  Arg::buffer(b),
+             Arg::buffer(mean), Arg::buffer(rstd), Arg::integer(1024), Arg::integer(n),
+             Arg::floating(1e-5)};
+  in.grid = {rows, 1, 1};
+  k.expect_agree(in, {Compare::exact(), Compare::f16(2e-3, 2e-3), Compare::exact(),
+                      Compare::exact(), Compare::f32(1e-5, 1e-6), Compare::f32(1e-4, 1e-6)});
+}
+
+const char *kSimple = R"(@triton.jit
+def simple_kernel(x_ptr, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, x * 2)
+)";
+
+TEST(LowerSeed, InPlaceScaleAgrees) {
+  GpuKernelUnderTest k(kSimple, "simple_kernel", {"*fp32:16", "=128"});
+  Inputs in;
+  int x = in.buffer(random_floats(512, 8), "x_ptr");
+  in.args = {Arg::buffer(x)};
+  in.grid = {4, 1, 1};
+  k.expect_agree(in);
+}
+
+const char *kDebug = R"(@triton.jit
+def debug_kernel(x_ptr, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid == 0:
+        tl.device_print("Program ID:", pid)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offs)
+    if pid == 0:
+        tl.device_print("First element:", tl.load(x_ptr))
+)";
+
+TEST(LowerSeed, DebugPrintAgrees) {
+  GpuKernelUnderTest k(kDebug, "debug_kernel", {"*fp32:16", "=64"});
+  EXPECT_NE(k.ptx().find("vprintf"), std::string::npos);
+  Inputs in;
+  int x = in.buffer(random_floats(128, 9), "x_ptr");
+  in.args = {Arg::buffer(x)};
+  in.grid = {2, 1, 1};
+  Outcome o = k.run_sim(in);
+  EXPECT_NE(o.output.find("pid (0, 0, 0) idx () Program ID: 0"), std::string::npos) << o.output;
+  k.expect_agree(in);
+}
+
+const char *kAddDebug = R"(@triton.jit
+def add_kernel_debug(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    tl.static_print(f"BLOCK_SIZE:{BLOCK_SIZE}")
+    if pid == 1:
+        tl.device_print("pid", pid)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    output = x + y
+    tl.store(output_ptr + offsets, output, mask=mask)
+)";
+
+TEST(LowerSeed, AddDebugAgrees) {
+  GpuKernelUnderTest k(kAddDebug, "add_kernel_debug",
+                       {"*fp32:16", "*fp32:16", "*fp32:16", "i32", "=128"});
+  k.expect_agree(add_inputs(300, 128));
+}
+
+TEST(LowerSeed, DotIsAClearError) {
+  const char *src = R"(@triton.jit
+def k(a_ptr, c_ptr):
+    offs = tl.arange(0, 16)
+    a = tl.load(a_ptr + offs[:, None] * 16 + offs[None, :])
+    c = tl.dot(a, a)
+    tl.store(c_ptr + offs[:, None] * 16 + offs[None, :], c)
+)";
+  try {
+    GpuKernelUnderTest k(src, "k", {"*fp16:16", "*fp32:16"});
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError &e) {
+    EXPECT_EQ(e.message(), "tl.dot is not supported on the GPU yet");
+    EXPECT_EQ(e.loc().line, 5);
+  }
+}
+
 } // namespace
 } // namespace tilec::lower::test

@@ -24,6 +24,7 @@
 #include "interp/simt/Simulator.h"
 #include "interp/tile/Interpreter.h"
 #include "pipeline/GpuPipeline.h"
+#include "runtime/PtxCompiler.h"
 
 namespace tilec::lower::test {
 
@@ -109,6 +110,27 @@ public:
     go.pipeline = po;
     go.sm = sm;
     gpu_ = pipeline::compile_to_ptx(src, specs(sig), go, nullptr);
+    // Every kernel a test lowers must also be accepted by ptxas (when there is one), for
+    // the target it was built for and for sm_80.
+    if (auto ptxas = runtime::find_ptxas()) {
+      expect_ptxas(*ptxas, gpu_.ptx, sm);
+      if (sm != 80) {
+        go.sm = 80;
+        expect_ptxas(*ptxas, pipeline::compile_to_ptx(src, specs(sig), go, nullptr).ptx, 80);
+      }
+    }
+  }
+
+  static void expect_ptxas(const std::string &ptxas, const std::string &ptx, int sm) {
+    runtime::GpuTarget t;
+    t.major = sm / 10;
+    t.minor = sm % 10;
+    try {
+      runtime::compile_with_ptxas(ptxas, ptx, t, {}, "kernel");
+    } catch (const CompileError &e) {
+      ADD_FAILURE() << "ptxas rejects the PTX for sm_" << sm << ": " << e.message() << "\n"
+                    << ptx;
+    }
   }
 
   const pipeline::CompiledGpuKernel &gpu() const { return gpu_; }
