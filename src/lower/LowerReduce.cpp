@@ -28,12 +28,8 @@ Reg shfl_any(LoweringContext &c, simt::ShflMode mode, Reg v, Operand b, Operand 
     Reg s = bb.shfl(mode, u, b, clamp);
     return bb.setp(simt::Cmp::Ne, Ty::U32, s, simt::imm(0));
   }
-  if (w == 32) {
-    Reg s = bb.shfl(mode, v, b, clamp);
-    Reg d = bb.reg(t);
-    bb.mov_to(d, s);
-    return d;
-  }
+  if (w == 32)
+    return bb.shfl(mode, v, b, clamp);
   if (w == 16) {
     Reg u = bb.cvt(Ty::U32, Ty::U16, v);
     Reg s = bb.shfl(mode, u, b, clamp);
@@ -91,6 +87,30 @@ LinearLayout drop_axis(const LinearLayout &l, int axis) {
     if (d != axis)
       outs.push_back({layout::dim_name(k++), l.out_dims()[static_cast<size_t>(d)].size});
   return LinearLayout(std::move(ins), std::move(outs));
+}
+
+// A combiner that is one commutative op of its two arguments (sum, max, ...).
+bool commutative_combiner(const ir::Block &blk) {
+  const ir::Op *only = nullptr;
+  for (const auto &op : blk.ops()) {
+    if (ir::is_terminator(op->kind()))
+      continue;
+    if (only)
+      return false;
+    only = op.get();
+  }
+  if (!only || blk.num_args() != 2)
+    return false;
+  switch (only->kind()) {
+  case ir::OpKind::Add: case ir::OpKind::Mul: case ir::OpKind::Max: case ir::OpKind::Min:
+  case ir::OpKind::And: case ir::OpKind::Or: case ir::OpKind::Xor:
+    break;
+  default: return false;
+  }
+  const ir::Op *term = blk.terminator();
+  return term && term->num_operands() == 1 && term->operand(0) == only->result(0) &&
+         only->num_operands() == 2 && only->operand(0)->is_block_arg() &&
+         only->operand(1)->is_block_arg();
 }
 
 std::vector<int32_t> without(const std::vector<int32_t> &v, int axis) {
@@ -158,16 +178,33 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
     partial[key] = items[0];
   }
 
-  // 2. Across lanes: butterflies over the lane bits along the axis, highest first.
+  // 2. Across lanes: butterflies over the lane bits along the axis, highest first. Both
+  // lanes of a pair must compute the same value: unless the combiner is commutative, the
+  // partial of the lower lane (lower axis indices) goes on the left.
   std::vector<int> lane_bits = axis_bits(l, layout::kLane, axis);
-  for (auto it = lane_bits.rbegin(); it != lane_bits.rend(); ++it)
+  bool commutative = commutative_combiner(blk);
+  for (auto it = lane_bits.rbegin(); it != lane_bits.rend(); ++it) {
+    Reg upper;
+    if (!commutative)
+      upper = b.setp(simt::Cmp::Ne, Ty::U32,
+                     b.and_(Ty::B32, c.lane(), simt::imm(int64_t{1} << *it)), simt::imm(0));
     for (auto &[key, v] : partial) {
       Vals other;
       for (Reg x : v)
         other.push_back(shfl_any(c, simt::ShflMode::Bfly, x, simt::imm(int64_t{1} << *it),
                                  simt::imm(0x1f)));
-      v = combine(c, blk, v, other);
+      if (commutative) {
+        v = combine(c, blk, v, other);
+        continue;
+      }
+      Vals lo, hi;
+      for (size_t i = 0; i < v.size(); ++i) {
+        lo.push_back(select_reg(c, upper, other[i], v[i]));
+        hi.push_back(select_reg(c, upper, v[i], other[i]));
+      }
+      v = combine(c, blk, lo, hi);
     }
+  }
 
   // 3. Across warps: partials through shared memory.
   std::vector<int> warp_bits = axis_bits(l, layout::kWarp, axis);
@@ -182,12 +219,23 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
       bytes += (nres * nwarp * mem_bytes(op.operand(i)->type.element()) + 15) & ~int64_t{15};
     }
     int64_t base = c.scratch(op, bytes);
-    // This warp's index along the axis: its axis warp bits, packed.
+    // This warp's index along the axis: its axis warp bits, packed (one bit field when
+    // they are consecutive, as in blocked layouts).
     Reg w;
-    for (size_t t = 0; t < warp_bits.size(); ++t) {
-      Reg bit = b.and_(Ty::B32, b.shr(Ty::U32, c.warp(), simt::imm(warp_bits[t])), simt::imm(1));
-      Reg part = t ? b.shl(Ty::B32, bit, simt::imm(static_cast<int64_t>(t))) : bit;
-      w = w.valid() ? b.or_(Ty::B32, w, part) : part;
+    bool run = true;
+    for (size_t t = 1; t < warp_bits.size(); ++t)
+      run = run && warp_bits[t] == warp_bits[t - 1] + 1;
+    if (run) {
+      w = warp_bits[0] ? b.shr(Ty::U32, c.warp(), simt::imm(warp_bits[0])) : c.warp();
+      if ((int64_t{1} << (warp_bits[0] + static_cast<int>(warp_bits.size()))) < c.num_warps())
+        w = b.and_(Ty::B32, w, simt::imm(nwarp - 1));
+    } else {
+      for (size_t t = 0; t < warp_bits.size(); ++t) {
+        Reg bit =
+            b.and_(Ty::B32, b.shr(Ty::U32, c.warp(), simt::imm(warp_bits[t])), simt::imm(1));
+        Reg part = t ? b.shl(Ty::B32, bit, simt::imm(static_cast<int64_t>(t))) : bit;
+        w = w.valid() ? b.or_(Ty::B32, w, part) : part;
+      }
     }
     // The flat result index of each group: the reduced layout's thread part plus the
     // group's compile-time coordinates.
@@ -198,7 +246,7 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
       tflat = tc.flat;
       tspan = tc.flat_span;
     }
-    Reg row = b.mul(Ty::U32, w, simt::imm(nres)); // w * nres
+    Reg row = nres == 1 ? w : b.mul(Ty::U32, w, simt::imm(nres)); // w * nres
     Reg thread_idx = tflat.valid() ? b.add(Ty::U32, row, tflat) : row;
     c.smem_before_write();
     for (auto &[key, v] : partial) {

@@ -100,8 +100,11 @@ struct Compare {
 class GpuKernelUnderTest {
 public:
   GpuKernelUnderTest(const std::string &text, const std::string &name,
+                     const std::vector<std::string> &sig, int num_warps = 4, int sm = 90)
+      : GpuKernelUnderTest(kernel_source(name, text), sig, num_warps, sm) {}
+
+  GpuKernelUnderTest(const std::shared_ptr<sema::FunctionSource> &src,
                      const std::vector<std::string> &sig, int num_warps = 4, int sm = 90) {
-    auto src = kernel_source(name, text);
     pipeline::PipelineOptions po;
     po.verify = true;
     po.compile.num_warps = num_warps;
