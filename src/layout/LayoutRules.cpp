@@ -83,6 +83,11 @@ LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
   }
   case OpKind::Permute:
     return permuted(result_layout(), user.ints_attr("order"), true);
+  case OpKind::Join:
+  case OpKind::Cat: // both operands in one layout (the first's)
+    return i == 1 ? user.operand(0)->type.layout : nullptr;
+  case OpKind::Dot: // the accumulator has the result's type
+    return i == 2 ? result_layout() : nullptr;
   case OpKind::Reduce: { // every operand in the layout the result is a slice of
     LayoutRef r = result_layout();
     return r && r->kind == ir::LayoutKind::Slice ? r->parent : nullptr;
@@ -153,11 +158,14 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps) {
     LayoutRef l = operand_layout(0);
     return l ? ir::Layout::slice(static_cast<int32_t>(op.int_attr("axis")), l) : nullptr;
   }
+  case OpKind::Dot: { // the accumulator's layout, until tensor-core layouts exist
+    LayoutRef acc = operand_layout(2);
+    return acc ? acc : default_blocked(rt.shape, num_warps);
+  }
   case OpKind::Reshape:
   case OpKind::Join:
   case OpKind::Split:
   case OpKind::Cat:
-  case OpKind::Dot:
     return default_blocked(rt.shape, num_warps);
   case OpKind::ConvertLayout:
     return rt.layout;

@@ -124,6 +124,27 @@ def k(x_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr):
     tl.store(o_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], tl.where(m, b, -b))
 )",
      "*fp32:16,*fp32:16", {64, 64}, 2},
+    {"join_of_two_layouts", R"(@triton.jit
+def k(x_ptr, y_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr):
+    a = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    b = tl.load(y_ptr + tl.arange(0, M)[:, None] + tl.arange(0, N)[None, :] * M)
+    j = tl.join(a, b)
+    tl.store(o_ptr + tl.arange(0, M)[:, None, None] * 2 * N + tl.arange(0, N)[None, :, None] * 2
+             + tl.arange(0, 2)[None, None, :], j)
+    u = tl.load(x_ptr + tl.arange(0, 1024))
+    v = tl.load(y_ptr + tl.arange(0, 1024))
+    tl.store(o_ptr + tl.arange(0, 2048), tl.cat(u, v, can_reorder=True))
+)",
+     "*fp32:16,*fp32,*fp32:16", {32, 32}},
+    {"dot_with_loaded_accumulator", R"(@triton.jit
+def k(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    a = tl.load(a_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    c_ptrs = c_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    c = tl.load(c_ptrs)
+    tl.store(c_ptrs, tl.dot(a, b, c))
+)",
+     "*fp16:16,*fp16:16,*fp32:16", {64, 64, 32}},
     {"scalar_loads", R"(@triton.jit
 def k(x_ptr, o_ptr, n):
     s = 0.0

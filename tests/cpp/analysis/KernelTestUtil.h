@@ -5,12 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "tilec/CliArgs.h"
-#include "frontend/sema/ModuleResolver.h"
 #include "ir/IR.h"
 #include "ir/Printer.h"
 #include "pipeline/Pipeline.h"
@@ -55,22 +56,53 @@ inline Kernel compile_with(std::shared_ptr<const sema::FunctionSource> src, std:
   return k;
 }
 
-inline Kernel seed_kernel(const std::string &name, const std::string &sig,
-                          const std::vector<int64_t> &constexprs, int num_warps = 4) {
-  auto sm = std::make_shared<SourceManager>();
-  sema::ModuleResolver r(*sm, seeds_path().string());
-  return compile_with(r.kernel(name), sm, sig, constexprs, num_warps);
+// The def of `name` with its decorators (as inspect.getsource gives it) from `file_text`.
+inline std::shared_ptr<sema::FunctionSource> function_source(const std::string &file_text,
+                                                             const std::string &name) {
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < file_text.size();) {
+    size_t nl = file_text.find('\n', start);
+    if (nl == std::string::npos)
+      nl = file_text.size();
+    lines.push_back(file_text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  size_t def = 0;
+  while (def < lines.size() && lines[def].rfind("def " + name + "(", 0) != 0)
+    ++def;
+  EXPECT_LT(def, lines.size()) << "no kernel " << name;
+  size_t first = def;
+  while (first > 0 && !lines[first - 1].empty() && lines[first - 1][0] == '@')
+    --first;
+  size_t end = def + 1;
+  while (end < lines.size() && (lines[end].empty() || lines[end][0] == ' '))
+    ++end;
+  auto f = std::make_shared<sema::FunctionSource>();
+  f->name = name;
+  f->file = "kernels.py";
+  for (size_t i = first; i < end; ++i)
+    f->source += lines[i] + "\n";
+  f->first_line = static_cast<int>(first) + 1;
+  f->globals = {{"tl", sema::Val::module("tilec.language")}, {"triton", sema::Val::module("tilec")}};
+  return f;
 }
 
-// A kernel written inline (a `@triton.jit def ...` text with tl/triton available).
+inline Kernel seed_kernel(const std::string &name, const std::string &sig,
+                          const std::vector<int64_t> &constexprs, int num_warps = 4) {
+  std::ifstream in(seeds_path());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return compile_with(function_source(ss.str(), name), std::make_shared<SourceManager>(), sig,
+                      constexprs, num_warps);
+}
+
+// A kernel written inline: a `@triton.jit def NAME(...)` text using tl.
 inline Kernel inline_kernel(const std::string &text, const std::string &sig,
                             const std::vector<int64_t> &constexprs, int num_warps = 4) {
-  auto sm = std::make_shared<SourceManager>();
-  std::string file = "import tilec as triton\nimport tilec.language as tl\n\n" + text;
-  sema::ModuleResolver r(*sm, "inline.py", file);
-  std::vector<std::string> fns = r.jit_functions();
-  EXPECT_FALSE(fns.empty());
-  return compile_with(r.kernel(fns.back()), sm, sig, constexprs, num_warps);
+  size_t d = text.find("def ");
+  std::string name = text.substr(d + 4, text.find('(', d) - d - 4);
+  return compile_with(function_source(text, name), std::make_shared<SourceManager>(), sig,
+                      constexprs, num_warps);
 }
 
 // The first op of `kind` in program order (nested regions included), or null.
