@@ -57,6 +57,7 @@ for m in ("torch", "triton", "numpy", "nanobind", "scikit_build_core", "pytest")
 import torch
 print("torch cuda", torch.version.cuda, "devices", torch.cuda.device_count())
 EOF
+  return 0
 }
 
 have_gtest() {
@@ -89,12 +90,14 @@ benchmarks() {
   return $rc
 }
 
-run_step env 60 env_info
+export PY JOBS LOG
+export -f env_info have_gtest cpp_tests benchmarks
+run_step env 60 bash -c env_info
 run_step install 300 "$PY" -m pip install --no-build-isolation --no-deps -e .
-run_step cpp_tests 240 cpp_tests
+run_step cpp_tests 240 bash -c cpp_tests
 run_step pytest_gpu 240 "$PY" -m pytest -m gpu -q -p no:cacheprovider -rs \
   --junitxml="$LOG/pytest_gpu.xml" tests/python
-run_step benchmarks 420 benchmarks
+run_step benchmarks 420 bash -c benchmarks
 
 # --- the table, last --------------------------------------------------------------------
 "$PY" - "$LOG" "$(( $(date +%s) - START ))" <<'EOF'

@@ -24,17 +24,16 @@ std::vector<int> param_positions(const runtime::KernelMetadata &meta,
 // `names` name the values in errors. Raises TypeError/ValueError for a value the .param
 // cannot take (a host array for a pointer, an int out of range, ...).
 void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &positions,
-                 const ArgInfo *infos, const std::vector<std::string> &names,
-                 runtime::PackedParams &out);
+                 const ArgInfo *infos, const std::vector<std::string> &names, uint64_t *slots);
 
 // The stream of a launch: `stream` when given (an int or an object with .cuda_stream),
 // else torch's current stream on `device` when torch is imported, else the legacy
 // default stream.
 runtime::CUstream resolve_stream(PyObject *stream, int device);
 
-// Launches `k` over `grid` with packed params, the GIL released.
+// Launches `k` over `grid` with one pointer per .param (the GIL held).
 void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
-                   runtime::CUstream stream, runtime::PackedParams &params);
+                   runtime::CUstream stream, void **params);
 
 // Sets the Python error for the C++ exception being handled (call inside a catch block):
 // tilec's runtime errors as tilec.CudaError / OutOfResources / CompilationError, nanobind's

@@ -8,6 +8,7 @@
 // rules of the Python path (tilec/_args.py): ints by range (i32/i64/u64), divisibility by
 // 16 and equality to 1, floats, bools, None, pointers by dtype and 16-byte alignment,
 // constexprs by value, the launch options, and the device's compute capability.
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -73,8 +74,8 @@ enum class Status { Ready, NoGpu, Unknown, Unsupported };
 // One launch's arguments, bound and classified.
 struct Bound {
   explicit Bound(size_t n) : values(n), infos(n) {}
-  Scratch<PyObject *, 32> values;  // borrowed
-  Scratch<ArgInfo, 32> infos;
+  Scratch<PyObject *, 16> values; // borrowed
+  Scratch<ArgInfo, 16> infos;
   PyObject *options[kNumOptions] = {};
   int device = -1;
   uint64_t hash = 0;
@@ -170,6 +171,36 @@ public:
   }
 
   size_t num_entries() const { return entries_.size(); }
+
+  // The objects this dispatcher holds, for Python's cyclic GC (a compiled kernel refers to
+  // its @jit function, which holds this dispatcher).
+  int traverse(visitproc visit, void *arg) const {
+    for (const auto &p : params_)
+      Py_VISIT(p.default_value.ptr());
+    Py_VISIT(jitfn_ref_.ptr());
+    Py_VISIT(constexpr_type_.ptr());
+    Py_VISIT(normalize_grid_.ptr());
+    for (const auto &e : entries_) {
+      Py_VISIT(e->result.ptr());
+      for (const auto &c : e->const_objs)
+        Py_VISIT(c.second.ptr());
+    }
+    Py_VISIT(spare_.ptr());
+    return 0;
+  }
+
+  void clear() {
+    last_ = nullptr;
+    entries_.clear();
+    spare_ = nb::object();
+    for (auto &p : params_)
+      p.default_value = nb::object();
+    normalize_grid_ = nb::object();
+  }
+
+  // The last `kernel[grid]` object, reused while nobody else holds it (saves an
+  // allocation per launch).
+  nb::object spare_;
 
 private:
   PyObject *unwrap(PyObject *v) const {
@@ -463,10 +494,14 @@ private:
 
   void run(const Entry &e, PyObject *grid, Bound &b) {
     runtime::LaunchGrid g = eval_grid(grid, b);
-    runtime::PackedParams params(e.positions.size());
-    pack_params(e.kernel->meta(), e.positions, b.infos.data(), names_, params);
+    size_t n = e.positions.size();
+    Scratch<uint64_t, 32> slots(n);
+    Scratch<void *, 32> ptrs(n);
+    for (size_t i = 0; i < n; ++i)
+      ptrs[i] = &slots[i];
+    pack_params(e.kernel->meta(), e.positions, b.infos.data(), names_, slots.data());
     runtime::CUstream stream = resolve_stream(b.options[kStreamOption], b.device);
-    launch_kernel(*e.kernel, b.device, g, stream, params);
+    launch_kernel(*e.kernel, b.device, g, stream, ptrs.data());
   }
 
   std::vector<Param> params_;
@@ -490,6 +525,8 @@ struct BoundLaunch {
 PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
   try {
     BoundLaunch *b = nb::inst_ptr<BoundLaunch>(self);
+    if (!b->dispatcher.is_valid())
+      throw nb::value_error("this launcher was cleared by the garbage collector");
     Dispatcher *d = nb::inst_ptr<Dispatcher>(b->dispatcher.ptr());
     nb::object r = d->launch(b->grid.ptr(), args, kwargs);
     if (!r.is_valid())
@@ -501,7 +538,53 @@ PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
   }
 }
 
-PyType_Slot bound_slots[] = {{Py_tp_call, reinterpret_cast<void *>(bound_call)}, {0, nullptr}};
+int bound_traverse(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self))
+    return 0;
+  BoundLaunch *b = nb::inst_ptr<BoundLaunch>(self);
+  Py_VISIT(b->dispatcher.ptr());
+  Py_VISIT(b->grid.ptr());
+  return 0;
+}
+
+int bound_clear(PyObject *self) {
+  BoundLaunch *b = nb::inst_ptr<BoundLaunch>(self);
+  b->dispatcher = nb::object();
+  b->grid = nb::object();
+  return 0;
+}
+
+int dispatcher_traverse(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self))
+    return 0;
+  return nb::inst_ptr<Dispatcher>(self)->traverse(visit, arg);
+}
+
+int dispatcher_clear(PyObject *self) {
+  nb::inst_ptr<Dispatcher>(self)->clear();
+  return 0;
+}
+
+nb::object bind_grid(nb::handle self, nb::handle grid) {
+  Dispatcher *d = nb::inst_ptr<Dispatcher>(self);
+  if (d->spare_.is_valid() && Py_REFCNT(d->spare_.ptr()) == 1) {
+    nb::inst_ptr<BoundLaunch>(d->spare_)->grid = nb::borrow(grid);
+    return d->spare_;
+  }
+  nb::object o = nb::cast(BoundLaunch{nb::borrow(self), nb::borrow(grid)});
+  d->spare_ = o;
+  return o;
+}
+
+PyType_Slot bound_slots[] = {{Py_tp_call, reinterpret_cast<void *>(bound_call)},
+                             {Py_tp_traverse, reinterpret_cast<void *>(bound_traverse)},
+                             {Py_tp_clear, reinterpret_cast<void *>(bound_clear)},
+                             {0, nullptr}};
+PyType_Slot dispatcher_slots[] = {{Py_tp_traverse, reinterpret_cast<void *>(dispatcher_traverse)},
+                                  {Py_tp_clear, reinterpret_cast<void *>(dispatcher_clear)},
+                                  {0, nullptr}};
 
 nb::object any_device_array(nb::tuple args, nb::dict kwargs) {
   auto check = [](nb::handle v) {
@@ -544,7 +627,8 @@ nb::list classify_values(nb::list values, std::vector<std::string> names) {
 void bind_gpu_dispatch(nb::module_ &m) {
   nb::class_<Dispatcher>(m, "GpuDispatcher",
                          "The C++ launch fast path of one @jit function: its GPU kernels by "
-                         "specialisation key.")
+                         "specialisation key.",
+                         nb::type_slots(dispatcher_slots))
       .def(nb::init<nb::list, std::vector<bool>, std::vector<bool>, nb::list, nb::object,
                     nb::object, nb::object>(),
            nb::arg("names"), nb::arg("constexprs"), nb::arg("specialize"), nb::arg("defaults"),
@@ -566,12 +650,8 @@ void bind_gpu_dispatch(nb::module_ &m) {
           nb::arg("args"), nb::arg("kwargs"), nb::arg("kernel"),
           "Registers `kernel` for the specialisation of these arguments; False when the fast "
           "path cannot key them (the Python path then launches every time).")
-      .def(
-          "bind",
-          [](nb::handle self, nb::handle grid) {
-            return BoundLaunch{nb::borrow(self), nb::borrow(grid)};
-          },
-          nb::arg("grid"), "kernel[grid]: a callable that launches over `grid`.")
+      .def("bind", &bind_grid, nb::arg("grid"),
+           "kernel[grid]: a callable that launches over `grid`.")
       .def_prop_ro("num_kernels", &Dispatcher::num_entries);
 
   nb::class_<BoundLaunch>(m, "GpuBoundLaunch", nb::type_slots(bound_slots));

@@ -7,6 +7,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <set>
 
 #include "Bindings.h"
@@ -270,8 +271,7 @@ std::vector<int> param_positions(const runtime::KernelMetadata &meta,
 }
 
 void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &positions,
-                 const ArgInfo *infos, const std::vector<std::string> &names,
-                 runtime::PackedParams &out) {
+                 const ArgInfo *infos, const std::vector<std::string> &names, uint64_t *slots) {
   using runtime::ParamKind;
   for (size_t i = 0; i < meta.params.size(); ++i) {
     ParamKind kind = meta.params[i].kind;
@@ -286,7 +286,7 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
         fail(a.cls == ArgClass::HostArray ? std::string("is ") + a.host_kind +
                                                  ", but the kernel runs on a GPU"
                                            : "the kernel takes a pointer (a GPU tensor)");
-      out.slots[i] = static_cast<uint64_t>(a.i);
+      slots[i] = static_cast<uint64_t>(a.i);
     } else if (runtime::param_kind_is_int(kind)) {
       if (a.cls != ArgClass::Int && a.cls != ArgClass::Bool)
         fail(std::string("the kernel takes an integer (") + runtime::param_kind_name(kind) + ")");
@@ -306,7 +306,7 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
                                                     : std::to_string(a.i)) +
                                " does not fit in " + runtime::param_kind_name(kind))
                                   .c_str());
-      out.slots[i] = runtime::pack_param(kind, a.i, 0);
+      slots[i] = runtime::pack_param(kind, a.i, 0);
     } else {
       double f = 0;
       if (a.cls == ArgClass::Float)
@@ -315,7 +315,7 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
         f = a.int_class == kU64 ? double(uint64_t(a.i)) : double(a.i);
       else
         fail(std::string("the kernel takes a float (") + runtime::param_kind_name(kind) + ")");
-      out.slots[i] = runtime::pack_param(kind, 0, f);
+      slots[i] = runtime::pack_param(kind, 0, f);
     }
   }
 }
@@ -352,9 +352,10 @@ runtime::CUstream resolve_stream(PyObject *stream, int device) {
 }
 
 void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
-                   runtime::CUstream stream, runtime::PackedParams &params) {
-  nb::gil_scoped_release release;
-  k.launch(device, grid, stream, params.ptrs.data());
+                   runtime::CUstream stream, void **params) {
+  // The GIL stays held, as torch's own launches do: releasing and retaking it costs more
+  // than cuLaunchKernel's queueing (it blocks only when the launch queue is full).
+  k.launch(device, grid, stream, params);
 }
 
 namespace {
@@ -375,9 +376,31 @@ void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, n
     device = 0;
   std::vector<int> pos = param_positions(k.meta(), names);
   runtime::PackedParams params(pos.size());
-  pack_params(k.meta(), pos, infos.data(), names, params);
+  pack_params(k.meta(), pos, infos.data(), names, params.slots.data());
   runtime::CUstream s = resolve_stream(stream.ptr(), device);
-  launch_kernel(k, device, {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)}, s, params);
+  launch_kernel(k, device, {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)}, s,
+                params.ptrs.data());
+}
+
+// Host seconds for `count` back-to-back launches from C++ (the floor under the Python
+// launch path; benchmarks/gpu_launch_breakdown.py).
+double launch_loop(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid,
+                   const std::vector<std::string> &names, const nb::list &values, int device,
+                   int count) {
+  size_t n = nb::len(values);
+  std::vector<ArgInfo> infos(n);
+  for (size_t i = 0; i < n; ++i)
+    classify(values[i].ptr(), names[i].c_str(), infos[i]);
+  std::vector<int> pos = param_positions(k.meta(), names);
+  runtime::PackedParams params(pos.size());
+  pack_params(k.meta(), pos, infos.data(), names, params.slots.data());
+  runtime::CUstream s = resolve_stream(nullptr, device);
+  runtime::LaunchGrid g{std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)};
+  nb::gil_scoped_release release;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < count; ++i)
+    k.launch(device, g, s, params.ptrs.data());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 } // namespace
@@ -402,6 +425,8 @@ void bind_gpu_kernel(nb::module_ &m) {
              return std::make_pair(ok, err);
            }, nb::arg("key"), nb::arg("cache_dir") = "",
            "Stores the kernel in the disk cache under `key`; (ok, error).")
+      .def("_launch_loop", &launch_loop, nb::arg("grid"), nb::arg("names"), nb::arg("values"),
+           nb::arg("device"), nb::arg("count"))
       .def_static("load_cached",
                   [](const std::string &key, const std::string &dir)
                       -> std::shared_ptr<GpuKernel> {
@@ -412,7 +437,7 @@ void bind_gpu_kernel(nb::module_ &m) {
                   },
                   nb::arg("key"), nb::arg("cache_dir") = "",
                   "The kernel cached under `key`, or None.")
-      .def("launch", &launch_named, nb::arg("grid"), nb::arg("stream"), nb::arg("names"),
+      .def("launch", &launch_named, nb::arg("grid"), nb::arg("stream").none(), nb::arg("names"),
            nb::arg("values"), nb::arg("device") = -1,
            "Launches over `grid` (3 ints): `values` are the @jit parameters called `names`; "
            "the .params take theirs by name. stream None: torch's current stream (or the "

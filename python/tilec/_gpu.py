@@ -125,7 +125,6 @@ def _dispatcher(jitfn):
                              [p.specialize for p in params],
                              [(p.has_default, p.default) for p in params], weakref.ref(jitfn),
                              core.constexpr, normalize_grid)
-        jitfn._gpu_kernels = {}
         jitfn._gpu_dispatch = d  # from now on kernel[grid] goes to the fast path first
     return d
 
@@ -206,7 +205,7 @@ def run(jitfn, grid, warmup, args, kwargs):
     kw = dict(kwargs)
     stream = kw.pop("stream", None) if "stream" not in jitfn._index else None
     options = jitfn._options(kw)
-    values = jitfn._bind(args, kw)
+    values = list(jitfn._bind(args, kw))
     ok, why = _C.gpu_driver_available()
     if not ok:
         name = next((n for n, v in zip(jitfn.arg_names, values) if wants_gpu((v,), {})), "?")
@@ -216,10 +215,11 @@ def run(jitfn, grid, warmup, args, kwargs):
     specs, keys, device = _specialize(jitfn, values, info)
     arch = _C.gpu_device_arch(device)
     ck = (tuple(keys), options, arch)
-    kernel = jitfn._gpu_kernels.get(ck)
+    kernels = jitfn.__dict__.setdefault("_gpu_kernels", {})  # in-memory, by specialisation
+    kernel = kernels.get(ck)
     if kernel is None:
         kernel = _compile(jitfn, specs, keys, options, arch, device)
-        jitfn._gpu_kernels[ck] = kernel
+        kernels[ck] = kernel
     _dispatcher(jitfn).add(args, kwargs, kernel)
     if warmup:
         return kernel

@@ -6,10 +6,12 @@ dispatcher's fallback to the CPU path. Tests marked `gpu` launch hand-written PT
 generator is tested elsewhere) through the same path @jit kernels take: the fast path,
 streams, CUDA graphs, argument kinds, errors and faults. scripts/gpu_check.sh runs them."""
 
+import gc
 import os
 import subprocess
 import sys
 import textwrap
+import weakref
 
 import numpy as np
 import pytest
@@ -255,6 +257,14 @@ def test_dispatcher_falls_back_to_the_cpu_path():
     assert not d.add((x, 40), {"B": 16}, r)  # host arrays cannot key a GPU kernel
     with pytest.raises(TypeError, match="missing argument 'n'"):  # errors come from Python
         k[(1,)](x, B=16)
+    b1, b2 = k[(1,)], k[(2,)]
+    assert b1 is not b2  # a held launcher is never reused for another grid
+    del b1, b2, r
+    # the dispatcher, its launchers and the function form cycles the GC collects
+    ref = weakref.ref(k)
+    del k, d
+    gc.collect()
+    assert ref() is None
 
 
 def test_ptxas_compiles_and_reports_errors():
@@ -285,6 +295,12 @@ def test_kernel_objects_round_trip_through_the_disk_cache(tmp_path):
     assert back.metadata == k.metadata
     assert sorted(os.listdir(tmp_path / "ab" / key)) == ["kernel.cubin", "kernel.json",
                                                          "kernel.ptx"]
+    # launching needs a device: without a driver, a clear error (after argument conversion)
+    if not _C.gpu_driver_available()[0]:
+        for stream in (None, 0):
+            with pytest.raises(tilec.CudaError, match="CUDA driver not found"):
+                back.launch((1, 1, 1), stream, ["x_ptr", "n_elements"],
+                            [FakeCudaArray(ptr=0), 3])
     with pytest.raises(ValueError, match="unknown param kind 'f32'"):
         _C.GpuKernel("", b"", {"name": "k", "params": [("a", "f32")]})
 

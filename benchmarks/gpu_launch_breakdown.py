@@ -1,0 +1,154 @@
+"""Where the host time of a tilec launch goes (the seed add kernel, hand-written PTX when
+tilec's code generator is not built), each part measured alone over back-to-back calls:
+
+    python benchmarks/gpu_launch_breakdown.py [--json PATH] [--count N]
+
+  C++ loop, empty kernel   cuLaunchKernel through GpuKernel::launch, no Python at all
+  C++ loop, add kernel     the same with the add kernel's four parameters
+  torch current stream     torch._C._cuda_getCurrentRawStream(device)
+  kernel[grid]             the bound-launch object alone (no launch)
+  dispatcher.launch        the C++ fast path without JITFunction.__getitem__
+  kernel[grid](...)        the whole launch, tuple grid / the seed's lambda grid
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import gpu_copy  # noqa: E402  (hand-written add PTX, seed loading)
+
+EMPTY_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry empty_kernel()
+{
+    ret;
+}
+"""
+
+
+def per_call(torch, fn, count, rounds=7):
+    fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(count):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        out.append((t1 - t0) / count)
+    return statistics.median(out)
+
+
+def behind_sleep(torch, fn, count):
+    """Host seconds per call with the GPU busy (a sleeping kernel first): launches only queue
+    up, so this is the host's own cost, not the GPU's launch throughput."""
+    fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(5):
+        torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time
+        t0 = time.perf_counter()
+        for _ in range(count):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        out.append((t1 - t0) / count)
+    return statistics.median(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", default=os.path.join(HERE, "results", "gpu_launch_breakdown.json"))
+    ap.add_argument("--count", type=int, default=1000)
+    args = ap.parse_args()
+    import torch
+
+    if not torch.cuda.is_available():
+        print("gpu_launch_breakdown.py: no CUDA device")
+        return
+    import tilec
+    from tilec import _C, _gpu
+
+    count = args.count
+    dev = torch.cuda.current_device()
+    arch = _C.gpu_device_arch(dev)
+    n = 1 << 12
+    x = torch.rand(n, device="cuda")
+    y = torch.rand(n, device="cuda")
+    out = torch.empty_like(x)
+    rows = []
+
+    def loop_time(k, names, values):
+        k._launch_loop((1, 1, 1), names, values, dev, 10)
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(7):
+            ts.append(k._launch_loop((4, 1, 1), names, values, dev, count) / count)
+            torch.cuda.synchronize()
+        return statistics.median(ts)
+
+    empty = _C.gpu_build(EMPTY_PTX, {"name": "empty_kernel", "params": []}, arch, dev)
+    rows.append(("C++ loop, empty kernel", loop_time(empty, [], [])))
+    ptx = gpu_copy.ADD_PTX.replace("BLOCK", "1024")
+    meta = {"name": "add_kernel", "params": [("x_ptr", "ptr"), ("y_ptr", "ptr"),
+                                             ("output_ptr", "ptr"), ("n_elements", "i32")]}
+    add = _C.gpu_build(ptx, meta, arch, dev)
+    names = ["x_ptr", "y_ptr", "output_ptr", "n_elements"]
+    rows.append(("C++ loop, add kernel", loop_time(add, names, [x, y, out, n])))
+    rows.append(("C++ loop, add, GPU busy", behind_sleep(
+        torch, lambda: add._launch_loop((4, 1, 1), names, [x, y, out, n], dev, 100), 1) / 100))
+    raw = torch._C._cuda_getCurrentRawStream
+    rows.append(("torch current stream", per_call(torch, lambda: raw(dev), count)))
+
+    sk = gpu_copy.load_seeds("tilec")
+    if not hasattr(_C, "compile_ptx"):
+        _gpu.set_ptx_generator(gpu_copy.hand_written_add)
+    grid = (tilec.cdiv(n, 1024),)
+    sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)
+    torch.cuda.synchronize()
+    d = sk.add_kernel._gpu_dispatch
+    rows.append(("kernel[grid] (no launch)", per_call(torch, lambda: sk.add_kernel[grid], count)))
+    a, kw = (x, y, out, n), {"BLOCK_SIZE": 1024}
+    rows.append(("dispatcher.launch", per_call(torch, lambda: d.launch(grid, a, kw), count)))
+    rows.append(("dispatcher.launch, empty grid",
+                 per_call(torch, lambda: d.launch((0,), a, kw), count)))
+    vals = [x, y, out, n]
+    rows.append(("classify 4 arguments", per_call(torch, lambda: _C.gpu_classify(vals, names),
+                                                  count)))
+    rows.append(("kernel[grid](...), tuple grid",
+                 per_call(torch, lambda: sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024),
+                          count)))
+    lam = lambda meta: (tilec.cdiv(n, meta["BLOCK_SIZE"]),)
+    rows.append(("kernel[grid](...), lambda grid",
+                 per_call(torch, lambda: sk.add_kernel[lam](x, y, out, n, BLOCK_SIZE=1024),
+                          count)))
+    rows.append(("torch.add(out=)", per_call(torch, lambda: torch.add(x, y, out=out), count)))
+    rows.append(("kernel[grid](...), tuple, GPU busy",
+                 behind_sleep(torch, lambda: sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024),
+                              200)))
+    rows.append(("kernel[grid](...), lambda, GPU busy",
+                 behind_sleep(torch, lambda: sk.add_kernel[lam](x, y, out, n, BLOCK_SIZE=1024),
+                              200)))
+    rows.append(("torch.add(out=), GPU busy",
+                 behind_sleep(torch, lambda: torch.add(x, y, out=out), 200)))
+
+    print(f"host time per call ({count} back-to-back calls, median of 7 rounds):")
+    for name, t in rows:
+        print(f"  {name:34} {t * 1e6:7.2f} us")
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump({"count": count, "us": {k: v * 1e6 for k, v in rows},
+                   "table": [(k, f"{v * 1e6:.2f} us") for k, v in rows]}, f, indent=2)
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
