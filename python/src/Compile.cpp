@@ -82,6 +82,17 @@ std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
     try {
       kernel->compiled = pipeline::compile_to_tile_ir(fs, args, opts, sources);
     } catch (const CompileError &e) {
+      // static_print's output before the error still reaches the user, as in Triton.
+      std::string printed = sema::static_output_of(e);
+      if (!printed.empty()) {
+        nb::gil_scoped_acquire gil;
+        try {
+          nb::object out = nb::module_::import_("sys").attr("stdout");
+          out.attr("write")(printed);
+          out.attr("flush")();
+        } catch (const nb::python_error &) { // no usable sys.stdout: the error matters more
+        }
+      }
       throw compile_error(*sources, e.loc(), e.message());
     }
   }

@@ -157,6 +157,7 @@ int run_ir(const std::vector<std::string> &args) {
     std::fputs(ir::print(*k.module, po).c_str(), stdout);
     return 0;
   } catch (const CompileError &e) {
+    std::fputs(sema::static_output_of(e).c_str(), stderr); // printed before the error
     std::fputs(render_diagnostic(*sm, e.loc(), "error", e.message()).c_str(), stderr);
     return 1;
   }

@@ -313,7 +313,13 @@ SemaResult lower_kernel(const std::shared_ptr<const FunctionSource> &kernel,
                         SourceManager &sm) {
   TILEC_ASSERT(kernel, "lower_kernel without a kernel");
   detail::Lowerer l(opts, sm);
-  return l.run(kernel, args);
+  try {
+    return l.run(kernel, args);
+  } catch (const CompileError &e) {
+    if (l.static_out_.empty())
+      throw;
+    throw CompileErrorWithOutput(e, std::move(l.static_out_));
+  }
 }
 
 } // namespace tilec::sema

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frontend/sema/Value.h"
@@ -64,8 +65,28 @@ struct SemaResult {
   std::string static_output; // what static_print wrote, in order (Triton prints to stdout)
 };
 
+// A CompileError raised after static_print had written something. Triton prints as it
+// compiles, so callers show static_output() before the error (the pipeline also attaches
+// Sema's output to errors of later stages).
+class CompileErrorWithOutput : public CompileError {
+public:
+  CompileErrorWithOutput(const CompileError &e, std::string static_output)
+      : CompileError(e), static_output_(std::move(static_output)) {}
+  const std::string &static_output() const { return static_output_; }
+
+private:
+  std::string static_output_;
+};
+
+// The static_print output `e` carries ("" when none).
+inline std::string static_output_of(const CompileError &e) {
+  auto *w = dynamic_cast<const CompileErrorWithOutput *>(&e);
+  return w ? w->static_output() : std::string();
+}
+
 // Lowers `kernel` specialised by `args` (one per parameter, in order) to Tile IR.
-// Sources are registered in `sm`. User errors throw CompileError.
+// Sources are registered in `sm`. User errors throw CompileError (a
+// CompileErrorWithOutput when static_print wrote something before the error).
 SemaResult lower_kernel(const std::shared_ptr<const FunctionSource> &kernel,
                         const std::vector<ArgSpec> &args, const CompileOptions &opts,
                         SourceManager &sm);

@@ -161,5 +161,33 @@ TEST(SemaErrorSpec, PathologicalSizeFailsInsteadOfHanging) {
   EXPECT_EQ(d.message.rfind("kernel too large", 0), 0u) << d.message;
 }
 
+// Triton prints static_print output as it compiles: it must not be lost to a later error.
+TEST(SemaErrorSpec, StaticPrintOutputComesWithTheError) {
+  auto k = make_fn("k", R"(def k(X, B: tl.constexpr):
+    tl.static_print("B is", B)
+    for i in tl.static_range(2):
+        tl.static_print(f"i={i}")
+    tl.static_assert(B < 8, "too big")
+)");
+  SourceManager sm;
+  try {
+    lower_kernel(k, {ptr(), cint(16)}, {}, sm);
+    ADD_FAILURE() << "no error";
+  } catch (const CompileError &e) {
+    EXPECT_EQ(e.message(), "static_assert failed: too big");
+    EXPECT_EQ(e.loc().line, 5);
+    EXPECT_EQ(static_output_of(e), "B is 16\ni=0\ni=1\n");
+    EXPECT_NE(dynamic_cast<const CompileErrorWithOutput *>(&e), nullptr);
+  }
+  // Nothing printed: a plain CompileError.
+  try {
+    lower_kernel(make_fn("k", "def k(X):\n    x = nope\n"), {ptr()}, {}, sm);
+    ADD_FAILURE() << "no error";
+  } catch (const CompileError &e) {
+    EXPECT_EQ(static_output_of(e), "");
+    EXPECT_EQ(dynamic_cast<const CompileErrorWithOutput *>(&e), nullptr);
+  }
+}
+
 } // namespace
 } // namespace tilec::sema::test
