@@ -17,6 +17,7 @@ last kernel tilec launched on the device; later launches raise it too.
 
 from __future__ import annotations
 
+import os
 import types
 import weakref
 
@@ -195,10 +196,17 @@ def _compile(jitfn, specs, keys, options, arch, device):
     return GpuCompiledKernel(native, jitfn, options, arch)
 
 
+def _always_compile() -> bool:
+    v = os.environ.get("TILEC_ALWAYS_COMPILE", "0").strip().lower()
+    return v not in ("", "0", "false", "off", "no")
+
+
 def run(jitfn, grid, warmup, args, kwargs):
-    """JITFunction.run for launches with GPU arguments."""
+    """JITFunction.run for launches with GPU arguments. With TILEC_ALWAYS_COMPILE=1 (read
+    when the launch gets here) the in-memory caches and the fast path are bypassed too."""
+    always = _always_compile()
     d = jitfn.__dict__.get("_gpu_dispatch")
-    if d is not None and not warmup:
+    if d is not None and not warmup and not always:
         r = d.launch(grid, args, kwargs)
         if r is not None:
             return r
@@ -216,11 +224,12 @@ def run(jitfn, grid, warmup, args, kwargs):
     arch = _C.gpu_device_arch(device)
     ck = (tuple(keys), options, arch)
     kernels = jitfn.__dict__.setdefault("_gpu_kernels", {})  # in-memory, by specialisation
-    kernel = kernels.get(ck)
+    kernel = None if always else kernels.get(ck)
     if kernel is None:
         kernel = _compile(jitfn, specs, keys, options, arch, device)
         kernels[ck] = kernel
-    _dispatcher(jitfn).add(args, kwargs, kernel)
+    if not always:
+        _dispatcher(jitfn).add(args, kwargs, kernel)
     if warmup:
         return kernel
     from .jit import normalize_grid

@@ -516,3 +516,35 @@ def test_a_faulting_kernel_is_named_and_does_not_hang(tmp_path):
                        timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "CUDA_ERROR_ILLEGAL_ADDRESS" in r.stdout
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
+def test_always_compile_bypasses_every_cache(tmp_path, monkeypatch):
+    calls = []
+
+    def counting_ptx(*args):
+        calls.append(1)
+        return hand_ptx(*args)
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+        o = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        tl.store(output_ptr + o, tl.load(x_ptr + o) + tl.load(y_ptr + o))
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    prev = _gpu.set_ptx_generator(counting_ptx)
+    try:
+        x, y, out = cuda_inputs(2048)
+        monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+        for _ in range(2):
+            add_kernel[(2,)](x, y, out, 2048, BLOCK_SIZE=1024)
+        assert len(calls) == 2 and add_kernel._gpu_dispatch is None
+        monkeypatch.delenv("TILEC_ALWAYS_COMPILE")
+        for _ in range(2):  # the disk cache has it now; then the fast path serves
+            add_kernel[(2,)](x, y, out, 2048, BLOCK_SIZE=1024)
+        assert len(calls) == 2 and add_kernel._gpu_dispatch.num_kernels == 1
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+    finally:
+        _gpu.set_ptx_generator(prev)
