@@ -3,8 +3,8 @@
 // (tl.sqrt_rn: sqrt.rn), rsqrt.approx.ftz. sin/cos reduce by pi/2 in three parts and
 // evaluate minimax polynomials (about 1 ulp for |x| < 1e5), erf uses two fitted pieces
 // (|x| < 1: x * P(x^2); above: 1 - exp(Q(|x|) - x^2)), about 2 ulp. fp64 has the exact
-// instructions PTX offers (sqrt.rn, floor, ceil); its transcendental functions are not
-// lowered yet (CompileError).
+// instructions PTX offers (sqrt.rn, floor, ceil); its transcendental functions are
+// polynomials and series (LowerMath64.cpp).
 #include "lower/LowerMath.h"
 
 #include <cmath>
@@ -110,8 +110,7 @@ Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x) {
       return b.unary(Op::Sqrt, t, x, rn);
     if (k == K::Rsqrt)
       return b.div(t, Operand::f64(1.0), b.unary(Op::Sqrt, t, x, rn));
-    throw CompileError(op.loc(), "tl." + std::string(op.name()) +
-                                     " on float64 is not supported on the GPU yet");
+    return emit_math_f64(c, op, x);
   }
   switch (k) {
   case K::Exp: return b.approx(Op::Ex2, t, b.mul(t, x, Operand::f32(kLog2e)));

@@ -8,6 +8,8 @@ namespace tilec::lower {
 
 // `op` is the math op (its kind and attributes pick the instruction); t is F32 or F64.
 Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x);
+// exp, exp2, log, log2, sin, cos, erf on fp64 (LowerMath64.cpp).
+Reg emit_math_f64(LoweringContext &c, const ir::Op &op, Reg x);
 // C fmod (the sign of the dividend), exact while |a / b| < 2^mantissa.
 Reg emit_fmod(LoweringContext &c, Ty t, Reg a, Reg b);
 

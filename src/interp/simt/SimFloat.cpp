@@ -67,10 +67,17 @@ Exact exact_sqrt(double a) {
 Exact exact_fma(double a, double b, double c) {
   // a*b is exact in double for f32 operands; the sum then has an exact remainder.
   double p = a * b;
-  Exact x = exact_add(p, c);
-  if (x.e == 0 && std::isfinite(p))
-    x.e = sign_of(std::fma(a, b, -p)); // f64 operands: at least the product's side
-  return x;
+  double pe = std::isfinite(p) ? std::fma(a, b, -p) : 0; // a*b = p + pe exactly
+  if (pe == 0)
+    return exact_add(p, c);
+  // f64 operands: std::fma rounds a*b + c once. The remainder a*b + c - s is
+  // (s1 - s) + e1 + pe with p + c = s1 + e1 exactly (two-sum); s1 - s is exact.
+  double s = std::fma(a, b, c);
+  if (!std::isfinite(s))
+    return {s, 0};
+  double s1 = p + c, bb = s1 - p;
+  double e1 = (p - (s1 - bb)) + (c - bb);
+  return {s, sign_of((s1 - s) + (e1 + pe))};
 }
 
 uint32_t round_f32(Exact x, Rnd r, bool ftz) {

@@ -228,12 +228,19 @@ TEST(LowerArith, MathFp32) {
     run_unary(e, f32, f32, c, /*positive=*/true);
 }
 
-TEST(LowerArith, MathFp64Exact) {
+TEST(LowerArith, MathFp64) {
   const DT f64 = kDtypes[11];
   for (const char *e : {"tl.floor(x)", "tl.ceil(x)", "tl.fma(x, x, x)"})
     run_unary(e, f64, f64, Compare::f64());
   for (const char *e : {"tl.sqrt(x)", "tl.rsqrt(x)"})
     run_unary(e, f64, f64, Compare::f64(1e-15, 1e-15), /*positive=*/true);
+  Compare c = Compare::f64(4e-15, 1e-15);
+  for (const char *e : {"tl.exp(x)", "tl.exp2(x)", "tl.sin(x)", "tl.cos(x)", "tl.erf(x)",
+                        "tl.exp(x * 150.0)", "tl.exp2(x * 250.0)", "tl.sin(x * 1000.0)",
+                        "tl.cos(x * 33.0)", "tl.erf(x * 0.4)", "tl.erf(x * 2.0)"})
+    run_unary(e, f64, f64, c);
+  for (const char *e : {"tl.log(x)", "tl.log2(x)", "tl.log(x * 1e-310)", "tl.log2(x * 1e300)"})
+    run_unary(e, f64, f64, c, /*positive=*/true);
 }
 
 TEST(LowerArith, Umulhi) {
