@@ -46,8 +46,8 @@ std::string AxisInfo::str() const {
       s += (i ? "," : "") + std::to_string(v[i]);
     return s + "]";
   };
-  std::string s = "div=" + list(divisibility) + ", contig=" + list(contiguity) +
-                  ", const=" + list(constancy);
+  std::string s =
+      "div=" + list(divisibility) + ", contig=" + list(contiguity) + ", const=" + list(constancy);
   if (constant)
     s += ", value=" + std::to_string(*constant);
   return s;
@@ -133,8 +133,8 @@ void AxisInfoAnalysis::run_op(const ir::Op &op) {
     std::vector<AxisInfo> a = infos(terminator_operands(*op.region(0)->block()));
     std::vector<AxisInfo> b = infos(terminator_operands(*op.region(1)->block()));
     for (size_t i = 0; i < op.num_results(); ++i)
-      set(op.result(i), i < a.size() && i < b.size() ? AxisInfo::meet(a[i], b[i])
-                                                     : AxisInfo::unknown(1));
+      set(op.result(i),
+          i < a.size() && i < b.size() ? AxisInfo::meet(a[i], b[i]) : AxisInfo::unknown(1));
     return;
   }
   case OpKind::Reduce:
@@ -163,8 +163,8 @@ void AxisInfoAnalysis::run_for(const ir::Op &op) {
   if (step.constant == 0) // a zero step never advances
     iv = lb;
   set(body->arg(0), iv);
-  std::vector<AxisInfo> cur = infos(std::vector<ir::Value *>(op.operands().begin() + 3,
-                                                             op.operands().end()));
+  std::vector<AxisInfo> cur =
+      infos(std::vector<ir::Value *>(op.operands().begin() + 3, op.operands().end()));
   for (int it = 0;; ++it) {
     for (size_t i = 0; i < cur.size(); ++i)
       set(body->arg(i + 1), cur[i]);

@@ -31,7 +31,9 @@ int64_t element_divisibility(const AxisInfo &a) {
 
 namespace {
 
-AxisInfo unknown_like(const ir::Type &t) { return AxisInfo::unknown(static_cast<int>(dims_of(t).size())); }
+AxisInfo unknown_like(const ir::Type &t) {
+  return AxisInfo::unknown(static_cast<int>(dims_of(t).size()));
+}
 
 std::optional<int64_t> wrap(const ir::Type &t, __int128 v) {
   // constants follow the dtype's wrapping; give up outside int64
@@ -50,15 +52,24 @@ std::optional<int64_t> wrap(const ir::Type &t, __int128 v) {
 std::optional<int64_t> fold(OpKind k, const ir::Type &t, int64_t a, int64_t b) {
   __int128 x = a, y = b;
   switch (k) {
-  case OpKind::Add: return wrap(t, x + y);
-  case OpKind::Sub: return wrap(t, x - y);
-  case OpKind::Mul: return wrap(t, x * y);
-  case OpKind::Div: return b == 0 ? std::nullopt : wrap(t, x / y);
-  case OpKind::Rem: return b == 0 ? std::nullopt : wrap(t, x % y);
-  case OpKind::And: return a & b;
-  case OpKind::Or: return a | b;
-  case OpKind::Xor: return a ^ b;
-  default: return std::nullopt;
+  case OpKind::Add:
+    return wrap(t, x + y);
+  case OpKind::Sub:
+    return wrap(t, x - y);
+  case OpKind::Mul:
+    return wrap(t, x * y);
+  case OpKind::Div:
+    return b == 0 ? std::nullopt : wrap(t, x / y);
+  case OpKind::Rem:
+    return b == 0 ? std::nullopt : wrap(t, x % y);
+  case OpKind::And:
+    return a & b;
+  case OpKind::Or:
+    return a | b;
+  case OpKind::Xor:
+    return a ^ b;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -74,11 +85,11 @@ AxisInfo binary(const ir::Op &op, const AxisInfo &l, const AxisInfo &r) {
     switch (op.kind()) {
     case OpKind::Add:
     case OpKind::AddPtr: {
-      o.contiguity[d] = std::max(gcd(l.contiguity[d], r.constancy[d]),
-                                 gcd(l.constancy[d], r.contiguity[d]));
+      o.contiguity[d] =
+          std::max(gcd(l.contiguity[d], r.constancy[d]), gcd(l.constancy[d], r.contiguity[d]));
       int64_t scale = op.kind() == OpKind::AddPtr ? ir::byte_size(t.elem) : 1;
-      o.divisibility[d] = std::min(gcd(l.divisibility[d], r.divisibility[d] * scale),
-                                   kMaxDivisibility);
+      o.divisibility[d] =
+          std::min(gcd(l.divisibility[d], r.divisibility[d] * scale), kMaxDivisibility);
       break;
     }
     case OpKind::Sub:
@@ -194,8 +205,8 @@ AxisInfo select(const AxisInfo &c, const AxisInfo &a, const AxisInfo &b) {
   AxisInfo o = AxisInfo::unknown(n);
   for (int d = 0; d < n; ++d) {
     o.constancy[d] = gcd(c.constancy[d], gcd(a.constancy[d], b.constancy[d]));
-    o.contiguity[d] = std::min(gcd(a.contiguity[d], c.constancy[d]),
-                               gcd(b.contiguity[d], c.constancy[d]));
+    o.contiguity[d] =
+        std::min(gcd(a.contiguity[d], c.constancy[d]), gcd(b.contiguity[d], c.constancy[d]));
     o.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
   }
   if (a.constant && b.constant && *a.constant == *b.constant)

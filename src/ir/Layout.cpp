@@ -123,8 +123,7 @@ bool Layout::operator==(const Layout &o) const {
   case LayoutKind::Slice:
     return dim == o.dim && same_layout(parent, o.parent);
   case LayoutKind::Shared:
-    return vec == o.vec && per_phase == o.per_phase && max_phase == o.max_phase &&
-           order == o.order;
+    return vec == o.vec && per_phase == o.per_phase && max_phase == o.max_phase && order == o.order;
   case LayoutKind::Linear:
     return linear_rank == o.linear_rank && bases == o.bases;
   }
@@ -191,9 +190,7 @@ public:
     } while (accept(','));
     return expect(']');
   }
-  bool key(const char *k) {
-    return word() == k && expect('=');
-  }
+  bool key(const char *k) { return word() == k && expect('='); }
   bool key_int(const char *k, int32_t &out) { return key(k) && integer(out); }
   bool key_list(const char *k, std::vector<int32_t> &out) { return key(k) && int_list(out); }
 

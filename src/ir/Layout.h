@@ -65,11 +65,11 @@ struct Layout {
   static LayoutRef linear(int32_t rank,
                           std::vector<std::pair<std::string, std::vector<std::vector<int32_t>>>> b);
 
-  int rank() const;         // tile rank the layout applies to
+  int rank() const; // tile rank the layout applies to
   bool is_distributed() const { return kind != LayoutKind::Shared; }
   // Product of warps_per_cta for blocked (through slices); 0 if not known from the encoding.
   int num_warps() const;
-  std::string str() const;  // the syntax above
+  std::string str() const; // the syntax above
   bool operator==(const Layout &o) const;
   bool operator!=(const Layout &o) const { return !(*this == o); }
 };

@@ -116,8 +116,9 @@ int64_t scratch_bytes(const ir::Op &op) {
   case OpKind::ExpandDims:
   case OpKind::Permute:
   case OpKind::Reshape:
-    return view_needs_smem(op) ? align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type))
-                               : 0;
+    return view_needs_smem(op)
+               ? align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type))
+               : 0;
   case OpKind::Join:
   case OpKind::Cat:
     return align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type));
@@ -132,8 +133,8 @@ int64_t scratch_bytes(const ir::Op &op) {
     int w = warps_along(to_linear(x), axis);
     if (w == 0)
       return 0;
-    int64_t per = op.kind() == OpKind::Reduce ? x.numel() / x.shape[axis] * (int64_t{1} << w)
-                                              : x.numel();
+    int64_t per =
+        op.kind() == OpKind::Reduce ? x.numel() / x.shape[axis] * (int64_t{1} << w) : x.numel();
     int64_t bytes = 0;
     for (size_t i = 0; i < op.num_operands(); ++i)
       bytes += align16(per * elem_bytes(op.operand(i)->type));

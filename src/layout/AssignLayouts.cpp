@@ -24,8 +24,8 @@ LayoutRef coalesced_layout(const ir::Value *ptr, const analysis::AxisInfoAnalysi
   const ir::Shape &shape = ptr->type.shape;
   std::vector<int32_t> order = ax.order_by_contiguity(ptr);
   int64_t elem_bytes = ir::byte_size(ptr->type.elem);
-  int64_t per = std::min<int64_t>(ax.ptr_vector_elems(ptr, order[0]),
-                                  std::max<int64_t>(1, 16 / elem_bytes));
+  int64_t per =
+      std::min<int64_t>(ax.ptr_vector_elems(ptr, order[0]), std::max<int64_t>(1, 16 / elem_bytes));
   int64_t threads = int64_t{kWarpSize} * num_warps;
   per = std::min(per, std::max<int64_t>(1, ptr->type.numel() / threads));
   per = std::min(per, shape[order[0]]);
@@ -40,12 +40,13 @@ void set_layout(ir::Value *v, LayoutRef l) { v->type = v->type.with_layout(std::
 bool unset(const ir::Value *v) { return v->type.is_tile() && !v->type.layout; }
 LayoutRef layout_of(const ir::Value *v) { return v->type.is_tile() ? v->type.layout : nullptr; }
 
-ir::Op *terminator(const ir::Op &op, size_t region) { return op.region(region)->block()->terminator(); }
+ir::Op *terminator(const ir::Op &op, size_t region) {
+  return op.region(region)->block()->terminator();
+}
 
 class Assigner {
 public:
-  Assigner(ir::Module &m, ir::Function &f)
-      : f_(f), nw_(module_num_warps(m)), ax_(f, &m) {}
+  Assigner(ir::Module &m, ir::Function &f) : f_(f), nw_(module_num_warps(m)), ax_(f, &m) {}
 
   void run() {
     ir::walk(f_.entry(), [&](ir::Op *op) {
@@ -102,8 +103,8 @@ private:
         changed |= fill_carried(op.result(i), body->arg(i + 1), layout_of(op.operand(i + 3)));
       changed |= forward_block(*body);
       for (size_t i = 0; i < op.num_results(); ++i)
-        changed |= fill_carried(op.result(i), body->arg(i + 1),
-                                layout_of(terminator(op, 0)->operand(i)));
+        changed |=
+            fill_carried(op.result(i), body->arg(i + 1), layout_of(terminator(op, 0)->operand(i)));
       return changed;
     }
     case OpKind::If: {
@@ -206,9 +207,9 @@ private:
     case OpKind::If:
       for (size_t i = 0; i < op.num_results(); ++i)
         if (unset(op.result(i)))
-          fill(op.result(i), first_of(wanted(op.result(i)), layout_of(terminator(op, 0)->operand(i)),
-                                      layout_of(terminator(op, 1)->operand(i)),
-                                      fallback(op.result(i))));
+          fill(op.result(i),
+               first_of(wanted(op.result(i)), layout_of(terminator(op, 0)->operand(i)),
+                        layout_of(terminator(op, 1)->operand(i)), fallback(op.result(i))));
       backward_block(*op.region(1)->block());
       backward_block(*op.region(0)->block());
       return;
@@ -222,9 +223,9 @@ private:
                                layout_of(cond->operand(i + 1)), fallback(op.result(i))));
       for (size_t i = 0; i < before->num_args(); ++i)
         if (unset(before->arg(i)))
-          fill(before->arg(i), first_of(wanted(before->arg(i)), layout_of(op.operand(i)),
-                                        layout_of(terminator(op, 1)->operand(i)),
-                                        fallback(before->arg(i))));
+          fill(before->arg(i),
+               first_of(wanted(before->arg(i)), layout_of(op.operand(i)),
+                        layout_of(terminator(op, 1)->operand(i)), fallback(before->arg(i))));
       backward_block(*after);
       backward_block(*before);
       return;
@@ -250,8 +251,8 @@ private:
     }
     for (size_t i = 0; i < op.num_results(); ++i)
       if (unset(op.result(i)))
-        fill(op.result(i), first_of(wanted(op.result(i)), rules::forward(op, i, nw_),
-                                    fallback(op.result(i))));
+        fill(op.result(i),
+             first_of(wanted(op.result(i)), rules::forward(op, i, nw_), fallback(op.result(i))));
   }
 
   // ---- fix-up: convert operands whose layout is not what their user needs --------------

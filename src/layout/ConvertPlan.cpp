@@ -79,10 +79,14 @@ bool reachable(const LinearLayout &src, const LinearLayout &dst,
 
 const char *conversion_kind_name(ConversionKind k) {
   switch (k) {
-  case ConversionKind::None: return "none";
-  case ConversionKind::Registers: return "registers";
-  case ConversionKind::Shuffle: return "shuffle";
-  case ConversionKind::SharedMemory: return "shared_memory";
+  case ConversionKind::None:
+    return "none";
+  case ConversionKind::Registers:
+    return "registers";
+  case ConversionKind::Shuffle:
+    return "shuffle";
+  case ConversionKind::SharedMemory:
+    return "shared_memory";
   }
   return "?";
 }

@@ -65,8 +65,8 @@ LinearLayout fit_to_shape(const LinearLayout &cta, const ir::Shape &shape,
   for (int32_t d : order) {
     int32_t have = l.out_dim_size(dim_name(d));
     if (have < shape[d])
-      l = l * LinearLayout::identity_1d(static_cast<int32_t>(shape[d] / have), kRegister,
-                                        dim_name(d));
+      l = l *
+          LinearLayout::identity_1d(static_cast<int32_t>(shape[d] / have), kRegister, dim_name(d));
   }
   return l;
 }

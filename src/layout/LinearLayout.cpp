@@ -11,8 +11,8 @@ std::string dim_name(int d) { return "dim" + std::to_string(d); }
 namespace {
 
 int log2_exact(int64_t v) {
-  TILEC_ASSERT(v > 0 && (v & (v - 1)) == 0, "linear layout sizes must be powers of two, got " +
-                                                 std::to_string(v));
+  TILEC_ASSERT(v > 0 && (v & (v - 1)) == 0,
+               "linear layout sizes must be powers of two, got " + std::to_string(v));
   int k = 0;
   while ((int64_t{1} << k) < v)
     ++k;
@@ -93,7 +93,8 @@ LinearLayout LinearLayout::from_bases(std::vector<InDim> ins, std::vector<std::s
   return LinearLayout(std::move(ins), std::move(outs));
 }
 
-LinearLayout LinearLayout::identity_1d(int32_t size, const std::string &in, const std::string &out) {
+LinearLayout LinearLayout::identity_1d(int32_t size, const std::string &in,
+                                       const std::string &out) {
   return strided_1d(size, 1, in, out);
 }
 
@@ -160,7 +161,9 @@ int32_t LinearLayout::out_dim_size(const std::string &name) const {
   return 1;
 }
 
-int LinearLayout::in_dim_bits(const std::string &name) const { return log2_exact(in_dim_size(name)); }
+int LinearLayout::in_dim_bits(const std::string &name) const {
+  return log2_exact(in_dim_size(name));
+}
 int LinearLayout::out_dim_bits(const std::string &name) const {
   return log2_exact(out_dim_size(name));
 }

@@ -73,7 +73,7 @@ public:
   // Size of a dim (1 when the layout does not have it).
   int32_t in_dim_size(const std::string &name) const;
   int32_t out_dim_size(const std::string &name) const;
-  int in_dim_bits(const std::string &name) const;  // log2 of the size
+  int in_dim_bits(const std::string &name) const; // log2 of the size
   int out_dim_bits(const std::string &name) const;
   int64_t total_in_size() const;
   int64_t total_out_size() const;

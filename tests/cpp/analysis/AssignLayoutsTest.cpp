@@ -36,7 +36,9 @@ int count(ir::Function &f, OpKind kind) {
   return n;
 }
 
-std::string layout_str(const ir::Value *v) { return v->type.layout ? v->type.layout->str() : "none"; }
+std::string layout_str(const ir::Value *v) {
+  return v->type.layout ? v->type.layout->str() : "none";
+}
 
 const char *kAdd4 = "#blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>";
 
@@ -126,8 +128,8 @@ def k(x_ptr, y_ptr, B: tl.constexpr):
   ASSERT_EQ(count(k.fn(), OpKind::ConvertLayout), 1) << ir::print(*k.module);
   ir::Op *c = find_op(k.fn(), OpKind::ConvertLayout);
   EXPECT_EQ(c->operand(0)->def->kind(), OpKind::Load);
-  layout::ConversionPlan p =
-      layout::plan_conversion(layout::to_linear(c->operand(0)->type), layout::to_linear(c->result()->type));
+  layout::ConversionPlan p = layout::plan_conversion(layout::to_linear(c->operand(0)->type),
+                                                     layout::to_linear(c->result()->type));
   EXPECT_EQ(p.kind, layout::ConversionKind::SharedMemory);
   EXPECT_EQ(layout_str(find_op(k.fn(), OpKind::Store)->operand(1)),
             "#blocked<spt=[4,1], tpw=[8,4], wpc=[1,4], order=[0,1]>");
@@ -164,7 +166,8 @@ TEST(AssignLayouts, EverySeedKernel) {
       {"matmul_kernel",
        "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
        {128, 64, 32, 8}},
-      {"layernorm_kernel", "*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,i32:16,fp32",
+      {"layernorm_kernel",
+       "*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,i32:16,fp32",
        {1024}},
       {"fused_attention_kernel",
        "*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,"

@@ -17,8 +17,8 @@ std::vector<int64_t> v(std::initializer_list<int64_t> x) { return x; }
 ir::Op *find_tile_op(ir::Function &f, OpKind kind, int rank, int nth = 0) {
   ir::Op *found = nullptr;
   ir::walk(f.entry(), [&](ir::Op *op) {
-    if (!found && op->kind() == kind && op->num_results() &&
-        op->result(0)->type.rank() == rank && nth-- == 0)
+    if (!found && op->kind() == kind && op->num_results() && op->result(0)->type.rank() == rank &&
+        nth-- == 0)
       found = op;
   });
   return found;
@@ -150,10 +150,10 @@ def k(x_ptr, BLOCK: tl.constexpr):
       offs.push_back(&ax.get(op->operand(1)));
   });
   ASSERT_EQ(offs.size(), 6u);
-  EXPECT_EQ(offs[0]->constancy, v({4}));   // i // 4
+  EXPECT_EQ(offs[0]->constancy, v({4})); // i // 4
   EXPECT_EQ(offs[0]->contiguity, v({1}));
-  EXPECT_EQ(offs[1]->contiguity, v({8}));  // i % 8
-  EXPECT_EQ(offs[2]->constancy, v({2}));   // i >> 1
+  EXPECT_EQ(offs[1]->contiguity, v({8}));   // i % 8
+  EXPECT_EQ(offs[2]->constancy, v({2}));    // i >> 1
   EXPECT_EQ(offs[3]->divisibility, v({4})); // i << 2
   EXPECT_EQ(offs[3]->contiguity, v({1}));
   EXPECT_EQ(offs[4]->contiguity, v({16})); // i & 15

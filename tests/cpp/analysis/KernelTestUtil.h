@@ -6,15 +6,15 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include "tilec/CliArgs.h"
 #include "ir/IR.h"
 #include "ir/Printer.h"
 #include "pipeline/Pipeline.h"
+#include "tilec/CliArgs.h"
 
 namespace tilec::test {
 
@@ -31,9 +31,9 @@ struct Kernel {
 
 // `sig`: the run-time parameters as `tilec ptx --signature` takes them ("*fp32:16,i32");
 // `constexprs`: the remaining (constexpr) parameters, in order.
-inline Kernel compile_with(std::shared_ptr<const sema::FunctionSource> src, std::shared_ptr<SourceManager> sm,
-                           const std::string &sig, const std::vector<int64_t> &constexprs,
-                           int num_warps) {
+inline Kernel compile_with(std::shared_ptr<const sema::FunctionSource> src,
+                           std::shared_ptr<SourceManager> sm, const std::string &sig,
+                           const std::vector<int64_t> &constexprs, int num_warps) {
   std::vector<sema::ArgSpec> args = cli::parse_signature(sig);
   for (int64_t v : constexprs) {
     sema::ArgSpec a;
@@ -83,7 +83,8 @@ inline std::shared_ptr<sema::FunctionSource> function_source(const std::string &
   for (size_t i = first; i < end; ++i)
     f->source += lines[i] + "\n";
   f->first_line = static_cast<int>(first) + 1;
-  f->globals = {{"tl", sema::Val::module("tilec.language")}, {"triton", sema::Val::module("tilec")}};
+  f->globals = {{"tl", sema::Val::module("tilec.language")},
+                {"triton", sema::Val::module("tilec")}};
   return f;
 }
 

@@ -38,13 +38,16 @@ std::vector<ir::Op *> ops_of(ir::Module &m, ir::OpKind k) {
 TEST(AllocateShared, ReductionsAcrossWarpsShareOneBuffer) {
   std::string t = tile("512xfp32", kB1);
   std::string text = "tt.func @k(%p: ptr<fp32>) {\n"
-                     "  %0 = constant {value = 1.0} : " + t + "\n" +
-                     "  %1 = reduce %0 {axis = 0} : " + t + " -> fp32 {\n"
+                     "  %0 = constant {value = 1.0} : " +
+                     t + "\n" + "  %1 = reduce %0 {axis = 0} : " + t +
+                     " -> fp32 {\n"
                      "  ^bb(%2: fp32, %3: fp32):\n"
                      "    %4 = add %2, %3 : fp32\n"
                      "    yield %4\n"
                      "  }\n"
-                     "  %5 = reduce %0 {axis = 0} : " + t + " -> fp32 {\n"
+                     "  %5 = reduce %0 {axis = 0} : " +
+                     t +
+                     " -> fp32 {\n"
                      "  ^bb(%6: fp32, %7: fp32):\n"
                      "    %8 = max %6, %7 {propagate_nan = 0} : fp32\n"
                      "    yield %8\n"
@@ -69,8 +72,8 @@ TEST(AllocateShared, ReductionsAcrossWarpsShareOneBuffer) {
 TEST(AllocateShared, ConversionsBySize) {
   std::string a = tile("512xi32", kB1), b = tile("512xi32", kB2);
   std::string text = "tt.func @k() {\n"
-                     "  %0 = arange {end = 512, start = 0} : " + a + "\n" +
-                     "  %1 = convert_layout %0 : " + a + " -> " + b + "\n" +
+                     "  %0 = arange {end = 512, start = 0} : " +
+                     a + "\n" + "  %1 = convert_layout %0 : " + a + " -> " + b + "\n" +
                      "  print %1 {hex = 0, prefix = \"\"}\n"
                      "  return\n}\n";
   auto m = ir::parse_module(text);
@@ -94,11 +97,10 @@ TEST(AllocateShared, ConversionsBySize) {
 TEST(RemoveConversions, RematerialisesCheapProducers) {
   std::string a = tile("512xi32", kB1), b = tile("512xi32", kB2);
   std::string text = "tt.func @k(%n: i32) {\n"
-                     "  %0 = arange {end = 512, start = 0} : " + a + "\n" +
-                     "  %1 = splat %n : i32 -> " + a + "\n" +
-                     "  %2 = add %0, %1 : " + a + "\n" +
-                     "  %3 = convert_layout %2 : " + a + " -> " + b + "\n" +
-                     "  %4 = convert_layout %3 : " + b + " -> " + b + "\n" +
+                     "  %0 = arange {end = 512, start = 0} : " +
+                     a + "\n" + "  %1 = splat %n : i32 -> " + a + "\n" +
+                     "  %2 = add %0, %1 : " + a + "\n" + "  %3 = convert_layout %2 : " + a +
+                     " -> " + b + "\n" + "  %4 = convert_layout %3 : " + b + " -> " + b + "\n" +
                      "  print %4 {hex = 0, prefix = \"\"}\n"
                      "  return\n}\n";
   auto m = ir::parse_module(text);
@@ -115,8 +117,8 @@ TEST(RemoveConversions, RematerialisesCheapProducers) {
 TEST(RemoveConversions, KeepsConversionsOfLoads) {
   std::string a = tile("512xptr<fp32>", kB1), v = tile("512xfp32", kB1), w = tile("512xfp32", kB2);
   std::string text = "tt.func @k(%p: ptr<fp32>) {\n"
-                     "  %0 = splat %p : ptr<fp32> -> " + a + "\n" +
-                     "  %1 = load %0 : " + a + " -> " + v + "\n" +
+                     "  %0 = splat %p : ptr<fp32> -> " +
+                     a + "\n" + "  %1 = load %0 : " + a + " -> " + v + "\n" +
                      "  %2 = convert_layout %1 : " + v + " -> " + w + "\n" +
                      "  print %2 {hex = 0, prefix = \"\"}\n"
                      "  return\n}\n";

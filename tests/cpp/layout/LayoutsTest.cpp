@@ -107,7 +107,8 @@ TEST(Shared, SwizzleXorsColumnsByRow) {
   for (int r = 0; r < 8; ++r)
     for (int c = 0; c < 8; ++c) {
       int phase = r % 4;
-      EXPECT_EQ(s.apply(std::vector<int32_t>{r * 8 + c}), (std::vector<int32_t>{r, c ^ (phase * 2)}));
+      EXPECT_EQ(s.apply(std::vector<int32_t>{r * 8 + c}),
+                (std::vector<int32_t>{r, c ^ (phase * 2)}));
     }
   EXPECT_TRUE(s.is_invertible());
   LL pp = shared_swizzled(1, 2, 2, {1, 0}, {4, 4});
@@ -149,8 +150,8 @@ TEST(ConvertPlan, RegisterPermutation) {
   // dst register 0 of lane 1 holds element 4 = src register 0 of lane 1
   EXPECT_EQ(p.dst_to_src.apply({1, 1, 0}), (std::vector<int32_t>{2, 1, 0}));
   // dropping a broadcast: the slice's copies are already in every thread's registers
-  LL full = blocked({1}, {32}, {1}, {0}, {8});   // lanes 8..31 hold copies
-  LL regs = blocked({8}, {32}, {1}, {0}, {8});   // every lane holds all 8
+  LL full = blocked({1}, {32}, {1}, {0}, {8}); // lanes 8..31 hold copies
+  LL regs = blocked({8}, {32}, {1}, {0}, {8}); // every lane holds all 8
   EXPECT_EQ(plan_conversion(regs, full).kind, ConversionKind::Registers);
   EXPECT_EQ(plan_conversion(full, regs).kind, ConversionKind::Shuffle);
 }
@@ -173,12 +174,12 @@ TEST(ConvertPlan, CrossWarpNeedsSharedMemory) {
   EXPECT_EQ(p.str(), "shared_memory");
   // the reverse too; and a slice meeting a blocked layout of another warp split
   EXPECT_EQ(plan_conversion(b, a).kind, ConversionKind::SharedMemory);
-  LL s = to_linear(*ir::Layout::slice(1, ir::Layout::blocked({1, 1}, {32, 1}, {4, 1}, {1, 0})),
-                   {128});
+  LL s =
+      to_linear(*ir::Layout::slice(1, ir::Layout::blocked({1, 1}, {32, 1}, {4, 1}, {1, 0})), {128});
   LL one = blocked({1}, {32}, {4}, {0}, {128});
   EXPECT_EQ(plan_conversion(s, one).kind, ConversionKind::None);
-  LL s2 = to_linear(*ir::Layout::slice(0, ir::Layout::blocked({1, 1}, {32, 1}, {4, 1}, {1, 0})),
-                    {128});
+  LL s2 =
+      to_linear(*ir::Layout::slice(0, ir::Layout::blocked({1, 1}, {32, 1}, {4, 1}, {1, 0})), {128});
   // s2: every thread holds the whole row in registers: taking one element is local,
   // gathering the row from the distributed layout crosses warps
   EXPECT_EQ(registers_per_thread(s2), 128);
@@ -201,7 +202,8 @@ TEST(LayoutAttr, PrintParseRoundTrip) {
   }
   EXPECT_FALSE(ir::parse_layout("#blocked<spt=[1]>"));
   EXPECT_FALSE(ir::parse_layout("#nope<>"));
-  auto t = ir::parse_type("tile<64x32xfp16, #blocked<spt=[1,8], tpw=[16,2], wpc=[4,1], order=[1,0]>>");
+  auto t =
+      ir::parse_type("tile<64x32xfp16, #blocked<spt=[1,8], tpw=[16,2], wpc=[4,1], order=[1,0]>>");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->layout->size_per_thread, (std::vector<int32_t>{1, 8}));
   EXPECT_EQ(t->str(), "tile<64x32xfp16, #blocked<spt=[1,8], tpw=[16,2], wpc=[4,1], order=[1,0]>>");
