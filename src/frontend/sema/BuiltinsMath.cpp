@@ -172,6 +172,32 @@ Val sigmoid(Emitter &e, const Args &a) {
   return binary_op(e, ast::BinOp::Div, Val::integer(1), den, loc);
 }
 
+// standard.py's swizzle2d: row-major indices of a size_i x size_j matrix to indices that
+// are column-major within each group of size_g rows.
+Val swizzle2d(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  auto op = [&](ast::BinOp o, const Val &x, const Val &y) { return binary_op(e, o, x, y, loc); };
+  Val ij = op(ast::BinOp::Add, op(ast::BinOp::Mul, a["i"], a["size_j"]), a["j"]);
+  Val size_gj = op(ast::BinOp::Mul, a["size_g"], a["size_j"]);
+  Val group_id = op(ast::BinOp::FloorDiv, ij, size_gj);
+  Val off_i = op(ast::BinOp::Mul, group_id, a["size_g"]);
+  Val rows = op(ast::BinOp::Sub, a["size_i"], off_i);
+  Val size_g = rows.is_tensor() || a["size_g"].is_tensor()
+                   ? call(e, "minimum", {rows, a["size_g"]}, loc)
+                   : (rows.kind == Val::Kind::Int && rows.i < a["size_g"].i ? rows : a["size_g"]);
+  ij = op(ast::BinOp::Mod, ij, size_gj);
+  Val new_i = op(ast::BinOp::Add, off_i, op(ast::BinOp::Mod, ij, size_g));
+  Val new_j = op(ast::BinOp::FloorDiv, ij, size_g);
+  return Val::tuple({new_i, new_j});
+}
+
+// tl.assume only informs the optimiser; the condition is evaluated and dropped.
+Val assume(Emitter &e, const Args &a) {
+  (void)a.tensor("cond");
+  (void)e;
+  return Val::none();
+}
+
 // libdevice's tanh (tl.math.tanh in older Triton), from exp without overflow:
 // tanh(x) = sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|).
 Val tanh_(Emitter &e, const Args &a) {
@@ -219,6 +245,8 @@ void add_math_builtins(std::vector<Def> &t) {
       {"cdiv", "x, div", cdiv, kTl | kMethod},
       {"sigmoid", "x", sigmoid, kTl | kMethod},
       {"tanh", "x", tanh_, kMath},
+      {"swizzle2d", "i, j, size_i, size_j, size_g", swizzle2d, kTl},
+      {"assume", "cond", assume, kTl},
   });
 }
 

@@ -265,6 +265,38 @@ Val cumprod(Emitter &e, const Args &a) {
   return scan(e, a, promote_bf16(e, numeric_input(a), a.loc()), OpKind::Mul);
 }
 
+// standard.py's flip: view the flipped dim as 2 x 2 x ... x 2 and swap each pair of
+// halves with y ^= xor_sum(y, axis) (on the bits of the elements).
+Val flip(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  Value *x = numeric_input(a);
+  int rank = x->type.rank();
+  std::optional<int64_t> d = a.const_int_or_none("dim");
+  int dim = wrap_axis(a, d.value_or(rank - 1), rank);
+  int64_t n = x->type.shape[static_cast<size_t>(dim)];
+  int steps = 0;
+  while ((int64_t(1) << steps) < n)
+    ++steps;
+  DType it = ir::bits(x->type.elem) == 1    ? DType::I1
+             : ir::bits(x->type.elem) == 8  ? DType::I8
+             : ir::bits(x->type.elem) == 16 ? DType::I16
+             : ir::bits(x->type.elem) == 32 ? DType::I32
+                                            : DType::I64;
+  Value *y = bitcast_elem(e, x, Type(it), loc);
+  ir::Shape cube(x->type.shape.begin(), x->type.shape.begin() + dim);
+  for (int i = 0; i < steps; ++i)
+    cube.push_back(2);
+  cube.insert(cube.end(), x->type.shape.begin() + dim + 1, x->type.shape.end());
+  y = reshape(e, y, cube, loc);
+  for (int i = 0; i < steps; ++i) {
+    Value *s = reduction(e, a, {y}, dim + i, binary_combiner(e, OpKind::Xor, loc), true)[0];
+    s = broadcast_to(e, s, y->type.shape, loc);
+    y = emit(e, OpKind::Xor, {y, s}, y->type, loc);
+  }
+  y = reshape(e, y, x->type.shape, loc);
+  return Val::of(bitcast_elem(e, y, x->type.element(), loc));
+}
+
 Val softmax(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
   Val x = Val::of(a.tensor("x"));
@@ -296,6 +328,7 @@ void add_reduce_builtins(std::vector<Def> &t) {
       {"cumsum", "input, axis=0, reverse=False, dtype=None", cumsum, kTl | kMethod},
       {"cumprod", "input, axis=0, reverse=False", cumprod, kTl | kMethod},
       {"softmax", "x, dim=None, keep_dims=False, ieee_rounding=False", softmax, kTl | kMethod},
+      {"flip", "input, dim=None", flip, kTl | kMethod},
   });
 }
 

@@ -171,6 +171,17 @@ Val cat(Emitter &e, const Args &a) {
   return Val::of(emit(e, OpKind::Cat, {x, y}, x->type.with_shape(s), a.loc()));
 }
 
+// standard.py's interleave: join on a new minor dim, then merge it into the last one.
+Val interleave(Emitter &e, const Args &a) {
+  Val c = call(e, "join", {a["a"], a["b"]}, a.loc());
+  const ir::Shape &s = c.tensor->type.shape;
+  if (s.size() == 1)
+    return c;
+  ir::Shape merged(s.begin(), s.end() - 2);
+  merged.push_back(2 * s[s.size() - 2]);
+  return Val::of(reshape(e, c.tensor, merged, a.loc()));
+}
+
 Val item(Emitter &e, const Args &a) {
   Value *x = a.tensor("input");
   if (x->type.numel() != 1)
@@ -221,6 +232,7 @@ void add_shape_builtins(std::vector<Def> &t) {
       {"join", "a, b", join, kTl},
       {"split", "a", split, kTl | kMethod},
       {"cat", "input, other, can_reorder=False", cat, kTl},
+      {"interleave", "a, b", interleave, kTl},
       {"item", "input", item, kMethod},
       {"cast", "input, dtype, fp_downcast_rounding=None, bitcast=False", cast, kTl | kMethod},
       {"to", "input, dtype, fp_downcast_rounding=None, bitcast=False", cast, kMethod},

@@ -100,6 +100,21 @@ TEST(Math, CdivAndSigmoid) {
   e.verify();
 }
 
+TEST(Math, Swizzle2dInterleaveAssume) {
+  TestEmitter e;
+  Val ij = e.call("swizzle2d", {I(1), I(1), I(4), I(4), I(2)});
+  // Triton's docstring example (4x4, groups of 2 rows): element 5 at (1, 1) moves to (1, 2).
+  EXPECT_EQ(ij.repr(), "(1, 2)");
+  Val t = e.call("swizzle2d", {e.arg("i32"), e.arg("i32"), I(64), I(64), I(8)});
+  EXPECT_EQ(type_of(t.elems[0]), "i32");
+  EXPECT_EQ(e.count(OpKind::Min), 1u);
+  Val il = e.call("interleave", {e.arg("tile<4x8xfp32>"), e.arg("tile<4x8xfp32>")});
+  EXPECT_EQ(type_of(il), "tile<4x16xfp32>");
+  EXPECT_EQ(type_of(e.call("interleave", {e.arg("fp32"), e.arg("fp32")})), "tile<2xfp32>");
+  EXPECT_EQ(e.call("assume", {e.arg("i1")}).kind, Val::Kind::None);
+  e.verify();
+}
+
 TEST(PythonBuiltins, MinMaxAbsFloatIntLen) {
   TestEmitter e;
   EXPECT_EQ(e.py("min", {I(3), I(5)}).repr(), "3");

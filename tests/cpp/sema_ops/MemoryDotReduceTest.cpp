@@ -319,5 +319,18 @@ TEST(Reduce, Softmax) {
   e.verify();
 }
 
+TEST(Reduce, Flip) {
+  TestEmitter e;
+  Val x = e.arg("tile<4x8xfp32>");
+  Val f = e.call("flip", {x});
+  EXPECT_EQ(type_of(f), "tile<4x8xfp32>");
+  EXPECT_EQ(e.count(OpKind::Reduce), 3u); // one xor_sum per bit of the flipped dim
+  EXPECT_EQ(f.tensor->def->kind(), OpKind::Bitcast);
+  Val g = e.method("flip", e.arg("tile<2x16xi32>"), {I(0)});
+  EXPECT_EQ(type_of(g), "tile<2x16xi32>");
+  EXPECT_EQ(e.count(OpKind::Reduce), 4u);
+  e.verify();
+}
+
 } // namespace
 } // namespace tilec::sema::test
