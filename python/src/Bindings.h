@@ -42,5 +42,6 @@ void bind_frontend(nb::module_ &m);
 void bind_compile(nb::module_ &m);
 void bind_support(nb::module_ &m);
 void bind_gpu(nb::module_ &m); // GpuKernel.cpp, GpuDispatch.cpp
+void bind_simt(nb::module_ &m); // Simt.cpp: compile_ptx, compile_simt (SIMT simulator)
 
 } // namespace tilec::python

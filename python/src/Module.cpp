@@ -9,4 +9,5 @@ NB_MODULE(_C, m) {
   tilec::python::bind_frontend(m);
   tilec::python::bind_compile(m);
   tilec::python::bind_gpu(m);
+  tilec::python::bind_simt(m);
 }

@@ -81,7 +81,10 @@ def compile_kernel(jitfn, specs, options) -> CompiledKernel:
     fs = _sources.function_source(jitfn)
     num_warps, num_stages, debug = options
     try:
-        native = _C.compile(fs, specs, num_warps, num_stages, debug)
+        # TILEC_SIMT=1: the lowered GPU code on the SIMT simulator (tests the GPU path
+        # without a GPU); otherwise the tile interpreter
+        compile_fn = _C.compile_simt if _C.env_flag("TILEC_SIMT") else _C.compile
+        native = compile_fn(fs, specs, num_warps, num_stages, debug)
     except CompilationError as e:
         raise e.with_traceback(None) from None
     kernel = CompiledKernel(native, jitfn, specs, options)

@@ -1,0 +1,265 @@
+// The GPU compile path for Python: compile_ptx() (PTX + launch metadata, for the runtime's
+// GPU launch path) and compile_simt(), a kernel object like Kernel (Compile.cpp) whose run()
+// executes the lowered Thread IR on the SIMT simulator instead of the tile interpreter —
+// TILEC_SIMT=1 routes host-array launches through it, so the language suites test the
+// lowering without a GPU.
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+
+#include "Bindings.h"
+#include "interp/simt/Simulator.h"
+#include "ir/Printer.h"
+#include "pipeline/GpuPipeline.h"
+
+namespace tilec::python {
+
+namespace {
+
+ir::DType dtype_named(const std::string &ir_name) {
+  auto d = ir::dtype_from_ir_name(ir_name);
+  if (!d)
+    throw nb::value_error(("unknown dtype '" + ir_name + "'").c_str());
+  return *d;
+}
+
+// The specialisation tuples of compile() (Compile.cpp documents them).
+// TODO(lower): share Compile.cpp's to_arg_spec once it is exported there.
+sema::ArgSpec arg_spec(const nb::handle &spec, size_t index) {
+  nb::tuple t = nb::cast<nb::tuple>(spec);
+  std::string kind = nb::cast<std::string>(t[0]);
+  nb::handle payload = t[1];
+  sema::ArgSpec a;
+  if (kind == "constexpr") {
+    a.kind = sema::ArgSpec::Kind::Constexpr;
+    std::string what;
+    if (!value_from_python(payload, a.value, what))
+      throw nb::type_error(
+          ("argument " + std::to_string(index) + ": a constexpr cannot be a " + what).c_str());
+  } else if (kind == "none") {
+    a.kind = sema::ArgSpec::Kind::None;
+  } else if (kind == "bool") {
+    a.kind = sema::ArgSpec::Kind::Bool;
+    a.dtype = ir::DType::I1;
+  } else if (kind == "float") {
+    a.kind = sema::ArgSpec::Kind::Float;
+    a.dtype = dtype_named(nb::cast<std::string>(payload));
+  } else if (kind == "int") {
+    nb::tuple p = nb::cast<nb::tuple>(payload);
+    a.kind = sema::ArgSpec::Kind::Int;
+    a.dtype = dtype_named(nb::cast<std::string>(p[0]));
+    a.divisible_by_16 = nb::cast<bool>(p[1]);
+    a.equal_to_1 = nb::cast<bool>(p[2]);
+  } else if (kind == "pointer") {
+    nb::tuple p = nb::cast<nb::tuple>(payload);
+    a.kind = sema::ArgSpec::Kind::Pointer;
+    a.dtype = dtype_named(nb::cast<std::string>(p[0]));
+    a.divisible_by_16 = nb::cast<bool>(p[1]);
+  } else {
+    throw nb::value_error(("unknown argument kind '" + kind + "'").c_str());
+  }
+  return a;
+}
+
+// "sm_90a", "sm_80", "cuda:90", "90" -> (compute capability, arch-specific).
+std::pair<int, bool> parse_arch(const std::string &arch) {
+  std::string s = arch;
+  bool a = false;
+  if (s.rfind("sm_", 0) == 0)
+    s = s.substr(3);
+  else if (s.rfind("cuda:", 0) == 0)
+    s = s.substr(5);
+  if (!s.empty() && s.back() == 'a') {
+    a = true;
+    s.pop_back();
+  }
+  try {
+    size_t used = 0;
+    int cc = std::stoi(s, &used);
+    if (used == s.size() && cc >= 50 && cc < 200)
+      return {cc, a || cc >= 90};
+  } catch (const std::exception &) {
+  }
+  throw nb::value_error(("unknown GPU architecture '" + arch + "' (expected e.g. sm_90a)").c_str());
+}
+
+pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSource> &fs,
+                                        const nb::list &specs, int num_warps, int num_stages,
+                                        bool debug, int sm, bool arch_specific, bool dumps) {
+  std::vector<sema::ArgSpec> args;
+  for (size_t i = 0; i < nb::len(specs); ++i)
+    args.push_back(arg_spec(specs[i], i));
+  pipeline::GpuCompileOptions o;
+  o.pipeline.compile.num_warps = num_warps;
+  o.pipeline.compile.num_stages = num_stages;
+  o.pipeline.compile.debug = debug;
+  if (dumps)
+    o.pipeline.dump_stage = "all";
+  o.sm = sm;
+  o.arch_specific = arch_specific;
+  auto sources = std::make_shared<SourceManager>();
+  nb::gil_scoped_release release;
+  try {
+    return pipeline::compile_to_ptx(fs, args, o, sources);
+  } catch (const CompileError &e) {
+    throw compile_error(*sources, e.loc(), e.message());
+  }
+}
+
+nb::tuple compile_ptx(const std::shared_ptr<sema::FunctionSource> &fs, const nb::list &specs,
+                      int num_warps, int num_stages, bool debug, const std::string &arch) {
+  auto [sm, specific] = parse_arch(arch);
+  pipeline::CompiledGpuKernel k =
+      compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific, false);
+  nb::dict meta;
+  meta["name"] = k.name;
+  meta["arch"] = k.arch;
+  meta["num_warps"] = k.num_warps;
+  meta["num_stages"] = k.num_stages;
+  meta["shared"] = k.shared_bytes;
+  meta["static_output"] = k.tile.static_output;
+  nb::list params;
+  for (const pipeline::GpuParam &p : k.params)
+    params.append(nb::make_tuple(p.name, p.kind));
+  meta["params"] = params;
+  return nb::make_tuple(k.ptx, meta);
+}
+
+// A kernel compiled down the GPU path and run on the SIMT simulator.
+struct SimtKernel {
+  pipeline::CompiledGpuKernel gpu;
+};
+
+std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
+                     const nb::list &buffers) {
+  const simt::Function &fn = *k.gpu.thread_ir;
+  if (nb::len(args) != fn.params.size())
+    throw nb::value_error(("kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
+                           " run-time arguments, got " + std::to_string(nb::len(args)))
+                              .c_str());
+  std::vector<simt::SimArg> sargs;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const std::string &kind = k.gpu.params[i].kind;
+    nb::handle v = args[i];
+    if (kind == "ptr") {
+      sargs.push_back(simt::SimArg::pointer(reinterpret_cast<const void *>(nb::cast<uint64_t>(v))));
+    } else if (kind[0] == 'f' || kind == "bf16") {
+      sargs.push_back(simt::SimArg::floating(nb::cast<double>(v)));
+    } else if (nb::isinstance<nb::bool_>(v)) {
+      sargs.push_back(simt::SimArg::integer(nb::cast<bool>(v) ? 1 : 0));
+    } else {
+      int64_t x = 0;
+      uint64_t u = 0;
+      if (nb::try_cast<int64_t>(v, x))
+        sargs.push_back(simt::SimArg::integer(x));
+      else if (nb::try_cast<uint64_t>(v, u))
+        sargs.push_back(simt::SimArg::integer(static_cast<int64_t>(u)));
+      else
+        throw nb::type_error(("argument '" + k.gpu.params[i].name + "' must be an int").c_str());
+    }
+  }
+  std::vector<simt::SimBuffer> bufs;
+  for (nb::handle b : buffers) {
+    nb::tuple t = nb::cast<nb::tuple>(b);
+    bufs.push_back({nb::cast<uint64_t>(t[1]), nb::cast<uint64_t>(t[2]), nb::cast<std::string>(t[0])});
+  }
+  simt::SimOptions so;
+  for (size_t d = 0; d < 3; ++d)
+    so.grid[d] = nb::cast<int64_t>(grid[d]);
+  so.sources = k.gpu.tile.sources.get();
+  bool faulted = false;
+  std::string fault, fault_output;
+  simt::RunResult r;
+  {
+    nb::gil_scoped_release release;
+    try {
+      r = simt::run(fn, sargs, bufs, so);
+    } catch (const simt::SimError &e) {
+      faulted = true;
+      fault = e.what();
+      fault_output = e.output();
+    }
+  }
+  if (faulted) {
+    if (!fault_output.empty())
+      nb::module_::import_("sys").attr("stdout").attr("write")(fault_output);
+    LocatedError le;
+    le.kind = LocatedError::Kind::Kernel;
+    le.rendered = fault;
+    le.message = fault;
+    throw le;
+  }
+  return std::move(r.output);
+}
+
+} // namespace
+
+void bind_simt(nb::module_ &m) {
+  m.def("compile_ptx", &compile_ptx, nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4,
+        nb::arg("num_stages") = 3, nb::arg("debug") = false, nb::arg("arch") = "sm_90a",
+        "Compiles `fn` specialised by `specs` to PTX for `arch`; returns (ptx, metadata) with "
+        "metadata name, arch, num_warps, num_stages, shared (dynamic shared memory bytes), "
+        "static_output and params [(jit parameter name, kind)].");
+
+  nb::class_<SimtKernel>(m, "SimtKernel",
+                         "A kernel compiled to Thread IR, run on the SIMT simulator.")
+      .def_prop_ro("name", [](const SimtKernel &k) { return k.gpu.name; })
+      .def_prop_ro("arg_names",
+                   [](const SimtKernel &k) {
+                     std::vector<std::string> names;
+                     for (const auto &p : k.gpu.params)
+                       names.push_back(p.name);
+                     return names;
+                   })
+      .def_prop_ro("static_output", [](const SimtKernel &k) { return k.gpu.tile.static_output; })
+      .def_prop_ro("stages",
+                   [](const SimtKernel &k) {
+                     std::vector<std::string> out;
+                     for (const auto &d : k.gpu.tile.dumps)
+                       out.push_back(d.first);
+                     return out;
+                   })
+      .def_prop_ro("stage_seconds", [](const SimtKernel &k) { return k.gpu.tile.stage_seconds; })
+      .def_prop_ro("ptx", [](const SimtKernel &k) { return k.gpu.ptx; })
+      .def_prop_ro("thread_ir", [](const SimtKernel &k) { return k.gpu.thread_ir_text; })
+      .def_prop_ro("shared_bytes", [](const SimtKernel &k) { return k.gpu.shared_bytes; })
+      .def(
+          "ir",
+          [](const SimtKernel &k, const std::string &stage) -> std::string {
+            if (stage.empty())
+              return ir::print(*k.gpu.tile.module);
+            for (const auto &d : k.gpu.tile.dumps)
+              if (d.first == stage)
+                return d.second;
+            throw nb::key_error(("no IR recorded for stage '" + stage + "'").c_str());
+          },
+          nb::arg("stage") = "")
+      .def("ir_with_locations",
+           [](const SimtKernel &k) {
+             ir::PrintOptions po;
+             po.locations = true;
+             po.sources = k.gpu.tile.sources.get();
+             return ir::print(*k.gpu.tile.module, po);
+           })
+      .def("run", &run_simt, nb::arg("grid"), nb::arg("args"), nb::arg("buffers"),
+           "Runs `grid` on the SIMT simulator; returns what device_print wrote.");
+
+  m.def(
+      "compile_simt",
+      [](const std::shared_ptr<sema::FunctionSource> &fs, const nb::list &specs, int num_warps,
+         int num_stages, bool debug, const std::string &arch) {
+        auto [sm, specific] = parse_arch(arch);
+        auto k = std::make_shared<SimtKernel>();
+        k->gpu = compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific, true);
+        return k;
+      },
+      nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4, nb::arg("num_stages") = 3,
+      nb::arg("debug") = false, nb::arg("arch") = "sm_90a",
+      "Compiles `fn` down the GPU path; the result runs on the SIMT simulator (the same "
+      "interface as compile()'s Kernel).");
+}
+
+} // namespace tilec::python
