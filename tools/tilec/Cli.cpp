@@ -23,6 +23,11 @@ const char *kUsage =
     "      (*T: pointer, :16 aligned/divisible by 16, :1 integer equal to 1).\n"
     "  opt FILE.tir [--passes P1,P2,...] [--locations]\n"
     "      parse Tile IR text, verify it, run the passes (verifying after each), print it.\n"
+    "  ptx FILE.py:KERNEL --signature SIG [--constexpr NAME=VALUE ...] [--arch sm_90a]\n"
+    "                     [--num-warps N] [--num-stages N] [--debug] [--thread-ir]\n"
+    "                     [--output FILE]\n"
+    "      compile the kernel down the GPU path and print its PTX (no GPU needed);\n"
+    "      --thread-ir prints the lowered Thread IR instead.\n"
     "  env\n"
     "      list every TILEC_* environment variable with its value and meaning.\n"
     "\n"
@@ -97,6 +102,8 @@ int run(const std::vector<std::string> &args) {
       return run_opt(rest);
     if (args[0] == "env")
       return run_env(rest);
+    if (args[0] == "ptx")
+      return run_ptx(rest);
     throw UsageError("unknown command '" + args[0] + "'");
   } catch (const UsageError &e) {
     std::fprintf(stderr, "tilec: %s\n(run 'tilec --help' for usage)\n", e.what());

@@ -38,6 +38,10 @@ struct KernelParam {
   std::optional<sema::Val> default_value; // a literal default, when it has one
 };
 
+// The parameters of the kernel `fs` defines, read from its def (a syntax error is a
+// CompileError). Defined in CliIr.cpp; `tilec ir` and `tilec ptx` share it.
+std::vector<KernelParam> kernel_params(const sema::FunctionSource &fs);
+
 // One ArgSpec per parameter: parameters named by --constexpr (or annotated constexpr
 // with a literal default) take constexpr values; the others take the signature's
 // entries in order. Throws UsageError naming the problem.

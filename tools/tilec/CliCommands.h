@@ -11,6 +11,7 @@ namespace tilec::cli {
 int run_ir(const std::vector<std::string> &args);
 int run_opt(const std::vector<std::string> &args);
 int run_env(const std::vector<std::string> &args);
+int run_ptx(const std::vector<std::string> &args); // CliPtx.cpp
 
 // Splits `--name=value` / `--name value` options; positional arguments are kept in order.
 struct ParsedArgs {
@@ -23,5 +24,7 @@ struct ParsedArgs {
 ParsedArgs parse_args(const std::vector<std::string> &args,
                       const std::vector<std::string> &with_value,
                       const std::vector<std::string> &flags);
+// The positive integer value of option --name, `def` when absent (UsageError otherwise).
+int parse_count(const ParsedArgs &a, const std::string &name, int def);
 
 } // namespace tilec::cli

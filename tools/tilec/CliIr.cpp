@@ -64,6 +64,8 @@ std::optional<sema::Val> literal(const ast::Expr *e) {
   }
 }
 
+} // namespace
+
 // The kernel's parameters, read from its def (parse errors surface as CompileErrors).
 std::vector<KernelParam> kernel_params(const sema::FunctionSource &fs) {
   SourceManager scratch;
@@ -103,8 +105,6 @@ int parse_count(const ParsedArgs &a, const std::string &name, int def) {
   }
   throw UsageError("--" + name + " needs a positive integer, got '" + v + "'");
 }
-
-} // namespace
 
 int run_ir(const std::vector<std::string> &args) {
   ParsedArgs a = parse_args(args, {"signature", "constexpr", "stage", "num-warps", "num-stages"},

@@ -1,0 +1,10 @@
+# CMD: tilec ptx %s:k --signature "*fp32" --arch sm_80a
+# EXIT: 2
+# CHECK-ERROR: tilec: --arch expects a target such as sm_90a, sm_90 or sm_80, got 'sm_80a'
+import tilec as triton
+import tilec.language as tl
+
+
+@triton.jit
+def k(x_ptr):
+    tl.store(x_ptr, 1.0)
