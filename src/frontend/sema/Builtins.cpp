@@ -42,8 +42,8 @@ std::vector<Param> parse_signature(const char *sig) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string tok = trim(text.substr(start, comma == std::string::npos ? std::string::npos
-                                                                         : comma - start));
+    std::string tok =
+        trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     start = comma == std::string::npos ? text.size() + 1 : comma + 1;
     if (tok.empty())
       continue;
@@ -227,13 +227,20 @@ bool Args::const_bool(std::string_view name) const {
   if (!v.is_constexpr())
     fail(fn_ + "(): `" + std::string(name) + "` must be a constexpr, got " + describe(v));
   switch (v.kind) {
-  case Val::Kind::None: return false;
-  case Val::Kind::Bool: return v.b;
-  case Val::Kind::Int: return v.i != 0;
-  case Val::Kind::Float: return v.f != 0;
-  case Val::Kind::Str: return !v.str.empty();
-  case Val::Kind::Tuple: return !v.elems.empty();
-  default: return true;
+  case Val::Kind::None:
+    return false;
+  case Val::Kind::Bool:
+    return v.b;
+  case Val::Kind::Int:
+    return v.i != 0;
+  case Val::Kind::Float:
+    return v.f != 0;
+  case Val::Kind::Str:
+    return !v.str.empty();
+  case Val::Kind::Tuple:
+    return !v.elems.empty();
+  default:
+    return true;
   }
 }
 
@@ -324,8 +331,8 @@ bool is_builtin(std::string_view name) {
 }
 
 Val call_builtin(Emitter &e, std::string_view name, CallArgs args) {
-  const size_t *i = name.substr(0, 5) == "math." ? find(table().math, name.substr(5))
-                                                 : find(table().tl, name);
+  const size_t *i =
+      name.substr(0, 5) == "math." ? find(table().math, name.substr(5)) : find(table().tl, name);
   if (!i) // tl.math / libdevice functions that tl itself does not expose
     i = find(table().math, name);
   if (!i)

@@ -100,7 +100,8 @@ Val device_assert(Emitter &e, const Args &a) {
   cond = truth(e, cond, loc);
   if (mask) {
     // Lanes where mask is false pass: cond | !mask.
-    ir::Value *off = emit(e, OpKind::Not, {truth(e, mask, loc)}, mask->type.with_elem(DType::I1), loc);
+    ir::Value *off =
+        emit(e, OpKind::Not, {truth(e, mask, loc)}, mask->type.with_elem(DType::I1), loc);
     std::tie(cond, off) = broadcast_pair(e, cond, off, loc);
     cond = emit(e, OpKind::Or, {cond, off}, cond->type, loc);
   }
@@ -148,22 +149,24 @@ Val pointer_type(Emitter &, const Args &a) {
 } // namespace
 
 void add_program_builtins(std::vector<Def> &t) {
-  t.insert(t.end(), {
-      {"program_id", "axis", program_id, kTl},
-      {"num_programs", "axis", num_programs, kTl},
-      {"debug_barrier", "", debug_barrier, kTl},
-      {"static_print", "*values, sep=' ', end='\n', file=None, flush=False", static_print, kTl},
-      {"static_assert", "cond, msg=''", static_assert_, kTl},
-      {"device_print", "prefix, *args, hex=False", device_print, kTl},
-      {"device_assert", "cond, msg='', mask=None", device_assert, kTl},
-      {"multiple_of", "input, values", multiple_of, kTl},
-      {"max_contiguous", "input, values", max_contiguous, kTl},
-      {"max_constancy", "input, values", max_constancy, kTl},
-      {"range", "*args, num_stages=None, loop_unroll_factor=None", loop_only, kTl},
-      {"static_range", "*args", loop_only, kTl},
-      {"constexpr", "value", constexpr_, kTl},
-      {"pointer_type", "element_ty, address_space=1", pointer_type, kTl},
-  });
+  t.insert(
+      t.end(),
+      {
+          {"program_id", "axis", program_id, kTl},
+          {"num_programs", "axis", num_programs, kTl},
+          {"debug_barrier", "", debug_barrier, kTl},
+          {"static_print", "*values, sep=' ', end='\n', file=None, flush=False", static_print, kTl},
+          {"static_assert", "cond, msg=''", static_assert_, kTl},
+          {"device_print", "prefix, *args, hex=False", device_print, kTl},
+          {"device_assert", "cond, msg='', mask=None", device_assert, kTl},
+          {"multiple_of", "input, values", multiple_of, kTl},
+          {"max_contiguous", "input, values", max_contiguous, kTl},
+          {"max_constancy", "input, values", max_constancy, kTl},
+          {"range", "*args, num_stages=None, loop_unroll_factor=None", loop_only, kTl},
+          {"static_range", "*args", loop_only, kTl},
+          {"constexpr", "value", constexpr_, kTl},
+          {"pointer_type", "element_ty, address_space=1", pointer_type, kTl},
+      });
 }
 
 } // namespace tilec::sema::builtins

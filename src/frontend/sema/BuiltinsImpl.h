@@ -18,10 +18,10 @@ using Impl = Val (*)(Emitter &e, const Args &a);
 
 // Where a builtin is visible.
 enum Where : unsigned {
-  kTl = 1,      // tl.<name>
-  kMath = 2,    // tl.math.<name>
-  kMethod = 4,  // x.<name>(...) on tensors (self is the first parameter)
-  kPython = 8,  // Python's builtins (min, max, abs, ...)
+  kTl = 1,     // tl.<name>
+  kMath = 2,   // tl.math.<name>
+  kMethod = 4, // x.<name>(...) on tensors (self is the first parameter)
+  kPython = 8, // Python's builtins (min, max, abs, ...)
 };
 
 struct Def {
@@ -53,11 +53,11 @@ public:
   const std::vector<Val> &rest() const { return rest_; }
 
   // Checked accessors: a CompileError names the builtin and the parameter.
-  ir::Value *tensor(std::string_view name) const;           // to_tensor
-  ir::Value *tensor_or_null(std::string_view name) const;   // None -> nullptr
+  ir::Value *tensor(std::string_view name) const;         // to_tensor
+  ir::Value *tensor_or_null(std::string_view name) const; // None -> nullptr
   int64_t const_int(std::string_view name) const;
   std::optional<int64_t> const_int_or_none(std::string_view name) const;
-  bool const_bool(std::string_view name) const;              // truthiness of a constexpr
+  bool const_bool(std::string_view name) const; // truthiness of a constexpr
   std::string const_str(std::string_view name) const;
   std::optional<std::string> const_str_or_none(std::string_view name) const;
   ir::Type const_dtype(std::string_view name) const;
@@ -90,13 +90,13 @@ void check_block_shape(const Args &a, const std::vector<int64_t> &shape);
 int wrap_axis(const Args &a, int64_t axis, int rank);
 
 // Families (each defined in its Builtins<Family>.cpp).
-void add_program_builtins(std::vector<Def> &t);  // BuiltinsDebug.cpp
-void add_shape_builtins(std::vector<Def> &t);    // BuiltinsShape.cpp
-void add_memory_builtins(std::vector<Def> &t);   // BuiltinsMemory.cpp
-void add_math_builtins(std::vector<Def> &t);     // BuiltinsMath.cpp
-void add_linalg_builtins(std::vector<Def> &t);   // BuiltinsLinalg.cpp
-void add_reduce_builtins(std::vector<Def> &t);   // BuiltinsReduce.cpp
-void add_python_builtins(std::vector<Def> &t);   // BuiltinsPython.cpp
+void add_program_builtins(std::vector<Def> &t); // BuiltinsDebug.cpp
+void add_shape_builtins(std::vector<Def> &t);   // BuiltinsShape.cpp
+void add_memory_builtins(std::vector<Def> &t);  // BuiltinsMemory.cpp
+void add_math_builtins(std::vector<Def> &t);    // BuiltinsMath.cpp
+void add_linalg_builtins(std::vector<Def> &t);  // BuiltinsLinalg.cpp
+void add_reduce_builtins(std::vector<Def> &t);  // BuiltinsReduce.cpp
+void add_python_builtins(std::vector<Def> &t);  // BuiltinsPython.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,

@@ -25,8 +25,8 @@ Val dot(Emitter &e, const Args &a) {
            tensor_str(yt));
   int r = xt.rank();
   if (!((r == 2 || r == 3) && yt.rank() == r))
-    a.fail("dot: both inputs must be either 2D or 3D; got shapes " + shape_str(xt.shape) +
-           " and " + shape_str(yt.shape));
+    a.fail("dot: both inputs must be either 2D or 3D; got shapes " + shape_str(xt.shape) + " and " +
+           shape_str(yt.shape));
   DType xd = xt.elem, yd = yt.elem;
   if (!(is_fp8(xd) && is_fp8(yd))) {
     for (DType d : {xd, yd})
@@ -40,11 +40,10 @@ Val dot(Emitter &e, const Args &a) {
   int64_t M = xt.shape[r - 2], K = xt.shape[r - 1], K2 = yt.shape[r - 2], N = yt.shape[r - 1];
   if (K != K2)
     a.fail("dot: incompatible inner dimensions " + std::to_string(K) + " and " +
-           std::to_string(K2) + " (shapes " + shape_str(xt.shape) + " and " +
-           shape_str(yt.shape) + ")");
+           std::to_string(K2) + " (shapes " + shape_str(xt.shape) + " and " + shape_str(yt.shape) +
+           ")");
   if (r == 3 && xt.shape[0] != yt.shape[0])
-    a.fail("dot: batch dimensions differ: " + shape_str(xt.shape) + " and " +
-           shape_str(yt.shape));
+    a.fail("dot: batch dimensions differ: " + shape_str(xt.shape) + " and " + shape_str(yt.shape));
 
   // input_precision (or the deprecated allow_tf32) only matters for fp32 operands.
   const Val &ip = a["input_precision"], &tf32 = a["allow_tf32"];

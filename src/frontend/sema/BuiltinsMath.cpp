@@ -75,8 +75,7 @@ void check_dtype(const Args &a, Value *x, std::initializer_list<DType> ok) {
   std::string list;
   for (DType d : ok)
     list += (list.empty() ? "'" : ", '") + dtype_name(d) + "'";
-  a.fail("Expected dtype [" + list + "] but got " + elem_name(x->type) + " (in tl." + a.fn() +
-         ")");
+  a.fail("Expected dtype [" + list + "] but got " + elem_name(x->type) + " (in tl." + a.fn() + ")");
 }
 
 Val unary_math(Emitter &e, const Args &a, OpKind k, bool fp32_only = false) {
@@ -212,8 +211,8 @@ Val tanh_(Emitter &e, const Args &a) {
   Value *den = emit(e, OpKind::Add, {one, ex}, x->type, loc);
   Value *t = emit(e, OpKind::Div, {num, den}, x->type, loc);
   Value *neg = compare(e, "lt", x, make_float(e, x->type, 0.0, loc), loc);
-  return Val::of(emit(e, OpKind::Select, {neg, emit(e, OpKind::Neg, {t}, x->type, loc), t},
-                      x->type, loc));
+  return Val::of(
+      emit(e, OpKind::Select, {neg, emit(e, OpKind::Neg, {t}, x->type, loc), t}, x->type, loc));
 }
 
 } // namespace
@@ -221,33 +220,33 @@ Val tanh_(Emitter &e, const Args &a) {
 void add_math_builtins(std::vector<Def> &t) {
   const unsigned fn = kTl | kMath | kMethod;
   t.insert(t.end(), {
-      {"where", "condition, x, y", where, kTl},
-      {"minimum", "x, y, propagate_nan=0", minimum, kTl},
-      {"maximum", "x, y, propagate_nan=0", maximum, kTl},
-      {"clamp", "x, min, max, propagate_nan=0", clamp, kTl},
-      {"exp", "x", exp_, fn},
-      {"exp2", "x", exp2_, fn},
-      {"log", "x", log_, fn},
-      {"log2", "x", log2_, fn},
-      {"sqrt", "x", sqrt_, fn},
-      {"sqrt_rn", "x", sqrt_rn, fn},
-      {"rsqrt", "x", rsqrt_, fn},
-      {"sin", "x", sin_, fn},
-      {"cos", "x", cos_, fn},
-      {"erf", "x", erf_, fn},
-      {"floor", "x", floor_, fn},
-      {"ceil", "x", ceil_, fn},
-      {"abs", "x", abs_, fn},
-      {"fma", "x, y, z", fma_, kTl | kMath},
-      {"umulhi", "x, y", umulhi, kTl | kMath},
-      {"fdiv", "x, y, ieee_rounding=False", fdiv, kTl | kMath},
-      {"div_rn", "x, y", div_rn, kTl | kMath},
-      {"cdiv", "x, div", cdiv, kTl | kMethod},
-      {"sigmoid", "x", sigmoid, kTl | kMethod},
-      {"tanh", "x", tanh_, kMath},
-      {"swizzle2d", "i, j, size_i, size_j, size_g", swizzle2d, kTl},
-      {"assume", "cond", assume, kTl},
-  });
+                        {"where", "condition, x, y", where, kTl},
+                        {"minimum", "x, y, propagate_nan=0", minimum, kTl},
+                        {"maximum", "x, y, propagate_nan=0", maximum, kTl},
+                        {"clamp", "x, min, max, propagate_nan=0", clamp, kTl},
+                        {"exp", "x", exp_, fn},
+                        {"exp2", "x", exp2_, fn},
+                        {"log", "x", log_, fn},
+                        {"log2", "x", log2_, fn},
+                        {"sqrt", "x", sqrt_, fn},
+                        {"sqrt_rn", "x", sqrt_rn, fn},
+                        {"rsqrt", "x", rsqrt_, fn},
+                        {"sin", "x", sin_, fn},
+                        {"cos", "x", cos_, fn},
+                        {"erf", "x", erf_, fn},
+                        {"floor", "x", floor_, fn},
+                        {"ceil", "x", ceil_, fn},
+                        {"abs", "x", abs_, fn},
+                        {"fma", "x, y, z", fma_, kTl | kMath},
+                        {"umulhi", "x, y", umulhi, kTl | kMath},
+                        {"fdiv", "x, y, ieee_rounding=False", fdiv, kTl | kMath},
+                        {"div_rn", "x, y", div_rn, kTl | kMath},
+                        {"cdiv", "x, div", cdiv, kTl | kMethod},
+                        {"sigmoid", "x", sigmoid, kTl | kMethod},
+                        {"tanh", "x", tanh_, kMath},
+                        {"swizzle2d", "i, j, size_i, size_j, size_g", swizzle2d, kTl},
+                        {"assume", "cond", assume, kTl},
+                    });
 }
 
 } // namespace tilec::sema::builtins

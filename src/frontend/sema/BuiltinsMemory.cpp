@@ -17,7 +17,8 @@ Value *pointer_arg(const Args &a, std::string_view name) {
   if (!v.is_tensor() || !v.tensor->type.is_ptr())
     a.fail("Unsupported ptr type " +
            (v.is_tensor() ? tensor_str(v.tensor->type) : v.repr() + " (" + py_type_name(v) + ")") +
-           " in `tl." + a.fn() + "`: the pointer argument must be a pointer or a tensor of "
+           " in `tl." + a.fn() +
+           "`: the pointer argument must be a pointer or a tensor of "
            "pointers");
   return v.tensor;
 }
@@ -96,8 +97,8 @@ Val load(Emitter &e, const Args &a) {
     operands.push_back(mask);
   if (other)
     operands.push_back(cast_elem(e, other, elem, loc));
-  return Val::of(emit(e, OpKind::Load, operands, elem.with_shape(ptr->type.shape), loc,
-                      std::move(attrs)));
+  return Val::of(
+      emit(e, OpKind::Load, operands, elem.with_shape(ptr->type.shape), loc, std::move(attrs)));
 }
 
 Val store(Emitter &e, const Args &a) {
@@ -193,29 +194,33 @@ Val atomic_cas(Emitter &e, const Args &a) {
   const ir::Shape &s = ptr->type.shape;
   Value *cmp = cast_elem(e, broadcast_to(e, a.tensor("cmp"), s, loc), Type(el), loc);
   Value *val = cast_elem(e, broadcast_to(e, a.tensor("val"), s, loc), Type(el), loc);
-  return Val::of(emit(e, OpKind::AtomicCas, {ptr, cmp, val}, Type(el, false, s), loc, sem_scope(a)));
+  return Val::of(
+      emit(e, OpKind::AtomicCas, {ptr, cmp, val}, Type(el, false, s), loc, sem_scope(a)));
 }
 
 } // namespace
 
 void add_memory_builtins(std::vector<Def> &t) {
   const char *rmw = "pointer, val, mask=None, sem=None, scope=None";
-  t.insert(t.end(), {
-      {"load",
-       "pointer, mask=None, other=None, boundary_check=(), padding_option='', "
-       "cache_modifier='', eviction_policy='', volatile=False",
-       load, kTl},
-      {"store", "pointer, value, mask=None, boundary_check=(), cache_modifier='', eviction_policy=''",
-       store, kTl | kMethod},
-      {"atomic_add", rmw, atomic_add, kTl | kMethod},
-      {"atomic_max", rmw, atomic_max, kTl | kMethod},
-      {"atomic_min", rmw, atomic_min, kTl | kMethod},
-      {"atomic_and", rmw, atomic_and, kTl | kMethod},
-      {"atomic_or", rmw, atomic_or, kTl | kMethod},
-      {"atomic_xor", rmw, atomic_xor, kTl | kMethod},
-      {"atomic_xchg", rmw, atomic_xchg, kTl | kMethod},
-      {"atomic_cas", "pointer, cmp, val, sem=None, scope=None", atomic_cas, kTl | kMethod},
-  });
+  t.insert(
+      t.end(),
+      {
+          {"load",
+           "pointer, mask=None, other=None, boundary_check=(), padding_option='', "
+           "cache_modifier='', eviction_policy='', volatile=False",
+           load, kTl},
+          {"store",
+           "pointer, value, mask=None, boundary_check=(), cache_modifier='', eviction_policy=''",
+           store, kTl | kMethod},
+          {"atomic_add", rmw, atomic_add, kTl | kMethod},
+          {"atomic_max", rmw, atomic_max, kTl | kMethod},
+          {"atomic_min", rmw, atomic_min, kTl | kMethod},
+          {"atomic_and", rmw, atomic_and, kTl | kMethod},
+          {"atomic_or", rmw, atomic_or, kTl | kMethod},
+          {"atomic_xor", rmw, atomic_xor, kTl | kMethod},
+          {"atomic_xchg", rmw, atomic_xchg, kTl | kMethod},
+          {"atomic_cas", "pointer, cmp, val, sem=None, scope=None", atomic_cas, kTl | kMethod},
+      });
 }
 
 } // namespace tilec::sema::builtins

@@ -76,9 +76,12 @@ Val py_float(Emitter &, const Args &a) {
   const Val &x = a["x"];
   no_tensor(a, x, "use x.to(tl.float32)");
   switch (x.kind) {
-  case Val::Kind::Float: return x;
-  case Val::Kind::Int: return Val::floating(static_cast<double>(x.i));
-  case Val::Kind::Bool: return Val::floating(x.b ? 1.0 : 0.0);
+  case Val::Kind::Float:
+    return x;
+  case Val::Kind::Int:
+    return Val::floating(static_cast<double>(x.i));
+  case Val::Kind::Bool:
+    return Val::floating(x.b ? 1.0 : 0.0);
   case Val::Kind::Str: {
     std::string t = lower_trimmed(x.str);
     std::string body = t.empty() || (t[0] != '+' && t[0] != '-') ? t : t.substr(1);
@@ -93,7 +96,8 @@ Val py_float(Emitter &, const Args &a) {
       a.fail("could not convert string to float: " + x.py_repr());
     return Val::floating(v);
   }
-  default: a.fail("float() argument must be a string or a real number, not '" + py_type_name(x) + "'");
+  default:
+    a.fail("float() argument must be a string or a real number, not '" + py_type_name(x) + "'");
   }
 }
 
@@ -101,8 +105,10 @@ Val py_int(Emitter &, const Args &a) {
   const Val &x = a["x"];
   no_tensor(a, x, "use x.to(tl.int32)");
   switch (x.kind) {
-  case Val::Kind::Int: return x;
-  case Val::Kind::Bool: return Val::integer(x.b);
+  case Val::Kind::Int:
+    return x;
+  case Val::Kind::Bool:
+    return Val::integer(x.b);
   case Val::Kind::Float:
     if (std::isnan(x.f))
       a.fail("cannot convert float NaN to integer");
@@ -125,7 +131,8 @@ Val py_int(Emitter &, const Args &a) {
       a.fail("invalid literal for int() with base 10: " + x.py_repr());
     return Val::integer(t[0] == '-' ? -v : v);
   }
-  default: a.fail("int() argument must be a string or a real number, not '" + py_type_name(x) + "'");
+  default:
+    a.fail("int() argument must be a string or a real number, not '" + py_type_name(x) + "'");
   }
 }
 
@@ -163,16 +170,16 @@ Val py_range(Emitter &, const Args &a) {
 
 void add_python_builtins(std::vector<Def> &t) {
   t.insert(t.end(), {
-      {"min", "*args", py_min, kPython},
-      {"max", "*args", py_max, kPython},
-      {"abs", "x", py_abs, kPython},
-      {"float", "x=0.0", py_float, kPython},
-      {"int", "x=0", py_int, kPython},
-      {"bool", "x=False", py_bool, kPython},
-      {"len", "obj", py_len, kPython},
-      {"print", "*args, hex=False", py_print, kPython},
-      {"range", "*args", py_range, kPython},
-  });
+                        {"min", "*args", py_min, kPython},
+                        {"max", "*args", py_max, kPython},
+                        {"abs", "x", py_abs, kPython},
+                        {"float", "x=0.0", py_float, kPython},
+                        {"int", "x=0", py_int, kPython},
+                        {"bool", "x=False", py_bool, kPython},
+                        {"len", "obj", py_len, kPython},
+                        {"print", "*args, hex=False", py_print, kPython},
+                        {"range", "*args", py_range, kPython},
+                    });
 }
 
 } // namespace tilec::sema::builtins

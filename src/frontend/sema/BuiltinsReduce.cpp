@@ -171,9 +171,9 @@ CombineFn arg_combiner(Emitter &e, bool is_max, bool tie_break_left, SourceLoc l
     Value *v1 = args[0], *i1 = args[1], *v2 = args[2], *i2 = args[3];
     Value *better = compare(e, is_max ? "gt" : "lt", v1, v2, loc);
     if (tie_break_left) {
-      Value *tie = emit(e, OpKind::And,
-                        {compare(e, "eq", v1, v2, loc), compare(e, "lt", i1, i2, loc)},
-                        Type(DType::I1), loc);
+      Value *tie =
+          emit(e, OpKind::And, {compare(e, "eq", v1, v2, loc), compare(e, "lt", i1, i2, loc)},
+               Type(DType::I1), loc);
       better = emit(e, OpKind::Or, {better, tie}, Type(DType::I1), loc);
     }
     return std::vector<Value *>{emit(e, OpKind::Select, {better, v1, v2}, v1->type, loc),
@@ -252,7 +252,8 @@ Val reduce_or(Emitter &e, const Args &a) { return int_reduction(e, a, OpKind::Or
 
 Val scan(Emitter &e, const Args &a, Value *x, OpKind k) {
   int ax = wrap_axis(a, a.const_int("axis"), x->type.rank());
-  ir::Op *op = make_scan(e, {x}, ax, a.const_bool("reverse"), binary_combiner(e, k, a.loc()), a.loc());
+  ir::Op *op =
+      make_scan(e, {x}, ax, a.const_bool("reverse"), binary_combiner(e, k, a.loc()), a.loc());
   return Val::of(op->result(0));
 }
 
@@ -314,22 +315,24 @@ Val softmax(Emitter &e, const Args &a) {
 void add_reduce_builtins(std::vector<Def> &t) {
   const char *mm = "input, axis=None, return_indices=False, return_indices_tie_break_left=True, "
                    "keep_dims=False";
-  t.insert(t.end(), {
-      {"reduce", "input, axis, combine_fn, keep_dims=False", reduce, kTl | kMethod},
-      {"associative_scan", "input, axis, combine_fn, reverse=False", associative_scan,
-       kTl | kMethod},
-      {"sum", "input, axis=None, keep_dims=False, dtype=None", sum, kTl | kMethod},
-      {"max", mm, max_, kTl | kMethod},
-      {"min", mm, min_, kTl | kMethod},
-      {"argmax", "input, axis, tie_break_left=True, keep_dims=False", argmax, kTl | kMethod},
-      {"argmin", "input, axis, tie_break_left=True, keep_dims=False", argmin, kTl | kMethod},
-      {"xor_sum", "input, axis=None, keep_dims=False", xor_sum, kTl | kMethod},
-      {"reduce_or", "input, axis, keep_dims=False", reduce_or, kTl | kMethod},
-      {"cumsum", "input, axis=0, reverse=False, dtype=None", cumsum, kTl | kMethod},
-      {"cumprod", "input, axis=0, reverse=False", cumprod, kTl | kMethod},
-      {"softmax", "x, dim=None, keep_dims=False, ieee_rounding=False", softmax, kTl | kMethod},
-      {"flip", "input, dim=None", flip, kTl | kMethod},
-  });
+  t.insert(
+      t.end(),
+      {
+          {"reduce", "input, axis, combine_fn, keep_dims=False", reduce, kTl | kMethod},
+          {"associative_scan", "input, axis, combine_fn, reverse=False", associative_scan,
+           kTl | kMethod},
+          {"sum", "input, axis=None, keep_dims=False, dtype=None", sum, kTl | kMethod},
+          {"max", mm, max_, kTl | kMethod},
+          {"min", mm, min_, kTl | kMethod},
+          {"argmax", "input, axis, tie_break_left=True, keep_dims=False", argmax, kTl | kMethod},
+          {"argmin", "input, axis, tie_break_left=True, keep_dims=False", argmin, kTl | kMethod},
+          {"xor_sum", "input, axis=None, keep_dims=False", xor_sum, kTl | kMethod},
+          {"reduce_or", "input, axis, keep_dims=False", reduce_or, kTl | kMethod},
+          {"cumsum", "input, axis=0, reverse=False, dtype=None", cumsum, kTl | kMethod},
+          {"cumprod", "input, axis=0, reverse=False", cumprod, kTl | kMethod},
+          {"softmax", "x, dim=None, keep_dims=False, ieee_rounding=False", softmax, kTl | kMethod},
+          {"flip", "input, dim=None", flip, kTl | kMethod},
+      });
 }
 
 } // namespace tilec::sema::builtins

@@ -92,8 +92,8 @@ Value *permute_impl(Emitter &e, const Args &a, Value *x, std::vector<int64_t> di
   int rank = x->type.rank();
   if (static_cast<int>(dims.size()) != rank)
     a.fail(a.fn() + "(): permute dims must have the same length as input shape (" +
-           std::to_string(dims.size()) + " dims for a tensor of shape " +
-           shape_str(x->type.shape) + ")");
+           std::to_string(dims.size()) + " dims for a tensor of shape " + shape_str(x->type.shape) +
+           ")");
   std::vector<int64_t> sorted = dims;
   std::sort(sorted.begin(), sorted.end());
   for (int i = 0; i < rank; ++i)
@@ -142,8 +142,8 @@ Val expand_dims_(Emitter &e, const Args &a) {
 Val join(Emitter &e, const Args &a) {
   auto [x, y] = broadcast_pair(e, a.tensor("a"), a.tensor("b"), a.loc());
   if (x->type != y->type)
-    a.fail("join(): both tensors must have the same dtype, got " + elem_name(x->type) +
-           " and " + elem_name(y->type));
+    a.fail("join(): both tensors must have the same dtype, got " + elem_name(x->type) + " and " +
+           elem_name(y->type));
   ir::Shape s = x->type.shape;
   s.push_back(2);
   check_block_shape(a, s);
@@ -202,7 +202,8 @@ Val cast(Emitter &e, const Args &a) {
                       ir::is_float(dst.elem) && ir::bits(dst.elem) < ir::bits(src.elem);
     if (!truncating)
       a.fail("fp_downcast_rounding should be set only for truncating fp conversions. Source "
-             "scalar type is " + elem_name(src) + " and destination type is " + elem_name(dst));
+             "scalar type is " +
+             elem_name(src) + " and destination type is " + elem_name(dst));
     if (*rounding != "rtne" && *rounding != "rtz")
       a.fail("Invalid rounding mode: " + *rounding +
              ". Supported rounding modes are 'rtne' and 'rtz'.");
@@ -216,27 +217,29 @@ Val cast(Emitter &e, const Args &a) {
 } // namespace
 
 void add_shape_builtins(std::vector<Def> &t) {
-  t.insert(t.end(), {
-      {"arange", "start, end", arange, kTl},
-      {"full", "shape, value, dtype", full, kTl},
-      {"zeros", "shape, dtype", zeros, kTl},
-      {"zeros_like", "input", zeros_like, kTl},
-      {"broadcast", "input, other", broadcast, kTl},
-      {"broadcast_to", "input, *shape", broadcast_to_, kTl | kMethod},
-      {"reshape", "input, *shape, can_reorder=False", reshape_impl, kTl | kMethod},
-      {"view", "input, *shape", reshape_impl, kTl | kMethod},
-      {"ravel", "input, can_reorder=False", ravel, kTl | kMethod},
-      {"permute", "input, *dims", permute, kTl | kMethod},
-      {"trans", "input, *dims", trans, kTl | kMethod},
-      {"expand_dims", "input, axis", expand_dims_, kTl | kMethod},
-      {"join", "a, b", join, kTl},
-      {"split", "a", split, kTl | kMethod},
-      {"cat", "input, other, can_reorder=False", cat, kTl},
-      {"interleave", "a, b", interleave, kTl},
-      {"item", "input", item, kMethod},
-      {"cast", "input, dtype, fp_downcast_rounding=None, bitcast=False", cast, kTl | kMethod},
-      {"to", "input, dtype, fp_downcast_rounding=None, bitcast=False", cast, kMethod},
-  });
+  t.insert(
+      t.end(),
+      {
+          {"arange", "start, end", arange, kTl},
+          {"full", "shape, value, dtype", full, kTl},
+          {"zeros", "shape, dtype", zeros, kTl},
+          {"zeros_like", "input", zeros_like, kTl},
+          {"broadcast", "input, other", broadcast, kTl},
+          {"broadcast_to", "input, *shape", broadcast_to_, kTl | kMethod},
+          {"reshape", "input, *shape, can_reorder=False", reshape_impl, kTl | kMethod},
+          {"view", "input, *shape", reshape_impl, kTl | kMethod},
+          {"ravel", "input, can_reorder=False", ravel, kTl | kMethod},
+          {"permute", "input, *dims", permute, kTl | kMethod},
+          {"trans", "input, *dims", trans, kTl | kMethod},
+          {"expand_dims", "input, axis", expand_dims_, kTl | kMethod},
+          {"join", "a, b", join, kTl},
+          {"split", "a", split, kTl | kMethod},
+          {"cat", "input, other, can_reorder=False", cat, kTl},
+          {"interleave", "a, b", interleave, kTl},
+          {"item", "input", item, kMethod},
+          {"cast", "input, dtype, fp_downcast_rounding=None, bitcast=False", cast, kTl | kMethod},
+          {"to", "input, dtype, fp_downcast_rounding=None, bitcast=False", cast, kMethod},
+      });
 }
 
 } // namespace tilec::sema::builtins

@@ -22,29 +22,61 @@ bool is_number(const Val &v) {
 
 DType literal_type(const Val &v) {
   switch (v.kind) {
-  case Val::Kind::Bool: return DType::I1;
-  case Val::Kind::Int: return literal_int_type(v.i);
-  case Val::Kind::Float: return literal_float_type(v.f);
-  default: TILEC_ASSERT(false, "literal_type of a non-number");
+  case Val::Kind::Bool:
+    return DType::I1;
+  case Val::Kind::Int:
+    return v.u64 ? DType::U64 : literal_int_type(v.i);
+  case Val::Kind::Float:
+    return literal_float_type(v.f);
+  default:
+    TILEC_ASSERT(false, "literal_type of a non-number");
   }
   return DType::I32;
 }
 
+__int128 int_value(const Val &v) {
+  if (v.kind == Val::Kind::Bool)
+    return v.b ? 1 : 0;
+  return v.u64 ? static_cast<__int128>(static_cast<uint64_t>(v.i)) : v.i;
+}
+
+bool int_fits(const Val &v, DType d) {
+  __int128 x = int_value(v);
+  int b = ir::bits(d);
+  if (ir::is_unsigned_int(d) || ir::is_bool(d))
+    return x >= 0 && x <= (static_cast<__int128>(1) << b) - 1;
+  return x >= -(static_cast<__int128>(1) << (b - 1)) &&
+         x <= (static_cast<__int128>(1) << (b - 1)) - 1;
+}
+
 std::string py_type_name(const Val &v) {
   switch (v.kind) {
-  case Val::Kind::None: return "NoneType";
-  case Val::Kind::Bool: return "bool";
-  case Val::Kind::Int: return "int";
-  case Val::Kind::Float: return "float";
-  case Val::Kind::Str: return "str";
-  case Val::Kind::DType: return "dtype";
-  case Val::Kind::Tensor: return "tensor";
-  case Val::Kind::Tuple: return "tuple";
-  case Val::Kind::Function: return "JITFunction";
-  case Val::Kind::Module: return "module";
-  case Val::Kind::Builtin: return "builtin_function";
-  case Val::Kind::Method: return "method";
-  case Val::Kind::Slice: return "slice";
+  case Val::Kind::None:
+    return "NoneType";
+  case Val::Kind::Bool:
+    return "bool";
+  case Val::Kind::Int:
+    return "int";
+  case Val::Kind::Float:
+    return "float";
+  case Val::Kind::Str:
+    return "str";
+  case Val::Kind::DType:
+    return "dtype";
+  case Val::Kind::Tensor:
+    return "tensor";
+  case Val::Kind::Tuple:
+    return "tuple";
+  case Val::Kind::Function:
+    return "JITFunction";
+  case Val::Kind::Module:
+    return "module";
+  case Val::Kind::Builtin:
+    return "builtin_function";
+  case Val::Kind::Method:
+    return "method";
+  case Val::Kind::Slice:
+    return "slice";
   }
   return "object";
 }
@@ -61,19 +93,16 @@ Value *constant_of(Emitter &e, const Val &v, const Type &t, SourceLoc loc) {
   TILEC_ASSERT(is_number(v), "constant_of a non-number");
   TILEC_ASSERT(!t.is_ptr(), "constant_of a pointer type");
   if (ir::is_float(t.elem)) {
-    double d = v.kind == Val::Kind::Float ? v.f
-               : v.kind == Val::Kind::Int ? static_cast<double>(v.i)
-                                          : (v.b ? 1.0 : 0.0);
+    double d = v.kind == Val::Kind::Float ? v.f : static_cast<double>(int_value(v));
     return make_float(e, t, d, loc);
   }
   if (v.kind == Val::Kind::Float)
     throw CompileError(loc, "cannot convert float " + v.repr() + " to integer type " +
                                 dtype_name(t.elem));
-  int64_t i = v.kind == Val::Kind::Int ? v.i : (v.b ? 1 : 0);
-  if (i < int_min(t.elem) || i > int_max(t.elem))
-    throw CompileError(loc, "Scalar " + std::to_string(i) + " is out of range for type " +
-                                dtype_name(t.elem));
-  return make_int(e, t, i, loc);
+  if (!int_fits(v, t.elem))
+    throw CompileError(loc,
+                       "Scalar " + v.repr() + " is out of range for type " + dtype_name(t.elem));
+  return make_int(e, t, v.kind == Val::Kind::Int ? v.i : (v.b ? 1 : 0), loc); // u64: the bits
 }
 
 Value *as_tensor(Emitter &e, const Val &v, SourceLoc loc) {
@@ -81,8 +110,8 @@ Value *as_tensor(Emitter &e, const Val &v, SourceLoc loc) {
     return v.tensor;
   if (is_number(v))
     return constant_of(e, v, Type(literal_type(v)), loc);
-  throw CompileError(loc, "cannot convert " + v.repr() + " of type " + py_type_name(v) +
-                              " to tensor");
+  throw CompileError(loc,
+                     "cannot convert " + v.repr() + " of type " + py_type_name(v) + " to tensor");
 }
 
 Value *compare(Emitter &e, const char *pred, Value *a, Value *b, SourceLoc loc) {
@@ -95,8 +124,8 @@ Value *truth(Emitter &e, Value *v, SourceLoc loc) {
     return v;
   if (t.is_ptr())
     v = bitcast_elem(e, v, Type(DType::I64), loc);
-  Value *zero = ir::is_float(v->type.elem) ? make_float(e, v->type, 0.0, loc)
-                                           : make_int(e, v->type, 0, loc);
+  Value *zero =
+      ir::is_float(v->type.elem) ? make_float(e, v->type, 0.0, loc) : make_int(e, v->type, 0, loc);
   return compare(e, "ne", v, zero, loc);
 }
 
@@ -113,7 +142,8 @@ Value *bitcast_elem(Emitter &e, Value *v, const Type &elem, SourceLoc loc) {
   return emit(e, OpKind::Bitcast, {v}, r, loc);
 }
 
-Value *cast_elem(Emitter &e, Value *v, const Type &elem, SourceLoc loc, const std::string &rounding) {
+Value *cast_elem(Emitter &e, Value *v, const Type &elem, SourceLoc loc,
+                 const std::string &rounding) {
   const Type &src = v->type;
   if (src.element() == elem)
     return v;
@@ -166,9 +196,9 @@ Value *unsplat(Emitter &e, Value *v, SourceLoc loc) {
   if (v->type.rank() > 1)
     v = emit(e, OpKind::Reshape, {v}, v->type.with_shape({1}), loc);
   // There is no op that extracts an element: reduce with a combiner that keeps its first input.
-  ir::Op *r = make_reduce(e, {v}, 0, [](const std::vector<Value *> &args) {
-    return std::vector<Value *>{args[0]};
-  }, loc);
+  ir::Op *r = make_reduce(
+      e, {v}, 0, [](const std::vector<Value *> &args) { return std::vector<Value *>{args[0]}; },
+      loc);
   return r->result(0);
 }
 

@@ -19,6 +19,10 @@ ir::Value *emit(Emitter &e, ir::OpKind k, const std::vector<ir::Value *> &operan
 bool is_number(const Val &v);
 // The literal dtype of a Python number (to_tensor's rule).
 ir::DType literal_type(const Val &v);
+// A Python int or bool exactly (ints of 2**63 and above too: Val::u64).
+__int128 int_value(const Val &v);
+// Whether the Python int or bool `v` is within the value range of integer dtype `d`.
+bool int_fits(const Val &v, ir::DType d);
 // The Python type name of a value, for messages: "int", "tuple", "tensor", ...
 std::string py_type_name(const Val &v);
 

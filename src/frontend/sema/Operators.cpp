@@ -46,8 +46,8 @@ void check_ptr(const Type &a, const Type &b, bool allow_ptr_a, SourceLoc loc) {
 // binary_op_type_checking_impl: literal typing of Python numbers, the promotion to one
 // computation dtype (with the scalar rule), range checks of the numbers, broadcasting.
 std::pair<Value *, Value *> binary_operands(Emitter &e, const Val &a, const Val &b,
-                                            bool allow_a_ptr, bool allow_b_ptr,
-                                            bool arithmetic, bool div_or_mod, SourceLoc loc) {
+                                            bool allow_a_ptr, bool allow_b_ptr, bool arithmetic,
+                                            bool div_or_mod, SourceLoc loc) {
   bool a_num = is_number(a), b_num = is_number(b);
   if ((!a_num && !a.is_tensor()) || (!b_num && !b.is_tensor()))
     throw CompileError(loc, "unsupported operand types: '" + py_type_name(a) + "' and '" +
@@ -62,15 +62,14 @@ std::pair<Value *, Value *> binary_operands(Emitter &e, const Val &a, const Val 
     for (const Val *n : {&a, &b}) {
       if (!is_number(*n) || !ir::is_int(r))
         continue;
-      int64_t v = n->kind == Val::Kind::Int ? n->i : n->kind == Val::Kind::Bool ? n->b : 0;
       if (n->kind == Val::Kind::Float)
         continue;
-      if (v < 0 && ir::is_unsigned_int(r))
+      if (int_value(*n) < 0 && ir::is_unsigned_int(r))
         throw CompileError(loc, "Cannot perform a binary operation between an unsigned tensor "
                                 "and a negative scalar. Perform a explicit cast on one of them.");
-      if (v < int_min(r) || v > int_max(r))
-        throw CompileError(loc, "Scalar " + std::to_string(v) + " is out of range for type " +
-                                    dtype_name(r));
+      if (!int_fits(*n, r))
+        throw CompileError(loc,
+                           "Scalar " + n->repr() + " is out of range for type " + dtype_name(r));
     }
     x = a_num ? constant_of(e, a, Type(r), loc) : cast_dtype(e, a.tensor, r, loc);
     y = b_num ? constant_of(e, b, Type(r), loc) : cast_dtype(e, b.tensor, r, loc);
@@ -151,14 +150,18 @@ Val binary_op(Emitter &e, BinOp op, const Val &a, const Val &b, SourceLoc loc) {
   if (!a.is_tensor() && !b.is_tensor())
     return fold_binary(op, a, b, loc);
   switch (op) {
-  case BinOp::Add: return Val::of(tensor_add(e, a, b, loc));
-  case BinOp::Sub: return Val::of(tensor_sub(e, a, b, loc));
+  case BinOp::Add:
+    return Val::of(tensor_add(e, a, b, loc));
+  case BinOp::Sub:
+    return Val::of(tensor_sub(e, a, b, loc));
   case BinOp::Mul: {
     auto [x, y] = binary_operands(e, a, b, false, false, true, false, loc);
     return Val::of(same_op(e, OpKind::Mul, x, y, loc));
   }
-  case BinOp::Div: return Val::of(tensor_truediv(e, a, b, loc));
-  case BinOp::FloorDiv: return Val::of(tensor_floordiv(e, a, b, loc));
+  case BinOp::Div:
+    return Val::of(tensor_truediv(e, a, b, loc));
+  case BinOp::FloorDiv:
+    return Val::of(tensor_floordiv(e, a, b, loc));
   case BinOp::Mod: {
     auto [x, y] = binary_operands(e, a, b, false, false, true, true, loc);
     return Val::of(same_op(e, OpKind::Rem, x, y, loc));
@@ -167,7 +170,8 @@ Val binary_op(Emitter &e, BinOp op, const Val &a, const Val &b, SourceLoc loc) {
   case BinOp::BitOr:
   case BinOp::BitXor:
   case BinOp::LShift:
-  case BinOp::RShift: return Val::of(tensor_bitwise(e, op, a, b, loc));
+  case BinOp::RShift:
+    return Val::of(tensor_bitwise(e, op, a, b, loc));
   case BinOp::Pow:
     throw CompileError(loc, "operator ** is not supported on tensors");
   case BinOp::MatMul:
@@ -182,7 +186,8 @@ Val unary_op(Emitter &e, ast::UnaryOp op, const Val &a, SourceLoc loc) {
   Value *x = a.tensor;
   const Type &t = x->type;
   switch (op) {
-  case ast::UnaryOp::Pos: return a;
+  case ast::UnaryOp::Pos:
+    return a;
   case ast::UnaryOp::Neg:
     if (t.is_ptr())
       throw CompileError(loc, "wrong type argument to unary minus (" + elem_name(t) + ")");
@@ -196,10 +201,9 @@ Val unary_op(Emitter &e, ast::UnaryOp op, const Val &a, SourceLoc loc) {
       throw CompileError(loc, "wrong type argument to `not` (" + elem_name(t) + ")");
     if (t.elem == DType::I1)
       return Val::of(emit(e, OpKind::Not, {x}, t, loc));
-    return Val::of(compare(e, "eq", x,
-                           ir::is_float(t.elem) ? make_float(e, t, 0.0, loc)
-                                                : make_int(e, t, 0, loc),
-                           loc));
+    return Val::of(
+        compare(e, "eq", x,
+                ir::is_float(t.elem) ? make_float(e, t, 0.0, loc) : make_int(e, t, 0, loc), loc));
   }
   return a;
 }
@@ -347,8 +351,7 @@ ir::Value *cast_to(Emitter &e, const Val &v, const ir::Type &t, SourceLoc loc) {
   if (!ir::is_float(t.elem)) {
     if (v.kind == Val::Kind::Float)
       return nullptr;
-    int64_t i = v.kind == Val::Kind::Int ? v.i : v.b;
-    if (i < int_min(t.elem) || i > int_max(t.elem))
+    if (!int_fits(v, t.elem))
       return nullptr;
   }
   return constant_of(e, v, t, loc);

@@ -1,5 +1,6 @@
-// Constexpr folding with Python's semantics (ints are int64 here: a result that does
-// not fit is reported rather than silently wrapped).
+// Constexpr folding with Python's semantics. Ints are those Triton can type: int64, and
+// uint64 for 2**63..2**64-1 (Val::u64); the arithmetic is exact in 128 bits and a result
+// outside that range is reported rather than silently wrapped.
 #include <cmath>
 #include <limits>
 
@@ -23,28 +24,34 @@ namespace {
                               py_type_name(a) + "' and '" + py_type_name(b) + "'");
 }
 
-int64_t as_int(const Val &v) { return v.kind == K::Bool ? (v.b ? 1 : 0) : v.i; }
-double as_double(const Val &v) {
-  return v.kind == K::Float ? v.f : static_cast<double>(as_int(v));
+using Wide = __int128;
+
+Wide as_int(const Val &v) { return int_value(v); }
+double as_double(const Val &v) { return v.kind == K::Float ? v.f : static_cast<double>(as_int(v)); }
+
+// An exact result as an int Val: int64, or uint64 from 2**63 on; beyond: an error.
+Val from_wide(Wide r, SourceLoc loc) {
+  if (r < std::numeric_limits<int64_t>::min() || r > std::numeric_limits<uint64_t>::max())
+    overflow(loc);
+  return r > std::numeric_limits<int64_t>::max() ? Val::uint64(static_cast<uint64_t>(r))
+                                                 : Val::integer(static_cast<int64_t>(r));
 }
 
-int64_t floor_div(int64_t a, int64_t b, SourceLoc loc) {
+Wide floor_div(Wide a, Wide b, SourceLoc loc) {
   if (b == 0)
     throw CompileError(loc, "integer division or modulo by zero");
-  if (a == std::numeric_limits<int64_t>::min() && b == -1)
-    overflow(loc);
-  int64_t q = a / b;
+  Wide q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0)))
     --q;
   return q;
 }
 
-int64_t floor_mod(int64_t a, int64_t b, SourceLoc loc) {
+Wide floor_mod(Wide a, Wide b, SourceLoc loc) {
   if (b == 0)
     throw CompileError(loc, "integer division or modulo by zero");
   if (b == -1)
     return 0;
-  int64_t r = a % b;
+  Wide r = a % b;
   if (r != 0 && ((r < 0) != (b < 0)))
     r += b;
   return r;
@@ -75,14 +82,14 @@ std::pair<double, double> float_divmod(double vx, double wx, SourceLoc loc) {
   return {floordiv, mod};
 }
 
-Val int_pow(int64_t base, int64_t exp, SourceLoc loc) {
+Val int_pow(Wide base, Wide exp, SourceLoc loc) {
   if (exp < 0) {
     if (base == 0)
       throw CompileError(loc, "0.0 cannot be raised to a negative power");
     return Val::floating(std::pow(static_cast<double>(base), static_cast<double>(exp)));
   }
-  int64_t r = 1;
-  int64_t b = base;
+  Wide r = 1;
+  Wide b = base;
   while (exp > 0) {
     if (exp & 1)
       if (__builtin_mul_overflow(r, b, &r))
@@ -91,20 +98,25 @@ Val int_pow(int64_t base, int64_t exp, SourceLoc loc) {
     if (exp > 0 && __builtin_mul_overflow(b, b, &b))
       overflow(loc);
   }
-  return Val::integer(r);
+  return from_wide(r, loc);
 }
 
 Val fold_float(BinOp op, double x, double y, const Val &a, const Val &b, SourceLoc loc) {
   switch (op) {
-  case BinOp::Add: return Val::floating(x + y);
-  case BinOp::Sub: return Val::floating(x - y);
-  case BinOp::Mul: return Val::floating(x * y);
+  case BinOp::Add:
+    return Val::floating(x + y);
+  case BinOp::Sub:
+    return Val::floating(x - y);
+  case BinOp::Mul:
+    return Val::floating(x * y);
   case BinOp::Div:
     if (y == 0.0)
       throw CompileError(loc, "float division by zero");
     return Val::floating(x / y);
-  case BinOp::FloorDiv: return Val::floating(float_divmod(x, y, loc).first);
-  case BinOp::Mod: return Val::floating(float_divmod(x, y, loc).second);
+  case BinOp::FloorDiv:
+    return Val::floating(float_divmod(x, y, loc).first);
+  case BinOp::Mod:
+    return Val::floating(float_divmod(x, y, loc).second);
   case BinOp::Pow:
     if (x == 0.0 && y < 0)
       throw CompileError(loc, "0.0 cannot be raised to a negative power");
@@ -112,57 +124,55 @@ Val fold_float(BinOp op, double x, double y, const Val &a, const Val &b, SourceL
       throw CompileError(loc, "a negative number raised to a fractional power is complex, "
                               "which is not supported");
     return Val::floating(std::pow(x, y));
-  default: bad_operands(ast::binop_symbol(op), a, b, loc);
+  default:
+    bad_operands(ast::binop_symbol(op), a, b, loc);
   }
 }
 
-Val fold_int(BinOp op, int64_t x, int64_t y, const Val &a, const Val &b, SourceLoc loc) {
-  int64_t r = 0;
+Val fold_int(BinOp op, Wide x, Wide y, const Val &a, const Val &b, SourceLoc loc) {
+  Wide r = 0; // operands are within [-2**63, 2**64): only products can leave 128 bits
   switch (op) {
   case BinOp::Add:
-    if (__builtin_add_overflow(x, y, &r))
-      overflow(loc);
-    return Val::integer(r);
+    return from_wide(x + y, loc);
   case BinOp::Sub:
-    if (__builtin_sub_overflow(x, y, &r))
-      overflow(loc);
-    return Val::integer(r);
+    return from_wide(x - y, loc);
   case BinOp::Mul:
     if (__builtin_mul_overflow(x, y, &r))
       overflow(loc);
-    return Val::integer(r);
+    return from_wide(r, loc);
   case BinOp::Div:
     if (y == 0)
       throw CompileError(loc, "division by zero");
-    return Val::floating(static_cast<double>(static_cast<long double>(x) /
-                                             static_cast<long double>(y)));
-  case BinOp::FloorDiv: return Val::integer(floor_div(x, y, loc));
-  case BinOp::Mod: return Val::integer(floor_mod(x, y, loc));
-  case BinOp::Pow: return int_pow(x, y, loc);
+    return Val::floating(
+        static_cast<double>(static_cast<long double>(x) / static_cast<long double>(y)));
+  case BinOp::FloorDiv:
+    return from_wide(floor_div(x, y, loc), loc);
+  case BinOp::Mod:
+    return from_wide(floor_mod(x, y, loc), loc);
+  case BinOp::Pow:
+    return int_pow(x, y, loc);
   case BinOp::LShift:
     if (y < 0)
       throw CompileError(loc, "negative shift count");
     if (x == 0)
       return Val::integer(0);
-    if (y >= 63)
+    if (y >= 64) // |x| << 64 is past 2**64
       overflow(loc);
-    r = static_cast<int64_t>(static_cast<uint64_t>(x) << y);
-    if ((r >> y) != x)
-      overflow(loc);
-    return Val::integer(r);
+    return from_wide(x * (static_cast<Wide>(1) << y), loc);
   case BinOp::RShift:
     if (y < 0)
       throw CompileError(loc, "negative shift count");
-    return Val::integer(y >= 64 ? (x < 0 ? -1 : 0) : (x >> y));
+    return from_wide(y >= 127 ? (x < 0 ? -1 : 0) : (x >> y), loc);
   case BinOp::BitAnd:
   case BinOp::BitOr:
   case BinOp::BitXor: {
     r = op == BinOp::BitAnd ? (x & y) : op == BinOp::BitOr ? (x | y) : (x ^ y);
     if (a.kind == K::Bool && b.kind == K::Bool)
       return Val::boolean(r != 0);
-    return Val::integer(r);
+    return from_wide(r, loc);
   }
-  default: bad_operands(ast::binop_symbol(op), a, b, loc);
+  default:
+    bad_operands(ast::binop_symbol(op), a, b, loc);
   }
 }
 
@@ -179,7 +189,8 @@ Val repeat(const Val &seq, int64_t n) {
   return Val::tuple(std::move(elems));
 }
 
-// Compares two numbers exactly (an int64 is exact in a long double's 64-bit mantissa).
+// Compares two numbers exactly (an int64 or uint64 is exact in a long double's 64-bit
+// mantissa).
 int num_order(const Val &a, const Val &b) {
   long double x = a.kind == K::Float ? a.f : as_int(a);
   long double y = b.kind == K::Float ? b.f : as_int(b);
@@ -190,13 +201,20 @@ int num_order(const Val &a, const Val &b) {
 
 bool truthy(const Val &v) {
   switch (v.kind) {
-  case K::None: return false;
-  case K::Bool: return v.b;
-  case K::Int: return v.i != 0;
-  case K::Float: return v.f != 0.0;
-  case K::Str: return !v.str.empty();
-  case K::Tuple: return !v.elems.empty();
-  default: return true;
+  case K::None:
+    return false;
+  case K::Bool:
+    return v.b;
+  case K::Int:
+    return v.i != 0;
+  case K::Float:
+    return v.f != 0.0;
+  case K::Str:
+    return !v.str.empty();
+  case K::Tuple:
+    return !v.elems.empty();
+  default:
+    return true;
   }
 }
 
@@ -209,13 +227,19 @@ bool py_equal(const Val &a, const Val &b) {
   if (a.kind != b.kind)
     return false;
   switch (a.kind) {
-  case K::None: return true;
-  case K::Str: return a.str == b.str;
-  case K::DType: return a.type == b.type;
-  case K::Tensor: return a.tensor == b.tensor;
-  case K::Function: return a.fn == b.fn;
+  case K::None:
+    return true;
+  case K::Str:
+    return a.str == b.str;
+  case K::DType:
+    return a.type == b.type;
+  case K::Tensor:
+    return a.tensor == b.tensor;
+  case K::Function:
+    return a.fn == b.fn;
   case K::Module:
-  case K::Builtin: return a.str == b.str;
+  case K::Builtin:
+    return a.str == b.str;
   case K::Tuple:
   case K::Slice:
     if (a.elems.size() != b.elems.size())
@@ -224,8 +248,10 @@ bool py_equal(const Val &a, const Val &b) {
       if (!py_equal(a.elems[i], b.elems[i]))
         return false;
     return true;
-  case K::Method: return a.str == b.str && py_equal(a.elems[0], b.elems[0]);
-  default: return false;
+  case K::Method:
+    return a.str == b.str && py_equal(a.elems[0], b.elems[0]);
+  default:
+    return false;
   }
 }
 
@@ -249,8 +275,8 @@ Val fold_binary(BinOp op, const Val &a, const Val &b, SourceLoc loc) {
   const char *sym = ast::binop_symbol(op);
   if (is_number(a) && is_number(b)) {
     if (a.kind == K::Float || b.kind == K::Float) {
-      if (op == BinOp::LShift || op == BinOp::RShift || op == BinOp::BitAnd ||
-          op == BinOp::BitOr || op == BinOp::BitXor || op == BinOp::MatMul)
+      if (op == BinOp::LShift || op == BinOp::RShift || op == BinOp::BitAnd || op == BinOp::BitOr ||
+          op == BinOp::BitXor || op == BinOp::MatMul)
         bad_operands(sym, a, b, loc);
       return fold_float(op, as_double(a), as_double(b), a, b, loc);
     }
@@ -266,9 +292,9 @@ Val fold_binary(BinOp op, const Val &a, const Val &b, SourceLoc loc) {
     return Val::tuple(std::move(e));
   }
   if (op == BinOp::Mul && a_seq && (b.kind == K::Int || b.kind == K::Bool))
-    return repeat(a, as_int(b));
+    return repeat(a, static_cast<int64_t>(as_int(b)));
   if (op == BinOp::Mul && b_seq && (a.kind == K::Int || a.kind == K::Bool))
-    return repeat(b, as_int(a));
+    return repeat(b, static_cast<int64_t>(as_int(a)));
   bad_operands(sym, a, b, loc);
 }
 
@@ -282,15 +308,12 @@ Val fold_unary(ast::UnaryOp op, const Val &a, SourceLoc loc) {
     if (op == ast::UnaryOp::Pos)
       return a;
   } else if (a.kind == K::Int || a.kind == K::Bool) {
-    int64_t x = as_int(a);
-    if (op == ast::UnaryOp::Neg) {
-      if (x == std::numeric_limits<int64_t>::min())
-        overflow(loc);
-      return Val::integer(-x);
-    }
+    Wide x = as_int(a);
+    if (op == ast::UnaryOp::Neg)
+      return from_wide(-x, loc);
     if (op == ast::UnaryOp::Pos)
-      return Val::integer(x);
-    return Val::integer(~x);
+      return from_wide(x, loc);
+    return from_wide(~x, loc);
   }
   throw CompileError(loc, std::string("bad operand type for unary ") + name + ": '" +
                               py_type_name(a) + "'");
@@ -298,8 +321,10 @@ Val fold_unary(ast::UnaryOp op, const Val &a, SourceLoc loc) {
 
 Val fold_compare(ast::CmpOp op, const Val &a, const Val &b, SourceLoc loc) {
   switch (op) {
-  case ast::CmpOp::Eq: return Val::boolean(py_equal(a, b));
-  case ast::CmpOp::NotEq: return Val::boolean(!py_equal(a, b));
+  case ast::CmpOp::Eq:
+    return Val::boolean(py_equal(a, b));
+  case ast::CmpOp::NotEq:
+    return Val::boolean(!py_equal(a, b));
   case ast::CmpOp::Lt:
   case ast::CmpOp::LtE:
   case ast::CmpOp::Gt:

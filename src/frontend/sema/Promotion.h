@@ -31,8 +31,8 @@ ir::DType integer_promote(ir::DType a, ir::DType b);
 // The dtype both operands of an arithmetic op are converted to. `x_scalar` is true for
 // an operand that was a Python number (constexpr); `a`/`b` are then its literal type.
 // Throws CompileError(loc) where Triton raises (e.g. /, % on ints of mixed signedness).
-ir::DType computation_type(ir::DType a, bool a_scalar, ir::DType b, bool b_scalar,
-                           bool div_or_mod, SourceLoc loc);
+ir::DType computation_type(ir::DType a, bool a_scalar, ir::DType b, bool b_scalar, bool div_or_mod,
+                           SourceLoc loc);
 
 // Literal typing (to_tensor): ints are i32, then u32, then i64; floats fp32 unless
 // finite, non-zero and outside fp32's range (then fp64); bools i1.

@@ -20,15 +20,24 @@ Val D(ir::DType d) { return Val::dtype(ir::Type(d)); }
 TEST(Binding, PythonStyleErrors) {
   TestEmitter e;
   Val p = e.arg("ptr<fp32>");
-  EXPECT_EQ(error_of([&] { e.call("load", {p}, {{"foo", I(1)}}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("load", {p}, {{"foo", I(1)}});
+            }),
             "load() got an unexpected keyword argument 'foo'");
   EXPECT_EQ(error_of([&] { e.call("load", {}); }), "load() missing required argument 'pointer'");
-  EXPECT_EQ(error_of([&] { e.call("program_id", {I(0), I(1)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("program_id", {I(0), I(1)});
+            }),
             "program_id() takes 1 positional argument but 2 were given");
-  EXPECT_EQ(error_of([&] { e.call("load", {p, Val::none()}, {{"mask", B(true)}}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("load", {p, Val::none()}, {{"mask", B(true)}});
+            }),
             "load() got multiple values for argument 'mask'");
-  EXPECT_EQ(error_of([&] { e.call("arange", {I(0)}); }), "arange() missing required argument 'end'");
-  EXPECT_EQ(error_of([&] { e.call("device_print", {S("x")}, {{"args", I(1)}}); }),
+  EXPECT_EQ(error_of([&] { e.call("arange", {I(0)}); }),
+            "arange() missing required argument 'end'");
+  EXPECT_EQ(error_of([&] {
+              e.call("device_print", {S("x")}, {{"args", I(1)}});
+            }),
             "device_print() got an unexpected keyword argument 'args'");
   // Keyword arguments bind by name, in any order.
   Val r = e.call("arange", {}, {{"end", I(16)}, {"start", I(0)}});
@@ -95,13 +104,21 @@ TEST(Creation, Arange) {
   EXPECT_EQ(type_of(r), "tile<1024xi32>");
   EXPECT_EQ(r.tensor->def->int_attr("end"), 1024);
   EXPECT_EQ(type_of(e.call("arange", {I(16), I(32)})), "tile<16xi32>");
-  EXPECT_EQ(error_of([&] { e.call("arange", {I(0), I(100)}); }).substr(0, 36),
+  EXPECT_EQ(error_of([&] {
+              e.call("arange", {I(0), I(100)});
+            }).substr(0, 36),
             "arange's range must be a power of 2 ");
-  EXPECT_EQ(error_of([&] { e.call("arange", {I(8), I(4)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("arange", {I(8), I(4)});
+            }),
             "arange's end argument must be greater than the start argument");
-  EXPECT_EQ(error_of([&] { e.call("arange", {I(0), e.arg("i32")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("arange", {I(0), e.arg("i32")});
+            }),
             "arange's arguments must be of type tl.constexpr");
-  EXPECT_EQ(error_of([&] { e.call("arange", {I(0), I(int64_t(1) << 21)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("arange", {I(0), I(int64_t(1) << 21)});
+            }),
             "arange(): numel (2097152) exceeds triton maximum tensor numel (1048576)");
   e.verify();
 }
@@ -124,11 +141,17 @@ TEST(Creation, FullAndZeros) {
   EXPECT_EQ(fromt.tensor->def->kind(), OpKind::Splat);
   Val zl = e.call("zeros_like", {e.arg("tile<2x8xbf16>")});
   EXPECT_EQ(type_of(zl), "tile<2x8xbf16>");
-  EXPECT_EQ(error_of([&] { e.call("full", {T({I(4)}), F(1.5), D(ir::DType::I32)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("full", {T({I(4)}), F(1.5), D(ir::DType::I32)});
+            }),
             "cannot convert float 1.5 to integer type int32");
-  EXPECT_EQ(error_of([&] { e.call("zeros", {T({I(3)}), D(ir::DType::F32)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("zeros", {T({I(3)}), D(ir::DType::F32)});
+            }),
             "zeros(): shape element 0 must be a power of 2, got 3");
-  EXPECT_EQ(error_of([&] { e.call("zeros", {T({I(4)}), I(1)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("zeros", {T({I(4)}), I(1)});
+            }),
             "zeros(): `dtype` must be a dtype (e.g. tl.float32), got a value of type int");
   e.verify();
 }
@@ -141,7 +164,9 @@ TEST(Shape, ReshapePermuteExpand) {
   EXPECT_EQ(type_of(e.method("reshape", x, {I(8), I(32)})), "tile<8x32xfp32>");
   EXPECT_EQ(type_of(e.call("view", {x, T({I(256)})})), "tile<256xfp32>");
   EXPECT_EQ(type_of(e.call("ravel", {x})), "tile<256xfp32>");
-  EXPECT_EQ(error_of([&] { e.call("reshape", {x, I(128)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("reshape", {x, I(128)});
+            }),
             "reshape() cannot change total number of elements in tensor ([16, 16] to [128])");
   Val x3 = e.arg("tile<2x4x8xfp32>");
   Val p = e.call("permute", {x3, I(2), I(0), I(1)});
@@ -153,13 +178,17 @@ TEST(Shape, ReshapePermuteExpand) {
   EXPECT_EQ(error_of([&] { e.call("trans", {e.arg("tile<16xfp16>")}); }),
             "trans(): permute dims must have the same length as input shape (2 dims for a "
             "tensor of shape [16])");
-  EXPECT_EQ(error_of([&] { e.call("permute", {x3, I(0), I(0), I(1)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("permute", {x3, I(0), I(0), I(1)});
+            }),
             "permute(): permute dims must be a permutation of 0, 1, ..., n-1, but were [0, 0, 1]");
   Val v = e.arg("tile<16xi32>");
   EXPECT_EQ(type_of(e.call("expand_dims", {v, I(0)})), "tile<1x16xi32>");
   EXPECT_EQ(type_of(e.call("expand_dims", {v, I(-1)})), "tile<16x1xi32>");
   EXPECT_EQ(type_of(e.call("expand_dims", {v, T({I(0), I(2)})})), "tile<1x16x1xi32>");
-  EXPECT_EQ(error_of([&] { e.call("expand_dims", {v, I(2)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("expand_dims", {v, I(2)});
+            }),
             "expand_dims(): invalid axis 2. Expected -2 <= axis < 2");
   EXPECT_EQ(type_of(e.call("broadcast_to", {v, I(8), I(16)})), "tile<8x16xi32>");
   EXPECT_EQ(type_of(e.method("broadcast_to", v, {T({I(4), I(16)})})), "tile<4x16xi32>");
@@ -184,7 +213,9 @@ TEST(Shape, JoinSplitCat) {
   EXPECT_EQ(type_of(ss.elems[0]), "fp32");
   EXPECT_EQ(error_of([&] { e.call("split", {a}); }),
             "split(): the last dimension must have size 2, got a tensor of shape [4, 8]");
-  EXPECT_EQ(error_of([&] { e.call("join", {a, e.arg("tile<4x8xfp16>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("join", {a, e.arg("tile<4x8xfp16>")});
+            }),
             "join(): both tensors must have the same dtype, got fp32 and fp16");
   Val c = e.call("cat", {e.arg("tile<8xi32>"), e.arg("tile<8xi32>")}, {{"can_reorder", B(true)}});
   EXPECT_EQ(type_of(c), "tile<16xi32>");
@@ -206,7 +237,9 @@ TEST(Cast, ToAndCast) {
   Val bits = e.method("to", x, {D(ir::DType::I32)}, {{"bitcast", B(true)}});
   EXPECT_EQ(bits.tensor->def->kind(), OpKind::Bitcast);
   EXPECT_EQ(type_of(bits), "tile<8xi32>");
-  EXPECT_EQ(error_of([&] { e.method("to", x, {D(ir::DType::I16)}, {{"bitcast", B(true)}}); }),
+  EXPECT_EQ(error_of([&] {
+              e.method("to", x, {D(ir::DType::I16)}, {{"bitcast", B(true)}});
+            }),
             "Cannot bitcast data-type of size 32 to data-type of size 16");
   EXPECT_EQ(error_of([&] {
               e.method("to", x, {D(ir::DType::F64)}, {{"fp_downcast_rounding", S("rtz")}});

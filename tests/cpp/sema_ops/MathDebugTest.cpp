@@ -37,7 +37,9 @@ TEST(Math, WhereMinimumMaximumClamp) {
   EXPECT_EQ(type_of(e.call("minimum", {e.arg("tile<16xi8>"), I(3)})), "tile<16xi32>");
   Val c = e.call("clamp", {e.arg("tile<16xfp32>"), F(-1.0), F(1.0)});
   EXPECT_EQ(type_of(c), "tile<16xfp32>");
-  EXPECT_EQ(error_of([&] { e.call("clamp", {e.arg("tile<16xi32>"), I(0), I(5)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("clamp", {e.arg("tile<16xi32>"), I(0), I(5)});
+            }),
             "Unexpected dtype int32. Only floating point clamp is supported");
   e.verify();
 }
@@ -45,8 +47,8 @@ TEST(Math, WhereMinimumMaximumClamp) {
 TEST(Math, UnaryFunctionsCheckDtypes) {
   TestEmitter e;
   Val x = e.arg("tile<8xfp32>");
-  for (const char *fn : {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf",
-                         "floor", "ceil"}) {
+  for (const char *fn :
+       {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "floor", "ceil"}) {
     Val r = e.call(fn, {x});
     EXPECT_EQ(type_of(r), "tile<8xfp32>") << fn;
     EXPECT_EQ(r.tensor->def->name(), fn);
@@ -65,12 +67,16 @@ TEST(Math, UnaryFunctionsCheckDtypes) {
   EXPECT_EQ(fma.tensor->def->kind(), OpKind::Fma);
   EXPECT_EQ(e.call("umulhi", {e.arg("tile<8xu32>"), e.arg("tile<8xu32>")}).tensor->def->kind(),
             OpKind::Umulhi);
-  EXPECT_EQ(error_of([&] { e.call("umulhi", {x, x}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("umulhi", {x, x});
+            }),
             "Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got fp32 (in tl.umulhi)");
   Val d = e.call("fdiv", {x, e.arg("tile<8xfp32>")}, {{"ieee_rounding", B(true)}});
   EXPECT_EQ(d.tensor->def->kind(), OpKind::Div);
   EXPECT_EQ(d.tensor->def->str_attr("rounding"), "rn");
-  EXPECT_EQ(error_of([&] { e.call("fdiv", {e.arg("tile<8xi32>"), x}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("fdiv", {e.arg("tile<8xi32>"), x});
+            }),
             "both operands of fdiv must have floating scalar type, got int32 and fp32");
   EXPECT_EQ(e.call("div_rn", {x, x}).tensor->def->str_attr("rounding"), "rn");
   // tanh is only in tl.math (libdevice), built from exp.
@@ -137,13 +143,15 @@ TEST(PythonBuiltins, MinMaxAbsFloatIntLen) {
   EXPECT_TRUE(std::isinf(e.py("float", {S("-inf")}).f));
   EXPECT_EQ(e.py("float", {S("1.5")}).repr(), "1.5");
   EXPECT_EQ(e.py("float", {I(2)}).repr(), "2.0");
-  EXPECT_EQ(error_of([&] { e.py("float", {S("abc")}); }), "could not convert string to float: 'abc'");
+  EXPECT_EQ(error_of([&] { e.py("float", {S("abc")}); }),
+            "could not convert string to float: 'abc'");
   EXPECT_EQ(error_of([&] { e.py("float", {t}); }),
             "float() of a tensor is not supported (use x.to(tl.float32))");
   EXPECT_EQ(e.py("int", {F(3.9)}).repr(), "3");
   EXPECT_EQ(e.py("int", {F(-3.9)}).repr(), "-3");
   EXPECT_EQ(e.py("int", {S(" 42 ")}).repr(), "42");
-  EXPECT_EQ(error_of([&] { e.py("int", {F(INFINITY)}); }), "cannot convert float infinity to integer");
+  EXPECT_EQ(error_of([&] { e.py("int", {F(INFINITY)}); }),
+            "cannot convert float infinity to integer");
   EXPECT_EQ(e.py("bool", {I(0)}).repr(), "False");
   EXPECT_EQ(e.py("len", {T({I(1), I(2)})}).repr(), "2");
   EXPECT_EQ(error_of([&] { e.py("len", {t}); }), "object of type 'tensor' has no len()");
@@ -159,7 +167,9 @@ TEST(Debug, StaticPrintAndAssert) {
   e.call("static_print", {I(1), I(2)}, {{"sep", S(", ")}});
   EXPECT_EQ(e.printed, "1 a fp32[constexpr[8]] 1e-05\nBLOCK_SIZE:1024\n1, 2\n");
   EXPECT_EQ(e.call("static_assert", {B(true)}).kind, Val::Kind::None);
-  EXPECT_EQ(error_of([&] { e.call("static_assert", {B(false), S("BLOCK must be 64")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("static_assert", {B(false), S("BLOCK must be 64")});
+            }),
             "static_assert failed: BLOCK must be 64");
   EXPECT_EQ(error_of([&] { e.call("static_assert", {B(false)}); }), "static_assert failed");
   EXPECT_EQ(error_of([&] { e.call("static_assert", {e.arg("i1")}); }),
@@ -189,7 +199,9 @@ TEST(Debug, DevicePrintAndAssert) {
   EXPECT_EQ(e.last_op(OpKind::Print)->str_attr("prefix"), " x: ");
   e.call("device_print", {S("hello")});
   EXPECT_EQ(e.last_op(OpKind::Print)->str_attr("prefix"), " hello");
-  EXPECT_EQ(error_of([&] { e.call("device_print", {I(1), pid}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("device_print", {I(1), pid});
+            }),
             "device_print(): the prefix must be a constexpr string, got 1");
   // device_assert only emits in debug mode.
   e.call("device_assert", {e.arg("tile<4xi1>"), S("bad")});
@@ -220,11 +232,16 @@ TEST(Debug, Hints) {
   EXPECT_EQ(e.call("max_constancy", {x, I(4)}).tensor->def->ints_attr("constancy"),
             (std::vector<int64_t>{4}));
   EXPECT_EQ(type_of(e.call("multiple_of", {e.arg("i32"), I(8)})), "i32");
-  EXPECT_EQ(error_of([&] { e.call("multiple_of", {x, T({I(16), I(16)})}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("multiple_of", {x, T({I(16), I(16)})});
+            }),
             "Shape of input to multiple_of does not match the length of values (2 values for a "
             "tensor of rank 1)");
-  EXPECT_EQ(error_of([&] { e.call("multiple_of", {x, e.arg("i32")}); }),
-            "multiple_of(): values element 0 must be a constexpr int, got a tensor of type int32[]");
+  EXPECT_EQ(
+      error_of([&] {
+        e.call("multiple_of", {x, e.arg("i32")});
+      }),
+      "multiple_of(): values element 0 must be a constexpr int, got a tensor of type int32[]");
   e.verify();
 }
 

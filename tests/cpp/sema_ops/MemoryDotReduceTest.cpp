@@ -34,8 +34,9 @@ TEST(Memory, Load) {
   EXPECT_EQ(type_of(b), "tile<16x32xfp32>");
   Val s = e.call("load", {e.arg("ptr<i64>")});
   EXPECT_EQ(type_of(s), "i64");
-  Val v = e.call("load", {ptrs}, {{"cache_modifier", S(".cg")}, {"volatile", B(true)},
-                                  {"eviction_policy", S("evict_last")}});
+  Val v = e.call(
+      "load", {ptrs},
+      {{"cache_modifier", S(".cg")}, {"volatile", B(true)}, {"eviction_policy", S("evict_last")}});
   EXPECT_EQ(v.tensor->def->str_attr("cache"), ".cg");
   EXPECT_EQ(v.tensor->def->str_attr("evict"), "evict_last");
   EXPECT_EQ(v.tensor->def->int_attr("volatile"), 1);
@@ -45,7 +46,9 @@ TEST(Memory, Load) {
 TEST(Memory, LoadErrors) {
   TestEmitter e;
   Val ptrs = e.arg("tile<128xptr<fp32>>");
-  EXPECT_EQ(error_of([&] { e.call("load", {ptrs}, {{"other", F(0.0)}}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("load", {ptrs}, {{"other", F(0.0)}});
+            }),
             "`other` cannot be provided without `mask`");
   EXPECT_EQ(error_of([&] { e.call("load", {e.arg("tile<128xi32>")}); }),
             "Unsupported ptr type int32[constexpr[128]] in `tl.load`: the pointer argument must "
@@ -53,16 +56,25 @@ TEST(Memory, LoadErrors) {
   EXPECT_EQ(error_of([&] { e.call("load", {I(3)}); }),
             "Unsupported ptr type 3 (int) in `tl.load`: the pointer argument must be a pointer or "
             "a tensor of pointers");
-  EXPECT_EQ(error_of([&] { e.call("load", {e.arg("ptr<fp32>"), e.arg("tile<4xi1>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("load", {e.arg("ptr<fp32>"), e.arg("tile<4xi1>")});
+            }),
             "Mask argument cannot be block type if pointer argument is not a block");
-  EXPECT_EQ(error_of([&] { e.call("load", {ptrs, e.arg("tile<128xfp32>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("load", {ptrs, e.arg("tile<128xfp32>")});
+            }),
             "Mask must have boolean scalar type, got fp32[constexpr[128]]");
-  EXPECT_EQ(error_of([&] { e.call("load", {ptrs, e.arg("tile<64xi1>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("load", {ptrs, e.arg("tile<64xi1>")});
+            }),
             "incompatible shapes for broadcasting: [128] and [64]");
-  EXPECT_EQ(error_of([&] { e.call("load", {ptrs}, {{"cache_modifier", S(".xx")}}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("load", {ptrs}, {{"cache_modifier", S(".xx")}});
+            }),
             "Cache modifier .xx not supported");
-  EXPECT_EQ(error_of([&] { e.call("load", {ptrs}, {{"padding_option", S("zero")}}); })
-                .substr(0, 46),
+  EXPECT_EQ(error_of([&] {
+              e.call("load", {ptrs}, {{"padding_option", S("zero")}});
+            }).substr(0, 46),
             "`padding_option` or `boundary_check` argument ");
 }
 
@@ -81,12 +93,18 @@ TEST(Memory, Store) {
   EXPECT_EQ(e.last_op(OpKind::Store)->operand(1)->type.str(), "tile<16x16xi32>");
   e.method("store", e.arg("ptr<fp32>"), {e.arg("fp32")});
   EXPECT_EQ(e.count(OpKind::Store), 4u);
-  EXPECT_EQ(error_of([&] { e.call("store", {e.arg("ptr<fp32>"), e.arg("tile<4xfp32>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("store", {e.arg("ptr<fp32>"), e.arg("tile<4xfp32>")});
+            }),
             "Value argument cannot be block type if pointer argument is not a block");
-  EXPECT_EQ(error_of([&] { e.call("store", {e.arg("tile<16xptr<fp32>>"), e.arg("tile<4x16xfp32>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("store", {e.arg("tile<16xptr<fp32>>"), e.arg("tile<4x16xfp32>")});
+            }),
             "Expected pointer argument to have shape [4, 16] but got [16] (the value and mask "
             "must broadcast to the pointer's shape)");
-  EXPECT_EQ(error_of([&] { e.call("store", {ptrs, F(1.0)}, {{"cache_modifier", S(".ca")}}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("store", {ptrs, F(1.0)}, {{"cache_modifier", S(".ca")}});
+            }),
             "Cache modifier .ca not supported");
   e.verify();
 }
@@ -113,15 +131,25 @@ TEST(Memory, Atomics) {
   Val cas = e.call("atomic_cas", {e.arg("ptr<i32>"), I(0), I(1)});
   EXPECT_EQ(cas.tensor->def->kind(), OpKind::AtomicCas);
   EXPECT_EQ(type_of(cas), "i32");
-  EXPECT_EQ(error_of([&] { e.call("atomic_max", {e.arg("ptr<fp16>"), F(1.0)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("atomic_max", {e.arg("ptr<fp16>"), F(1.0)});
+            }),
             "atomic_max does not support fp16");
-  EXPECT_EQ(error_of([&] { e.call("atomic_add", {e.arg("ptr<i8>"), I(1)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("atomic_add", {e.arg("ptr<i8>"), I(1)});
+            }),
             "atomic_add does not support int8");
-  EXPECT_EQ(error_of([&] { e.call("atomic_and", {e.arg("ptr<fp32>"), I(1)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("atomic_and", {e.arg("ptr<fp32>"), I(1)});
+            }),
             "atomic_and does not support floating point type fp32");
-  EXPECT_EQ(error_of([&] { e.call("atomic_add", {ptrs, I(1)}, {{"sem", S("weird")}}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("atomic_add", {ptrs, I(1)}, {{"sem", S("weird")}});
+            }),
             "Memory semantic weird not supported");
-  EXPECT_EQ(error_of([&] { e.call("atomic_cas", {e.arg("ptr<i8>"), I(0), I(1)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("atomic_cas", {e.arg("ptr<i8>"), I(0), I(1)});
+            }),
             "atomic_cas only supports elements with width {16, 32, 64}, got int8");
   e.verify();
 }
@@ -155,13 +183,21 @@ TEST(Dot, TypesAndShapes) {
 TEST(Dot, Errors) {
   TestEmitter e;
   Val a = e.arg("tile<16x32xfp16>");
-  EXPECT_EQ(error_of([&] { e.call("dot", {a, e.arg("tile<64x16xfp16>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("dot", {a, e.arg("tile<64x16xfp16>")});
+            }),
             "dot: incompatible inner dimensions 32 and 64 (shapes [16, 32] and [64, 16])");
-  EXPECT_EQ(error_of([&] { e.call("dot", {a, e.arg("tile<32x16xfp32>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("dot", {a, e.arg("tile<32x16xfp32>")});
+            }),
             "dot: both operands must have the same dtype, got fp16 and fp32");
-  EXPECT_EQ(error_of([&] { e.call("dot", {e.arg("tile<32xfp16>"), e.arg("tile<32xfp16>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("dot", {e.arg("tile<32xfp16>"), e.arg("tile<32xfp16>")});
+            }),
             "dot: both inputs must be either 2D or 3D; got shapes [32] and [32]");
-  EXPECT_EQ(error_of([&] { e.call("dot", {a, e.arg("tile<32x16xfp16>"), e.arg("tile<16x16xfp16>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("dot", {a, e.arg("tile<32x16xfp16>"), e.arg("tile<16x16xfp16>")});
+            }),
             "dot: the accumulator must be fp32[constexpr[16], constexpr[16]], got "
             "fp16[constexpr[16], constexpr[16]]");
   EXPECT_EQ(error_of([&] {
@@ -173,7 +209,9 @@ TEST(Dot, Errors) {
                      {{"input_precision", S("tf32")}, {"allow_tf32", B(true)}});
             }),
             "dot: only one of input_precision and allow_tf32 can be specified");
-  EXPECT_EQ(error_of([&] { e.call("dot", {e.arg("tile<16x16xi32>"), e.arg("tile<16x16xi32>")}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("dot", {e.arg("tile<16x16xi32>"), e.arg("tile<16x16xi32>")});
+            }),
             "dot: unsupported operand dtype int32");
 }
 
@@ -197,7 +235,9 @@ TEST(Reduce, SumAlongAnAxis) {
   EXPECT_EQ(all.tensor->def->operand(0)->type.str(), "tile<512xfp32>");
   EXPECT_EQ(type_of(e.call("sum", {x}, {{"keep_dims", B(true)}})), "tile<1x1xfp32>");
   EXPECT_EQ(type_of(e.method("sum", e.arg("tile<8xfp32>"), {I(0)})), "fp32");
-  EXPECT_EQ(error_of([&] { e.call("sum", {x, I(2)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("sum", {x, I(2)});
+            }),
             "sum(): invalid axis 2. Expected -2 <= axis < 2");
   e.verify();
 }
@@ -275,11 +315,17 @@ TEST(Reduce, UserCombiner) {
   Val widen = e.function("widen_fn", [](TestEmitter &t, const std::vector<Val> &a) {
     return t.bin(ast::BinOp::Add, a[0], t.arg("fp32"));
   });
-  EXPECT_EQ(error_of([&] { e.call("reduce", {x, I(0), widen}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("reduce", {x, I(0), widen});
+            }),
             "reduce(): combine_fn returned fp32[] for result 0 where int32[] was expected");
-  EXPECT_EQ(error_of([&] { e.call("reduce", {x, I(0), I(3)}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("reduce", {x, I(0), I(3)});
+            }),
             "reduce(): combine_fn must be a @jit function, got 3");
-  EXPECT_EQ(error_of([&] { e.call("reduce", {Val::tuple({x, e.arg("tile<8xi32>")}), I(0), add}); }),
+  EXPECT_EQ(error_of([&] {
+              e.call("reduce", {Val::tuple({x, e.arg("tile<8xi32>")}), I(0), add});
+            }),
             "reduce(): all inputs must have the same shape, got [4, 8] and [8]");
   e.verify();
 }

@@ -7,15 +7,16 @@
 namespace tilec::sema::test {
 namespace {
 
-using ir::DType;
 using ast::BinOp;
+using ir::DType;
 
-const std::vector<std::string> kNames = {"i1",  "i8",  "i16",     "i32",   "i64",
-                                         "u8",  "u16", "u32",     "u64",   "fp8e4nv",
+const std::vector<std::string> kNames = {"i1",    "i8",   "i16",  "i32",  "i64",
+                                         "u8",    "u16",  "u32",  "u64",  "fp8e4nv",
                                          "fp8e5", "fp16", "bf16", "fp32", "fp64"};
 
 // Expected computation type of a tensor of the row dtype and a tensor of the column dtype
 // for + - * and comparisons ("E": a CompileError). Columns in kNames order.
+// clang-format off
 const char *kArith[15][15] = {
     // i1     i8     i16    i32    i64    u8     u16    u32    u64    e4nv   e5     fp16   bf16   fp32   fp64
     {"i1",  "i8",  "i16", "i32", "i64", "u8",  "u16", "u32", "u64", "E",   "E",   "fp16", "fp32", "fp32", "fp64"},
@@ -34,6 +35,7 @@ const char *kArith[15][15] = {
     {"fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp32", "fp64"},
     {"fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64", "fp64"},
 };
+// clang-format on
 
 DType dt(const std::string &n) { return *ir::dtype_from_ir_name(n); }
 
@@ -139,13 +141,12 @@ TEST(Promotion, WeakScalarTyping) {
       TestEmitter e;
       Val t = e.arg(c.tensor);
       std::string got;
-      std::string err = error_of([&] {
-        got = type_of(swap ? e.bin(c.op, c.scalar, t) : e.bin(c.op, t, c.scalar));
-      });
+      std::string err = error_of(
+          [&] { got = type_of(swap ? e.bin(c.op, c.scalar, t) : e.bin(c.op, t, c.scalar)); });
       std::string want = c.result;
       if (want.rfind("tile<", 0) == 0 || want == "i32")
-        EXPECT_EQ(got, want) << c.tensor << " " << ast::binop_symbol(c.op) << " "
-                             << c.scalar.repr() << " swapped=" << swap << " err=" << err;
+        EXPECT_EQ(got, want) << c.tensor << " " << ast::binop_symbol(c.op) << " " << c.scalar.repr()
+                             << " swapped=" << swap << " err=" << err;
       else
         EXPECT_EQ(err.substr(0, want.size()), want) << c.tensor << " swapped=" << swap;
     }
@@ -182,7 +183,8 @@ TEST(Promotion, DTypeNames) {
   EXPECT_EQ(dtype_name(DType::I32), "int32");
   EXPECT_EQ(dtype_name(DType::U8), "uint8");
   EXPECT_EQ(dtype_name(DType::I1), "int1");
-  EXPECT_EQ(tensor_str(ir::Type(DType::F32, false, {64, 32})), "fp32[constexpr[64], constexpr[32]]");
+  EXPECT_EQ(tensor_str(ir::Type(DType::F32, false, {64, 32})),
+            "fp32[constexpr[64], constexpr[32]]");
   EXPECT_EQ(tensor_str(ir::Type(DType::F16, true, {8})), "pointer<fp16>[constexpr[8]]");
   EXPECT_EQ(tensor_str(ir::Type(DType::I32)), "int32[]");
 }
