@@ -164,7 +164,8 @@ std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
   std::vector<simt::SimBuffer> bufs;
   for (nb::handle b : buffers) {
     nb::tuple t = nb::cast<nb::tuple>(b);
-    bufs.push_back({nb::cast<uint64_t>(t[1]), nb::cast<uint64_t>(t[2]), nb::cast<std::string>(t[0])});
+    bufs.push_back(
+        {nb::cast<uint64_t>(t[1]), nb::cast<uint64_t>(t[2]), nb::cast<std::string>(t[0])});
   }
   simt::SimOptions so;
   for (size_t d = 0; d < 3; ++d)

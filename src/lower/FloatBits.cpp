@@ -15,8 +15,8 @@ namespace {
 uint32_t encode_magnitude(double a, int man, int exp, bool ieee) {
   int bias = (1 << (exp - 1)) - 1;
   uint32_t top = (1u << exp) - 1;
-  uint32_t max_finite = ieee ? (((top - 1) << man) | ((1u << man) - 1))
-                             : ((top << man) | ((1u << man) - 2));
+  uint32_t max_finite =
+      ieee ? (((top - 1) << man) | ((1u << man) - 1)) : ((top << man) | ((1u << man) - 2));
   uint32_t inf_or_max = ieee ? (top << man) : max_finite;
   if (std::isnan(a))
     return ieee ? ((top << man) | (1u << (man - 1))) : ((top << man) | ((1u << man) - 1));
@@ -30,7 +30,7 @@ uint32_t encode_magnitude(double a, int man, int exp, bool ieee) {
   int emin = 1 - bias;
   // The quantum (value of one unit in the last place) at this magnitude.
   int q = (unbiased < emin ? emin : unbiased) - man;
-  double scaled = std::ldexp(a, -q); // exact: a power-of-two scaling
+  double scaled = std::ldexp(a, -q);     // exact: a power-of-two scaling
   double units = std::nearbyint(scaled); // to nearest even (default rounding mode)
   auto n = static_cast<uint64_t>(units);
   // n counts quanta: below 2^man it is a subnormal's mantissa; a carry to 2^(man+1)
@@ -59,13 +59,20 @@ uint64_t with_sign(double v, uint32_t mag, int width) {
 
 uint64_t encode_float(double v, ir::DType d) {
   switch (d) {
-  case ir::DType::F64: return std::bit_cast<uint64_t>(v);
-  case ir::DType::F32: return std::bit_cast<uint32_t>(static_cast<float>(v));
-  case ir::DType::F16: return with_sign(v, encode_magnitude(std::fabs(v), 10, 5, true), 16);
-  case ir::DType::BF16: return with_sign(v, encode_magnitude(std::fabs(v), 7, 8, true), 16);
-  case ir::DType::F8E5: return with_sign(v, encode_magnitude(std::fabs(v), 2, 5, true), 8);
-  case ir::DType::F8E4NV: return with_sign(v, encode_magnitude(std::fabs(v), 3, 4, false), 8);
-  default: break;
+  case ir::DType::F64:
+    return std::bit_cast<uint64_t>(v);
+  case ir::DType::F32:
+    return std::bit_cast<uint32_t>(static_cast<float>(v));
+  case ir::DType::F16:
+    return with_sign(v, encode_magnitude(std::fabs(v), 10, 5, true), 16);
+  case ir::DType::BF16:
+    return with_sign(v, encode_magnitude(std::fabs(v), 7, 8, true), 16);
+  case ir::DType::F8E5:
+    return with_sign(v, encode_magnitude(std::fabs(v), 2, 5, true), 8);
+  case ir::DType::F8E4NV:
+    return with_sign(v, encode_magnitude(std::fabs(v), 3, 4, false), 8);
+  default:
+    break;
   }
   TILEC_ASSERT(false, "encode_float: not a float dtype");
   return 0;

@@ -17,15 +17,20 @@ using simt::AtomOp;
 using simt::Cmp;
 
 simt::Sem sem_of(const std::string &s) {
-  if (s == "relaxed") return simt::Sem::Relaxed;
-  if (s == "acquire") return simt::Sem::Acquire;
-  if (s == "release") return simt::Sem::Release;
+  if (s == "relaxed")
+    return simt::Sem::Relaxed;
+  if (s == "acquire")
+    return simt::Sem::Acquire;
+  if (s == "release")
+    return simt::Sem::Release;
   return simt::Sem::AcqRel;
 }
 
 simt::Scope scope_of(const std::string &s) {
-  if (s == "cta") return simt::Scope::Cta;
-  if (s == "sys") return simt::Scope::Sys;
+  if (s == "cta")
+    return simt::Scope::Cta;
+  if (s == "sys")
+    return simt::Scope::Sys;
   return simt::Scope::Gpu;
 }
 
@@ -197,7 +202,9 @@ void lower_atomic(LoweringContext &c, const ir::Op &op) {
       Reg m = c.get(mask)[static_cast<size_t>(c.get(mask).size() == 1 ? 0 : i)];
       g = g.valid() ? b.and_(Ty::Pred, g, m) : m;
     }
-    auto pick = [&](const std::vector<Reg> &v) { return v[v.size() == 1 ? 0 : static_cast<size_t>(i)]; };
+    auto pick = [&](const std::vector<Reg> &v) {
+      return v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
+    };
     old[static_cast<size_t>(i)] =
         atomic_one(c, op, pick(pr), pick(vr), cmpv ? pick(c.get(cmpv)) : Reg{}, g, want);
   }

@@ -17,9 +17,9 @@ namespace tilec::lower {
 
 namespace {
 
+using ir::DType;
 using simt::Cmp;
 using simt::Rnd;
-using ir::DType;
 
 bool is_fp8(DType d) { return d == DType::F8E4NV || d == DType::F8E5; }
 
@@ -135,12 +135,19 @@ Reg int_to_float(LoweringContext &c, Reg x, DType from, DType to, bool rtz, Sour
 
 Reg to_f32(LoweringContext &c, Reg x, DType d) {
   switch (d) {
-  case DType::F32: return x;
-  case DType::F16: return c.b().cvt(Ty::F32, Ty::F16, x);
-  case DType::BF16: return c.b().cvt(Ty::F32, Ty::BF16, x);
-  case DType::F8E4NV: case DType::F8E5: return fp8_to_f32(c, x, d);
-  case DType::F64: return c.b().cvt(Ty::F32, Ty::F64, x, Rnd::Rn);
-  default: break;
+  case DType::F32:
+    return x;
+  case DType::F16:
+    return c.b().cvt(Ty::F32, Ty::F16, x);
+  case DType::BF16:
+    return c.b().cvt(Ty::F32, Ty::BF16, x);
+  case DType::F8E4NV:
+  case DType::F8E5:
+    return fp8_to_f32(c, x, d);
+  case DType::F64:
+    return c.b().cvt(Ty::F32, Ty::F64, x, Rnd::Rn);
+  default:
+    break;
   }
   TILEC_ASSERT(false, "to_f32: not a float dtype");
   return Reg{};
@@ -150,16 +157,20 @@ Reg from_f32(LoweringContext &c, Reg x, DType d, bool rtz, SourceLoc loc) {
   simt::Builder &b = c.b();
   Rnd r = rtz ? Rnd::Rz : Rnd::Rn;
   switch (d) {
-  case DType::F32: return x;
-  case DType::F16: return b.cvt(Ty::F16, Ty::F32, x, r);
-  case DType::BF16: return b.cvt(Ty::BF16, Ty::F32, x, r);
-  case DType::F64: return b.cvt(Ty::F64, Ty::F32, x);
-  case DType::F8E4NV: case DType::F8E5: {
+  case DType::F32:
+    return x;
+  case DType::F16:
+    return b.cvt(Ty::F16, Ty::F32, x, r);
+  case DType::BF16:
+    return b.cvt(Ty::BF16, Ty::F32, x, r);
+  case DType::F64:
+    return b.cvt(Ty::F64, Ty::F32, x);
+  case DType::F8E4NV:
+  case DType::F8E5: {
     if (c.opts().sm < 89)
-      throw CompileError(loc, std::string("conversion to ") +
-                                  (d == DType::F8E4NV ? "float8e4nv" : "float8e5") +
-                                  " needs sm_89 or newer (the target is sm_" +
-                                  std::to_string(c.opts().sm) + ")");
+      throw CompileError(
+          loc, std::string("conversion to ") + (d == DType::F8E4NV ? "float8e4nv" : "float8e5") +
+                   " needs sm_89 or newer (the target is sm_" + std::to_string(c.opts().sm) + ")");
     if (rtz)
       throw CompileError(loc, "rounding toward zero to fp8 is not supported on the GPU");
     Ty packed = d == DType::F8E4NV ? Ty::E4M3x2 : Ty::E5M2x2;
@@ -173,14 +184,15 @@ Reg from_f32(LoweringContext &c, Reg x, DType d, bool rtz, SourceLoc loc) {
     }
     return p;
   }
-  default: break;
+  default:
+    break;
   }
   TILEC_ASSERT(false, "from_f32: not a float dtype");
   return Reg{};
 }
 
-Reg emit_cast(LoweringContext &c, Reg x, const ir::Type &from, const ir::Type &to,
-              bool rtz, SourceLoc loc) {
+Reg emit_cast(LoweringContext &c, Reg x, const ir::Type &from, const ir::Type &to, bool rtz,
+              SourceLoc loc) {
   simt::Builder &b = c.b();
   if (from.ptr || to.ptr || from.elem == to.elem)
     return x;

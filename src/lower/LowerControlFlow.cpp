@@ -218,10 +218,17 @@ void lower_while(LoweringContext &c, const ir::Op &op) {
 
 void lower_control_flow(LoweringContext &c, const ir::Op &op) {
   switch (op.kind()) {
-  case ir::OpKind::If: lower_if(c, op); return;
-  case ir::OpKind::For: lower_for(c, op); return;
-  case ir::OpKind::While: lower_while(c, op); return;
-  default: TILEC_ASSERT(false, "lower_control_flow: unexpected op");
+  case ir::OpKind::If:
+    lower_if(c, op);
+    return;
+  case ir::OpKind::For:
+    lower_for(c, op);
+    return;
+  case ir::OpKind::While:
+    lower_while(c, op);
+    return;
+  default:
+    TILEC_ASSERT(false, "lower_control_flow: unexpected op");
   }
 }
 

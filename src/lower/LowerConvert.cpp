@@ -46,8 +46,8 @@ bool same_outs(const LinearLayout &a, const LinearLayout &b) {
 
 std::vector<Reg> relabel_regs(const std::vector<Reg> &regs, const std::vector<bool> &valid,
                               const LinearLayout &src, const LinearLayout &dst) {
-  TILEC_ASSERT(same_outs(src, dst), "relabel_regs: layouts of different tiles: " + src.str() +
-                                        " vs " + dst.str());
+  TILEC_ASSERT(same_outs(src, dst),
+               "relabel_regs: layouts of different tiles: " + src.str() + " vs " + dst.str());
   for (const char *dim : {layout::kLane, layout::kWarp})
     if (thread_bases(src, dim) != thread_bases(dst, dim))
       return {};

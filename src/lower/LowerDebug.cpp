@@ -59,7 +59,10 @@ std::pair<std::string, Reg> value_arg(LoweringContext &c, Reg v, const ir::Type 
     return {f, as_u32(v)};
   }
   if (ir::is_float(d)) {
-    Reg f64 = d == ir::DType::F64 ? v : b.cvt(Ty::F64, Ty::F32, emit_cast(c, v, t, ir::Type(ir::DType::F32), false, SourceLoc{}));
+    Reg f64 = d == ir::DType::F64
+                  ? v
+                  : b.cvt(Ty::F64, Ty::F32,
+                          emit_cast(c, v, t, ir::Type(ir::DType::F32), false, SourceLoc{}));
     return {"%f", f64};
   }
   if (d == ir::DType::I1)
@@ -127,7 +130,9 @@ void lower_assert(LoweringContext &c, const ir::Op &op) {
   const ir::Type et = cond->type.element();
   Reg all;
   for (Reg r : c.get(cond)) {
-    Reg ok = et.elem == ir::DType::I1 ? r : emit_cast(c, r, et, ir::Type(ir::DType::I1), false, op.loc());
+    Reg ok = et.elem == ir::DType::I1
+                 ? r
+                 : emit_cast(c, r, et, ir::Type(ir::DType::I1), false, op.loc());
     all = all.valid() ? b.and_(Ty::Pred, all, ok) : ok;
   }
   auto g = b.guarded(all, /*negate=*/true);
@@ -139,10 +144,17 @@ void lower_assert(LoweringContext &c, const ir::Op &op) {
 
 void lower_debug(LoweringContext &c, const ir::Op &op) {
   switch (op.kind()) {
-  case ir::OpKind::Print: lower_print(c, op); return;
-  case ir::OpKind::Assert: lower_assert(c, op); return;
-  case ir::OpKind::Barrier: c.b().bar_sync(0); return;
-  default: TILEC_ASSERT(false, "lower_debug: unexpected op");
+  case ir::OpKind::Print:
+    lower_print(c, op);
+    return;
+  case ir::OpKind::Assert:
+    lower_assert(c, op);
+    return;
+  case ir::OpKind::Barrier:
+    c.b().bar_sync(0);
+    return;
+  default:
+    TILEC_ASSERT(false, "lower_debug: unexpected op");
   }
 }
 

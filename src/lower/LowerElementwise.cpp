@@ -56,12 +56,18 @@ Reg shift_amount(LoweringContext &c, Reg a, ir::DType d) {
 }
 
 Cmp cmp_of(const std::string &pred, bool is_float) {
-  if (pred == "eq") return Cmp::Eq;
-  if (pred == "ne") return is_float ? Cmp::Neu : Cmp::Ne;
-  if (pred == "lt") return Cmp::Lt;
-  if (pred == "le") return Cmp::Le;
-  if (pred == "gt") return Cmp::Gt;
-  if (pred == "ge") return Cmp::Ge;
+  if (pred == "eq")
+    return Cmp::Eq;
+  if (pred == "ne")
+    return is_float ? Cmp::Neu : Cmp::Ne;
+  if (pred == "lt")
+    return Cmp::Lt;
+  if (pred == "le")
+    return Cmp::Le;
+  if (pred == "gt")
+    return Cmp::Gt;
+  if (pred == "ge")
+    return Cmp::Ge;
   TILEC_ASSERT(false, "cmp: unknown predicate '" + pred + "'");
   return Cmp::Eq;
 }
@@ -93,9 +99,12 @@ Reg select_pred(LoweringContext &c, Reg p, Reg a, Reg b) {
 Reg float_binary(LoweringContext &c, const ir::Op &op, Ty t, Reg a, Reg b) {
   simt::Builder &bb = c.b();
   switch (op.kind()) {
-  case K::Add: return bb.add(t, a, b);
-  case K::Sub: return bb.sub(t, a, b);
-  case K::Mul: return bb.mul(t, a, b);
+  case K::Add:
+    return bb.add(t, a, b);
+  case K::Sub:
+    return bb.sub(t, a, b);
+  case K::Mul:
+    return bb.mul(t, a, b);
   case K::Div: {
     if (t == Ty::F32 && op.str_attr("rounding") != "rn" &&
         op.operand(0)->type.elem == ir::DType::F32) {
@@ -105,8 +114,10 @@ Reg float_binary(LoweringContext &c, const ir::Op &op, Ty t, Reg a, Reg b) {
     }
     return bb.div(t, a, b);
   }
-  case K::Rem: return emit_fmod(c, t, a, b);
-  case K::Min: case K::Max: {
+  case K::Rem:
+    return emit_fmod(c, t, a, b);
+  case K::Min:
+  case K::Max: {
     bool nan = op.int_attr("propagate_nan", 0) != 0;
     bool is_min = op.kind() == K::Min;
     if (t == Ty::F64 && nan) { // no min.NaN.f64: NaN in either operand -> a + b (NaN)
@@ -116,7 +127,8 @@ Reg float_binary(LoweringContext &c, const ir::Op &op, Ty t, Reg a, Reg b) {
     }
     return is_min ? bb.min(t, a, b, nan) : bb.max(t, a, b, nan);
   }
-  default: break;
+  default:
+    break;
   }
   TILEC_ASSERT(false, "float_binary: unexpected op");
   return Reg{};
@@ -127,27 +139,47 @@ Reg int_binary(LoweringContext &c, const ir::Op &op, ir::DType d, Reg a, Reg b) 
   Ty t = int_ty(d);
   if (d == ir::DType::I1) {
     switch (op.kind()) {
-    case K::Add: case K::Sub: case K::Xor: return bb.xor_(Ty::Pred, a, b);
-    case K::Mul: case K::And: case K::Min: return bb.and_(Ty::Pred, a, b);
-    case K::Or: case K::Max: return bb.or_(Ty::Pred, a, b);
+    case K::Add:
+    case K::Sub:
+    case K::Xor:
+      return bb.xor_(Ty::Pred, a, b);
+    case K::Mul:
+    case K::And:
+    case K::Min:
+      return bb.and_(Ty::Pred, a, b);
+    case K::Or:
+    case K::Max:
+      return bb.or_(Ty::Pred, a, b);
     default:
       throw CompileError(op.loc(), "'" + std::string(op.name()) +
                                        "' on int1 values is not supported on the GPU");
     }
   }
   switch (op.kind()) {
-  case K::Add: return normalize(c, bb.add(t, a, b), d);
-  case K::Sub: return normalize(c, bb.sub(t, a, b), d);
-  case K::Mul: return normalize(c, bb.mul(t, a, b), d);
-  case K::Div: return normalize(c, bb.div(t, a, b), d);
-  case K::Rem: return bb.rem(t, a, b);
-  case K::And: return bb.and_(bits_ty(d), a, b);
-  case K::Or: return bb.or_(bits_ty(d), a, b);
-  case K::Xor: return bb.xor_(bits_ty(d), a, b);
-  case K::Shl: return normalize(c, bb.shl(bits_ty(d), a, shift_amount(c, b, d)), d);
-  case K::Shr: return bb.shr(t, a, shift_amount(c, b, d));
-  case K::Min: return bb.min(t, a, b);
-  case K::Max: return bb.max(t, a, b);
+  case K::Add:
+    return normalize(c, bb.add(t, a, b), d);
+  case K::Sub:
+    return normalize(c, bb.sub(t, a, b), d);
+  case K::Mul:
+    return normalize(c, bb.mul(t, a, b), d);
+  case K::Div:
+    return normalize(c, bb.div(t, a, b), d);
+  case K::Rem:
+    return bb.rem(t, a, b);
+  case K::And:
+    return bb.and_(bits_ty(d), a, b);
+  case K::Or:
+    return bb.or_(bits_ty(d), a, b);
+  case K::Xor:
+    return bb.xor_(bits_ty(d), a, b);
+  case K::Shl:
+    return normalize(c, bb.shl(bits_ty(d), a, shift_amount(c, b, d)), d);
+  case K::Shr:
+    return bb.shr(t, a, shift_amount(c, b, d));
+  case K::Min:
+    return bb.min(t, a, b);
+  case K::Max:
+    return bb.max(t, a, b);
   case K::Umulhi: {
     int w = ir::bits(d);
     Ty u = simt::ty_uint(simt::ty_reg_bits(t));
@@ -158,7 +190,8 @@ Reg int_binary(LoweringContext &c, const ir::Op &op, ir::DType d, Reg a, Reg b) 
     }
     return bb.mul_hi(u, a, b);
   }
-  default: break;
+  default:
+    break;
   }
   TILEC_ASSERT(false, "int_binary: unexpected op");
   return Reg{};
@@ -189,7 +222,8 @@ Reg unary(LoweringContext &c, const ir::Op &op, ir::DType d, Reg x) {
     if (ir::is_float(d))
       return bb.abs(t, x);
     return normalize(c, bb.abs(t, x), d);
-  default: break;
+  default:
+    break;
   }
   TILEC_ASSERT(false, "unary: unexpected op");
   return Reg{};

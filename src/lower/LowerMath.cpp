@@ -21,7 +21,9 @@ using K = ir::OpKind;
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2 = 0.693147180559945309f;
 
-Operand fimm(Ty t, double v) { return t == Ty::F32 ? Operand::f32(static_cast<float>(v)) : Operand::f64(v); }
+Operand fimm(Ty t, double v) {
+  return t == Ty::F32 ? Operand::f32(static_cast<float>(v)) : Operand::f64(v);
+}
 
 // Horner: c[0] + x*(c[1] + x*(...)) with fma.
 Reg poly(simt::Builder &b, Ty t, Reg x, std::initializer_list<double> coeffs) {
@@ -69,15 +71,15 @@ Reg erf_f32(LoweringContext &c, Reg x) {
   Reg ax = b.abs(t, x);
   // |x| < 1: x * P(x^2)
   Reg u = b.mul(t, x, x);
-  Reg p = poly(b, t, u,
-               {1.12837911, -0.376123488, 0.112803645, -0.026716385, 0.00492327753,
-                -0.000565410592});
+  Reg p =
+      poly(b, t, u,
+           {1.12837911, -0.376123488, 0.112803645, -0.026716385, 0.00492327753, -0.000565410592});
   Reg small = b.mul(t, x, p);
   // 1 <= |x| < 3.92: 1 - exp(Q(|x|) - x^2); above, erf rounds to 1.
   Reg ac = b.min(t, ax, Operand::f32(3.92f));
   Reg q = poly(b, t, ac,
-               {0.000317686092, -1.13022661, 0.368168086, -0.110080197, 0.0264245197,
-                -0.0047619883, 0.000597577484, -4.61809723e-05, 1.64496589e-06});
+               {0.000317686092, -1.13022661, 0.368168086, -0.110080197, 0.0264245197, -0.0047619883,
+                0.000597577484, -4.61809723e-05, 1.64496589e-06});
   Reg e = b.sub(t, q, b.mul(t, ac, ac));
   Reg ex = b.approx(Op::Ex2, t, b.mul(t, e, Operand::f32(kLog2e)));
   Reg one = b.mov(t, Operand::f32(1.0f));
@@ -113,10 +115,14 @@ Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x) {
     return emit_math_f64(c, op, x);
   }
   switch (k) {
-  case K::Exp: return b.approx(Op::Ex2, t, b.mul(t, x, Operand::f32(kLog2e)));
-  case K::Exp2: return b.approx(Op::Ex2, t, x);
-  case K::Log: return b.mul(t, b.approx(Op::Lg2, t, x), Operand::f32(kLn2));
-  case K::Log2: return b.approx(Op::Lg2, t, x);
+  case K::Exp:
+    return b.approx(Op::Ex2, t, b.mul(t, x, Operand::f32(kLog2e)));
+  case K::Exp2:
+    return b.approx(Op::Ex2, t, x);
+  case K::Log:
+    return b.mul(t, b.approx(Op::Lg2, t, x), Operand::f32(kLn2));
+  case K::Log2:
+    return b.approx(Op::Lg2, t, x);
   case K::Sqrt: {
     if (op.str_attr("rounding") == "rn") {
       simt::Mods rn;
@@ -125,11 +131,16 @@ Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x) {
     }
     return approx_ftz(b, Op::Sqrt, t, x);
   }
-  case K::Rsqrt: return approx_ftz(b, Op::Rsqrt, t, x);
-  case K::Sin: return sin_cos_f32(c, x, 0);
-  case K::Cos: return sin_cos_f32(c, x, 1);
-  case K::Erf: return erf_f32(c, x);
-  default: break;
+  case K::Rsqrt:
+    return approx_ftz(b, Op::Rsqrt, t, x);
+  case K::Sin:
+    return sin_cos_f32(c, x, 0);
+  case K::Cos:
+    return sin_cos_f32(c, x, 1);
+  case K::Erf:
+    return erf_f32(c, x);
+  default:
+    break;
   }
   TILEC_ASSERT(false, "emit_math: not a math op: " + std::string(op.name()));
   return Reg{};
@@ -145,7 +156,8 @@ Reg emit_fmod(LoweringContext &c, Ty t, Reg a, Reg b_) {
   Reg q = b.div(t, a, b_);
   Reg n = b.cvt(t, t, q, Rnd::Rzi);
   Reg r = b.fma(t, b.neg(t, n), b_, a);
-  Reg s = b.selp(t, fimm(t, -1.0), fimm(t, 1.0), b.setp(Cmp::Lt, st, b.xor_(it, a, b_), simt::imm(0)));
+  Reg s =
+      b.selp(t, fimm(t, -1.0), fimm(t, 1.0), b.setp(Cmp::Lt, st, b.xor_(it, a, b_), simt::imm(0)));
   Reg flipped = b.setp(Cmp::Lt, st, b.xor_(it, r, a), simt::imm(0));
   Reg nonzero = b.setp(Cmp::Ne, t, r, fimm(t, 0.0));
   Reg wrong = b.and_(Ty::Pred, flipped, nonzero);

@@ -172,14 +172,22 @@ Reg erf_f64(LoweringContext &c, Reg x) {
 
 Reg emit_math_f64(LoweringContext &c, const ir::Op &op, Reg x) {
   switch (op.kind()) {
-  case K::Exp: return exp_f64(c, x);
-  case K::Exp2: return exp2_f64(c, x);
-  case K::Log: return log_f64(c, x, false);
-  case K::Log2: return log_f64(c, x, true);
-  case K::Sin: return sin_cos_f64(c, x, 0);
-  case K::Cos: return sin_cos_f64(c, x, 1);
-  case K::Erf: return erf_f64(c, x);
-  default: break;
+  case K::Exp:
+    return exp_f64(c, x);
+  case K::Exp2:
+    return exp2_f64(c, x);
+  case K::Log:
+    return log_f64(c, x, false);
+  case K::Log2:
+    return log_f64(c, x, true);
+  case K::Sin:
+    return sin_cos_f64(c, x, 0);
+  case K::Cos:
+    return sin_cos_f64(c, x, 1);
+  case K::Erf:
+    return erf_f64(c, x);
+  default:
+    break;
   }
   throw CompileError(op.loc(), "tl." + std::string(op.name()) +
                                    " on float64 is not supported on the GPU yet");

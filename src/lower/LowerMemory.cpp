@@ -102,8 +102,9 @@ void lower_load(LoweringContext &c, const ir::Op &op) {
     std::vector<Reg> init;
     if (mask)
       for (int j = 0; j < vec; ++j)
-        init.push_back(other ? c.get(other)[static_cast<size_t>(c.get(other).size() == 1 ? 0 : g + j)]
-                             : Reg{});
+        init.push_back(other
+                           ? c.get(other)[static_cast<size_t>(c.get(other).size() == 1 ? 0 : g + j)]
+                           : Reg{});
     std::vector<Reg> vals = load_vector(c, pr[static_cast<size_t>(pr.size() == 1 ? 0 : g)], vec,
                                         elem, guard, mask != nullptr, init, hints);
     for (int j = 0; j < vec; ++j)
@@ -162,10 +163,17 @@ void lower_store(LoweringContext &c, const ir::Op &op) {
 
 void lower_memory(LoweringContext &c, const ir::Op &op) {
   switch (op.kind()) {
-  case ir::OpKind::AddPtr: lower_addptr(c, op); return;
-  case ir::OpKind::Load: lower_load(c, op); return;
-  case ir::OpKind::Store: lower_store(c, op); return;
-  default: TILEC_ASSERT(false, "lower_memory: unexpected op");
+  case ir::OpKind::AddPtr:
+    lower_addptr(c, op);
+    return;
+  case ir::OpKind::Load:
+    lower_load(c, op);
+    return;
+  case ir::OpKind::Store:
+    lower_store(c, op);
+    return;
+  default:
+    TILEC_ASSERT(false, "lower_memory: unexpected op");
   }
 }
 

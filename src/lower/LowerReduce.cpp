@@ -102,10 +102,16 @@ bool commutative_combiner(const ir::Block &blk) {
   if (!only || blk.num_args() != 2)
     return false;
   switch (only->kind()) {
-  case ir::OpKind::Add: case ir::OpKind::Mul: case ir::OpKind::Max: case ir::OpKind::Min:
-  case ir::OpKind::And: case ir::OpKind::Or: case ir::OpKind::Xor:
+  case ir::OpKind::Add:
+  case ir::OpKind::Mul:
+  case ir::OpKind::Max:
+  case ir::OpKind::Min:
+  case ir::OpKind::And:
+  case ir::OpKind::Or:
+  case ir::OpKind::Xor:
     break;
-  default: return false;
+  default:
+    return false;
   }
   const ir::Op *term = blk.terminator();
   return term && term->num_operands() == 1 && term->operand(0) == only->result(0) &&
@@ -131,8 +137,8 @@ std::vector<int> axis_bits(const LinearLayout &l, const char *name, int axis) {
     const LinearLayout::Basis &b = l.basis(name, i);
     if ((free >> i) & 1 || b[static_cast<size_t>(axis)] == 0)
       continue;
-    TILEC_ASSERT(axis_only(b, axis), "reduce: a layout basis mixes the reduced dim with others: " +
-                                         l.str());
+    TILEC_ASSERT(axis_only(b, axis),
+                 "reduce: a layout basis mixes the reduced dim with others: " + l.str());
     bits.push_back(i);
   }
   return bits;
@@ -152,7 +158,8 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
   (void)axis_bits(l, layout::kRegister, axis); // validates the register bases
 
   // 1. In the thread: group registers by their coordinates off the axis.
-  std::map<std::vector<int32_t>, std::vector<std::pair<int32_t, int32_t>>> groups; // key -> (axis, reg)
+  std::map<std::vector<int32_t>, std::vector<std::pair<int32_t, int32_t>>>
+      groups; // key -> (axis, reg)
   for (int32_t r = 0; r < nreg; ++r) {
     if (!uniq[static_cast<size_t>(r)])
       continue;
@@ -191,8 +198,8 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
     for (auto &[key, v] : partial) {
       Vals other;
       for (Reg x : v)
-        other.push_back(shfl_any(c, simt::ShflMode::Bfly, x, simt::imm(int64_t{1} << *it),
-                                 simt::imm(0x1f)));
+        other.push_back(
+            shfl_any(c, simt::ShflMode::Bfly, x, simt::imm(int64_t{1} << *it), simt::imm(0x1f)));
       if (commutative) {
         v = combine(c, blk, v, other);
         continue;
@@ -231,8 +238,7 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
         w = b.and_(Ty::B32, w, simt::imm(nwarp - 1));
     } else {
       for (size_t t = 0; t < warp_bits.size(); ++t) {
-        Reg bit =
-            b.and_(Ty::B32, b.shr(Ty::U32, c.warp(), simt::imm(warp_bits[t])), simt::imm(1));
+        Reg bit = b.and_(Ty::B32, b.shr(Ty::U32, c.warp(), simt::imm(warp_bits[t])), simt::imm(1));
         Reg part = t ? b.shl(Ty::B32, bit, simt::imm(static_cast<int64_t>(t))) : bit;
         w = w.valid() ? b.or_(Ty::B32, w, part) : part;
       }
@@ -278,9 +284,9 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
           const ir::Type et = op.operand(i)->type.element();
           int es = mem_bytes(et);
           int64_t off = base + region[i] + k * nres * es;
-          Operand a = idx.valid() ? Operand::addr(b.mad(Ty::U32, idx, simt::imm(es),
-                                                        b.shared_addr(off)))
-                                  : Operand::shared(off);
+          Operand a = idx.valid()
+                          ? Operand::addr(b.mad(Ty::U32, idx, simt::imm(es), b.shared_addr(off)))
+                          : Operand::shared(off);
           x.push_back(c.smem_load(a, et));
         }
         acc = k == 0 ? x : combine(c, blk, acc, x);

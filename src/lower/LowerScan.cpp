@@ -122,9 +122,7 @@ void lower_scan(LoweringContext &c, const ir::Op &op) {
       Reg bit = b.and_(Ty::B32, b.shr(Ty::U32, src, simt::imm(hb.bit)), simt::imm(1));
       upd_rt = b.setp(simt::Cmp::Eq, Ty::U32, bit, simt::imm(want));
     }
-    auto updates = [&](int32_t r) {
-      return hb.kind != Hw::Reg || ((r >> hb.bit) & 1) == want;
-    };
+    auto updates = [&](int32_t r) { return hb.kind != Hw::Reg || ((r >> hb.bit) & 1) == want; };
     auto apply = [&](int32_t r, const Vals &src) {
       Vals &v = vals[static_cast<size_t>(r)];
       Vals nw = combine(c, blk, src, v);
@@ -185,8 +183,7 @@ void lower_scan(LoweringContext &c, const ir::Op &op) {
       if (!uniq[static_cast<size_t>(r)] || !updates(r))
         continue;
       Reg f = c.flat(l, r);
-      Reg sf = b.or_(Ty::B32, b.and_(Ty::B32, f, simt::imm(~fclear & 0xffffffff)),
-                     simt::imm(fset));
+      Reg sf = b.or_(Ty::B32, b.and_(Ty::B32, f, simt::imm(~fclear & 0xffffffff)), simt::imm(fset));
       Vals src;
       for (size_t i = 0; i < nv; ++i) {
         ir::Type et = op.operand(i)->type.element();

@@ -53,7 +53,7 @@ void lower_constant(LoweringContext &c, const ir::Op &op) {
     if (is_f) { // a float attribute on an integer constant: saturating truncation
       double lo = ir::is_unsigned_int(d) ? 0.0 : -std::ldexp(1.0, ir::bits(d) - 1);
       double hi = ir::is_unsigned_int(d) ? std::ldexp(1.0, ir::bits(d)) - 1
-                                          : std::ldexp(1.0, ir::bits(d) - 1) - 1;
+                                         : std::ldexp(1.0, ir::bits(d) - 1) - 1;
       v = std::isnan(fv) ? 0 : static_cast<int64_t>(std::fmax(lo, std::fmin(hi, std::trunc(fv))));
     }
     int bits = ir::bits(d);
@@ -190,7 +190,8 @@ void lower_view(LoweringContext &c, const ir::Op &op) {
     };
     break;
   }
-  default: TILEC_ASSERT(false, "lower_view: not a view op");
+  default:
+    TILEC_ASSERT(false, "lower_view: not a view op");
   }
   LinearLayout want = pull_back(c.layout_of(r->type), ss, f);
   c.set(r, operand_in(c, op, src, want));
@@ -276,21 +277,34 @@ void lower_cat(LoweringContext &c, const ir::Op &op) {
 
 void lower_shape(LoweringContext &c, const ir::Op &op) {
   switch (op.kind()) {
-  case ir::OpKind::Arange: lower_arange(c, op); return;
+  case ir::OpKind::Arange:
+    lower_arange(c, op);
+    return;
   case ir::OpKind::Splat: {
     const ir::Value *r = op.result(0);
     c.set(r, std::vector<Reg>(static_cast<size_t>(c.num_regs(r->type)), c.scalar(op.operand(0))));
     return;
   }
-  case ir::OpKind::Hint: c.set(op.result(0), c.get(op.operand(0))); return;
-  case ir::OpKind::Broadcast: case ir::OpKind::ExpandDims: case ir::OpKind::Reshape:
+  case ir::OpKind::Hint:
+    c.set(op.result(0), c.get(op.operand(0)));
+    return;
+  case ir::OpKind::Broadcast:
+  case ir::OpKind::ExpandDims:
+  case ir::OpKind::Reshape:
   case ir::OpKind::Permute:
     lower_view(c, op);
     return;
-  case ir::OpKind::Join: lower_join(c, op); return;
-  case ir::OpKind::Split: lower_split(c, op); return;
-  case ir::OpKind::Cat: lower_cat(c, op); return;
-  default: TILEC_ASSERT(false, "lower_shape: unexpected op");
+  case ir::OpKind::Join:
+    lower_join(c, op);
+    return;
+  case ir::OpKind::Split:
+    lower_split(c, op);
+    return;
+  case ir::OpKind::Cat:
+    lower_cat(c, op);
+    return;
+  default:
+    TILEC_ASSERT(false, "lower_shape: unexpected op");
   }
 }
 

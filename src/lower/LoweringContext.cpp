@@ -11,18 +11,33 @@ Ty reg_ty(ir::DType d, bool ptr) {
   if (ptr)
     return Ty::U64;
   switch (d) {
-  case ir::DType::I1: return Ty::Pred;
-  case ir::DType::I8: case ir::DType::I16: return Ty::S16;
-  case ir::DType::U8: case ir::DType::U16: return Ty::U16;
-  case ir::DType::I32: return Ty::S32;
-  case ir::DType::U32: return Ty::U32;
-  case ir::DType::I64: return Ty::S64;
-  case ir::DType::U64: return Ty::U64;
-  case ir::DType::F8E4NV: case ir::DType::F8E5: return Ty::B16;
-  case ir::DType::F16: return Ty::F16;
-  case ir::DType::BF16: return Ty::BF16;
-  case ir::DType::F32: return Ty::F32;
-  case ir::DType::F64: return Ty::F64;
+  case ir::DType::I1:
+    return Ty::Pred;
+  case ir::DType::I8:
+  case ir::DType::I16:
+    return Ty::S16;
+  case ir::DType::U8:
+  case ir::DType::U16:
+    return Ty::U16;
+  case ir::DType::I32:
+    return Ty::S32;
+  case ir::DType::U32:
+    return Ty::U32;
+  case ir::DType::I64:
+    return Ty::S64;
+  case ir::DType::U64:
+    return Ty::U64;
+  case ir::DType::F8E4NV:
+  case ir::DType::F8E5:
+    return Ty::B16;
+  case ir::DType::F16:
+    return Ty::F16;
+  case ir::DType::BF16:
+    return Ty::BF16;
+  case ir::DType::F32:
+    return Ty::F32;
+  case ir::DType::F64:
+    return Ty::F64;
   }
   return Ty::B32;
 }
@@ -37,10 +52,15 @@ Ty param_ty(const ir::Type &t) {
   if (t.ptr)
     return Ty::U64;
   switch (t.elem) {
-  case ir::DType::I1: return Ty::U32;
-  case ir::DType::F16: case ir::DType::BF16: case ir::DType::F8E4NV: case ir::DType::F8E5:
+  case ir::DType::I1:
+    return Ty::U32;
+  case ir::DType::F16:
+  case ir::DType::BF16:
+  case ir::DType::F8E4NV:
+  case ir::DType::F8E5:
     return Ty::B16;
-  default: return reg_ty(t.elem);
+  default:
+    return reg_ty(t.elem);
   }
 }
 
@@ -63,8 +83,8 @@ bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 } // namespace
 
-LoweringContext::LoweringContext(const ir::Module &m, const ir::Function &fn,
-                                 simt::Function &out, const LowerOptions &opts)
+LoweringContext::LoweringContext(const ir::Module &m, const ir::Function &fn, simt::Function &out,
+                                 const LowerOptions &opts)
     : m_(m), ir_fn_(fn), out_(out), opts_(opts), b_(out) {
   out_.name = fn.name;
   out_.num_warps = static_cast<int>(module_int(m, "num_warps", 4));
@@ -179,9 +199,7 @@ const ThreadCoords &LoweringContext::thread_coords(const LinearLayout &l) {
     for (int d = 0; d < rank; ++d) {
       Reg acc;
       int32_t span = 0;
-      auto accumulate = [&](Reg part) {
-        acc = acc.valid() ? b_.xor_(Ty::B32, acc, part) : part;
-      };
+      auto accumulate = [&](Reg part) { acc = acc.valid() ? b_.xor_(Ty::B32, acc, part) : part; };
       for (const Src &s : srcs) {
         int nbits = l.in_dim_bits(s.name);
         for (int i = 0; i < nbits;) {
@@ -196,8 +214,8 @@ const ThreadCoords &LoweringContext::thread_coords(const LinearLayout &l) {
           for (int e = 0; e < rank && single; ++e)
             single = e == d || bv[static_cast<size_t>(e)] == 0;
           if (!single) { // a general basis: bit * v
-            Reg bit = b_.and_(Ty::B32, i ? b_.shr(Ty::U32, s.reg, simt::imm(i)) : s.reg,
-                              simt::imm(1));
+            Reg bit =
+                b_.and_(Ty::B32, i ? b_.shr(Ty::U32, s.reg, simt::imm(i)) : s.reg, simt::imm(1));
             accumulate(b_.mul(Ty::U32, bit, simt::imm(v)));
             ++i;
             continue;
@@ -426,25 +444,66 @@ void LoweringContext::lower_op(const ir::Op &op) {
   using K = ir::OpKind;
   b_.set_loc(op.loc());
   switch (op.kind()) {
-  case K::Constant: lower_constant(*this, op); return;
-  case K::Arange: case K::Splat: case K::Broadcast: case K::ExpandDims: case K::Reshape:
-  case K::Permute: case K::Join: case K::Split: case K::Cat: case K::Hint:
+  case K::Constant:
+    lower_constant(*this, op);
+    return;
+  case K::Arange:
+  case K::Splat:
+  case K::Broadcast:
+  case K::ExpandDims:
+  case K::Reshape:
+  case K::Permute:
+  case K::Join:
+  case K::Split:
+  case K::Cat:
+  case K::Hint:
     lower_shape(*this, op);
     return;
-  case K::Cast: case K::Bitcast: lower_cast(*this, op); return;
-  case K::AddPtr: case K::Load: case K::Store: lower_memory(*this, op); return;
-  case K::AtomicRmw: case K::AtomicCas: lower_atomic(*this, op); return;
-  case K::Reduce: lower_reduce(*this, op); return;
-  case K::Scan: lower_scan(*this, op); return;
-  case K::Dot: throw CompileError(op.loc(), "tl.dot is not supported on the GPU yet");
-  case K::ProgramId: case K::NumPrograms: lower_program(*this, op); return;
-  case K::Print: case K::Assert: case K::Barrier: lower_debug(*this, op); return;
-  case K::If: case K::For: case K::While: lower_control_flow(*this, op); return;
-  case K::ConvertLayout: lower_convert_layout(*this, op); return;
-  case K::Yield: case K::Condition: case K::Return:
+  case K::Cast:
+  case K::Bitcast:
+    lower_cast(*this, op);
+    return;
+  case K::AddPtr:
+  case K::Load:
+  case K::Store:
+    lower_memory(*this, op);
+    return;
+  case K::AtomicRmw:
+  case K::AtomicCas:
+    lower_atomic(*this, op);
+    return;
+  case K::Reduce:
+    lower_reduce(*this, op);
+    return;
+  case K::Scan:
+    lower_scan(*this, op);
+    return;
+  case K::Dot:
+    throw CompileError(op.loc(), "tl.dot is not supported on the GPU yet");
+  case K::ProgramId:
+  case K::NumPrograms:
+    lower_program(*this, op);
+    return;
+  case K::Print:
+  case K::Assert:
+  case K::Barrier:
+    lower_debug(*this, op);
+    return;
+  case K::If:
+  case K::For:
+  case K::While:
+    lower_control_flow(*this, op);
+    return;
+  case K::ConvertLayout:
+    lower_convert_layout(*this, op);
+    return;
+  case K::Yield:
+  case K::Condition:
+  case K::Return:
     TILEC_ASSERT(false, "lowering: a terminator outside its parent");
     return;
-  default: break;
+  default:
+    break;
   }
   TILEC_ASSERT(ir::is_elementwise(op.kind()),
                "lowering: no lowering for op '" + std::string(op.name()) + "'");

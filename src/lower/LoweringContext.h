@@ -47,10 +47,10 @@ int mem_bytes(const ir::Type &t);
 
 // Per layout: the thread-dependent part of the coordinates.
 struct ThreadCoords {
-  std::vector<Reg> dim;         // per tile dim: T_d(lane, warp) (u32)
-  std::vector<int32_t> span;    // per tile dim: the bits T_d may set
-  Reg flat;                     // row-major flat index of T (u32)
-  int64_t flat_span = 0;        // the bits `flat` may set
+  std::vector<Reg> dim;      // per tile dim: T_d(lane, warp) (u32)
+  std::vector<int32_t> span; // per tile dim: the bits T_d may set
+  Reg flat;                  // row-major flat index of T (u32)
+  int64_t flat_span = 0;     // the bits `flat` may set
 };
 
 class LoweringContext {
@@ -156,17 +156,17 @@ private:
 };
 
 // The op families (one file each). Each lowers the ops of its family and records results.
-void lower_constant(LoweringContext &c, const ir::Op &op);      // LowerShape.cpp
-void lower_shape(LoweringContext &c, const ir::Op &op);         // arange splat broadcast ...
-void lower_elementwise(LoweringContext &c, const ir::Op &op);   // LowerElementwise.cpp
-void lower_cast(LoweringContext &c, const ir::Op &op);          // LowerCast.cpp
-void lower_memory(LoweringContext &c, const ir::Op &op);        // LowerMemory.cpp
-void lower_atomic(LoweringContext &c, const ir::Op &op);        // LowerAtomic.cpp
-void lower_reduce(LoweringContext &c, const ir::Op &op);        // LowerReduce.cpp
-void lower_scan(LoweringContext &c, const ir::Op &op);          // LowerScan.cpp
-void lower_control_flow(LoweringContext &c, const ir::Op &op);  // LowerControlFlow.cpp
-void lower_program(LoweringContext &c, const ir::Op &op);       // program_id, num_programs
-void lower_debug(LoweringContext &c, const ir::Op &op);         // LowerDebug.cpp
+void lower_constant(LoweringContext &c, const ir::Op &op);       // LowerShape.cpp
+void lower_shape(LoweringContext &c, const ir::Op &op);          // arange splat broadcast ...
+void lower_elementwise(LoweringContext &c, const ir::Op &op);    // LowerElementwise.cpp
+void lower_cast(LoweringContext &c, const ir::Op &op);           // LowerCast.cpp
+void lower_memory(LoweringContext &c, const ir::Op &op);         // LowerMemory.cpp
+void lower_atomic(LoweringContext &c, const ir::Op &op);         // LowerAtomic.cpp
+void lower_reduce(LoweringContext &c, const ir::Op &op);         // LowerReduce.cpp
+void lower_scan(LoweringContext &c, const ir::Op &op);           // LowerScan.cpp
+void lower_control_flow(LoweringContext &c, const ir::Op &op);   // LowerControlFlow.cpp
+void lower_program(LoweringContext &c, const ir::Op &op);        // program_id, num_programs
+void lower_debug(LoweringContext &c, const ir::Op &op);          // LowerDebug.cpp
 void lower_convert_layout(LoweringContext &c, const ir::Op &op); // LowerConvert.cpp
 
 // Scalar building blocks shared between families.

@@ -148,8 +148,8 @@ int vector_width(LoweringContext &c, const ir::Value *ptr, const ir::Value *mask
   return vec;
 }
 
-std::vector<Reg> load_vector(LoweringContext &c, Reg addr, int vec, const ir::Type &elem,
-                             Reg guard, bool masked, const std::vector<Reg> &init,
+std::vector<Reg> load_vector(LoweringContext &c, Reg addr, int vec, const ir::Type &elem, Reg guard,
+                             bool masked, const std::vector<Reg> &init,
                              const simt::MemHints &hints) {
   simt::Builder &b = c.b();
   int esize = mem_bytes(elem);
@@ -199,8 +199,8 @@ std::vector<Reg> load_vector(LoweringContext &c, Reg addr, int vec, const ir::Ty
   return raw;
 }
 
-void store_vector(LoweringContext &c, Reg addr, const std::vector<Reg> &vals,
-                  const ir::Type &elem, Reg guard, const simt::MemHints &hints) {
+void store_vector(LoweringContext &c, Reg addr, const std::vector<Reg> &vals, const ir::Type &elem,
+                  Reg guard, const simt::MemHints &hints) {
   simt::Builder &b = c.b();
   int esize = mem_bytes(elem);
   int vec = static_cast<int>(vals.size());

@@ -15,12 +15,12 @@ int vector_width(LoweringContext &c, const ir::Value *ptr, const ir::Value *mask
 // Loads `vec` consecutive elements of type `elem` from `addr` (u64). With `masked`, the
 // load runs under `guard` and the results start as `init` (per element; an invalid Reg is
 // 0). Returns fresh registers, one per element.
-std::vector<Reg> load_vector(LoweringContext &c, Reg addr, int vec, const ir::Type &elem,
-                             Reg guard, bool masked, const std::vector<Reg> &init,
+std::vector<Reg> load_vector(LoweringContext &c, Reg addr, int vec, const ir::Type &elem, Reg guard,
+                             bool masked, const std::vector<Reg> &init,
                              const simt::MemHints &hints);
 
 // Stores `vals` (consecutive elements of type `elem`) at `addr`, under `guard` if valid.
-void store_vector(LoweringContext &c, Reg addr, const std::vector<Reg> &vals,
-                  const ir::Type &elem, Reg guard, const simt::MemHints &hints);
+void store_vector(LoweringContext &c, Reg addr, const std::vector<Reg> &vals, const ir::Type &elem,
+                  Reg guard, const simt::MemHints &hints);
 
 } // namespace tilec::lower

@@ -30,9 +30,9 @@ std::pair<int, bool> parse_arch(const std::string &arch) {
 } // namespace
 
 int run_ptx(const std::vector<std::string> &args) {
-  ParsedArgs a = parse_args(args, {"signature", "constexpr", "num-warps", "num-stages", "arch",
-                                   "output"},
-                            {"debug", "thread-ir"});
+  ParsedArgs a =
+      parse_args(args, {"signature", "constexpr", "num-warps", "num-stages", "arch", "output"},
+                 {"debug", "thread-ir"});
   if (a.positional.size() != 1)
     throw UsageError("ptx takes one FILE.py:KERNEL");
   const std::string &target = a.positional[0];

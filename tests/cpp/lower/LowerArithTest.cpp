@@ -15,10 +15,10 @@ struct DT {
 };
 
 const DT kDtypes[] = {
-    {"int8", 1, false, true},     {"int16", 2, false, true},   {"int32", 4, false, true},
-    {"int64", 8, false, true},    {"uint8", 1, false, false},  {"uint16", 2, false, false},
-    {"uint32", 4, false, false},  {"uint64", 8, false, false}, {"float16", 2, true, true},
-    {"bfloat16", 2, true, true},  {"float32", 4, true, true},  {"float64", 8, true, true},
+    {"int8", 1, false, true},    {"int16", 2, false, true},   {"int32", 4, false, true},
+    {"int64", 8, false, true},   {"uint8", 1, false, false},  {"uint16", 2, false, false},
+    {"uint32", 4, false, false}, {"uint64", 8, false, false}, {"float16", 2, true, true},
+    {"bfloat16", 2, true, true}, {"float32", 4, true, true},  {"float64", 8, true, true},
 };
 
 // Random bytes for n elements of `d`: integers anywhere in range (small divisors avoided
@@ -58,8 +58,9 @@ std::vector<uint8_t> random_values(const DT &d, size_t n, unsigned seed, bool no
       } else {
         uint32_t sign = (b >> 16) & 0x8000;
         int e = static_cast<int>((b >> 23) & 0xff) - 127 + 15;
-        h = f == 0 ? 0 : static_cast<uint16_t>(sign | (static_cast<uint32_t>(e) << 10) |
-                                               ((b >> 13) & 0x3ff));
+        h = f == 0 ? 0
+                   : static_cast<uint16_t>(sign | (static_cast<uint32_t>(e) << 10) |
+                                           ((b >> 13) & 0x3ff));
       }
       std::memcpy(p, &h, 2);
     }
@@ -94,7 +95,9 @@ std::string binary_kernel(const std::string &expr) {
          "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
          "    x = tl.load(x_ptr + offs)\n"
          "    y = tl.load(y_ptr + offs)\n"
-         "    z = " + expr + "\n"
+         "    z = " +
+         expr +
+         "\n"
          "    tl.store(z_ptr + offs, z)\n";
 }
 
@@ -165,8 +168,8 @@ TEST(LowerArith, ComparisonsAndWhere) {
 }
 
 TEST(LowerArith, MixedDtypesPromote) {
-  const DT i8 = kDtypes[0], i32 = kDtypes[2], u8 = kDtypes[4], f16 = kDtypes[8],
-           f32 = kDtypes[10], i64 = kDtypes[3];
+  const DT i8 = kDtypes[0], i32 = kDtypes[2], u8 = kDtypes[4], f16 = kDtypes[8], f32 = kDtypes[10],
+           i64 = kDtypes[3];
   run_binary("x + y", i8, i32, i32);
   run_binary("x * y", u8, i32, i32);
   run_binary("x + y", f16, f32, f32);
@@ -175,13 +178,16 @@ TEST(LowerArith, MixedDtypesPromote) {
 }
 
 // z = FN(x) for one dtype.
-void run_unary(const std::string &expr, const DT &d, const DT &r, Compare c, bool positive = false) {
+void run_unary(const std::string &expr, const DT &d, const DT &r, Compare c,
+               bool positive = false) {
   SCOPED_TRACE(expr + " on " + d.name);
   std::string src = "@triton.jit\n"
                     "def k(x_ptr, z_ptr, BLOCK: tl.constexpr):\n"
                     "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
                     "    x = tl.load(x_ptr + offs)\n"
-                    "    z = " + expr + "\n"
+                    "    z = " +
+                    expr +
+                    "\n"
                     "    tl.store(z_ptr + offs, z)\n";
   GpuKernelUnderTest k(src, "k", {sig_of(d), sig_of(r), "=128"});
   Inputs in;

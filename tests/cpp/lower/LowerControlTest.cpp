@@ -134,10 +134,13 @@ void atomic_case(const std::string &op, const char *dtype, bool use_result) {
                     "    pid = tl.program_id(0)\n"
                     "    offs = tl.arange(0, BLOCK)\n"
                     "    v = tl.load(v_ptr + pid * BLOCK + offs)\n"
-                    "    old = tl." + op + "(c_ptr + offs, v, mask=offs < BLOCK - 3)\n" +
+                    "    old = tl." +
+                    op + "(c_ptr + offs, v, mask=offs < BLOCK - 3)\n" +
                     (use_result ? "    tl.store(r_ptr + pid * BLOCK + offs, old)\n" : "") +
-                    "    tl." + op + "(c_ptr + BLOCK + offs % 4, v)\n"
-                    "    s = tl." + op + "(c_ptr + BLOCK + 4, (pid + 1).to(c_ptr.dtype.element_ty))\n";
+                    "    tl." + op +
+                    "(c_ptr + BLOCK + offs % 4, v)\n"
+                    "    s = tl." +
+                    op + "(c_ptr + BLOCK + 4, (pid + 1).to(c_ptr.dtype.element_ty))\n";
   std::string sig = std::string("*") + dtype + ":16";
   GpuKernelUnderTest k(src, "k", {sig, sig, sig, "=32"});
   Inputs in;
@@ -251,13 +254,15 @@ def k(x_ptr):
   x[17] = 12;
   simt::SimOptions so;
   try {
-    simt::run(*g.thread_ir, {simt::SimArg::pointer(x.data())}, {{reinterpret_cast<uint64_t>(x.data()), 128, "x_ptr"}}, so);
+    simt::run(*g.thread_ir, {simt::SimArg::pointer(x.data())},
+              {{reinterpret_cast<uint64_t>(x.data()), 128, "x_ptr"}}, so);
     FAIL() << "expected the assertion to fail";
   } catch (const simt::SimError &e) {
     EXPECT_NE(std::string(e.what()).find("x is too large"), std::string::npos) << e.what();
   }
   x[17] = 3;
-  simt::run(*g.thread_ir, {simt::SimArg::pointer(x.data())}, {{reinterpret_cast<uint64_t>(x.data()), 128, "x_ptr"}}, so);
+  simt::run(*g.thread_ir, {simt::SimArg::pointer(x.data())},
+            {{reinterpret_cast<uint64_t>(x.data()), 128, "x_ptr"}}, so);
 }
 
 } // namespace

@@ -27,26 +27,29 @@ std::vector<float> random_floats(size_t n, unsigned seed) {
 
 // z = REDUCE(x) of an [M, N] tile along AXIS; z has the result's shape.
 std::string reduce2d(const std::string &expr, int axis) {
-  std::string st = axis == 0 ? "tl.store(z_ptr + tl.arange(0, N), z)"
-                 : axis == 1 ? "tl.store(z_ptr + tl.arange(0, M), z)"
-                             : "tl.store(z_ptr, z)";
+  std::string st = axis == 0   ? "tl.store(z_ptr + tl.arange(0, N), z)"
+                   : axis == 1 ? "tl.store(z_ptr + tl.arange(0, M), z)"
+                               : "tl.store(z_ptr, z)";
   return "@triton.jit\n"
          "def k(x_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr):\n"
          "    rm = tl.arange(0, M)\n"
          "    rn = tl.arange(0, N)\n"
          "    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])\n"
-         "    z = " + expr + "\n"
-         "    " + st + "\n";
+         "    z = " +
+         expr +
+         "\n"
+         "    " +
+         st + "\n";
 }
 
 void reduce_case(const std::string &expr, int axis, int m, int n, int warps, bool ints,
                  const char *out_sig) {
   SCOPED_TRACE(expr + " axis " + std::to_string(axis) + " " + std::to_string(m) + "x" +
                std::to_string(n) + " warps " + std::to_string(warps));
-  GpuKernelUnderTest k(reduce2d(expr, axis), "k",
-                       {ints ? "*i32:16" : "*fp32:16", out_sig, "=" + std::to_string(m),
-                        "=" + std::to_string(n)},
-                       warps);
+  GpuKernelUnderTest k(
+      reduce2d(expr, axis), "k",
+      {ints ? "*i32:16" : "*fp32:16", out_sig, "=" + std::to_string(m), "=" + std::to_string(n)},
+      warps);
   Inputs in;
   size_t total = static_cast<size_t>(m) * static_cast<size_t>(n);
   size_t outn = axis == 0 ? static_cast<size_t>(n) : axis == 1 ? static_cast<size_t>(m) : 1;
@@ -105,8 +108,9 @@ def k(x_ptr, z_ptr, N: tl.constexpr):
     return v;
   };
   fs->globals["_xor"] = callee("_xor", "@triton.jit\ndef _xor(a, b):\n    return a ^ b\n");
-  fs->globals["_max_abs"] = callee("_max_abs", "@triton.jit\ndef _max_abs(a, b):\n"
-                                               "    return tl.where(tl.abs(a) > tl.abs(b), a, b)\n");
+  fs->globals["_max_abs"] =
+      callee("_max_abs", "@triton.jit\ndef _max_abs(a, b):\n"
+                         "    return tl.where(tl.abs(a) > tl.abs(b), a, b)\n");
   fs->globals["_min_with_index"] =
       callee("_min_with_index", "@triton.jit\ndef _min_with_index(a, ia, b, ib):\n"
                                 "    lt = (a < b) | ((a == b) & (ia < ib))\n"
@@ -155,7 +159,9 @@ void scan_case(const std::string &expr, int axis, int m, int n, int warps, bool 
                     "    rn = tl.arange(0, N)\n"
                     "    offs = rm[:, None] * N + rn[None, :]\n"
                     "    x = tl.load(x_ptr + offs)\n"
-                    "    z = " + expr + "\n"
+                    "    z = " +
+                    expr +
+                    "\n"
                     "    tl.store(z_ptr + offs, z)\n";
   (void)axis;
   GpuKernelUnderTest k(src, "k",

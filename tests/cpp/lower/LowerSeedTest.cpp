@@ -108,10 +108,9 @@ def softmax_kernel(input_ptr, output_ptr, input_row_stride, output_row_stride, n
 )";
 
 void softmax_case(int rows, int cols, int block, int warps, const char *stride_sig) {
-  GpuKernelUnderTest k(kSoftmax, "softmax_kernel",
-                       {"*fp32:16", "*fp32:16", stride_sig, stride_sig, "i32",
-                        "=" + std::to_string(block)},
-                       warps);
+  GpuKernelUnderTest k(
+      kSoftmax, "softmax_kernel",
+      {"*fp32:16", "*fp32:16", stride_sig, stride_sig, "i32", "=" + std::to_string(block)}, warps);
   EXPECT_NE(k.ptx().find("shfl.sync.bfly.b32"), std::string::npos);
   Inputs in;
   size_t n = static_cast<size_t>(rows) * static_cast<size_t>(cols);
@@ -178,9 +177,9 @@ TEST(LowerSeed, LayerNormFp16Agrees) {
   int b = in.buffer(random_halves(1024, 7), "B");
   int mean = in.buffer(std::vector<float>(static_cast<size_t>(rows), 0.0f), "Mean");
   int rstd = in.buffer(std::vector<float>(static_cast<size_t>(rows), 0.0f), "Rstd");
-  in.args = {Arg::buffer(x),    Arg::buffer(y),    Arg::buffer(w),  Arg::buffer(b),
-             Arg::buffer(mean), Arg::buffer(rstd), Arg::integer(1024), Arg::integer(n),
-             Arg::floating(1e-5)};
+  in.args = {Arg::buffer(x),     Arg::buffer(y),    Arg::buffer(w),
+             Arg::buffer(b),     Arg::buffer(mean), Arg::buffer(rstd),
+             Arg::integer(1024), Arg::integer(n),   Arg::floating(1e-5)};
   in.grid = {rows, 1, 1};
   k.expect_agree(in, {Compare::exact(), Compare::f16(2e-3, 2e-3), Compare::exact(),
                       Compare::exact(), Compare::f32(1e-5, 1e-6), Compare::f32(1e-4, 1e-6)});

@@ -17,7 +17,8 @@ std::vector<int32_t> iota(size_t n, int32_t start = 0) {
 void shape_case(const std::string &body, size_t in_n, size_t out_n, int warps = 4) {
   SCOPED_TRACE(body);
   std::string src = "@triton.jit\n"
-                    "def k(x_ptr, z_ptr):\n" + body;
+                    "def k(x_ptr, z_ptr):\n" +
+                    body;
   GpuKernelUnderTest k(src, "k", {"*i32:16", "*i32:16"}, warps);
   Inputs in;
   in.buffer(iota(in_n, 1), "x_ptr");
@@ -33,28 +34,32 @@ TEST(LowerShape, TransAndPermute) {
                "    x = tl.load(x_ptr + r[:, None] * 32 + c[None, :])\n"
                "    y = tl.trans(x)\n"
                "    tl.store(z_ptr + c[:, None] * 16 + r[None, :], y + 1)\n"
-               "    tl.store(z_ptr + 512 + tl.arange(0, 32)[:, None] * 16 + tl.arange(0, 16)[None, :], y)\n",
+               "    tl.store(z_ptr + 512 + tl.arange(0, 32)[:, None] * 16 + tl.arange(0, 16)[None, "
+               ":], y)\n",
                512, 1024, w);
-    shape_case("    a = tl.arange(0, 4)\n"
-               "    b = tl.arange(0, 8)\n"
-               "    c = tl.arange(0, 2)\n"
-               "    x = tl.load(x_ptr + a[:, None, None] * 16 + b[None, :, None] * 2 + c[None, None, :])\n"
-               "    y = tl.permute(x, (2, 0, 1))\n"
-               "    tl.store(z_ptr + c[:, None, None] * 32 + a[None, :, None] * 8 + b[None, None, :], y)\n",
-               64, 64, w);
+    shape_case(
+        "    a = tl.arange(0, 4)\n"
+        "    b = tl.arange(0, 8)\n"
+        "    c = tl.arange(0, 2)\n"
+        "    x = tl.load(x_ptr + a[:, None, None] * 16 + b[None, :, None] * 2 + c[None, None, :])\n"
+        "    y = tl.permute(x, (2, 0, 1))\n"
+        "    tl.store(z_ptr + c[:, None, None] * 32 + a[None, :, None] * 8 + b[None, None, :], "
+        "y)\n",
+        64, 64, w);
   }
 }
 
 TEST(LowerShape, ReshapeAndBroadcast) {
-  shape_case("    x = tl.load(x_ptr + tl.arange(0, 256))\n"
-             "    y = tl.reshape(x, (16, 16))\n"
-             "    s = tl.sum(y, axis=1)\n"
-             "    tl.store(z_ptr + tl.arange(0, 16), s)\n"
-             "    b = tl.broadcast_to(s[:, None], (16, 8))\n"
-             "    tl.store(z_ptr + 16 + tl.arange(0, 16)[:, None] * 8 + tl.arange(0, 8)[None, :], b)\n"
-             "    r = tl.reshape(y, (4, 64))\n"
-             "    tl.store(z_ptr + 256 + tl.arange(0, 4)[:, None] * 64 + tl.arange(0, 64)[None, :], r)\n",
-             256, 512);
+  shape_case(
+      "    x = tl.load(x_ptr + tl.arange(0, 256))\n"
+      "    y = tl.reshape(x, (16, 16))\n"
+      "    s = tl.sum(y, axis=1)\n"
+      "    tl.store(z_ptr + tl.arange(0, 16), s)\n"
+      "    b = tl.broadcast_to(s[:, None], (16, 8))\n"
+      "    tl.store(z_ptr + 16 + tl.arange(0, 16)[:, None] * 8 + tl.arange(0, 8)[None, :], b)\n"
+      "    r = tl.reshape(y, (4, 64))\n"
+      "    tl.store(z_ptr + 256 + tl.arange(0, 4)[:, None] * 64 + tl.arange(0, 64)[None, :], r)\n",
+      256, 512);
 }
 
 TEST(LowerShape, JoinSplitCat) {
@@ -79,9 +84,9 @@ TEST(LowerShape, ScalarExpandAndSmallTiles) {
 }
 
 // Casts: z = x.to(DST) for every pair.
-const char *kDtypes[] = {"int1",    "int8",    "int16",   "int32",    "int64",   "uint8",
-                         "uint16",  "uint32",  "uint64",  "float16",  "bfloat16", "float32",
-                         "float64", "float8e4nv", "float8e5"};
+const char *kDtypes[] = {"int1",     "int8",    "int16",   "int32",      "int64",
+                         "uint8",    "uint16",  "uint32",  "uint64",     "float16",
+                         "bfloat16", "float32", "float64", "float8e4nv", "float8e5"};
 
 int bytes_of(const std::string &d) {
   if (d == "int1" || d == "int8" || d == "uint8" || d == "float8e4nv" || d == "float8e5")
@@ -96,14 +101,14 @@ int bytes_of(const std::string &d) {
 // Values of `d` that exercise the conversions: small and large, negative, fractional,
 // and (for floats) specials.
 std::vector<uint8_t> cast_inputs(const std::string &d, size_t n) {
-  std::vector<double> vals = {0,     1,     -1,    2.5,   -2.5,  3.75,  -100.25, 127,
-                              128,   255,   256,   -129,  1000.5, 65504, -70000,  1e9,
-                              3e9,   -3e9,  1e-3,  0.1,   448,   500,   57344,   1e20,
-                              -0.0,  1.0 / 3, 7e-8, 2e-5};
+  std::vector<double> vals = {0,   1,    -1,     2.5,   -2.5,   3.75,    -100.25, 127,  128,  255,
+                              256, -129, 1000.5, 65504, -70000, 1e9,     3e9,     -3e9, 1e-3, 0.1,
+                              448, 500,  57344,  1e20,  -0.0,   1.0 / 3, 7e-8,    2e-5};
   std::vector<uint8_t> out;
   std::mt19937_64 g(7);
   for (size_t i = 0; i < n; ++i) {
-    double v = i < vals.size() ? vals[i] : static_cast<double>(static_cast<int64_t>(g() % 2001) - 1000) / 8;
+    double v = i < vals.size() ? vals[i]
+                               : static_cast<double>(static_cast<int64_t>(g() % 2001) - 1000) / 8;
     int b = bytes_of(d);
     uint8_t buf[8] = {0};
     if (d == "int1") {
@@ -129,25 +134,35 @@ std::vector<uint8_t> cast_inputs(const std::string &d, size_t n) {
 }
 
 std::string short_name(const std::string &d) {
-  if (d == "int1") return "i1";
-  if (d == "float16") return "fp16";
-  if (d == "bfloat16") return "bf16";
-  if (d == "float32") return "fp32";
-  if (d == "float64") return "fp64";
-  if (d == "float8e4nv") return "fp8e4nv";
-  if (d == "float8e5") return "fp8e5";
-  if (d[0] == 'u') return "u" + d.substr(4);
+  if (d == "int1")
+    return "i1";
+  if (d == "float16")
+    return "fp16";
+  if (d == "bfloat16")
+    return "bf16";
+  if (d == "float32")
+    return "fp32";
+  if (d == "float64")
+    return "fp64";
+  if (d == "float8e4nv")
+    return "fp8e4nv";
+  if (d == "float8e5")
+    return "fp8e5";
+  if (d[0] == 'u')
+    return "u" + d.substr(4);
   return "i" + d.substr(3);
 }
 
 void cast_case(const std::string &from, const std::string &to, const std::string &rounding) {
   SCOPED_TRACE(from + " -> " + to + " " + rounding);
-  std::string conv = "x.to(tl." + to + (rounding.empty() ? "" : ", fp_downcast_rounding=\"" + rounding + "\"") + ")";
+  std::string conv = "x.to(tl." + to +
+                     (rounding.empty() ? "" : ", fp_downcast_rounding=\"" + rounding + "\"") + ")";
   std::string src = "@triton.jit\n"
                     "def k(x_ptr, z_ptr):\n"
                     "    offs = tl.arange(0, 64)\n"
                     "    x = tl.load(x_ptr + offs)\n"
-                    "    tl.store(z_ptr + offs, " + conv + ")\n";
+                    "    tl.store(z_ptr + offs, " +
+                    conv + ")\n";
   GpuKernelUnderTest k(src, "k", {"*" + short_name(from) + ":16", "*" + short_name(to) + ":16"});
   Inputs in;
   in.bufs.push_back(cast_inputs(from, 64));
@@ -157,8 +172,9 @@ void cast_case(const std::string &from, const std::string &to, const std::string
   Outcome ref = k.run_interp(in), got = k.run_sim(in);
   // NaN payloads may differ: compare NaNs as NaNs
   if (to == "float32" || to == "float64" || to == "float16" || to == "bfloat16") {
-    Compare c = to == "float32" ? Compare::f32(0, 0) : to == "float64" ? Compare::f64(0, 0)
-                                                   : Compare::f16(0, 0);
+    Compare c = to == "float32"   ? Compare::f32(0, 0)
+                : to == "float64" ? Compare::f64(0, 0)
+                                  : Compare::f16(0, 0);
     if (to == "bfloat16")
       c.kind = Compare::BF16;
     GpuKernelUnderTest::expect_close(ref.bufs[1], got.bufs[1], c, "z_ptr");

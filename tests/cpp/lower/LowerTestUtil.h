@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "tilec/CliArgs.h"
 #include "interp/simt/Simulator.h"
 #include "interp/tile/Interpreter.h"
 #include "pipeline/GpuPipeline.h"
 #include "runtime/PtxCompiler.h"
+#include "tilec/CliArgs.h"
 
 namespace tilec::lower::test {
 
@@ -135,8 +135,7 @@ public:
     try {
       runtime::compile_with_ptxas(ptxas, ptx, t, {}, "kernel");
     } catch (const CompileError &e) {
-      ADD_FAILURE() << "ptxas rejects the PTX for sm_" << sm << ": " << e.message() << "\n"
-                    << ptx;
+      ADD_FAILURE() << "ptxas rejects the PTX for sm_" << sm << ": " << e.message() << "\n" << ptx;
     }
   }
 
@@ -150,8 +149,7 @@ public:
     std::vector<interp::KernelArg> args;
     std::vector<interp::Buffer> bufs;
     for (size_t i = 0; i < o.bufs.size(); ++i)
-      bufs.push_back({reinterpret_cast<uint64_t>(o.bufs[i].data()), o.bufs[i].size(),
-                      in.names[i]});
+      bufs.push_back({reinterpret_cast<uint64_t>(o.bufs[i].data()), o.bufs[i].size(), in.names[i]});
     for (const Arg &a : in.args) {
       if (a.kind == Arg::Buf)
         args.push_back(interp::KernelArg::pointer(o.bufs[static_cast<size_t>(a.buf)].data()));
@@ -163,8 +161,7 @@ public:
     interp::LaunchOptions lo;
     lo.grid = in.grid;
     lo.num_threads = 1;
-    o.output = interp::run(*tile_.module->functions.front(), args, bufs, lo, *tile_.sources)
-                   .output;
+    o.output = interp::run(*tile_.module->functions.front(), args, bufs, lo, *tile_.sources).output;
     return o;
   }
 
@@ -174,8 +171,7 @@ public:
     std::vector<simt::SimArg> args;
     std::vector<simt::SimBuffer> bufs;
     for (size_t i = 0; i < o.bufs.size(); ++i)
-      bufs.push_back({reinterpret_cast<uint64_t>(o.bufs[i].data()), o.bufs[i].size(),
-                      in.names[i]});
+      bufs.push_back({reinterpret_cast<uint64_t>(o.bufs[i].data()), o.bufs[i].size(), in.names[i]});
     for (const Arg &a : in.args) {
       if (a.kind == Arg::Buf)
         args.push_back(simt::SimArg::pointer(o.bufs[static_cast<size_t>(a.buf)].data()));
@@ -219,16 +215,19 @@ public:
 
   static double f16_value(uint16_t h) {
     int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY)
-                                                     : std::ldexp(1024 + m, e - 25);
+    double v = e == 0    ? std::ldexp(m, -24)
+               : e == 31 ? (m ? NAN : INFINITY)
+                         : std::ldexp(1024 + m, e - 25);
     return (h & 0x8000) ? -v : v;
   }
 
   static void expect_close(const std::vector<uint8_t> &ref, const std::vector<uint8_t> &got,
                            const Compare &c, const std::string &name) {
     ASSERT_EQ(ref.size(), got.size());
-    int es = c.kind == Compare::F32 ? 4 : c.kind == Compare::F64 ? 8
-             : (c.kind == Compare::F16 || c.kind == Compare::BF16) ? 2 : 1;
+    int es = c.kind == Compare::F32                                ? 4
+             : c.kind == Compare::F64                              ? 8
+             : (c.kind == Compare::F16 || c.kind == Compare::BF16) ? 2
+                                                                   : 1;
     int bad = 0;
     for (size_t i = 0; i + static_cast<size_t>(es) <= ref.size(); i += static_cast<size_t>(es)) {
       double a = 0, b = 0;
