@@ -79,7 +79,7 @@ bool same_val(const Val &a, const Val &b) {
   case Val::Kind::Bool:
     return a.b == b.b;
   case Val::Kind::Int:
-    return a.i == b.i;
+    return a.i == b.i && a.u64 == b.u64;
   case Val::Kind::Float: // bitwise: a NaN is the same as itself, -0.0 differs from 0.0
     return std::memcmp(&a.f, &b.f, sizeof(double)) == 0;
   case Val::Kind::Str:

@@ -1,7 +1,6 @@
 // Expressions: names, literals, attributes, operators, conditional expressions and
 // f-strings.
 #include <cstdint>
-#include <limits>
 
 #include "frontend/sema/Operators.h"
 #include "frontend/sema/Promotion.h"
@@ -104,9 +103,9 @@ Val Lowerer::eval(const ast::Expr &e) {
     return lookup(static_cast<const ast::NameExpr &>(e).id, e.loc);
   case ast::ExprKind::Int: {
     auto &x = static_cast<const ast::IntExpr &>(e);
-    if (x.overflow || x.value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-      throw CompileError(e.loc, "integer literal is too large (at most 2**63 - 1)");
-    return Val::integer(static_cast<int64_t>(x.value));
+    if (x.overflow) // Triton: "Nonrepresentable integer" once it becomes a tensor
+      throw CompileError(e.loc, "integer literal is too large (at most 2**64 - 1)");
+    return Val::uint64(x.value); // 2**63 and above: Triton's uint64 literals
   }
   case ast::ExprKind::Float:
     return Val::floating(static_cast<const ast::FloatExpr &>(e).value);

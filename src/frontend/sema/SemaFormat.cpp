@@ -95,7 +95,7 @@ std::string py_str(const Val &v) {
   case Val::Kind::Bool:
     return v.b ? "True" : "False";
   case Val::Kind::Int:
-    return std::to_string(v.i);
+    return v.u64 ? std::to_string(static_cast<uint64_t>(v.i)) : std::to_string(v.i);
   case Val::Kind::Float:
     return py_float_repr(v.f);
   case Val::Kind::Str:
@@ -267,13 +267,18 @@ std::string format_float(double v, const Spec &sp) {
   return pad(sign, body, sp, '>');
 }
 
-std::string format_int(int64_t v, const Spec &sp, SourceLoc loc, const std::string &tname) {
+// `u64`: v's bits are an unsigned value in [2**63, 2**64) (Val::u64).
+std::string format_int(int64_t v, bool u64, const Spec &sp, SourceLoc loc,
+                       const std::string &tname) {
   char t = sp.type;
+  bool neg = !u64 && v < 0;
   if (t == 'e' || t == 'E' || t == 'f' || t == 'F' || t == 'g' || t == 'G' || t == '%')
-    return format_float(static_cast<double>(v), sp);
+    return format_float(u64 ? static_cast<double>(static_cast<uint64_t>(v))
+                            : static_cast<double>(v),
+                        sp);
   if (sp.precision >= 0)
     throw CompileError(loc, "Precision not allowed in integer format specifier");
-  uint64_t a = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  uint64_t a = neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
   std::string body, prefix;
   int group = 3;
   if (t == 0 || t == 'd' || t == 'n') {
@@ -289,7 +294,7 @@ std::string format_int(int64_t v, const Spec &sp, SourceLoc loc, const std::stri
       prefix = std::string("0") + (t == 'o' ? 'o' : t == 'b' ? 'b' : t);
     group = 4;
   } else if (t == 'c') {
-    if (v < 0 || v > 127)
+    if (neg || u64 || v > 127)
       throw CompileError(loc, "%c arg not in range(0x80) (tilec formats ASCII only)");
     body = std::string(1, static_cast<char>(v));
     return pad("", body, sp, '<');
@@ -299,7 +304,7 @@ std::string format_int(int64_t v, const Spec &sp, SourceLoc loc, const std::stri
   }
   if (sp.grouping)
     body = group_digits(body, sp.grouping, sp.grouping == '_' ? group : 3, true);
-  std::string sign = v < 0 ? "-" : sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "";
+  std::string sign = neg ? "-" : sp.sign == '+' ? "+" : sp.sign == ' ' ? " " : "";
   return pad(sign + prefix, body, sp, '>');
 }
 
@@ -326,7 +331,7 @@ std::string format_value(const Val &v, const std::string &spec, SourceLoc loc) {
   }
   case Val::Kind::Bool:
   case Val::Kind::Int:
-    return format_int(v.kind == Val::Kind::Bool ? v.b : v.i, sp, loc, tname);
+    return format_int(v.kind == Val::Kind::Bool ? v.b : v.i, v.u64, sp, loc, tname);
   case Val::Kind::Float: {
     char t = sp.type;
     if (t && t != 'e' && t != 'E' && t != 'f' && t != 'F' && t != 'g' && t != 'G' && t != 'n' &&

@@ -29,6 +29,9 @@ struct Val {
   Kind kind = Kind::None;
   bool b = false;
   int64_t i = 0;
+  // Int in [2**63, 2**64) (Triton types such ints uint64): `i` holds the bits, read them
+  // as uint64_t. False for every other int, whose value `i` is.
+  bool u64 = false;
   double f = 0;
   std::string str;
   ir::Type type;                 // DType: the element type (ptr set for pointer types)
@@ -39,6 +42,11 @@ struct Val {
   static Val none() { return Val(); }
   static Val boolean(bool v) { Val x; x.kind = Kind::Bool; x.b = v; return x; }
   static Val integer(int64_t v) { Val x; x.kind = Kind::Int; x.i = v; return x; }
+  static Val uint64(uint64_t v) {
+    Val x = integer(static_cast<int64_t>(v));
+    x.u64 = v > static_cast<uint64_t>(INT64_MAX);
+    return x;
+  }
   static Val floating(double v) { Val x; x.kind = Kind::Float; x.f = v; return x; }
   static Val string(std::string v) { Val x; x.kind = Kind::Str; x.str = std::move(v); return x; }
   static Val dtype(ir::Type t) { Val x; x.kind = Kind::DType; x.type = std::move(t); return x; }

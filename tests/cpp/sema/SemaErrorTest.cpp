@@ -85,7 +85,7 @@ const ErrorCase kCases[] = {
      9},
     {"tensor_attribute", "    y = n.foo\n", "'tensor' object has no attribute 'foo'", 1, 9},
     {"int_too_large", "    y = 99999999999999999999\n",
-     "integer literal is too large (at most 2**63 - 1)", 1, 9},
+     "integer literal is too large (at most 2**64 - 1)", 1, 9},
     {"constexpr_annotated_tensor", "    Z: tl.constexpr = n + 1\n",
      "'Z' is annotated tl.constexpr but its value is a tensor, not a compile-time constant", 1, 23},
     {"kwargs_call", "    tl.store(X, 1.0, **n)\n", "**kwargs in calls is not supported", 1, 22},
