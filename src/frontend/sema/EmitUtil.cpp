@@ -22,10 +22,14 @@ bool is_number(const Val &v) {
 
 DType literal_type(const Val &v) {
   switch (v.kind) {
-  case Val::Kind::Bool: return DType::I1;
-  case Val::Kind::Int: return v.u64 ? DType::U64 : literal_int_type(v.i);
-  case Val::Kind::Float: return literal_float_type(v.f);
-  default: TILEC_ASSERT(false, "literal_type of a non-number");
+  case Val::Kind::Bool:
+    return DType::I1;
+  case Val::Kind::Int:
+    return v.u64 ? DType::U64 : literal_int_type(v.i);
+  case Val::Kind::Float:
+    return literal_float_type(v.f);
+  default:
+    TILEC_ASSERT(false, "literal_type of a non-number");
   }
   return DType::I32;
 }
@@ -47,19 +51,32 @@ bool int_fits(const Val &v, DType d) {
 
 std::string py_type_name(const Val &v) {
   switch (v.kind) {
-  case Val::Kind::None: return "NoneType";
-  case Val::Kind::Bool: return "bool";
-  case Val::Kind::Int: return "int";
-  case Val::Kind::Float: return "float";
-  case Val::Kind::Str: return "str";
-  case Val::Kind::DType: return "dtype";
-  case Val::Kind::Tensor: return "tensor";
-  case Val::Kind::Tuple: return "tuple";
-  case Val::Kind::Function: return "JITFunction";
-  case Val::Kind::Module: return "module";
-  case Val::Kind::Builtin: return "builtin_function";
-  case Val::Kind::Method: return "method";
-  case Val::Kind::Slice: return "slice";
+  case Val::Kind::None:
+    return "NoneType";
+  case Val::Kind::Bool:
+    return "bool";
+  case Val::Kind::Int:
+    return "int";
+  case Val::Kind::Float:
+    return "float";
+  case Val::Kind::Str:
+    return "str";
+  case Val::Kind::DType:
+    return "dtype";
+  case Val::Kind::Tensor:
+    return "tensor";
+  case Val::Kind::Tuple:
+    return "tuple";
+  case Val::Kind::Function:
+    return "JITFunction";
+  case Val::Kind::Module:
+    return "module";
+  case Val::Kind::Builtin:
+    return "builtin_function";
+  case Val::Kind::Method:
+    return "method";
+  case Val::Kind::Slice:
+    return "slice";
   }
   return "object";
 }
@@ -83,8 +100,8 @@ Value *constant_of(Emitter &e, const Val &v, const Type &t, SourceLoc loc) {
     throw CompileError(loc, "cannot convert float " + v.repr() + " to integer type " +
                                 dtype_name(t.elem));
   if (!int_fits(v, t.elem))
-    throw CompileError(loc, "Scalar " + v.repr() + " is out of range for type " +
-                                dtype_name(t.elem));
+    throw CompileError(loc,
+                       "Scalar " + v.repr() + " is out of range for type " + dtype_name(t.elem));
   return make_int(e, t, v.kind == Val::Kind::Int ? v.i : (v.b ? 1 : 0), loc); // u64: the bits
 }
 
@@ -93,8 +110,8 @@ Value *as_tensor(Emitter &e, const Val &v, SourceLoc loc) {
     return v.tensor;
   if (is_number(v))
     return constant_of(e, v, Type(literal_type(v)), loc);
-  throw CompileError(loc, "cannot convert " + v.repr() + " of type " + py_type_name(v) +
-                              " to tensor");
+  throw CompileError(loc,
+                     "cannot convert " + v.repr() + " of type " + py_type_name(v) + " to tensor");
 }
 
 Value *compare(Emitter &e, const char *pred, Value *a, Value *b, SourceLoc loc) {
@@ -107,8 +124,8 @@ Value *truth(Emitter &e, Value *v, SourceLoc loc) {
     return v;
   if (t.is_ptr())
     v = bitcast_elem(e, v, Type(DType::I64), loc);
-  Value *zero = ir::is_float(v->type.elem) ? make_float(e, v->type, 0.0, loc)
-                                           : make_int(e, v->type, 0, loc);
+  Value *zero =
+      ir::is_float(v->type.elem) ? make_float(e, v->type, 0.0, loc) : make_int(e, v->type, 0, loc);
   return compare(e, "ne", v, zero, loc);
 }
 
@@ -125,7 +142,8 @@ Value *bitcast_elem(Emitter &e, Value *v, const Type &elem, SourceLoc loc) {
   return emit(e, OpKind::Bitcast, {v}, r, loc);
 }
 
-Value *cast_elem(Emitter &e, Value *v, const Type &elem, SourceLoc loc, const std::string &rounding) {
+Value *cast_elem(Emitter &e, Value *v, const Type &elem, SourceLoc loc,
+                 const std::string &rounding) {
   const Type &src = v->type;
   if (src.element() == elem)
     return v;
@@ -178,9 +196,9 @@ Value *unsplat(Emitter &e, Value *v, SourceLoc loc) {
   if (v->type.rank() > 1)
     v = emit(e, OpKind::Reshape, {v}, v->type.with_shape({1}), loc);
   // There is no op that extracts an element: reduce with a combiner that keeps its first input.
-  ir::Op *r = make_reduce(e, {v}, 0, [](const std::vector<Value *> &args) {
-    return std::vector<Value *>{args[0]};
-  }, loc);
+  ir::Op *r = make_reduce(
+      e, {v}, 0, [](const std::vector<Value *> &args) { return std::vector<Value *>{args[0]}; },
+      loc);
   return r->result(0);
 }
 

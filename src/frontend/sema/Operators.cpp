@@ -46,8 +46,8 @@ void check_ptr(const Type &a, const Type &b, bool allow_ptr_a, SourceLoc loc) {
 // binary_op_type_checking_impl: literal typing of Python numbers, the promotion to one
 // computation dtype (with the scalar rule), range checks of the numbers, broadcasting.
 std::pair<Value *, Value *> binary_operands(Emitter &e, const Val &a, const Val &b,
-                                            bool allow_a_ptr, bool allow_b_ptr,
-                                            bool arithmetic, bool div_or_mod, SourceLoc loc) {
+                                            bool allow_a_ptr, bool allow_b_ptr, bool arithmetic,
+                                            bool div_or_mod, SourceLoc loc) {
   bool a_num = is_number(a), b_num = is_number(b);
   if ((!a_num && !a.is_tensor()) || (!b_num && !b.is_tensor()))
     throw CompileError(loc, "unsupported operand types: '" + py_type_name(a) + "' and '" +
@@ -68,8 +68,8 @@ std::pair<Value *, Value *> binary_operands(Emitter &e, const Val &a, const Val 
         throw CompileError(loc, "Cannot perform a binary operation between an unsigned tensor "
                                 "and a negative scalar. Perform a explicit cast on one of them.");
       if (!int_fits(*n, r))
-        throw CompileError(loc, "Scalar " + n->repr() + " is out of range for type " +
-                                    dtype_name(r));
+        throw CompileError(loc,
+                           "Scalar " + n->repr() + " is out of range for type " + dtype_name(r));
     }
     x = a_num ? constant_of(e, a, Type(r), loc) : cast_dtype(e, a.tensor, r, loc);
     y = b_num ? constant_of(e, b, Type(r), loc) : cast_dtype(e, b.tensor, r, loc);
@@ -150,14 +150,18 @@ Val binary_op(Emitter &e, BinOp op, const Val &a, const Val &b, SourceLoc loc) {
   if (!a.is_tensor() && !b.is_tensor())
     return fold_binary(op, a, b, loc);
   switch (op) {
-  case BinOp::Add: return Val::of(tensor_add(e, a, b, loc));
-  case BinOp::Sub: return Val::of(tensor_sub(e, a, b, loc));
+  case BinOp::Add:
+    return Val::of(tensor_add(e, a, b, loc));
+  case BinOp::Sub:
+    return Val::of(tensor_sub(e, a, b, loc));
   case BinOp::Mul: {
     auto [x, y] = binary_operands(e, a, b, false, false, true, false, loc);
     return Val::of(same_op(e, OpKind::Mul, x, y, loc));
   }
-  case BinOp::Div: return Val::of(tensor_truediv(e, a, b, loc));
-  case BinOp::FloorDiv: return Val::of(tensor_floordiv(e, a, b, loc));
+  case BinOp::Div:
+    return Val::of(tensor_truediv(e, a, b, loc));
+  case BinOp::FloorDiv:
+    return Val::of(tensor_floordiv(e, a, b, loc));
   case BinOp::Mod: {
     auto [x, y] = binary_operands(e, a, b, false, false, true, true, loc);
     return Val::of(same_op(e, OpKind::Rem, x, y, loc));
@@ -166,7 +170,8 @@ Val binary_op(Emitter &e, BinOp op, const Val &a, const Val &b, SourceLoc loc) {
   case BinOp::BitOr:
   case BinOp::BitXor:
   case BinOp::LShift:
-  case BinOp::RShift: return Val::of(tensor_bitwise(e, op, a, b, loc));
+  case BinOp::RShift:
+    return Val::of(tensor_bitwise(e, op, a, b, loc));
   case BinOp::Pow:
     throw CompileError(loc, "operator ** is not supported on tensors");
   case BinOp::MatMul:
@@ -181,7 +186,8 @@ Val unary_op(Emitter &e, ast::UnaryOp op, const Val &a, SourceLoc loc) {
   Value *x = a.tensor;
   const Type &t = x->type;
   switch (op) {
-  case ast::UnaryOp::Pos: return a;
+  case ast::UnaryOp::Pos:
+    return a;
   case ast::UnaryOp::Neg:
     if (t.is_ptr())
       throw CompileError(loc, "wrong type argument to unary minus (" + elem_name(t) + ")");
@@ -195,10 +201,9 @@ Val unary_op(Emitter &e, ast::UnaryOp op, const Val &a, SourceLoc loc) {
       throw CompileError(loc, "wrong type argument to `not` (" + elem_name(t) + ")");
     if (t.elem == DType::I1)
       return Val::of(emit(e, OpKind::Not, {x}, t, loc));
-    return Val::of(compare(e, "eq", x,
-                           ir::is_float(t.elem) ? make_float(e, t, 0.0, loc)
-                                                : make_int(e, t, 0, loc),
-                           loc));
+    return Val::of(
+        compare(e, "eq", x,
+                ir::is_float(t.elem) ? make_float(e, t, 0.0, loc) : make_int(e, t, 0, loc), loc));
   }
   return a;
 }

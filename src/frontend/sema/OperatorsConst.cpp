@@ -27,16 +27,14 @@ namespace {
 using Wide = __int128;
 
 Wide as_int(const Val &v) { return int_value(v); }
-double as_double(const Val &v) {
-  return v.kind == K::Float ? v.f : static_cast<double>(as_int(v));
-}
+double as_double(const Val &v) { return v.kind == K::Float ? v.f : static_cast<double>(as_int(v)); }
 
 // An exact result as an int Val: int64, or uint64 from 2**63 on; beyond: an error.
 Val from_wide(Wide r, SourceLoc loc) {
   if (r < std::numeric_limits<int64_t>::min() || r > std::numeric_limits<uint64_t>::max())
     overflow(loc);
   return r > std::numeric_limits<int64_t>::max() ? Val::uint64(static_cast<uint64_t>(r))
-                                                  : Val::integer(static_cast<int64_t>(r));
+                                                 : Val::integer(static_cast<int64_t>(r));
 }
 
 Wide floor_div(Wide a, Wide b, SourceLoc loc) {
@@ -105,15 +103,20 @@ Val int_pow(Wide base, Wide exp, SourceLoc loc) {
 
 Val fold_float(BinOp op, double x, double y, const Val &a, const Val &b, SourceLoc loc) {
   switch (op) {
-  case BinOp::Add: return Val::floating(x + y);
-  case BinOp::Sub: return Val::floating(x - y);
-  case BinOp::Mul: return Val::floating(x * y);
+  case BinOp::Add:
+    return Val::floating(x + y);
+  case BinOp::Sub:
+    return Val::floating(x - y);
+  case BinOp::Mul:
+    return Val::floating(x * y);
   case BinOp::Div:
     if (y == 0.0)
       throw CompileError(loc, "float division by zero");
     return Val::floating(x / y);
-  case BinOp::FloorDiv: return Val::floating(float_divmod(x, y, loc).first);
-  case BinOp::Mod: return Val::floating(float_divmod(x, y, loc).second);
+  case BinOp::FloorDiv:
+    return Val::floating(float_divmod(x, y, loc).first);
+  case BinOp::Mod:
+    return Val::floating(float_divmod(x, y, loc).second);
   case BinOp::Pow:
     if (x == 0.0 && y < 0)
       throw CompileError(loc, "0.0 cannot be raised to a negative power");
@@ -121,15 +124,18 @@ Val fold_float(BinOp op, double x, double y, const Val &a, const Val &b, SourceL
       throw CompileError(loc, "a negative number raised to a fractional power is complex, "
                               "which is not supported");
     return Val::floating(std::pow(x, y));
-  default: bad_operands(ast::binop_symbol(op), a, b, loc);
+  default:
+    bad_operands(ast::binop_symbol(op), a, b, loc);
   }
 }
 
 Val fold_int(BinOp op, Wide x, Wide y, const Val &a, const Val &b, SourceLoc loc) {
   Wide r = 0; // operands are within [-2**63, 2**64): only products can leave 128 bits
   switch (op) {
-  case BinOp::Add: return from_wide(x + y, loc);
-  case BinOp::Sub: return from_wide(x - y, loc);
+  case BinOp::Add:
+    return from_wide(x + y, loc);
+  case BinOp::Sub:
+    return from_wide(x - y, loc);
   case BinOp::Mul:
     if (__builtin_mul_overflow(x, y, &r))
       overflow(loc);
@@ -137,11 +143,14 @@ Val fold_int(BinOp op, Wide x, Wide y, const Val &a, const Val &b, SourceLoc loc
   case BinOp::Div:
     if (y == 0)
       throw CompileError(loc, "division by zero");
-    return Val::floating(static_cast<double>(static_cast<long double>(x) /
-                                             static_cast<long double>(y)));
-  case BinOp::FloorDiv: return from_wide(floor_div(x, y, loc), loc);
-  case BinOp::Mod: return from_wide(floor_mod(x, y, loc), loc);
-  case BinOp::Pow: return int_pow(x, y, loc);
+    return Val::floating(
+        static_cast<double>(static_cast<long double>(x) / static_cast<long double>(y)));
+  case BinOp::FloorDiv:
+    return from_wide(floor_div(x, y, loc), loc);
+  case BinOp::Mod:
+    return from_wide(floor_mod(x, y, loc), loc);
+  case BinOp::Pow:
+    return int_pow(x, y, loc);
   case BinOp::LShift:
     if (y < 0)
       throw CompileError(loc, "negative shift count");
@@ -162,7 +171,8 @@ Val fold_int(BinOp op, Wide x, Wide y, const Val &a, const Val &b, SourceLoc loc
       return Val::boolean(r != 0);
     return from_wide(r, loc);
   }
-  default: bad_operands(ast::binop_symbol(op), a, b, loc);
+  default:
+    bad_operands(ast::binop_symbol(op), a, b, loc);
   }
 }
 
@@ -191,13 +201,20 @@ int num_order(const Val &a, const Val &b) {
 
 bool truthy(const Val &v) {
   switch (v.kind) {
-  case K::None: return false;
-  case K::Bool: return v.b;
-  case K::Int: return v.i != 0;
-  case K::Float: return v.f != 0.0;
-  case K::Str: return !v.str.empty();
-  case K::Tuple: return !v.elems.empty();
-  default: return true;
+  case K::None:
+    return false;
+  case K::Bool:
+    return v.b;
+  case K::Int:
+    return v.i != 0;
+  case K::Float:
+    return v.f != 0.0;
+  case K::Str:
+    return !v.str.empty();
+  case K::Tuple:
+    return !v.elems.empty();
+  default:
+    return true;
   }
 }
 
@@ -210,13 +227,19 @@ bool py_equal(const Val &a, const Val &b) {
   if (a.kind != b.kind)
     return false;
   switch (a.kind) {
-  case K::None: return true;
-  case K::Str: return a.str == b.str;
-  case K::DType: return a.type == b.type;
-  case K::Tensor: return a.tensor == b.tensor;
-  case K::Function: return a.fn == b.fn;
+  case K::None:
+    return true;
+  case K::Str:
+    return a.str == b.str;
+  case K::DType:
+    return a.type == b.type;
+  case K::Tensor:
+    return a.tensor == b.tensor;
+  case K::Function:
+    return a.fn == b.fn;
   case K::Module:
-  case K::Builtin: return a.str == b.str;
+  case K::Builtin:
+    return a.str == b.str;
   case K::Tuple:
   case K::Slice:
     if (a.elems.size() != b.elems.size())
@@ -225,8 +248,10 @@ bool py_equal(const Val &a, const Val &b) {
       if (!py_equal(a.elems[i], b.elems[i]))
         return false;
     return true;
-  case K::Method: return a.str == b.str && py_equal(a.elems[0], b.elems[0]);
-  default: return false;
+  case K::Method:
+    return a.str == b.str && py_equal(a.elems[0], b.elems[0]);
+  default:
+    return false;
   }
 }
 
@@ -250,8 +275,8 @@ Val fold_binary(BinOp op, const Val &a, const Val &b, SourceLoc loc) {
   const char *sym = ast::binop_symbol(op);
   if (is_number(a) && is_number(b)) {
     if (a.kind == K::Float || b.kind == K::Float) {
-      if (op == BinOp::LShift || op == BinOp::RShift || op == BinOp::BitAnd ||
-          op == BinOp::BitOr || op == BinOp::BitXor || op == BinOp::MatMul)
+      if (op == BinOp::LShift || op == BinOp::RShift || op == BinOp::BitAnd || op == BinOp::BitOr ||
+          op == BinOp::BitXor || op == BinOp::MatMul)
         bad_operands(sym, a, b, loc);
       return fold_float(op, as_double(a), as_double(b), a, b, loc);
     }
@@ -296,8 +321,10 @@ Val fold_unary(ast::UnaryOp op, const Val &a, SourceLoc loc) {
 
 Val fold_compare(ast::CmpOp op, const Val &a, const Val &b, SourceLoc loc) {
   switch (op) {
-  case ast::CmpOp::Eq: return Val::boolean(py_equal(a, b));
-  case ast::CmpOp::NotEq: return Val::boolean(!py_equal(a, b));
+  case ast::CmpOp::Eq:
+    return Val::boolean(py_equal(a, b));
+  case ast::CmpOp::NotEq:
+    return Val::boolean(!py_equal(a, b));
   case ast::CmpOp::Lt:
   case ast::CmpOp::LtE:
   case ast::CmpOp::Gt:

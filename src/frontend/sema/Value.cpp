@@ -58,10 +58,18 @@ std::string quoted(const std::string &s) {
   std::string r(1, q);
   for (unsigned char c : s) {
     switch (c) {
-    case '\\': r += "\\\\"; break;
-    case '\n': r += "\\n"; break;
-    case '\r': r += "\\r"; break;
-    case '\t': r += "\\t"; break;
+    case '\\':
+      r += "\\\\";
+      break;
+    case '\n':
+      r += "\\n";
+      break;
+    case '\r':
+      r += "\\r";
+      break;
+    case '\t':
+      r += "\\t";
+      break;
     default:
       if (c == q) {
         r += '\\';
@@ -82,11 +90,16 @@ std::string quoted(const std::string &s) {
 std::string spell(const Val &v, bool quote_strings) {
   using K = Val::Kind;
   switch (v.kind) {
-  case K::None: return "None";
-  case K::Bool: return v.b ? "True" : "False";
-  case K::Int: return v.u64 ? std::to_string(static_cast<uint64_t>(v.i)) : std::to_string(v.i);
-  case K::Float: return float_repr(v.f);
-  case K::Str: return quote_strings ? quoted(v.str) : v.str;
+  case K::None:
+    return "None";
+  case K::Bool:
+    return v.b ? "True" : "False";
+  case K::Int:
+    return v.u64 ? std::to_string(static_cast<uint64_t>(v.i)) : std::to_string(v.i);
+  case K::Float:
+    return float_repr(v.f);
+  case K::Str:
+    return quote_strings ? quoted(v.str) : v.str;
   case K::DType: {
     if (!v.type.is_tile())
       return elem_name(v.type);
@@ -95,17 +108,22 @@ std::string spell(const Val &v, bool quote_strings) {
       dims += (dims.empty() ? "" : ", ") + std::to_string(n);
     return "<(" + dims + (v.type.rank() == 1 ? ",)" : ")") + ", " + elem_name(v.type) + ">";
   }
-  case K::Tensor: return v.tensor ? tensor_str(v.tensor->type) : "tensor";
+  case K::Tensor:
+    return v.tensor ? tensor_str(v.tensor->type) : "tensor";
   case K::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < v.elems.size(); ++i)
       s += (i ? ", " : "") + spell(v.elems[i], true);
     return s + (v.elems.size() == 1 ? ",)" : ")");
   }
-  case K::Function: return "JITFunction(" + (v.fn ? v.fn->name : std::string("?")) + ")";
-  case K::Module: return "<module '" + v.str + "'>";
-  case K::Builtin: return "<built-in function " + v.str + ">";
-  case K::Method: return "<bound method " + v.str + ">";
+  case K::Function:
+    return "JITFunction(" + (v.fn ? v.fn->name : std::string("?")) + ")";
+  case K::Module:
+    return "<module '" + v.str + "'>";
+  case K::Builtin:
+    return "<built-in function " + v.str + ">";
+  case K::Method:
+    return "<bound method " + v.str + ">";
   case K::Slice: {
     std::string s = "slice(";
     for (size_t i = 0; i < 3; ++i)
@@ -133,7 +151,8 @@ bool Val::is_constexpr() const {
       if (!e.is_constexpr())
         return false;
     return true;
-  default: return false;
+  default:
+    return false;
   }
 }
 

@@ -20,7 +20,12 @@ Val B(bool v) { return Val::boolean(v); }
 Val S(const std::string &s) { return Val::string(s); }
 Val T(std::vector<Val> v) { return Val::tuple(std::move(v)); }
 Val None() { return Val::none(); }
-Val slice(Val lo, Val hi, Val step) { Val s; s.kind = Val::Kind::Slice; s.elems = {lo, hi, step}; return s; }
+Val slice(Val lo, Val hi, Val step) {
+  Val s;
+  s.kind = Val::Kind::Slice;
+  s.elems = {lo, hi, step};
+  return s;
+}
 Val colon() { return slice(None(), None(), None()); }
 
 std::string fold(BinOp op, const Val &a, const Val &b) {
@@ -31,7 +36,10 @@ std::string fold(BinOp op, const Val &a, const Val &b) {
     return "error: " + err;
   EXPECT_TRUE(r.is_constexpr());
   EXPECT_EQ(e.op_names().size(), 0u) << "folding must not emit IR";
-  return std::string(r.kind == Val::Kind::Float ? "float " : r.kind == Val::Kind::Bool ? "bool " : "") + r.repr();
+  return std::string(r.kind == Val::Kind::Float  ? "float "
+                     : r.kind == Val::Kind::Bool ? "bool "
+                                                 : "") +
+         r.repr();
 }
 
 TEST(ConstFold, PythonIntegerArithmetic) {
@@ -71,8 +79,7 @@ TEST(ConstFold, Errors) {
   EXPECT_EQ(fold(BinOp::Mod, F(1), F(0)), "error: float division by zero");
   EXPECT_EQ(fold(BinOp::Mul, I(int64_t(1) << 62), I(4)).substr(0, 23), "error: integer overflow");
   // Past int64 a result is a uint64 (Val::u64), as Triton types it; past uint64, an error.
-  EXPECT_EQ(fold(BinOp::Add, I(std::numeric_limits<int64_t>::max()), I(1)),
-            "9223372036854775808");
+  EXPECT_EQ(fold(BinOp::Add, I(std::numeric_limits<int64_t>::max()), I(1)), "9223372036854775808");
   EXPECT_EQ(fold(BinOp::Add, Val::uint64(~uint64_t{0}), I(1)).substr(0, 23),
             "error: integer overflow");
   EXPECT_EQ(fold(BinOp::LShift, I(1), I(64)).substr(0, 23), "error: integer overflow");
@@ -109,7 +116,8 @@ TEST(ConstFold, SequencesAndComparisons) {
   EXPECT_TRUE(cmp(CmpOp::Eq, T({I(1), I(2)}), T({I(1), I(2)})));
   EXPECT_TRUE(cmp(CmpOp::Lt, T({I(1), I(2)}), T({I(1), I(3)})));
   EXPECT_TRUE(cmp(CmpOp::In, I(2), T({I(1), I(2)})));
-  EXPECT_TRUE(cmp(CmpOp::Eq, Val::dtype(ir::Type(ir::DType::F16)), Val::dtype(ir::Type(ir::DType::F16))));
+  EXPECT_TRUE(
+      cmp(CmpOp::Eq, Val::dtype(ir::Type(ir::DType::F16)), Val::dtype(ir::Type(ir::DType::F16))));
   EXPECT_FALSE(cmp(CmpOp::Eq, F(std::nan("")), F(std::nan(""))));
   EXPECT_EQ(error_of([&] { cmp(CmpOp::Lt, S("a"), I(1)); }),
             "'<' not supported between instances of 'str' and 'int'");
@@ -198,8 +206,9 @@ TEST(TensorOps, FloorDivAndMod) {
   EXPECT_EQ(type_of(fm), "tile<8xfp32>");
   EXPECT_EQ(error_of([&] { e.bin(BinOp::FloorDiv, e.arg("tile<8xfp32>"), I(2)); }),
             "unexpected type fp32: floor division (//) needs integer operands");
-  EXPECT_EQ(error_of([&] { e.bin(BinOp::Div, e.arg("tile<8xi32>"), e.arg("tile<8xu32>")); })
-                .substr(0, 44),
+  EXPECT_EQ(error_of([&] {
+              e.bin(BinOp::Div, e.arg("tile<8xi32>"), e.arg("tile<8xu32>"));
+            }).substr(0, 44),
             "cannot use /, // or % with int32 and uint32 ");
 }
 
@@ -267,8 +276,9 @@ TEST(Broadcasting, Shapes) {
   EXPECT_EQ(e3.count(OpKind::Splat), 1u);
   EXPECT_EQ(error_of([&] { e.bin(BinOp::Add, e.arg("tile<64xfp32>"), e.arg("tile<32xfp32>")); }),
             "incompatible shapes for broadcasting: [64] and [32]");
-  EXPECT_EQ(error_of([&] { e.bin(BinOp::Add, e.arg("tile<8x64xfp32>"), e.arg("tile<4x64xfp32>")); }),
-            "incompatible shapes for broadcasting: [8, 64] and [4, 64]");
+  EXPECT_EQ(
+      error_of([&] { e.bin(BinOp::Add, e.arg("tile<8x64xfp32>"), e.arg("tile<4x64xfp32>")); }),
+      "incompatible shapes for broadcasting: [8, 64] and [4, 64]");
 }
 
 TEST(PointerArithmetic, AddSub) {
@@ -313,7 +323,9 @@ TEST(Subscript, TensorsAndTuples) {
   EXPECT_EQ(type_of(subscript(e, e.arg("i32"), None(), e.loc)), "tile<1xi32>");
   EXPECT_EQ(error_of([&] { subscript(e, x, I(1), e.loc); }),
             "unsupported tensor index: 1 (only None and ':' are supported)");
-  EXPECT_EQ(error_of([&] { subscript(e, x, T({colon(), colon()}), e.loc); }),
+  EXPECT_EQ(error_of([&] {
+              subscript(e, x, T({colon(), colon()}), e.loc);
+            }),
             "too many indices for tensor of rank 1");
   Val tup = T({I(10), I(20), I(30)});
   EXPECT_EQ(subscript(e, tup, I(1), e.loc).repr(), "20");
@@ -321,10 +333,12 @@ TEST(Subscript, TensorsAndTuples) {
   EXPECT_EQ(subscript(e, tup, slice(I(1), None(), None()), e.loc).repr(), "(20, 30)");
   EXPECT_EQ(subscript(e, tup, slice(None(), I(-1), None()), e.loc).repr(), "(10, 20)");
   EXPECT_EQ(subscript(e, tup, slice(None(), None(), I(-1)), e.loc).repr(), "(30, 20, 10)");
-  EXPECT_EQ(error_of([&] { subscript(e, tup, I(3), e.loc); }), "tuple index 3 out of range (size 3)");
+  EXPECT_EQ(error_of([&] { subscript(e, tup, I(3), e.loc); }),
+            "tuple index 3 out of range (size 3)");
   EXPECT_EQ(error_of([&] { subscript(e, tup, e.arg("i32"), e.loc); }),
             "tuple indices must be constexpr integers, not int32[]");
-  EXPECT_EQ(error_of([&] { subscript(e, I(3), I(0), e.loc); }), "'int' object is not subscriptable");
+  EXPECT_EQ(error_of([&] { subscript(e, I(3), I(0), e.loc); }),
+            "'int' object is not subscriptable");
 }
 
 TEST(Logical, ConstexprShortCircuitAndTensors) {
