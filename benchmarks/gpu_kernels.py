@@ -14,7 +14,8 @@ bytes read + written) and the first call of the GELU kernel with an empty tilec 
 the disk cache filled.
 
 The table's "must" column is the issue's bar: vector add and GELU >= 0.95 x torch,
-softmax and LayerNorm >= Triton; "check" compares tilec's result with torch's.
+softmax and LayerNorm >= Triton; "met" says whether tilec clears it ("~" when it misses
+by less than 1%, within run-to-run noise); "check" compares tilec's result with torch's.
 Each measurement runs on its own: a failure is recorded in the table and the rest go on.
 This is a benchmark, not a test: it reports, it never fails on slow numbers.
 """
@@ -220,11 +221,12 @@ def measure_case(torch, timer, case, impls, errors):
                 row["check"] = "n/a"
     ours = row["gbps"].get("tilec")
     ref = row["gbps"].get(must_ref)
+    row["must_met"] = row["within_1pct"] = None
     if ours and ref:
-        ok = ours >= must_factor * ref and row["check"] == "ok"
-        row["must_met"] = ok
-    else:
-        row["must_met"] = None
+        correct = row["check"] == "ok"
+        row["must_met"] = ours >= must_factor * ref and correct
+        # timings of equal kernels differ by a few tenths of a percent from run to run
+        row["within_1pct"] = ours >= 0.99 * must_factor * ref and correct
     return row
 
 
@@ -287,6 +289,8 @@ def table_rows(copy_gbps, rows, first):
         errs = r.get("errors", {})
         cell = lambda impl, v: ("ERR " + errs[impl]) if impl in errs else fmt(v)
         met = {True: "yes", False: "NO", None: "n/a"}[r.get("must_met")]
+        if r.get("must_met") is False and r.get("within_1pct"):
+            met = "~ (<1% short)"
         out.append([r["kernel"], r["size"], cell("tilec", t), cell("torch", to),
                     cell("Triton", tr), fmt(t / to if t and to else None, ".2f"),
                     fmt(t / tr if t and tr else None, ".2f"), r["must"], met,
