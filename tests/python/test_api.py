@@ -432,3 +432,20 @@ def test_testing_helpers():
     triton.testing.assert_close(np.ones(3), np.ones(3) + 1e-4)
     with pytest.raises(AssertionError):
         triton.testing.assert_close(np.ones(3), np.zeros(3))
+
+
+from tilec.language import arange as tl_arange, load as tl_load  # noqa: E402
+from tilec.language.math import exp as math_exp  # noqa: E402
+
+
+@triton.jit
+def uses_imported_builtins(X, Y, BLOCK: tl.constexpr):
+    offs = tl_arange(0, BLOCK)
+    tl.store(Y + offs, math_exp(tl_load(X + offs)))
+
+
+def test_builtins_imported_by_name():
+    x = np.linspace(-1, 1, 16).astype(np.float32)
+    y = np.zeros_like(x)
+    uses_imported_builtins[(1,)](x, y, BLOCK=16)
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
