@@ -9,9 +9,11 @@
 namespace tilec {
 class SourceManager;
 struct SourceLoc;
+class CompileError;
 namespace sema {
 struct Val;
-}
+struct ArgSpec;
+} // namespace sema
 } // namespace tilec
 
 namespace tilec::python {
@@ -36,6 +38,14 @@ LocatedError compile_error(const SourceManager &sm, SourceLoc loc, const std::st
 // ModuleRef/DTypeRef/BuiltinRef, or a FunctionSource) -> a Sema value. Returns false, with
 // `what` describing the value, for anything a kernel cannot use (an Unsupported marker).
 bool value_from_python(nb::handle h, sema::Val &out, std::string &what);
+
+// A compile error raised with the GIL released: writes its static_print output to
+// sys.stdout (as Triton does) and returns the LocatedError to throw (Compile.cpp).
+LocatedError compile_failure(const SourceManager &sm, const CompileError &e);
+
+// One parameter's specialisation tuple from the Python layer -> an ArgSpec (Compile.cpp
+// documents the forms); `index` names the parameter in errors.
+sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index);
 
 void bind_errors(nb::module_ &m);
 void bind_frontend(nb::module_ &m);

@@ -23,6 +23,8 @@ ir::DType dtype_named(const std::string &ir_name) {
   return *d;
 }
 
+} // namespace
+
 // One parameter's specialisation, as the Python layer describes it:
 // ("constexpr", value) | ("none", None) | ("bool", None) | ("float", "fp32")
 // | ("int", (dtype, divisible_by_16, equal_to_1)) | ("pointer", (dtype, aligned_16)).
@@ -63,6 +65,23 @@ sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index) {
   return a;
 }
 
+LocatedError compile_failure(const SourceManager &sm, const CompileError &e) {
+  // static_print's output before the error still reaches the user, as in Triton.
+  std::string printed = sema::static_output_of(e);
+  if (!printed.empty()) {
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::object out = nb::module_::import_("sys").attr("stdout");
+      out.attr("write")(printed);
+      out.attr("flush")();
+    } catch (const nb::python_error &) { // no usable sys.stdout: the error matters more
+    }
+  }
+  return compile_error(sm, e.loc(), e.message());
+}
+
+namespace {
+
 std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
                                 const nb::list &specs, int num_warps, int num_stages,
                                 bool debug) {
@@ -82,18 +101,7 @@ std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
     try {
       kernel->compiled = pipeline::compile_to_tile_ir(fs, args, opts, sources);
     } catch (const CompileError &e) {
-      // static_print's output before the error still reaches the user, as in Triton.
-      std::string printed = sema::static_output_of(e);
-      if (!printed.empty()) {
-        nb::gil_scoped_acquire gil;
-        try {
-          nb::object out = nb::module_::import_("sys").attr("stdout");
-          out.attr("write")(printed);
-          out.attr("flush")();
-        } catch (const nb::python_error &) { // no usable sys.stdout: the error matters more
-        }
-      }
-      throw compile_error(*sources, e.loc(), e.message());
+      throw compile_failure(*sources, e);
     }
   }
   TILEC_ASSERT(kernel->compiled.module && !kernel->compiled.module->functions.empty(),

@@ -19,51 +19,6 @@ namespace tilec::python {
 
 namespace {
 
-ir::DType dtype_named(const std::string &ir_name) {
-  auto d = ir::dtype_from_ir_name(ir_name);
-  if (!d)
-    throw nb::value_error(("unknown dtype '" + ir_name + "'").c_str());
-  return *d;
-}
-
-// The specialisation tuples of compile() (Compile.cpp documents them).
-// TODO(lower): share Compile.cpp's to_arg_spec once it is exported there.
-sema::ArgSpec arg_spec(const nb::handle &spec, size_t index) {
-  nb::tuple t = nb::cast<nb::tuple>(spec);
-  std::string kind = nb::cast<std::string>(t[0]);
-  nb::handle payload = t[1];
-  sema::ArgSpec a;
-  if (kind == "constexpr") {
-    a.kind = sema::ArgSpec::Kind::Constexpr;
-    std::string what;
-    if (!value_from_python(payload, a.value, what))
-      throw nb::type_error(
-          ("argument " + std::to_string(index) + ": a constexpr cannot be a " + what).c_str());
-  } else if (kind == "none") {
-    a.kind = sema::ArgSpec::Kind::None;
-  } else if (kind == "bool") {
-    a.kind = sema::ArgSpec::Kind::Bool;
-    a.dtype = ir::DType::I1;
-  } else if (kind == "float") {
-    a.kind = sema::ArgSpec::Kind::Float;
-    a.dtype = dtype_named(nb::cast<std::string>(payload));
-  } else if (kind == "int") {
-    nb::tuple p = nb::cast<nb::tuple>(payload);
-    a.kind = sema::ArgSpec::Kind::Int;
-    a.dtype = dtype_named(nb::cast<std::string>(p[0]));
-    a.divisible_by_16 = nb::cast<bool>(p[1]);
-    a.equal_to_1 = nb::cast<bool>(p[2]);
-  } else if (kind == "pointer") {
-    nb::tuple p = nb::cast<nb::tuple>(payload);
-    a.kind = sema::ArgSpec::Kind::Pointer;
-    a.dtype = dtype_named(nb::cast<std::string>(p[0]));
-    a.divisible_by_16 = nb::cast<bool>(p[1]);
-  } else {
-    throw nb::value_error(("unknown argument kind '" + kind + "'").c_str());
-  }
-  return a;
-}
-
 // "sm_90a", "sm_80", "cuda:90", "90" -> (compute capability, arch-specific).
 std::pair<int, bool> parse_arch(const std::string &arch) {
   std::string s = arch;
@@ -91,7 +46,7 @@ pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSour
                                         bool debug, int sm, bool arch_specific, bool dumps) {
   std::vector<sema::ArgSpec> args;
   for (size_t i = 0; i < nb::len(specs); ++i)
-    args.push_back(arg_spec(specs[i], i));
+    args.push_back(to_arg_spec(specs[i], i));
   pipeline::GpuCompileOptions o;
   o.pipeline.compile.num_warps = num_warps;
   o.pipeline.compile.num_stages = num_stages;
@@ -105,7 +60,7 @@ pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSour
   try {
     return pipeline::compile_to_ptx(fs, args, o, sources);
   } catch (const CompileError &e) {
-    throw compile_error(*sources, e.loc(), e.message());
+    throw compile_failure(*sources, e);
   }
 }
 

@@ -189,6 +189,7 @@ void lower_atomic(LoweringContext &c, const ir::Op &op) {
     c.set(r, want ? publish(c, op, {old}, Reg{}, {true}) : std::vector<Reg>{old});
     return;
   }
+  expect_same_layout(c, op, {p, val, cmpv, mask, r});
   const layout::LinearLayout &l = c.layout_of(p->type);
   Reg owner = c.owner_pred(l);
   std::vector<bool> uniq = LoweringContext::unique_regs(l);

@@ -4,6 +4,10 @@
 //  - a relabelling when S and D agree on every lane and warp basis: then thread (l, w)
 //    holds R_S(r') ^ T(l, w) and needs R_D(r) ^ T(l, w), so register r of D is the
 //    register r' of S with R_S(r') = R_D(r), found at compile time;
+//  - warp shuffles when S and D agree on the warp bases and, in C = D^-1 o S (the map from
+//    a thread's D registers to where S keeps them), which S register holds an element does
+//    not depend on the lane: register r of D then comes from register r' of lane
+//    C_lane(r) ^ C_lane(lane), one shfl.sync.idx each;
 //  - otherwise a trip through shared memory: every thread writes its (first copies of)
 //    elements at their row-major index, a barrier, every thread reads what D gives it.
 #include <map>
@@ -68,11 +72,98 @@ std::vector<Reg> relabel_regs(const std::vector<Reg> &regs, const std::vector<bo
   return out;
 }
 
+namespace {
+
+int32_t component(const std::vector<std::pair<std::string, int32_t>> &v, const char *name) {
+  for (const auto &[n, x] : v)
+    if (n == name)
+      return x;
+  return 0;
+}
+
+// XOR over the set bits i of `x` of images[i] (a linear map of the bits of x), emitted
+// at the current position; `x` itself when the map is the identity.
+Reg linear_bits(simt::Builder &b, Reg x, const std::vector<int32_t> &images) {
+  bool identity = true;
+  for (size_t i = 0; i < images.size(); ++i)
+    identity = identity && images[i] == (int32_t{1} << i);
+  if (identity)
+    return x;
+  Reg acc;
+  for (size_t i = 0; i < images.size(); ++i) {
+    if (images[i] == 0)
+      continue;
+    Reg bit = b.and_(Ty::B32, i ? b.shr(Ty::U32, x, simt::imm(static_cast<int64_t>(i))) : x,
+                     simt::imm(1));
+    Reg part = b.mul(Ty::U32, bit, simt::imm(images[i]));
+    acc = acc.valid() ? b.xor_(Ty::B32, acc, part) : part;
+  }
+  return acc.valid() ? acc : b.mov(Ty::U32, simt::imm(0));
+}
+
+// The shuffle conversion (see the top of the file); empty when it does not apply.
+std::vector<Reg> shuffle_regs(LoweringContext &c, const std::vector<Reg> &regs,
+                              const LinearLayout &src, const LinearLayout &dst) {
+  if (thread_bases(src, layout::kWarp) != thread_bases(dst, layout::kWarp))
+    return {};
+  LinearLayout cmap = dst.invert_and_compose(src);
+  std::vector<int32_t> lane_images;
+  for (const LinearLayout::InDim &in : cmap.in_dims())
+    for (size_t i = 0; i < in.bases.size(); ++i) {
+      auto out = cmap.apply({{in.name, int32_t{1} << i}});
+      int32_t r = component(out, layout::kRegister), l = component(out, layout::kLane),
+              w = component(out, layout::kWarp);
+      if (in.name == layout::kLane) {
+        if (r != 0 || w != 0)
+          return {};
+        lane_images.push_back(l);
+      } else if (in.name == layout::kWarp) {
+        bool broadcast = true;
+        for (int32_t x : dst.basis(layout::kWarp, static_cast<int>(i)))
+          broadcast = broadcast && x == 0;
+        if (r != 0 || l != 0 || !(w == (int32_t{1} << i) || (w == 0 && broadcast)))
+          return {};
+      } else if (w != 0) {
+        return {};
+      }
+    }
+  while (lane_images.size() < 5)
+    lane_images.push_back(0); // lane bits the layout lacks: everyone reads lane 0's copy
+  simt::Builder &b = c.b();
+  Reg base = linear_bits(b, c.lane(), lane_images);
+  bool base_is_lane = base.id == c.lane().id;
+  std::map<std::pair<int32_t, int32_t>, Reg> done; // (src register, lane xor) -> value
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < dst.in_dim_size(layout::kRegister); ++r) {
+    auto o = cmap.apply({{layout::kRegister, r}});
+    int32_t sr = component(o, layout::kRegister), sl = component(o, layout::kLane);
+    auto key = std::make_pair(sr, sl);
+    auto it = done.find(key);
+    if (it != done.end()) {
+      out.push_back(it->second);
+      continue;
+    }
+    Reg v = regs[static_cast<size_t>(sr)];
+    if (!(base_is_lane && sl == 0)) {
+      Reg idx = sl ? b.xor_(Ty::B32, base, simt::imm(sl)) : base;
+      v = shfl_any(c, simt::ShflMode::Idx, v, idx, simt::imm(0x1f));
+    }
+    done.emplace(key, v);
+    out.push_back(v);
+  }
+  return out;
+}
+
+} // namespace
+
 std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &regs,
                               const LinearLayout &src, const LinearLayout &dst,
                               const ir::Type &elem) {
   std::vector<Reg> out = relabel_regs(regs, {}, src, dst);
-  if (!out.empty() || dst.in_dim_size(layout::kRegister) == 0)
+  if (!out.empty())
+    return out;
+  out = shuffle_regs(c, regs, src, dst);
+  if (!out.empty())
     return out;
   // Through shared memory, row-major, no padding (layout/AllocateShared.h's scheme).
   int esize = mem_bytes(elem);

@@ -91,8 +91,10 @@ void lower_load(LoweringContext &c, const ir::Op &op) {
   simt::MemHints hints = load_hints(op);
   int n = c.num_regs(r->type);
   int vec = 1;
-  if (r->type.is_tile())
+  if (r->type.is_tile()) {
+    expect_same_layout(c, op, {p, mask, other, r});
     vec = vector_width(c, p, mask, c.layout_of(r->type), mem_bytes(elem));
+  }
   const std::vector<Reg> &pr = c.get(p);
   std::vector<Reg> out(static_cast<size_t>(n));
   for (int g = 0; g < n; g += vec) {
@@ -127,6 +129,7 @@ void lower_store(LoweringContext &c, const ir::Op &op) {
     store_vector(c, pr[0], {vr[0]}, elem, g, hints);
     return;
   }
+  expect_same_layout(c, op, {p, v, mask});
   const layout::LinearLayout &l = c.layout_of(p->type);
   int vec = vector_width(c, p, mask, l, mem_bytes(elem));
   Reg owner = c.owner_pred(l);

@@ -524,6 +524,20 @@ std::vector<Reg> LoweringContext::inline_region(const ir::Block &blk,
   return out;
 }
 
+void expect_same_layout(LoweringContext &c, const ir::Op &op,
+                        const std::vector<const ir::Value *> &vals) {
+  const LinearLayout *first = nullptr;
+  for (const ir::Value *v : vals) {
+    if (!v || !v->type.is_tile())
+      continue;
+    const LinearLayout &l = c.layout_of(v->type);
+    if (!first)
+      first = &l;
+    TILEC_ASSERT(l == *first, "lowering: the operands of '" + std::string(op.name()) +
+                                  "' have different layouts: " + first->str() + " vs " + l.str());
+  }
+}
+
 simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
                               const LowerOptions &opts) {
   simt::Function out;

@@ -178,6 +178,10 @@ Reg emit_cast(LoweringContext &c, Reg x, const ir::Type &from, const ir::Type &t
 
 // p ? a : b for registers of any type (selp, or pred logic for i1).
 Reg select_reg(LoweringContext &c, Reg p, Reg a, Reg b);
+// Asserts that the tile values among `vals` (nulls skipped) share one layout: register i
+// of each then holds the same element (memory ops index them together).
+void expect_same_layout(LoweringContext &c, const ir::Op &op,
+                        const std::vector<const ir::Value *> &vals);
 // shfl.sync of a register of any type (pred, 16, 32 or 64 bits) with a full member mask.
 Reg shfl_any(LoweringContext &c, simt::ShflMode mode, Reg v, Operand b, Operand clamp);
 
