@@ -228,6 +228,25 @@ int32_t contiguous_per_thread(const LinearLayout &l, int dim) {
   return l.num_consecutive_in_out(kRegister, dim_name(dim));
 }
 
+int shared_bank_conflicts(const LinearLayout &dist, const LinearLayout &shared, int elem_bytes) {
+  LinearLayout to_offset = dist.invert_and_compose(shared) // (register, lane, warp) -> offset
+                               .sublayout({kRegister, kLane}, {kOffset});
+  int worst = 1;
+  for (int32_t r = 0; r < to_offset.in_dim_size(kRegister); ++r) {
+    std::vector<std::vector<int64_t>> words(32); // distinct words per bank
+    for (int32_t lane = 0; lane < to_offset.in_dim_size(kLane); ++lane) {
+      int64_t byte = int64_t{to_offset.apply(std::vector<int32_t>{r, lane})[0]} * elem_bytes;
+      int64_t word = byte / 4;
+      std::vector<int64_t> &w = words[static_cast<size_t>(word % 32)];
+      if (std::find(w.begin(), w.end(), word) == w.end())
+        w.push_back(word);
+    }
+    for (const auto &w : words)
+      worst = std::max(worst, static_cast<int>(w.size()));
+  }
+  return worst;
+}
+
 std::vector<int32_t> coords_of(const LinearLayout &l, int32_t reg, int32_t lane, int32_t warp) {
   std::vector<int32_t> out(l.num_out_dims(), 0);
   for (const auto &[n, v] : l.apply_named({{kRegister, reg}, {kLane, lane}, {kWarp, warp}}))

@@ -61,6 +61,13 @@ ir::LayoutRef default_blocked(const ir::Shape &shape, int num_warps,
 int32_t registers_per_thread(const LinearLayout &l);
 // Elements each thread holds contiguously along tile dim `dim` (register vector width).
 int32_t contiguous_per_thread(const LinearLayout &l, int dim);
+// Shared-memory bank conflicts of one warp accessing a tile held in `dist` (a
+// distributed layout) and stored in `shared` (offset -> coordinates, a bijection of the
+// same shape): the worst number of wavefronts over the warp's accesses, register by
+// register (1: conflict-free). Banks are 32 words of 4 bytes; lanes reading the same word
+// do not conflict. Used to choose swizzles for conversions and staged operands.
+int shared_bank_conflicts(const LinearLayout &dist, const LinearLayout &shared, int elem_bytes);
+
 // Coordinates of register `reg` of thread (lane, warp).
 std::vector<int32_t> coords_of(const LinearLayout &l, int32_t reg, int32_t lane, int32_t warp);
 

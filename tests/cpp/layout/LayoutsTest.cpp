@@ -135,6 +135,24 @@ TEST(Layouts, LinearEncoding) {
   EXPECT_EQ(coords_of(ll, 1, 3, 0), (std::vector<int32_t>{7}));
 }
 
+TEST(Shared, BankConflictsReadOffTheLayouts) {
+  // a warp of column-major threads over a row-major 32x32 fp32 tile: every lane of a
+  // register hits the same bank (32-way); XOR-swizzling the columns by row removes it
+  LL cols = blocked({1, 1}, {32, 1}, {1, 4}, {0, 1}, {32, 32});
+  LL rows = blocked({1, 4}, {1, 32}, {4, 1}, {1, 0}, {32, 32});
+  LL plain = shared_unswizzled({1, 0}, {32, 32});
+  EXPECT_EQ(shared_bank_conflicts(rows, plain, 4), 1);
+  EXPECT_EQ(shared_bank_conflicts(cols, plain, 4), 32);
+  LL swz = shared_swizzled(1, 1, 32, {1, 0}, {32, 32});
+  EXPECT_EQ(shared_bank_conflicts(cols, swz, 4), 1);
+  EXPECT_EQ(shared_bank_conflicts(rows, swz, 4), 1);
+  // 4 rows per thread: lanes cover 8 rows of a column, 8-way
+  EXPECT_EQ(shared_bank_conflicts(blocked({4, 1}, {32, 1}, {1, 4}, {0, 1}, {32, 32}), plain, 4), 8);
+  // fp16 pairs share a word: 16 lanes of a row read 8 words -> no conflict
+  LL half = blocked({1, 1}, {2, 16}, {1, 1}, {1, 0}, {2, 16});
+  EXPECT_EQ(shared_bank_conflicts(half, shared_unswizzled({1, 0}, {2, 16}), 2), 1);
+}
+
 // ---- conversions -------------------------------------------------------------------
 
 TEST(ConvertPlan, SameLayoutIsNothing) {
