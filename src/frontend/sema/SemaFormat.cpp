@@ -273,9 +273,8 @@ std::string format_int(int64_t v, bool u64, const Spec &sp, SourceLoc loc,
   char t = sp.type;
   bool neg = !u64 && v < 0;
   if (t == 'e' || t == 'E' || t == 'f' || t == 'F' || t == 'g' || t == 'G' || t == '%')
-    return format_float(u64 ? static_cast<double>(static_cast<uint64_t>(v))
-                            : static_cast<double>(v),
-                        sp);
+    return format_float(
+        u64 ? static_cast<double>(static_cast<uint64_t>(v)) : static_cast<double>(v), sp);
   if (sp.precision >= 0)
     throw CompileError(loc, "Precision not allowed in integer format specifier");
   uint64_t a = neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);

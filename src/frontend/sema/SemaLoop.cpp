@@ -308,8 +308,7 @@ void Lowerer::lower_range_for(const ast::ForStmt &s, const Val &start, const Val
   b_ = after;
 }
 
-void Lowerer::lower_static_range(const ast::ForStmt &s, const CallArgs &args,
-                                 StaticUnroll *defer) {
+void Lowerer::lower_static_range(const ast::ForStmt &s, const CallArgs &args, StaticUnroll *defer) {
   std::vector<Val> v = bind_args(
       "static_range",
       {{"arg1", true, {}}, {"arg2", false, Val::none()}, {"step", false, Val::none()}}, args);

@@ -22,8 +22,7 @@ TEST(SemaLiteral, LiteralsTypedByMagnitude) {
   Lowered l = lower("k", src, {ptr(ir::DType::U64)});
   // A uint64 constant holds its bits.
   EXPECT_NE(l.ir.find("constant {value = -1} : u64"), std::string::npos) << l.ir;
-  EXPECT_NE(l.ir.find("constant {value = -9223372036854775808} : u64"), std::string::npos)
-      << l.ir;
+  EXPECT_NE(l.ir.find("constant {value = -9223372036854775808} : u64"), std::string::npos) << l.ir;
 }
 
 TEST(SemaLiteral, ConstexprFoldingPastInt64) {
@@ -54,8 +53,7 @@ TEST(SemaLiteral, Uint64ScalarsMeetTensors) {
     tl.store(U + tl.arange(0, 4), v + w)
 )";
   Lowered l = lower("k", src, {ptr(ir::DType::U64), ptr(ir::DType::I64)});
-  EXPECT_NE(l.ir.find("constant {value = -9223372036854775808} : u64"), std::string::npos)
-      << l.ir;
+  EXPECT_NE(l.ir.find("constant {value = -9223372036854775808} : u64"), std::string::npos) << l.ir;
   EXPECT_NE(l.ir.find("constant {value = -2} : u64"), std::string::npos) << l.ir;
 }
 
