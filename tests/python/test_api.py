@@ -459,3 +459,33 @@ def test_builtins_imported_by_name():
     y = np.zeros_like(x)
     uses_imported_builtins[(1,)](x, y, BLOCK=16)
     np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+
+
+def test_interpreter_releases_the_gil(monkeypatch):
+    import threading
+
+    monkeypatch.setenv("TILEC_NUM_THREADS", "1")
+    n = 1 << 22
+    x = np.ones(n, np.float32)
+    y = np.zeros(n, np.float32)
+    grid = (triton.cdiv(n, 1024),)
+    add_one[grid](x, y, n, BLOCK=1024)  # compile first: only the run is observed
+    started, done = threading.Event(), threading.Event()
+
+    def launch():
+        started.set()
+        add_one[grid](x, y, n, BLOCK=1024)
+        done.set()
+
+    t = threading.Thread(target=launch)
+    t.start()
+    started.wait()
+    count = 0
+    while not done.is_set():
+        count += 1
+        if count % 1000 == 0:
+            time.sleep(0)  # let the launcher take the GIL back
+    t.join()
+    # A run that held the GIL would let this loop reach only its first sleep (1000).
+    assert count > 10000, count
+    np.testing.assert_array_equal(y, 2)
