@@ -109,8 +109,12 @@ def main():
         print(f"{r['case']:34} {r['median_s'] * 1e3:9.3f}ms {r['min_s'] * 1e3:9.3f}ms "
               f"{target:>9}  {verdict}")
 
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    if load is not None and load > (os.cpu_count() or 1):
+        print(f"note: load average {load:.1f} on {os.cpu_count()} cores: other work shares the "
+              "machine, so these times are pessimistic")
     report = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                          "python": platform.python_version()},
+                          "python": platform.python_version(), "load_average": load},
               "tilec": triton.__version__, "reps": args.reps,
               "threads": os.environ.get("TILEC_NUM_THREADS", "0 (all cores)"),
               "results": rows}
