@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${TILEC_JOBS:-2}
 PY=${PYTHON:-python3}
-say() { printf '\n== %s\n' "$*"; }
+say() { printf '\n== [%4ss] %s\n' "$SECONDS" "$*"; }
 
 # --- tools: compiler, CMake, Ninja, GoogleTest (Debian packages when missing) ------------
 missing=()
@@ -64,6 +64,7 @@ set +e
 "$PY" -m pytest tests/python -q -p no:cacheprovider
 rc=$?
 set -e
+say "done (pytest exit code $rc)"
 if [ $rc -eq 5 ]; then
   echo "scripts/test.sh: pytest collected no tests" >&2
   exit 1
