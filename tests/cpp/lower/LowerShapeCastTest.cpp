@@ -284,6 +284,33 @@ def k(a_ptr, b_ptr, m_ptr, z_ptr, w_ptr, BLOCK: tl.constexpr):
   k.expect_agree(in);
 }
 
+TEST(LowerMemory, CacheAndEvictionHints) {
+  const char *src = R"(@triton.jit
+def k(x_ptr, z_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(x_ptr + offs, cache_modifier=".cg")
+    b = tl.load(x_ptr + offs, eviction_policy="evict_last")
+    c = tl.load(x_ptr + offs, cache_modifier=".ca", eviction_policy="evict_first")
+    d = tl.load(x_ptr + offs, volatile=True)
+    tl.store(z_ptr + offs, a + b, cache_modifier=".cs")
+    tl.store(z_ptr + BLOCK + offs, c + d, eviction_policy="evict_first")
+    tl.store(z_ptr + 2 * BLOCK + offs, d, cache_modifier=".wt")
+)";
+  GpuKernelUnderTest k(src, "k", {"*fp32:16", "*fp32:16", "=512"});
+  for (const char *f : {"ld.global.cg.v4.b32", "ld.global.L1::evict_last.v4.b32",
+                        "ld.global.ca.v4.b32", "ld.volatile.global", "st.global.cs.v4.b32",
+                        "st.global.L1::evict_first.v4.b32", "st.global.wt.v4.b32"})
+    EXPECT_NE(k.ptx().find(f), std::string::npos) << f << "\n" << k.ptx();
+  Inputs in;
+  std::vector<float> x(512);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(i) * 0.5f;
+  in.buffer(x, "x_ptr");
+  in.buffer(std::vector<float>(1536, 0.0f), "z_ptr");
+  in.args = {Arg::buffer(0), Arg::buffer(1)};
+  k.expect_agree(in);
+}
+
 // Masked fp16 loads with a per-element `other` tile and 8 halves per access.
 TEST(LowerMemory, HalfVectorsWithOtherTile) {
   const char *src = R"(@triton.jit
