@@ -154,6 +154,30 @@ std::vector<Reg> shuffle_regs(LoweringContext &c, const std::vector<Reg> &regs,
   return out;
 }
 
+// How many registers from r on (a power of two up to `max`, r aligned to it) hold
+// consecutive row-major elements in every thread, so one shared-memory vector access moves
+// them; with `uniq`, all of them must be first copies.
+int smem_run(LoweringContext &c, const LinearLayout &l, int32_t r, int max,
+             const std::vector<bool> *uniq) {
+  int32_t n = l.in_dim_size(layout::kRegister);
+  const ThreadCoords &tc = c.thread_coords(l);
+  int64_t f0 = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r));
+  int v = 1;
+  for (int w = 2; w <= max; w *= 2) {
+    if (r % w != 0 || r + w > n || (f0 % w) != 0 || (tc.flat_span & (w - 1)) != 0)
+      break;
+    bool ok = true;
+    for (int j = 1; j < w && ok; ++j) {
+      ok = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r + j)) == f0 + j;
+      ok = ok && (!uniq || (*uniq)[static_cast<size_t>(r + j)]);
+    }
+    if (!ok)
+      break;
+    v = w;
+  }
+  return v;
+}
+
 } // namespace
 
 std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &regs,
@@ -165,27 +189,53 @@ std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::v
   out = shuffle_regs(c, regs, src, dst);
   if (!out.empty())
     return out;
-  // Through shared memory, row-major, no padding (layout/AllocateShared.h's scheme).
+  // Through shared memory, row-major, no padding (layout/AllocateShared.h's scheme);
+  // registers whose elements are consecutive there move as one vector access.
+  simt::Builder &b = c.b();
   int esize = mem_bytes(elem);
   int64_t base = c.scratch(op, src.total_out_size() * esize);
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
+  bool wide = reg_ty(elem) != Ty::Pred && (esize == 4 || esize == 8);
+  Ty word = simt::ty_bits_of(esize * 8);
   c.smem_before_write();
-  for (int32_t r = 0; r < static_cast<int32_t>(regs.size()); ++r)
-    if (uniq[static_cast<size_t>(r)])
+  for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
+    int v = wide ? smem_run(c, src, r, 16 / esize, &uniq) : 1;
+    if (!uniq[static_cast<size_t>(r)]) {
+      ++r;
+      continue;
+    }
+    if (v == 1) {
       c.smem_store(c.smem_operand(src, base, esize, r), regs[static_cast<size_t>(r)], elem);
+    } else {
+      std::vector<Operand> vals(regs.begin() + r, regs.begin() + r + v);
+      b.st(simt::Space::Shared, word, c.smem_operand(src, base, esize, r), std::move(vals));
+    }
+    r += v;
+  }
   c.smem_after_write();
   // Registers of dst holding the same element read it once.
   std::map<std::vector<int32_t>, Reg> loaded;
-  for (int32_t r = 0; r < dst.in_dim_size(layout::kRegister); ++r) {
+  int32_t nd = dst.in_dim_size(layout::kRegister);
+  out.assign(static_cast<size_t>(nd), Reg{});
+  for (int32_t r = 0; r < nd;) {
     std::vector<int32_t> rc = LoweringContext::reg_coords(dst, r);
     auto it = loaded.find(rc);
     if (it != loaded.end()) {
-      out.push_back(it->second);
+      out[static_cast<size_t>(r++)] = it->second;
       continue;
     }
-    Reg v = c.smem_load(c.smem_operand(dst, base, esize, r), elem);
-    loaded.emplace(rc, v);
-    out.push_back(v);
+    int v = wide ? smem_run(c, dst, r, 16 / esize, nullptr) : 1;
+    if (v == 1) {
+      out[static_cast<size_t>(r)] = c.smem_load(c.smem_operand(dst, base, esize, r), elem);
+    } else {
+      std::vector<Reg> got = b.regs(reg_ty(elem), v);
+      b.ld_to(got, simt::Space::Shared, word, c.smem_operand(dst, base, esize, r));
+      for (int j = 0; j < v; ++j)
+        out[static_cast<size_t>(r + j)] = got[static_cast<size_t>(j)];
+    }
+    for (int j = 0; j < v; ++j)
+      loaded.emplace(LoweringContext::reg_coords(dst, r + j), out[static_cast<size_t>(r + j)]);
+    r += v;
   }
   return out;
 }

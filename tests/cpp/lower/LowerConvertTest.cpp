@@ -120,8 +120,11 @@ TEST(LowerConvert, AcrossWarpsUsesSharedMemory) {
   std::string a = blocked({1, 4}, {4, 8}, {4, 1}, {1, 0});
   std::string b = blocked({4, 1}, {8, 4}, {1, 4}, {0, 1});
   std::string t = run_convert(64, 64, a, b, 4);
-  EXPECT_TRUE(has(t, "st.shared")) << t;
+  EXPECT_TRUE(has(t, "st.shared.v4.b32")) << t; // 4 consecutive elements per thread
   EXPECT_TRUE(has(t, "bar.sync")) << t;
+  // and back: the loads are the vector ones then
+  t = run_convert(64, 64, b, a, 4);
+  EXPECT_TRUE(has(t, "ld.shared.v4.b32")) << t;
 }
 
 TEST(LowerConvert, ReplicatedLayouts) {
