@@ -200,3 +200,47 @@ TEST(LowerScan, CumprodAndOneDimensional) {
 
 } // namespace
 } // namespace tilec::lower::test
+
+namespace tilec::lower::test {
+namespace {
+
+// Rank-3 tiles: every axis reduced and scanned, several warp counts.
+TEST(LowerReduce, ThreeDimensional) {
+  for (int warps : {1, 2, 8})
+    for (int axis : {0, 1, 2}) {
+      SCOPED_TRACE("axis " + std::to_string(axis) + " warps " + std::to_string(warps));
+      std::string ax = std::to_string(axis);
+      std::string src = "@triton.jit\n"
+                        "def k(x_ptr, s_ptr, c_ptr):\n"
+                        "    a = tl.arange(0, 4)[:, None, None]\n"
+                        "    b = tl.arange(0, 8)[None, :, None]\n"
+                        "    c = tl.arange(0, 16)[None, None, :]\n"
+                        "    offs = a * 128 + b * 16 + c\n"
+                        "    x = tl.load(x_ptr + offs)\n"
+                        "    s = tl.sum(x, axis=" +
+                        ax +
+                        ")\n"
+                        "    m = tl.max(x, axis=" +
+                        ax +
+                        ")\n"
+                        "    tl.store(c_ptr + offs, tl.cumsum(x, axis=" +
+                        ax +
+                        "))\n"
+                        "    tl.store(s_ptr + tl.arange(0, S), tl.reshape(s, (S,)))\n"
+                        "    tl.store(s_ptr + 128 + tl.arange(0, S), tl.reshape(m, (S,)))\n";
+      std::string size = axis == 0 ? "128" : axis == 1 ? "64" : "32";
+      for (size_t p = src.find("S"); p != std::string::npos; p = src.find("S", p + 1))
+        if (src[p - 1] == ' ' || src[p - 1] == '(')
+          src.replace(p, 1, size);
+      GpuKernelUnderTest k(src, "k", {"*i32:16", "*i32:16", "*i32:16"}, warps);
+      Inputs in;
+      in.buffer(random_ints<int32_t>(512, 71, -500, 500), "x_ptr");
+      in.buffer(std::vector<int32_t>(256, 0), "s_ptr");
+      in.buffer(std::vector<int32_t>(512, 0), "c_ptr");
+      in.args = {Arg::buffer(0), Arg::buffer(1), Arg::buffer(2)};
+      k.expect_agree(in);
+    }
+}
+
+} // namespace
+} // namespace tilec::lower::test

@@ -49,6 +49,35 @@ TEST(LowerSeed, VectorAddPtxHasVectorAccesses) {
   EXPECT_EQ(k.gpu().params[3].name, "n_elements");
 }
 
+TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
+  pipeline::GpuCompileOptions o;
+  o.pipeline.dump_stage = "layouts,lower,ptx";
+  o.sm = 80;
+  pipeline::CompiledGpuKernel k = pipeline::compile_to_ptx(
+      kernel_source("add_kernel", kAdd),
+      specs({"*fp32:16", "*fp32:16", "*fp32:16", "i32:16", "=1024"}), o, nullptr);
+  ASSERT_EQ(k.tile.dumps.size(), 3u);
+  EXPECT_EQ(k.tile.dumps[0].first, "layouts");
+  EXPECT_NE(k.tile.dumps[0].second.find("#blocked<spt=[4]"), std::string::npos);
+  EXPECT_EQ(k.tile.dumps[1].first, "lower");
+  EXPECT_EQ(k.tile.dumps[1].second, k.thread_ir_text);
+  EXPECT_NE(k.thread_ir_text.find("func add_kernel("), std::string::npos);
+  EXPECT_EQ(k.tile.dumps[2].first, "ptx");
+  EXPECT_EQ(k.tile.dumps[2].second, k.ptx);
+  EXPECT_EQ(k.arch, "sm_80");
+  EXPECT_NE(k.ptx.find(".target sm_80"), std::string::npos);
+  // stopping after a GPU stage leaves the later products empty
+  o.pipeline.dump_stage.clear();
+  o.pipeline.stop_after = "layouts";
+  k = pipeline::compile_to_ptx(kernel_source("add_kernel", kAdd),
+                               specs({"*fp32:16", "*fp32:16", "*fp32:16", "i32:16", "=1024"}), o,
+                               nullptr);
+  EXPECT_TRUE(k.ptx.empty());
+  EXPECT_FALSE(k.thread_ir);
+  EXPECT_EQ(pipeline::gpu_stage_names(),
+            (std::vector<std::string>{"layouts", "allocate-shared", "lower", "ptx"}));
+}
+
 TEST(LowerSeed, VectorAddAgrees) {
   GpuKernelUnderTest k(kAdd, "add_kernel", {"*fp32:16", "*fp32:16", "*fp32:16", "i32:16", "=1024"});
   k.expect_agree(add_inputs(4096, 1024));
