@@ -150,6 +150,34 @@ Val py_len(Emitter &, const Args &a) {
   a.fail("object of type '" + py_type_name(x) + "' has no len()");
 }
 
+// isinstance(obj, int | float | bool | str | tuple of those) on compile-time values.
+bool is_instance_of(const Args &a, const Val &obj, const Val &cls) {
+  if (cls.kind == Val::Kind::Tuple) {
+    for (const Val &c : cls.elems)
+      if (is_instance_of(a, obj, c))
+        return true;
+    return false;
+  }
+  std::string name = cls.kind == Val::Kind::Builtin ? cls.str : "";
+  if (name.rfind("builtins.", 0) == 0)
+    name = name.substr(9);
+  if (name == "int")
+    return obj.kind == Val::Kind::Int || obj.kind == Val::Kind::Bool;
+  if (name == "bool")
+    return obj.kind == Val::Kind::Bool;
+  if (name == "float")
+    return obj.kind == Val::Kind::Float;
+  if (name == "str")
+    return obj.kind == Val::Kind::Str;
+  if (name == "tuple")
+    return obj.kind == Val::Kind::Tuple;
+  a.fail("isinstance() arg 2 must be int, float, bool, str, tuple or a tuple of those");
+}
+
+Val py_isinstance(Emitter &, const Args &a) {
+  return Val::boolean(is_instance_of(a, a["obj"], a["class_or_tuple"]));
+}
+
 // print(...) is device_print: a leading string is the prefix.
 Val py_print(Emitter &e, const Args &a) {
   std::vector<Val> args = a.rest();
@@ -177,6 +205,7 @@ void add_python_builtins(std::vector<Def> &t) {
                         {"int", "x=0", py_int, kPython},
                         {"bool", "x=False", py_bool, kPython},
                         {"len", "obj", py_len, kPython},
+                        {"isinstance", "obj, class_or_tuple", py_isinstance, kPython},
                         {"print", "*args, hex=False", py_print, kPython},
                         {"range", "*args", py_range, kPython},
                     });

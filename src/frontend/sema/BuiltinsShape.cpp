@@ -74,7 +74,12 @@ Val broadcast(Emitter &e, const Args &a) {
 Val broadcast_to_(Emitter &e, const Args &a) {
   std::vector<int64_t> shape = shape_from_rest(a, "shape");
   check_block_shape(a, shape);
-  return Val::of(broadcast_to(e, a.tensor("input"), shape, a.loc()));
+  Value *x = a.tensor("input");
+  // Triton's broadcast_to never adds dimensions (a scalar is splatted).
+  if (x->type.is_tile() && x->type.rank() != static_cast<int>(shape.size()))
+    a.fail("Cannot broadcast, rank mismatch: " + shape_str(x->type.shape) + ", " +
+           shape_str(shape));
+  return Val::of(broadcast_to(e, x, shape, a.loc()));
 }
 
 Val reshape_impl(Emitter &e, const Args &a) {

@@ -190,8 +190,14 @@ TEST(Shape, ReshapePermuteExpand) {
               e.call("expand_dims", {v, I(2)});
             }),
             "expand_dims(): invalid axis 2. Expected -2 <= axis < 2");
-  EXPECT_EQ(type_of(e.call("broadcast_to", {v, I(8), I(16)})), "tile<8x16xi32>");
-  EXPECT_EQ(type_of(e.method("broadcast_to", v, {T({I(4), I(16)})})), "tile<4x16xi32>");
+  Val row = e.arg("tile<1x16xi32>");
+  EXPECT_EQ(type_of(e.call("broadcast_to", {row, I(8), I(16)})), "tile<8x16xi32>");
+  EXPECT_EQ(type_of(e.method("broadcast_to", row, {T({I(4), I(16)})})), "tile<4x16xi32>");
+  // As in Triton, broadcast_to never adds dimensions.
+  EXPECT_EQ(error_of([&] {
+              e.call("broadcast_to", {v, I(8), I(16)});
+            }),
+            "Cannot broadcast, rank mismatch: [16], [8, 16]");
   Val bc = e.call("broadcast", {e.arg("tile<4x1xi32>"), e.arg("tile<1x8xfp32>")});
   ASSERT_EQ(bc.kind, Val::Kind::Tuple);
   EXPECT_EQ(type_of(bc.elems[0]), "tile<4x8xi32>");
