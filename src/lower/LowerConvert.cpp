@@ -10,6 +10,7 @@
 //    C_lane(r) ^ C_lane(lane), one shfl.sync.idx each;
 //  - otherwise a trip through shared memory: every thread writes its (first copies of)
 //    elements at their row-major index, a barrier, every thread reads what D gives it.
+#include <algorithm>
 #include <map>
 
 #include "lower/LoweringContext.h"
@@ -101,22 +102,26 @@ Reg linear_bits(simt::Builder &b, Reg x, const std::vector<int32_t> &images) {
   return acc.valid() ? acc : b.mov(Ty::U32, simt::imm(0));
 }
 
-// The shuffle conversion (see the top of the file); empty when it does not apply.
+// The shuffle conversion (see the top of the file); empty when it does not apply. When
+// the S register holding an element also depends on the lane (registers and lanes trade
+// bits), each of the (at most 4) candidate registers goes through its own shuffle and
+// every lane keeps the one its lane bits select.
 std::vector<Reg> shuffle_regs(LoweringContext &c, const std::vector<Reg> &regs,
                               const LinearLayout &src, const LinearLayout &dst) {
   if (thread_bases(src, layout::kWarp) != thread_bases(dst, layout::kWarp))
     return {};
   LinearLayout cmap = dst.invert_and_compose(src);
-  std::vector<int32_t> lane_images;
+  std::vector<int32_t> lane_images, lane_regs; // per lane bit: its S lane and S register
   for (const LinearLayout::InDim &in : cmap.in_dims())
     for (size_t i = 0; i < in.bases.size(); ++i) {
       auto out = cmap.apply({{in.name, int32_t{1} << i}});
       int32_t r = component(out, layout::kRegister), l = component(out, layout::kLane),
               w = component(out, layout::kWarp);
       if (in.name == layout::kLane) {
-        if (r != 0 || w != 0)
+        if (w != 0)
           return {};
         lane_images.push_back(l);
+        lane_regs.push_back(r);
       } else if (in.name == layout::kWarp) {
         bool broadcast = true;
         for (int32_t x : dst.basis(layout::kWarp, static_cast<int>(i)))
@@ -127,12 +132,30 @@ std::vector<Reg> shuffle_regs(LoweringContext &c, const std::vector<Reg> &regs,
         return {};
       }
     }
-  while (lane_images.size() < 5)
-    lane_images.push_back(0); // lane bits the layout lacks: everyone reads lane 0's copy
+  while (lane_images.size() < 5) { // lane bits the layout lacks: everyone reads lane 0's copy
+    lane_images.push_back(0);
+    lane_regs.push_back(0);
+  }
+  // The S registers the lane bits can select: every XOR combination of lane_regs.
+  std::vector<int32_t> choices = {0};
+  for (int32_t x : lane_regs)
+    if (x && std::find(choices.begin(), choices.end(), x) == choices.end()) {
+      size_t n = choices.size();
+      for (size_t i = 0; i < n; ++i)
+        choices.push_back(choices[i] ^ x);
+    }
+  if (choices.size() > 4)
+    return {};
   simt::Builder &b = c.b();
   Reg base = linear_bits(b, c.lane(), lane_images);
   bool base_is_lane = base.id == c.lane().id;
-  std::map<std::pair<int32_t, int32_t>, Reg> done; // (src register, lane xor) -> value
+  std::vector<Reg> pick; // per choice but the first: this lane selects it
+  if (choices.size() > 1) {
+    Reg sel = linear_bits(b, c.lane(), lane_regs);
+    for (size_t i = 1; i < choices.size(); ++i)
+      pick.push_back(b.setp(simt::Cmp::Eq, Ty::U32, sel, simt::imm(choices[i])));
+  }
+  std::map<std::pair<int32_t, int32_t>, Reg> done; // (S register, lane xor) -> value
   std::vector<Reg> out;
   for (int32_t r = 0; r < dst.in_dim_size(layout::kRegister); ++r) {
     auto o = cmap.apply({{layout::kRegister, r}});
@@ -143,10 +166,15 @@ std::vector<Reg> shuffle_regs(LoweringContext &c, const std::vector<Reg> &regs,
       out.push_back(it->second);
       continue;
     }
-    Reg v = regs[static_cast<size_t>(sr)];
-    if (!(base_is_lane && sl == 0)) {
-      Reg idx = sl ? b.xor_(Ty::B32, base, simt::imm(sl)) : base;
-      v = shfl_any(c, simt::ShflMode::Idx, v, idx, simt::imm(0x1f));
+    Reg idx;
+    if (!(base_is_lane && sl == 0 && choices.size() == 1))
+      idx = sl ? b.xor_(Ty::B32, base, simt::imm(sl)) : base;
+    Reg v;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      Reg x = regs[static_cast<size_t>(sr ^ choices[i])];
+      if (idx.valid())
+        x = shfl_any(c, simt::ShflMode::Idx, x, idx, simt::imm(0x1f));
+      v = i == 0 ? x : select_reg(c, pick[i - 1], x, v);
     }
     done.emplace(key, v);
     out.push_back(v);

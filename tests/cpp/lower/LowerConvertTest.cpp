@@ -116,6 +116,20 @@ TEST(LowerConvert, LanePermutationUsesShuffles) {
   }
 }
 
+TEST(LowerConvert, RegistersAndLanesTradeBitsByShuffles) {
+  // Same warps; a lane bit of one is a register bit of the other.
+  std::string a = blocked({1, 1}, {4, 8}, {4, 1}, {1, 0});
+  std::string b = blocked({1, 2}, {4, 8}, {4, 1}, {1, 0});
+  std::string t = run_convert(16, 16, a, b, 4);
+  EXPECT_TRUE(has(t, "shfl.sync.idx")) << t;
+  EXPECT_FALSE(has(t, "bar.sync")) << t;
+  t = run_convert(16, 16, b, a, 4);
+  EXPECT_TRUE(has(t, "shfl.sync.idx")) << t;
+  EXPECT_FALSE(has(t, "bar.sync")) << t;
+  run_convert(16, 32, blocked({1, 4}, {4, 8}, {4, 1}, {1, 0}),
+              blocked({1, 1}, {4, 8}, {4, 1}, {1, 0}), 4);
+}
+
 TEST(LowerConvert, AcrossWarpsUsesSharedMemory) {
   std::string a = blocked({1, 4}, {4, 8}, {4, 1}, {1, 0});
   std::string b = blocked({4, 1}, {8, 4}, {1, 4}, {0, 1});
