@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 
+from .errors import OutOfResources
 from .jit import KernelInterface
 
 
@@ -178,8 +179,14 @@ class Autotuner(KernelInterface):
                 pruned = self.prune_configs(kwargs, nargs)
                 timings = {}
                 for c in pruned:
-                    t = self._bench(args, kwargs, nargs, c, grid)
+                    try:
+                        t = self._bench(args, kwargs, nargs, c, grid)
+                    except OutOfResources:  # the config does not fit the device: skip it
+                        t = float("inf")
                     timings[c] = t[0] if isinstance(t, (list, tuple)) else t
+                if all(t == float("inf") for t in timings.values()):
+                    raise OutOfResources(f"autotune: no config of '{self.__name__}' fits the "
+                                         "device")
                 self.bench_time = time.perf_counter() - start
                 config = builtins.min(timings, key=timings.get)
                 self.configs_timings = timings

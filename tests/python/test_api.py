@@ -489,3 +489,29 @@ def test_interpreter_releases_the_gil(monkeypatch):
     # A run that held the GIL would let this loop reach only its first sleep (1000).
     assert count > 10000, count
     np.testing.assert_array_equal(y, 2)
+
+
+def test_autotune_skips_configs_that_do_not_fit():
+    timed = []
+
+    def bench(fn, warmup, rep, quantiles):
+        if timed[-1] == 64:
+            raise tilec.OutOfResources("shared memory", "shared", 1 << 20, 1 << 16)
+        fn()
+        return [1.0, 1.0, 1.0]
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 16})],
+                     key=[], do_bench=bench)
+    @triton.jit
+    def k(X, BLOCK: tl.constexpr):
+        pass
+
+    bench_config = k._bench
+
+    def record(args, kwargs, nargs, config, grid):
+        timed.append(config.kwargs["BLOCK"])
+        return bench_config(args, kwargs, nargs, config, grid)
+
+    k._bench = record
+    k[(1,)](np.zeros(4, np.float32))
+    assert timed == [64, 16] and k.best_config.kwargs == {"BLOCK": 16}
