@@ -515,3 +515,16 @@ def test_autotune_skips_configs_that_do_not_fit():
     k._bench = record
     k[(1,)](np.zeros(4, np.float32))
     assert timed == [64, 16] and k.best_config.kwargs == {"BLOCK": 16}
+
+
+def test_perf_report(capsys, tmp_path):
+    @triton.testing.perf_report(triton.testing.Benchmark(
+        x_names=["size"], x_vals=[16, 32], line_arg="provider", line_vals=["a", "b"],
+        line_names=["A", "B"], plot_name="demo", args={"scale": 2}))
+    def bench(size, provider, scale):
+        return float(size * scale + (provider == "b"))
+
+    bench.run(print_data=True, save_path=str(tmp_path))
+    out = capsys.readouterr().out
+    assert "demo:" in out and "65" in out
+    assert (tmp_path / "demo.csv").read_text().splitlines()[1] == "16,32.0,33.0"
