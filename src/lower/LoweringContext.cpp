@@ -385,16 +385,16 @@ void LoweringContext::smem_after_write() {
 Operand LoweringContext::smem_operand(const LinearLayout &l, int64_t base, int esize, int32_t r) {
   const ThreadCoords &tc = thread_coords(l);
   std::string key = l.str() + "@" + std::to_string(base) + "x" + std::to_string(esize);
-  auto it = owners_.find(key); // address registers share the per-key register cache
+  auto it = smem_addrs_.find(key);
   Reg addr;
-  if (it != owners_.end()) {
+  if (it != smem_addrs_.end()) {
     addr = it->second;
   } else {
     in_prologue([&] {
       Reg sbase = b_.shared_addr(base);
       addr = b_.mad(Ty::U32, tc.flat, simt::imm(esize), sbase);
     });
-    owners_[key] = addr;
+    smem_addrs_[key] = addr;
   }
   int64_t rf = flat_index(l, reg_coords(l, r));
   if ((rf & tc.flat_span) == 0)

@@ -149,6 +149,7 @@ private:
   std::map<std::pair<const ir::Layout *, ir::Shape>, layout::LinearLayout> layouts_;
   std::map<std::string, ThreadCoords> coords_;
   std::map<std::string, Reg> owners_;
+  std::map<std::string, Reg> smem_addrs_; // (layout, scratch base, element size) -> address
   Reg tid_, lane_, warp_, thread0_;
   int64_t alloc_bytes_ = 0; // shared bytes allocate_shared gave out
   int64_t extra_bytes_ = 0; // scratch past it (ops without a large enough allocation)

@@ -267,3 +267,72 @@ def k(x_ptr):
 
 } // namespace
 } // namespace tilec::lower::test
+
+namespace tilec::lower::test {
+namespace {
+
+// atomic_add on fp16 / fp64 / i64 and max on i64 / u32 / fp64, final memory compared.
+TEST(LowerAtomic, OtherDtypes) {
+  for (const char *dt : {"fp16", "fp64", "i64", "u32"}) {
+    SCOPED_TRACE(dt);
+    std::string src = std::string(R"(@triton.jit
+def k(c_ptr, v_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(v_ptr + offs)
+    tl.atomic_add(c_ptr + offs % 8, v)
+)") + (std::string(dt) == "fp16" ? "" : "    tl.atomic_max(c_ptr + 8 + offs % 4, v)\n");
+    std::string sig = std::string("*") + dt + ":16";
+    GpuKernelUnderTest k(src, "k", {sig, sig, "=64"});
+    Inputs in;
+    int bytes = std::string(dt) == "fp16" ? 2 : std::string(dt) == "u32" ? 4 : 8;
+    std::vector<uint8_t> c(16 * static_cast<size_t>(bytes), 0), v(64 * static_cast<size_t>(bytes));
+    for (size_t i = 0; i < 64; ++i) {
+      double x = static_cast<double>(static_cast<int>(i % 7) - 2); // small integers: exact sums
+      uint8_t *p = &v[i * static_cast<size_t>(bytes)];
+      if (std::string(dt) == "fp16") {
+        uint16_t h =
+            x == 0 ? 0
+                   : static_cast<uint16_t>(
+                         (x < 0 ? 0x8000 : 0) | ((std::ilogb(std::fabs(x)) + 15) << 10) |
+                         ((static_cast<int>(std::fabs(x)) << (10 - std::ilogb(std::fabs(x)))) &
+                          0x3ff));
+        std::memcpy(p, &h, 2);
+      } else if (std::string(dt) == "fp64") {
+        std::memcpy(p, &x, 8);
+      } else if (std::string(dt) == "i64") {
+        int64_t y = static_cast<int64_t>(x) * 1000000007LL;
+        std::memcpy(p, &y, 8);
+      } else {
+        uint32_t y = static_cast<uint32_t>(i * 2654435761u);
+        std::memcpy(p, &y, 4);
+      }
+    }
+    in.bufs = {c, v};
+    in.names = {"c_ptr", "v_ptr"};
+    in.args = {Arg::buffer(0), Arg::buffer(1)};
+    k.expect_agree(in);
+  }
+}
+
+TEST(LowerAtomic, Bf16AddNeedsSm90) {
+  const char *src = R"(@triton.jit
+def k(c_ptr, v_ptr):
+    offs = tl.arange(0, 32)
+    tl.atomic_add(c_ptr + offs, tl.load(v_ptr + offs))
+)";
+  pipeline::GpuCompileOptions go;
+  go.sm = 80;
+  try {
+    pipeline::compile_to_ptx(kernel_source("k", src), specs({"*bf16:16", "*bf16:16"}), go, nullptr);
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError &e) {
+    EXPECT_NE(e.message().find("needs sm_90"), std::string::npos) << e.message();
+  }
+  go.sm = 90;
+  pipeline::CompiledGpuKernel g = pipeline::compile_to_ptx(
+      kernel_source("k", src), specs({"*bf16:16", "*bf16:16"}), go, nullptr);
+  EXPECT_NE(g.ptx.find("add.noftz.bf16"), std::string::npos) << g.ptx;
+}
+
+} // namespace
+} // namespace tilec::lower::test
