@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 
+#include "layout/Layouts.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
@@ -206,6 +207,45 @@ int smem_run(LoweringContext &c, const LinearLayout &l, int32_t r, int max,
   return v;
 }
 
+// Shared memory offset -> coordinates for a conversion's scratch: row-major, or a
+// swizzle of the two minor dims (Triton's vec / max_phase) when that spreads the writes
+// of `src` and the reads of `dst` over more banks.
+LinearLayout scratch_layout(const LinearLayout &src, const LinearLayout &dst, int esize) {
+  int rank = src.num_out_dims();
+  ir::Shape shape;
+  std::vector<int32_t> order;
+  for (int d = 0; d < rank; ++d) {
+    shape.push_back(src.out_dims()[static_cast<size_t>(d)].size);
+    order.push_back(rank - 1 - d);
+  }
+  LinearLayout best = layout::shared_unswizzled(order, shape);
+  if (rank < 2 || esize > 8)
+    return best;
+  auto cost = [&](const LinearLayout &s) {
+    return layout::shared_bank_conflicts(src, s, esize) +
+           layout::shared_bank_conflicts(dst, s, esize);
+  };
+  int best_cost = cost(best);
+  int64_t rows = shape[static_cast<size_t>(rank - 2)], cols = shape[static_cast<size_t>(rank - 1)];
+  // vec = 16 bytes keeps the runs the vector accesses move together
+  int32_t vec = std::max(1, 16 / esize);
+  for (int32_t phases = 2; phases <= 32 && best_cost > 2; phases *= 2) {
+    if (int64_t{vec} * phases > cols || phases > rows)
+      break;
+    LinearLayout s = layout::shared_swizzled(vec, 1, phases, order, shape);
+    int k = cost(s);
+    if (k < best_cost) {
+      best = s;
+      best_cost = k;
+    }
+  }
+  return best;
+}
+
+std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs,
+                                const LinearLayout &src, const LinearLayout &dst,
+                                const ir::Type &elem, int64_t base);
+
 } // namespace
 
 std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &regs,
@@ -217,11 +257,23 @@ std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::v
   out = shuffle_regs(c, regs, src, dst);
   if (!out.empty())
     return out;
-  // Through shared memory, row-major, no padding (layout/AllocateShared.h's scheme);
+  // Through shared memory (the whole tile, no padding: layout/AllocateShared.h's size),
+  // placed by the scratch layout that spreads both sides' accesses over the banks;
   // registers whose elements are consecutive there move as one vector access.
-  simt::Builder &b = c.b();
   int esize = mem_bytes(elem);
   int64_t base = c.scratch(op, src.total_out_size() * esize);
+  LinearLayout to_offset = scratch_layout(src, dst, esize).invert(); // coords -> offset
+  return through_shared(c, regs, src.compose(to_offset), dst.compose(to_offset), elem, base);
+}
+
+namespace {
+
+std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs,
+                                const LinearLayout &src, const LinearLayout &dst,
+                                const ir::Type &elem, int64_t base) {
+  simt::Builder &b = c.b();
+  int esize = mem_bytes(elem);
+  std::vector<Reg> out;
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
   bool wide = reg_ty(elem) != Ty::Pred && (esize == 4 || esize == 8);
   Ty word = simt::ty_bits_of(esize * 8);
@@ -267,6 +319,8 @@ std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::v
   }
   return out;
 }
+
+} // namespace
 
 void lower_convert_layout(LoweringContext &c, const ir::Op &op) {
   const ir::Value *x = op.operand(0), *r = op.result(0);
