@@ -219,6 +219,11 @@ enum class Sem : uint8_t { None, Relaxed, Acquire, Release, AcqRel, Sc }; // Sc:
 enum class Scope : uint8_t { None, Cta, Gpu, Sys };                       // membar: cta/gl/sys
 enum class ShflMode : uint8_t { None, Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { None, All, Any, Uni, Ballot };
+enum class MbarOp : uint8_t { None, Init, Arrive, ArriveExpectTx, TryWaitParity, Inval };
+struct MmaShape {
+  uint16_t m = 0, n = 0, k = 0;
+  bool operator==(const MmaShape &) const = default;
+};
 
 const char *rnd_name(Rnd r);
 const char *cmp_name(Cmp c);
@@ -255,6 +260,13 @@ struct Mods {
   bool relu = false;      // cvt.rn.relu / min.relu ... (sm_80)
   bool l2_hint = false;   // ld/st .L2::cache_hint: the last src is a 64-bit policy register
   bool vol = false;       // ld/st.volatile
+  // Tensor cores (mma, ldmatrix, wgmma, mbarrier; Instrs.def).
+  MmaShape mma;
+  MbarOp mbar = MbarOp::None;
+  bool trans = false;   // ldmatrix .trans
+  bool trans_a = false; // wgmma: A is M-major (transposed) in shared memory
+  bool trans_b = false; // wgmma: B is N-major
+  bool a_regs = false;  // wgmma: A comes from registers
 };
 
 // ---- instructions ---------------------------------------------------------------------
