@@ -1,12 +1,19 @@
-"""`@autotune` and `@heuristics`. On the CPU, configs are timed with the wall clock;
-the best one is cached per key (the values of the key arguments and the dtypes of the
-array arguments)."""
+"""`@autotune` and `@heuristics`. Configs are timed with testing.do_bench (the wall clock
+on the CPU, device events on a GPU); the best one is kept per key (the values of the key
+arguments and the dtypes of the array arguments), and on disk with cache_results=True or
+TILEC_CACHE_AUTOTUNING=1. TILEC_PRINT_AUTOTUNING=1 prints every config's time."""
 
 from __future__ import annotations
 
 import builtins
+import concurrent.futures
+import inspect
+import os
+import time
+import warnings
 
-from .errors import OutOfResources
+from . import _gpu, _sources, _tunecache
+from .errors import CompilationError, OutOfResources
 from .jit import KernelInterface
 
 
@@ -71,6 +78,12 @@ def _restore(dst, src):
 
 
 class Autotuner(KernelInterface):
+    """Tries each Config on the first launch per key and keeps the fastest: the configs are
+    compiled first (in parallel threads: the C++ compile releases the GIL), then timed one
+    by one; a config that fails to compile or does not fit the device counts as infinitely
+    slow. `best_config`, `configs_timings` (config -> ms), `configs_failures` (config ->
+    why) and `bench_time` (seconds) describe the last tuning."""
+
     def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None,
                  pre_hook=None, post_hook=None, prune_configs_by=None, warmup=None, rep=None,
                  use_cuda_graph=False, do_bench=None, cache_results=False):
@@ -94,14 +107,17 @@ class Autotuner(KernelInterface):
         self.perf_model = prune_configs_by.get("perf_model")
         self.configs_top_k = prune_configs_by.get("top_k", 1.0)
         self.early_config_prune = prune_configs_by.get("early_config_prune")
-        self.warmup = 25 if warmup is None else warmup
-        self.rep = 100 if rep is None else rep
+        self.num_warmups = 25 if warmup is None else warmup
+        self.num_reps = 100 if rep is None else rep
         self.use_cuda_graph = use_cuda_graph
         self._do_bench = do_bench
+        self.cache_results = cache_results
         self.cache = {}
         self.best_config = None
         self.configs_timings = None
+        self.configs_failures = {}
         self.bench_time = 0.0
+        self.from_disk_cache = False
         self.nargs = None
         self.__name__ = getattr(fn, "__name__", "kernel")
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -131,13 +147,17 @@ class Autotuner(KernelInterface):
                 configs = sorted(est, key=est.get)[:top_k]
         return configs
 
-    def _bench(self, args, kwargs, nargs, config, grid):
-        from .testing import do_bench
-
+    @staticmethod
+    def _check_conflicts(kwargs, config):
         conflicts = set(kwargs) & set(config.kwargs)
         if conflicts:
             raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}. "
                              "Make sure that you don't re-define auto-tuned symbols.")
+
+    def _bench(self, args, kwargs, nargs, config, grid):
+        from .testing import do_bench, do_bench_cudagraph
+
+        self._check_conflicts(kwargs, config)
         current = {**kwargs, **config.all_kwargs()}
         full = {**nargs, **current}
 
@@ -151,18 +171,132 @@ class Autotuner(KernelInterface):
                 self.user_pre_hook(full)
             try:
                 self.fn.run(*args, grid=grid, **current)
+            except Exception as e:
+                if self.user_post_hook:
+                    self.user_post_hook(full, exception=e)
+                raise
             finally:
                 for dst, src in saved:
                     _restore(dst, src)
             if self.user_post_hook:
                 self.user_post_hook(full, exception=None)
 
-        bench = self._do_bench or do_bench
-        return bench(call, warmup=self.warmup, rep=self.rep, quantiles=(0.5, 0.2, 0.8))
+        quantiles = (0.5, 0.2, 0.8)
+        if self._do_bench is not None:
+            return _call_user_bench(self._do_bench, call, self.num_warmups, self.num_reps,
+                                    quantiles)
+        if self.use_cuda_graph:
+            return do_bench_cudagraph(call, rep=self.num_reps, quantiles=quantiles)
+        return do_bench(call, warmup=self.num_warmups, rep=self.num_reps, quantiles=quantiles)
+
+    def _precompile(self, configs, args, kwargs, grid):
+        """Compiles every config (without launching); returns {config: why} for those that
+        failed. Several configs compile at once on several threads."""
+        failures = {}
+
+        def compile_one(c):
+            try:
+                self.fn.run(*args, grid=grid, warmup=True, **kwargs, **c.all_kwargs())
+            except (CompilationError, OutOfResources) as e:
+                return c, _first_line(e)
+            return c, None
+
+        _sources.function_source(self.jit_function)  # built once, before the threads
+        workers = min(len(configs), os.cpu_count() or 1, 8)
+        if workers <= 1:
+            results = [compile_one(c) for c in configs]
+        else:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(compile_one, configs))
+        for c, why in results:
+            if why is not None:
+                failures[c] = why
+        return failures
+
+    def _tune(self, key, args, kwargs, nargs, grid):
+        verbose = _tunecache.env_flag("TILEC_PRINT_AUTOTUNING")
+        disk = self.cache_results or _tunecache.env_flag("TILEC_CACHE_AUTOTUNING")
+        for c in self.configs:
+            self._check_conflicts(kwargs, c)
+        entry = None
+        if disk:
+            entry = _tunecache.entry_key(self.jit_function, key, self.configs,
+                                         _gpu.wants_gpu(args, kwargs))
+            config = self._from_disk(_tunecache.load(entry))
+            if config is not None:
+                if verbose:
+                    print(f"tilec autotuning for '{self.__name__}' with key {key}: result "
+                          f"read from the disk cache; best config: {config}", flush=True)
+                return config
+        self.from_disk_cache = False
+        start = time.perf_counter()
+        pruned = self.prune_configs(kwargs, nargs)
+        failures = self._precompile(pruned, args, kwargs, grid)
+        timings = {}
+        for c in pruned:
+            if c not in failures:
+                try:
+                    t = self._bench(args, kwargs, nargs, c, grid)
+                except (OutOfResources, CompilationError) as e:
+                    failures[c] = _first_line(e)
+                else:
+                    timings[c] = float(t[0] if isinstance(t, (list, tuple)) else t)
+            if c in failures:
+                timings[c] = float("inf")
+        self.bench_time = time.perf_counter() - start
+        self.configs_timings = timings
+        self.configs_failures = failures
+        if verbose:
+            lines = [f"tilec autotuning for '{self.__name__}' with key {key}:"]
+            for c, t in timings.items():
+                what = f"{t:.4f} ms" if c not in failures else f"inf (failed: {failures[c]})"
+                lines.append(f"  {c}: {what}")
+        compile_errors = {c: w for c, w in failures.items() if w.startswith("CompilationError")}
+        if compile_errors and not verbose:
+            warnings.warn(f"autotune: {len(compile_errors)} config(s) of '{self.__name__}' "
+                          "failed to compile and were skipped: " +
+                          "; ".join(f"[{c}] {w}" for c, w in compile_errors.items()),
+                          stacklevel=4)
+        if all(t == float("inf") for t in timings.values()):
+            raise OutOfResources(f"autotune: no config of '{self.__name__}' compiles and fits "
+                                 "the device: " +
+                                 "; ".join(f"[{c}] {w}" for c, w in failures.items()))
+        config = builtins.min(timings, key=timings.get)
+        if verbose:
+            lines.append(f"  finished after {self.bench_time:.2f} s; best config: {config}")
+            print("\n".join(lines), flush=True)
+        if entry is not None:
+            _tunecache.store(entry, {
+                "kernel": self.__name__, "key": repr(key),
+                "best": self.configs.index(config), "best_config": str(config),
+                "configs_timings": [[str(c), t] for c, t in timings.items()],
+                "bench_time": self.bench_time})
+        # the timed runs wrote into these: the real launch starts from zero again
+        all_args = {**nargs, **kwargs}
+        for name in self.reset_to_zero:
+            _zero(all_args[name])
+        return config
+
+    def _from_disk(self, data):
+        """The best config a disk-cache entry names, if it still matches self.configs."""
+        if not data:
+            return None
+        i = data.get("best")
+        if not isinstance(i, int) or not 0 <= i < len(self.configs) or \
+                str(self.configs[i]) != data.get("best_config"):
+            return None
+        by_str = {str(c): c for c in self.configs}
+        timings = {}
+        for s, t in data.get("configs_timings", []):
+            if s in by_str:
+                timings[by_str[s]] = float(t)
+        self.configs_timings = timings
+        self.configs_failures = {}
+        self.bench_time = 0.0
+        self.from_disk_cache = True
+        return self.configs[i]
 
     def run(self, *args, grid, warmup=False, **kwargs):
-        import time
-
         if len(args) > len(self.arg_names):
             # let the JITFunction report the arity error
             return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs)
@@ -175,36 +309,35 @@ class Autotuner(KernelInterface):
             if len(self.configs) == 1:
                 config = self.configs[0]
             else:
-                start = time.perf_counter()
-                pruned = self.prune_configs(kwargs, nargs)
-                timings = {}
-                for c in pruned:
-                    try:
-                        t = self._bench(args, kwargs, nargs, c, grid)
-                    except OutOfResources:  # the config does not fit the device: skip it
-                        t = float("inf")
-                    timings[c] = t[0] if isinstance(t, (list, tuple)) else t
-                if all(t == float("inf") for t in timings.values()):
-                    raise OutOfResources(f"autotune: no config of '{self.__name__}' fits the "
-                                         "device")
-                self.bench_time = time.perf_counter() - start
-                config = builtins.min(timings, key=timings.get)
-                self.configs_timings = timings
-                # the timed runs wrote into these: the real launch starts from zero again
-                for name in self.reset_to_zero:
-                    _zero(all_args[name])
+                config = self._tune(key, args, kwargs, nargs, grid)
             self.cache[key] = config
         self.best_config = config
-        conflicts = set(kwargs) & set(config.kwargs)
-        if conflicts:
-            raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}. "
-                             "Make sure that you don't re-define auto-tuned symbols.")
-        if config.pre_hook is not None:
+        self._check_conflicts(kwargs, config)
+        if config.pre_hook is not None and not warmup:
             config.pre_hook({**nargs, **kwargs, **config.all_kwargs()})
         return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs, **config.all_kwargs())
 
     def warmup(self, *args, grid, **kwargs):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+
+def _first_line(e) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"
+
+
+def _call_user_bench(bench, fn, warmup, rep, quantiles):
+    """A do_bench given to autotune: Triton's take (fn, quantiles); older ones warmup/rep."""
+    try:
+        params = inspect.signature(bench).parameters
+    except (TypeError, ValueError):
+        params = {}
+    kw = {"quantiles": quantiles}
+    if "warmup" in params:
+        kw["warmup"] = warmup
+    if "rep" in params:
+        kw["rep"] = rep
+    return bench(fn, **kw)
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
