@@ -387,6 +387,35 @@ Reg Builder::vote(VoteMode mode, Reg p, Operand mask) {
   return d;
 }
 
+std::vector<Reg> Builder::mma(MmaShape shape, Ty acc, Ty ab, const std::vector<Reg> &a,
+                              const std::vector<Reg> &b, const std::vector<Operand> &c) {
+  Instr in = make(Op::Mma, acc);
+  in.src_ty = ab;
+  in.m.mma = shape;
+  in.guard = {};
+  MmaRegs r = mma_regs(in);
+  std::vector<Reg> d = regs(acc == Ty::F16 ? Ty::F16x2 : acc, r.d);
+  in.dst.assign(d.begin(), d.end());
+  in.src.assign(a.begin(), a.end());
+  in.src.insert(in.src.end(), b.begin(), b.end());
+  in.src.insert(in.src.end(), c.begin(), c.end());
+  emit(std::move(in));
+  return d;
+}
+
+std::vector<Reg> Builder::ldmatrix(int num, bool trans, Operand addr) {
+  Instr in = make(Op::Ldmatrix, Ty::B16);
+  in.m.vec = static_cast<uint8_t>(num);
+  in.m.trans = trans;
+  in.m.space = Space::Shared;
+  in.guard = {};
+  std::vector<Reg> d = regs(Ty::B32, num);
+  in.dst.assign(d.begin(), d.end());
+  in.src = {addr};
+  emit(std::move(in));
+  return d;
+}
+
 void Builder::bar_sync(int id) {
   Instr in = make(Op::Bar, Ty::None);
   in.src = {imm(id)};

@@ -147,6 +147,16 @@ public:
            Reg *valid = nullptr);
   Reg vote(VoteMode mode, Reg p, Operand mask = imm(-1)); // any/all: pred; ballot: b32
   void bar_sync(int id = 0);
+
+  // ---- tensor cores (warp-wide: every lane executes them, unguarded) ----
+  // mma.sync.aligned.m<M>n<N>k<K>.row.col.<acc>.<ab>.<ab>.<acc>: a, b are b32 registers of
+  // packed elements, c the accumulator (f32/s32 registers, f16x2 for an f16 accumulator);
+  // returns fresh d registers (simt::mma_regs gives every count).
+  std::vector<Reg> mma(MmaShape shape, Ty acc, Ty ab, const std::vector<Reg> &a,
+                       const std::vector<Reg> &b, const std::vector<Operand> &c);
+  // ldmatrix.sync.aligned.m8n8.x<num>[.trans].shared.b16: `num` b32 registers from the
+  // rows whose addresses lanes 0-7, 8-15, ... give (a .shared address).
+  std::vector<Reg> ldmatrix(int num, bool trans, Operand addr);
   void bar_sync(Operand id, Operand count);
   void membar(Scope s);           // membar.cta / .gl / .sys
   void fence(Sem s, Scope scope); // fence.sc.gpu, fence.acq_rel.cta, ...

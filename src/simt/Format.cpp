@@ -195,6 +195,49 @@ std::string mnemonic(const Instr &in) {
   case Op::Selp:
     add_mod(s, ty_name(moved_ty(in.ty)));
     return s;
+  case Op::Mma: { // mma.sync.aligned.m16n8k16.row.col.<d>.<a>.<b>.<c>
+    const char *ab = in.src_ty == Ty::E4M3x2   ? "e4m3"
+                     : in.src_ty == Ty::E5M2x2 ? "e5m2"
+                                               : ty_name(in.src_ty);
+    s += ".m" + std::to_string(m.mma.m) + "n" + std::to_string(m.mma.n) + "k" +
+         std::to_string(m.mma.k) + ".row.col";
+    add_mod(s, ty_name(in.ty));
+    add_mod(s, ab);
+    add_mod(s, ab);
+    add_mod(s, ty_name(in.ty));
+    return s;
+  }
+  case Op::Ldmatrix: // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16
+    s += ".m8n8.x" + std::to_string(m.vec);
+    if (m.trans)
+      add_mod(s, "trans");
+    s += ".shared.b16";
+    return s;
+  case Op::CpAsync: // cp.async.cg.shared.global
+    add_mod(s, cache_name(m.cache));
+    s += ".shared.global";
+    return s;
+  case Op::Mbarrier: {
+    static const char *const ops[] = {"", "init", "arrive", "arrive.expect_tx", "try_wait.parity",
+                                      "inval"};
+    add_mod(s, ops[static_cast<int>(m.mbar)]);
+    s += ".shared::cta.b64";
+    return s;
+  }
+  case Op::Wgmma: // wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+    s += ".m" + std::to_string(m.mma.m) + "n" + std::to_string(m.mma.n) + "k" +
+         std::to_string(m.mma.k);
+    add_mod(s, ty_name(in.ty));
+    add_mod(s, ty_name(in.src_ty));
+    add_mod(s, ty_name(in.src_ty));
+    return s;
+  case Op::CpAsyncCommit:
+  case Op::CpAsyncWait:
+  case Op::WgmmaFence:
+  case Op::WgmmaCommit:
+  case Op::WgmmaWait:
+  case Op::FenceProxyAsync:
+    return s;
   default:
     break;
   }
@@ -305,6 +348,48 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
     ops.push_back(vs.size() > 1 ? list(vs) : vs.at(0));
     if (in.m.l2_hint)
       ops.push_back(src(in.src.size() - 1));
+    break;
+  }
+  case Op::Mma: { // {d..}, {a..}, {b..}, {c..}
+    MmaRegs r = mma_regs(in);
+    std::vector<std::string> ds, as, bs, cs;
+    for (size_t i = 0; i < in.dst.size(); ++i)
+      ds.push_back(dst(i));
+    for (size_t i = 0; i < in.src.size(); ++i)
+      (i < static_cast<size_t>(r.a)         ? as
+       : i < static_cast<size_t>(r.a + r.b) ? bs
+                                            : cs)
+          .push_back(src(i));
+    ops = {list(ds), list(as), list(bs), list(cs)};
+    break;
+  }
+  case Op::Ldmatrix: {
+    std::vector<std::string> ds;
+    for (size_t i = 0; i < in.dst.size(); ++i)
+      ds.push_back(dst(i));
+    ops = {list(ds), src(0)};
+    break;
+  }
+  case Op::CpAsync: // [dst], [src], bytes[, src_bytes]
+    ops = {src(0), src(1), std::to_string(in.m.vec)};
+    if (in.src.size() > 2)
+      ops.push_back(src(2));
+    break;
+  case Op::Wgmma: { // {d..}, {a..}|adesc, bdesc, scale_d[, 1, 1[, trans_a], trans_b]
+    std::vector<std::string> ds, as;
+    for (size_t i = 0; i < in.dst.size(); ++i)
+      ds.push_back(dst(i));
+    size_t na = in.m.a_regs ? in.src.size() - 2 : 1;
+    for (size_t i = 0; i < na; ++i)
+      as.push_back(src(i));
+    ops = {list(ds), in.m.a_regs ? list(as) : as.at(0), src(na), src(na + 1)};
+    if (ty_is_float(in.src_ty))
+      ops.insert(ops.end(), {"1", "1"}); // imm-scale-a/b
+    if (in.src_ty == Ty::F16 || in.src_ty == Ty::BF16) {
+      if (!in.m.a_regs)
+        ops.push_back(in.m.trans_a ? "1" : "0");
+      ops.push_back(in.m.trans_b ? "1" : "0");
+    }
     break;
   }
   case Op::Shfl:

@@ -353,4 +353,15 @@ bool src_is_address(const Instr &in, size_t i);
 // float type are converted to it (to nearest), read as an integer type are their bits.
 uint64_t imm_bits(const Operand &o, Ty t);
 
+// mma: how many registers each operand group takes (d, a, b, c), by the PTX ISA's fragment
+// tables for in.m.mma, in.ty (the accumulator) and in.src_ty (the A/B element type); all
+// zero for a shape/type the simulator and printer do not know. A and B are b32 registers
+// of packed elements; C/D are f32/s32 registers, or f16x2 for an f16 accumulator.
+struct MmaRegs {
+  int d = 0, a = 0, b = 0, c = 0;
+};
+MmaRegs mma_regs(const Instr &in);
+// Bits of one A/B element of an mma (f16/bf16 16, tf32 32, s8/u8 and the fp8 forms 8).
+int mma_elem_bits(Ty src_ty);
+
 } // namespace tilec::simt

@@ -252,10 +252,43 @@ bool src_is_address(const Instr &in, size_t i) {
   case Op::St:
   case Op::Atom:
   case Op::Red:
+  case Op::Ldmatrix:
+  case Op::Mbarrier:
     return i == 0;
+  case Op::CpAsync:
+    return i <= 1; // [dst] .shared, [src] .global
   default:
     return false;
   }
+}
+
+int mma_elem_bits(Ty src_ty) {
+  switch (src_ty) {
+  case Ty::F16:
+  case Ty::BF16:
+    return 16;
+  case Ty::TF32:
+    return 32;
+  case Ty::S8:
+  case Ty::U8:
+  case Ty::E4M3x2:
+  case Ty::E5M2x2:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+MmaRegs mma_regs(const Instr &in) {
+  const MmaShape &s = in.m.mma;
+  int eb = mma_elem_bits(in.src_ty);
+  bool known = (s.m == 16 && s.n == 8 && eb > 0 && s.k * eb == 256) &&
+               (in.ty == Ty::F32 || (in.ty == Ty::F16 && eb == 16 && in.src_ty == Ty::F16) ||
+                (in.ty == Ty::S32 && (in.src_ty == Ty::S8 || in.src_ty == Ty::U8)));
+  if (!known)
+    return {};
+  int acc = s.m * s.n / 32 / (in.ty == Ty::F16 ? 2 : 1);
+  return {acc, s.m * s.k * eb / 1024, s.n * s.k * eb / 1024, acc};
 }
 
 Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
@@ -295,6 +328,19 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
     return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::None;
   case Op::AssertFail:
     return Ty::S32;
+  case Op::Mma: {
+    MmaRegs r = mma_regs(in);
+    if (i < static_cast<size_t>(r.a + r.b))
+      return Ty::B32;
+    return in.ty == Ty::F16 ? Ty::F16x2 : in.ty;
+  }
+  case Op::CpAsync:
+  case Op::Mbarrier:
+  case Op::CpAsyncWait:
+  case Op::WgmmaWait:
+    return Ty::U32; // src-size, count, tx bytes, parity, pending groups
+  case Op::Wgmma: // [a0..a3 |] adesc bdesc scale_d
+    return i + 1 == in.src.size() ? Ty::Pred : (in.m.a_regs && i < 4) ? Ty::B32 : Ty::B64;
   default:
     return in.ty;
   }
@@ -314,6 +360,14 @@ Ty dst_operand_ty(const Instr &in, size_t i) {
     return ty_bits_of(ty_bits(in.ty) / static_cast<int>(in.dst.size()));
   case Op::Shfl:
     return i == 0 ? Ty::B32 : Ty::Pred;
+  case Op::Mma:
+    return in.ty == Ty::F16 ? Ty::F16x2 : in.ty;
+  case Op::Ldmatrix:
+    return Ty::B32;
+  case Op::Mbarrier:
+    return in.m.mbar == MbarOp::TryWaitParity ? Ty::Pred : Ty::B64;
+  case Op::Wgmma:
+    return in.ty == Ty::F16 ? Ty::F16x2 : in.ty; // f16 accumulators: two per register
   default:
     return in.ty;
   }

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <unordered_set>
 
+#include "simt/AsyncInstrs.h"
 #include "simt/Format.h"
 
 namespace tilec::simt {
@@ -246,6 +247,30 @@ private:
         want(ty_bits(t) == 32 || ty_bits(t) == 64, "vprintf arguments are 32- or 64-bit");
         want(t != Ty::F32, "vprintf float arguments must be converted to f64");
       }
+      break;
+    case Op::Mma: {
+      MmaRegs r = mma_regs(in);
+      want(r.a > 0, "unsupported mma shape/type combination (see mma_regs)");
+      want(in.dst.size() == static_cast<size_t>(r.d) &&
+               in.src.size() == static_cast<size_t>(r.a + r.b + r.c),
+           "mma operand counts do not match the fragment tables: d" + std::to_string(r.d) + " a" +
+               std::to_string(r.a) + " b" + std::to_string(r.b) + " c" + std::to_string(r.c));
+      want(!in.guard.active(), "mma is warp-wide: it cannot be guarded");
+      break;
+    }
+    case Op::Ldmatrix:
+      want(m.vec == 1 || m.vec == 2 || m.vec == 4, "ldmatrix loads 1, 2 or 4 matrices");
+      want(in.dst.size() == m.vec, "ldmatrix has one result per matrix");
+      want(m.space == Space::Shared, "ldmatrix reads .shared memory");
+      want(!in.guard.active(), "ldmatrix is warp-wide: it cannot be guarded");
+      break;
+    case Op::CpAsync:
+    case Op::CpAsyncWait:
+    case Op::Mbarrier:
+    case Op::Wgmma:
+    case Op::WgmmaWait:
+      if (std::string e = async_instr_error(fn_, in); !e.empty())
+        fail(e);
       break;
     case Op::AssertFail:
       want(in.src[0].kind == Operand::Kind::String && in.src[1].kind == Operand::Kind::String &&
