@@ -1,11 +1,16 @@
-"""Benchmarking and comparison helpers (`triton.testing`), wall-clock based on the CPU."""
+"""Benchmarking and comparison helpers (`triton.testing`): CUDA-event timings with CUDA
+tensors, the wall clock otherwise; perf_report tables, CSV files and PNG plots."""
 
 from __future__ import annotations
 
+import os
 import statistics
+import sys
 import time
 
 import numpy as np
+
+from . import _plot
 
 
 def _to_numpy(x):
@@ -17,15 +22,47 @@ def _to_numpy(x):
     return np.asarray(x)
 
 
-def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
-    """Runs `fn` repeatedly and returns its time in milliseconds (wall clock).
+def _torch_cuda():
+    """torch, when the caller works with CUDA tensors (torch imported and CUDA initialised):
+    then timings come from CUDA events, as in Triton. Otherwise the wall clock."""
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+            return torch
+    except Exception:
+        pass
+    return None
 
+
+def _summarise(times, quantiles, return_mode):
+    if quantiles is not None:
+        qs = [float(np.quantile(times, q)) for q in quantiles]
+        return qs[0] if len(qs) == 1 else qs
+    if return_mode == "all":
+        return list(times)
+    if return_mode == "median":
+        return statistics.median(times)
+    return {"min": min, "max": max, "mean": statistics.fmean}[return_mode](times)
+
+
+def _check_mode(return_mode):
+    if return_mode not in ("min", "max", "mean", "median", "all"):
+        raise ValueError(f"return_mode must be min, max, mean, median or all, got {return_mode}")
+
+
+def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """Runs `fn` repeatedly and returns its time in milliseconds.
+
+    With CUDA tensors (torch) each run is timed with CUDA events after an L2 flush (a
+    256 MB buffer is zeroed between runs), as Triton does; otherwise with the wall clock.
     The first call (which may compile) is not timed; then enough calls to fill about
     `warmup` ms are run untimed and about `rep` ms timed (at least one). With
     `quantiles`, returns those quantiles of the timings (a single value for one);
     otherwise the statistic named by return_mode (min, max, mean, median, all)."""
-    if return_mode not in ("min", "max", "mean", "median", "all"):
-        raise ValueError(f"return_mode must be min, max, mean, median or all, got {return_mode}")
+    _check_mode(return_mode)
+    torch = _torch_cuda()
+    if torch is not None:
+        return _do_bench_cuda(torch, fn, warmup, rep, grad_to_none, quantiles, return_mode)
     fn()
     start = time.perf_counter()
     fn()
@@ -42,14 +79,39 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
         start = time.perf_counter()
         fn()
         times.append((time.perf_counter() - start) * 1e3)
-    if quantiles is not None:
-        qs = [float(np.quantile(times, q)) for q in quantiles]
-        return qs[0] if len(qs) == 1 else qs
-    if return_mode == "all":
-        return times
-    if return_mode == "median":
-        return statistics.median(times)
-    return {"min": min, "max": max, "mean": statistics.fmean}[return_mode](times)
+    return _summarise(times, quantiles, return_mode)
+
+
+def _do_bench_cuda(torch, fn, warmup, rep, grad_to_none, quantiles, return_mode):
+    fn()
+    torch.cuda.synchronize()
+    cache = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > L2
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(5):
+        cache.zero_()
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    estimate_ms = max(start.elapsed_time(end) / 5, 1e-6)
+    n_warmup = min(max(int(warmup / estimate_ms), 1), 100000)
+    n_rep = min(max(int(rep / estimate_ms), 1), 100000)
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
+    for _ in range(n_warmup):
+        fn()
+    for i in range(n_rep):
+        if grad_to_none is not None:
+            for x in grad_to_none:
+                x.grad = None
+        cache.zero_()
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
+    return _summarise(times, quantiles, return_mode)
 
 
 def assert_close(x, y, atol=None, rtol=None, err_msg=""):
@@ -68,9 +130,47 @@ def assert_close(x, y, atol=None, rtol=None, err_msg=""):
 
 
 def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
-    """Triton's CUDA-graph benchmark; on the CPU the same as do_bench."""
-    return do_bench(fn, warmup=0, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles,
-                    return_mode=return_mode)
+    """Times `fn` replayed from a CUDA graph (no launch overhead), as Triton does: the graph
+    holds enough calls to fill about `rep` ms and is replayed 10 times; the time per call is
+    reported. Needs torch with CUDA; otherwise the same as do_bench on the wall clock."""
+    _check_mode(return_mode)
+    torch = _torch_cuda()
+    if torch is None:
+        return do_bench(fn, warmup=0, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles,
+                        return_mode=return_mode)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        fn()  # compiles and loads outside the capture
+        torch.cuda.synchronize()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(5):
+                fn()
+        torch.cuda.synchronize()
+        start.record()
+        g.replay()
+        end.record()
+        torch.cuda.synchronize()
+        estimate_ms = max(start.elapsed_time(end) / 5, 1e-6)
+        n_calls = min(max(int(rep / estimate_ms), 1), 1000)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(n_calls):
+                if grad_to_none is not None:
+                    for x in grad_to_none:
+                        x.grad = None
+                fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(10):
+            start.record()
+            g.replay()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / n_calls)
+    return _summarise(times, quantiles, return_mode)
 
 
 class Benchmark:
@@ -98,7 +198,8 @@ class Mark:
         self.fn = fn
         self.benchmarks = benchmarks
 
-    def _run_one(self, bench: Benchmark, print_data: bool, save_path: str, **kwargs):
+    def _run_one(self, bench: Benchmark, show_plots: bool, print_data: bool, save_path: str,
+                 **kwargs):
         header = list(bench.x_names) + list(bench.line_names)
         rows = []
         for x in bench.x_vals:
@@ -113,25 +214,56 @@ class Mark:
                          ["  ".join(f"{v:>12.6g}" if isinstance(v, float) else f"{v!s:>12}"
                                     for v in row) for row in rows])
         if print_data:
-            print(text)
+            print(text, flush=True)
+        self.files = getattr(self, "files", [])
+        png = None
         if save_path:
-            import os
-
             os.makedirs(save_path, exist_ok=True)
-            with open(os.path.join(save_path, f"{bench.plot_name}.csv"), "w") as f:
+            csv = os.path.join(save_path, f"{bench.plot_name}.csv")
+            with open(csv, "w") as f:
                 f.write(",".join(map(str, header)) + "\n")
                 for row in rows:
                     f.write(",".join(map(str, row)) + "\n")
+            png = os.path.join(save_path, f"{bench.plot_name}.png")
+            self.files += [csv, png]
+        if png or show_plots:
+            n_x = len(bench.x_names)
+            xs = [row[0] for row in rows]
+            styles = list(bench.styles or [])
+            lines = [(name, [_as_float(row[n_x + i]) for row in rows],
+                      styles[i] if i < len(styles) else None)
+                     for i, name in enumerate(bench.line_names)]
+            self.plot_backend = _plot.plot(bench, xs, lines, png, show=show_plots,
+                                           backend=self.plot_backend_override)
         return header, rows
 
+    plot_backend_override = None  # "matplotlib" or "builtin" forces one (tests)
+
     def run(self, show_plots=False, print_data=False, save_path="", return_df=False, **kwargs):
-        """Evaluates every benchmark; prints tables with print_data, writes CSV files to
-        save_path. Plots are not drawn (no plotting dependency); return_df returns the
-        (header, rows) tables."""
+        """Evaluates every benchmark; prints each table with print_data; with save_path
+        writes `<plot_name>.csv` and a `<plot_name>.png` plot there (matplotlib when it is
+        installed, else tilec's built-in rasteriser); show_plots shows the figure
+        (matplotlib only). return_df: a pandas DataFrame per benchmark when pandas is
+        installed, else its (header, rows)."""
+        self.files = []
         benches = self.benchmarks if isinstance(self.benchmarks, list) else [self.benchmarks]
-        tables = [self._run_one(b, print_data, save_path, **kwargs) for b in benches]
+        tables = [self._run_one(b, show_plots, print_data, save_path, **kwargs)
+                  for b in benches]
         if return_df:
+            try:
+                import pandas as pd
+
+                tables = [pd.DataFrame(rows, columns=header) for header, rows in tables]
+            except ImportError:
+                pass
             return tables[0] if len(tables) == 1 else tables
+        return None
+
+
+def _as_float(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
         return None
 
 
