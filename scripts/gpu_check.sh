@@ -98,6 +98,8 @@ run_step cpp_tests 240 bash -c cpp_tests
 run_step pytest_gpu 240 "$PY" -m pytest -m gpu -q -p no:cacheprovider -rs \
   --junitxml="$LOG/pytest_gpu.xml" tests/python
 run_step benchmarks 420 bash -c benchmarks
+# the user documents' perf_report vector add: $LOG/perf_report/vector-add-performance.{csv,png}
+run_step perf_report 150 "$PY" tests/python/test_testing_vector_add.py "$LOG/perf_report"
 
 # --- the table, last --------------------------------------------------------------------
 "$PY" - "$LOG" "$(( $(date +%s) - START ))" <<'EOF'
@@ -118,6 +120,7 @@ notes = {
     "cpp_tests": tail_match("cpp_tests", r"^\[  (?:PASSED|FAILED)  \].*$|^GoogleTest not.*$"),
     "pytest_gpu": tail_match("pytest_gpu", r"^=*\s*(\d+ (?:passed|failed).*?)\s*=*$"),
     "install": tail_match("install", r"^(Successfully installed.*|ERROR.*)$"),
+    "perf_report": tail_match("perf_report", r"^perf_report wrote: .*/(vector-add-perf.*)$"),
 }
 print()
 print(f"{'step':12} {'status':16} {'s':>5}  note")
