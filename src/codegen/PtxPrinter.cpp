@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "simt/AsyncInstrs.h"
 #include "simt/Format.h"
 #include "simt/Verifier.h"
 
@@ -59,6 +60,7 @@ private:
   void scan() {
     for (const Block &b : fn_.blocks)
       for (const Instr &in : b.instrs) {
+        check_target(in);
         if (in.op == Op::Vprintf) {
           uses_vprintf_ = true;
           depot_ = std::max(depot_, printf_layout(fn_, in).size);
@@ -69,6 +71,17 @@ private:
           if (o.kind == Operand::Kind::Shared)
             uses_shared_ = true;
       }
+  }
+
+  // Instructions the target does not have are refused here, not left to ptxas.
+  void check_target(const Instr &in) const {
+    int sm = instr_min_sm(in);
+    bool need_a = instr_needs_sm90a(in);
+    if (t_.sm >= sm && (!need_a || (t_.arch_specific && t_.sm == 90)))
+      return;
+    std::string want = need_a ? "sm_90a" : "sm_" + std::to_string(sm);
+    throw CompileError(in.loc, std::string("`") + op_mnemonic(in.op) + "` needs " + want +
+                                   "; the target is " + t_.arch());
   }
 
   void header() {

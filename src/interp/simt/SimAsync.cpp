@@ -1,21 +1,344 @@
 // Asynchronous copies, mbarriers and warpgroup MMA (sm_80 / sm_90).
+//
+// Model (tests: tests/cpp/simt_interp/AsyncTest.cpp, WgmmaTest.cpp):
+// - cp.async reads its source when issued (bounds-checked then, naming the lane) and
+//   fills the destination with 0xff bytes; the copied bytes (zero-filled past the source
+//   size) land when the issuing thread's cp.async.wait_group retires the group. So a
+//   program that reads the destination before the matching wait (and, for other
+//   threads, a barrier after it) sees NaN-like garbage here, as it may on a GPU. Copies
+//   never committed, or still pending when the thread exits, are dropped.
+// - An mbarrier's state lives in its 8 bytes of shared memory (this simulator's own
+//   encoding): pending arrivals, the expected count, the transaction count and the phase
+//   parity. A phase completes when its arrivals reach zero and no transaction bytes are
+//   outstanding; nothing here completes transactions (there is no TMA), so expect_tx
+//   with a nonzero count never completes its phase. A failed try_wait.parity returns
+//   false and yields the thread until some mbarrier phase completes, so spin loops do not
+//   hang the warp-at-a-time scheduler; a wait that can never succeed is a deadlock.
+// - wgmma computes when issued: warp w of a warpgroup (4 consecutive warps) computes rows
+//   16 (w % 4) .. + 15 of D from A (its shared-memory descriptor or the warp's registers)
+//   and B (descriptor), reading shared memory then. Products are exact; each D element
+//   is rounded once (f32, or f16 for an f16 accumulator); s8 -> s32 wraps. Reading D
+//   before wgmma.wait_group is undefined on a GPU but shows the result here.
+//   fence/commit/wait and fence.proxy.async are no-ops (execution is sequential).
+#include <bit>
+#include <cstring>
+#include <deque>
+
+#include "interp/simt/SimFloat.h"
 #include "interp/simt/SimInternal.h"
+#include "simt/AsyncInstrs.h"
 
 namespace tilec::simt::sim {
 
-#define NOT_YET(Id)                                                                                \
-  void exec_##Id(Machine &m, Cta &c, const Decoded &d, int, uint32_t) {                            \
-    m.fault(c, d, 0, #Id " is not simulated yet");                                                 \
+struct AsyncCopy {
+  uint64_t dst = 0; // .shared offset
+  std::vector<uint8_t> bytes;
+};
+
+struct AsyncState {
+  std::array<int64_t, 3> cta{};
+  std::vector<std::vector<AsyncCopy>> open;                 // per thread: not committed
+  std::vector<std::deque<std::vector<AsyncCopy>>> pending; // per thread: committed groups
+};
+
+namespace {
+
+template <typename F> void for_lanes(uint32_t mask, int warp, F f) {
+  for (int l = 0; l < kWarp; ++l)
+    if (mask >> l & 1)
+      f(warp * kWarp + l);
+}
+
+AsyncState &async_state(Machine &m, Cta &c) {
+  if (!c.async || c.async->cta != c.id) {
+    c.async = std::make_shared<AsyncState>();
+    c.async->cta = c.id;
+    c.async->open.resize(static_cast<size_t>(m.nthreads));
+    c.async->pending.resize(static_cast<size_t>(m.nthreads));
   }
-NOT_YET(CpAsync)
-NOT_YET(CpAsyncCommit)
-NOT_YET(CpAsyncWait)
-NOT_YET(Mbarrier)
-NOT_YET(WgmmaFence)
-NOT_YET(Wgmma)
-NOT_YET(WgmmaCommit)
-NOT_YET(WgmmaWait)
-NOT_YET(FenceProxyAsync)
-#undef NOT_YET
+  return *c.async;
+}
+
+// d with its instruction's space replaced, for Machine::memory's checks.
+struct InSpace {
+  Instr in;
+  Decoded d;
+  InSpace(const Decoded &orig, Space s) : in(*orig.in), d(orig) {
+    in.m.space = s;
+    d.in = &in;
+  }
+};
+
+void land(Cta &c, std::vector<AsyncCopy> &group) {
+  for (AsyncCopy &cp : group)
+    std::memcpy(c.shared.data() + cp.dst, cp.bytes.data(), cp.bytes.size());
+}
+
+} // namespace
+
+void exec_CpAsync(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  if (!act)
+    return;
+  AsyncState &st = async_state(m, c);
+  const Instr &in = *d.in;
+  uint64_t size = in.m.vec;
+  InSpace global(d, Space::Global);
+  for_lanes(act, warp, [&](int t) {
+    uint64_t dst = m.address(c, d, t);
+    uint8_t *dp = m.memory(c, d, t, dst, size, true);
+    uint64_t src = m.reg(c, in.src[1].reg(), t) + static_cast<uint64_t>(in.src[1].value);
+    uint64_t n = in.src.size() > 2 ? m.src(c, d, 2, t) : size;
+    if (n > size)
+      m.fault(c, d, t,
+              "cp.async source size " + std::to_string(n) + " exceeds the copy size " +
+                  std::to_string(size));
+    if (src % size != 0)
+      m.fault(c, d, t, "misaligned cp.async source (" + std::to_string(size) + "-byte copy)");
+    AsyncCopy cp;
+    cp.dst = dst;
+    cp.bytes.assign(size, 0);
+    for (uint64_t i = 0; i < n; ++i)
+      cp.bytes[i] = *m.memory(c, global.d, t, src + i, 1, false);
+    std::memset(dp, 0xff, size);
+    st.open[static_cast<size_t>(t)].push_back(std::move(cp));
+  });
+}
+
+void exec_CpAsyncCommit(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  if (!act)
+    return;
+  AsyncState &st = async_state(m, c);
+  for_lanes(act, warp, [&](int t) {
+    auto &open = st.open[static_cast<size_t>(t)];
+    st.pending[static_cast<size_t>(t)].push_back(std::move(open));
+    open.clear();
+  });
+}
+
+void exec_CpAsyncWait(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  if (!act)
+    return;
+  AsyncState &st = async_state(m, c);
+  size_t keep = d.imm.at(0);
+  for_lanes(act, warp, [&](int t) {
+    auto &groups = st.pending[static_cast<size_t>(t)];
+    while (groups.size() > keep) {
+      land(c, groups.front());
+      groups.pop_front();
+    }
+  });
+}
+
+// ---- mbarrier -------------------------------------------------------------------------
+
+namespace {
+
+// Our encoding of the 64-bit mbarrier object.
+struct MbarWord {
+  uint32_t pending = 0, expected = 0; // arrivals still due in this phase; per phase
+  int64_t tx = 0;                     // transaction bytes outstanding
+  bool phase = false, valid = false;
+
+  static MbarWord load(uint64_t w) {
+    MbarWord b;
+    b.pending = static_cast<uint32_t>(w & 0xfffff);
+    b.expected = static_cast<uint32_t>((w >> 20) & 0xfffff);
+    b.tx = static_cast<int64_t>((w >> 40) & 0x1fffff);
+    b.valid = (w >> 62) & 1;
+    b.phase = (w >> 63) & 1;
+    return b;
+  }
+  uint64_t store() const {
+    return static_cast<uint64_t>(pending) | static_cast<uint64_t>(expected) << 20 |
+           (static_cast<uint64_t>(tx) & 0x1fffff) << 40 | static_cast<uint64_t>(valid) << 62 |
+           static_cast<uint64_t>(phase) << 63;
+  }
+};
+
+void wake_mbarrier_waiters(Machine &m, Cta &c) {
+  for (int t = 0; t < m.nthreads; ++t)
+    if (c.state[static_cast<size_t>(t)] == ThreadState::Waiting &&
+        c.bar_id[static_cast<size_t>(t)] == kMbarrierWait)
+      c.state[static_cast<size_t>(t)] = ThreadState::Running;
+}
+
+} // namespace
+
+void exec_Mbarrier(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  const Instr &in = *d.in;
+  for_lanes(act, warp, [&](int t) {
+    uint64_t addr = m.address(c, d, t);
+    uint8_t *p = m.memory(c, d, t, addr, 8, true);
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    MbarWord b = MbarWord::load(word);
+    if (in.m.mbar != MbarOp::Init && !b.valid)
+      m.fault(c, d, t, "mbarrier at shared offset " + std::to_string(addr) + " is not initialised");
+    auto arrive = [&](uint64_t count) {
+      m.set_dst(c, d, 0, t, word); // the state before the arrival (opaque)
+      if (count > b.pending)
+        m.fault(c, d, t,
+                "mbarrier arrival count exceeds the arrivals pending in this phase (" +
+                    std::to_string(b.pending) + ")");
+      b.pending -= static_cast<uint32_t>(count);
+      if (b.pending == 0 && b.tx == 0) {
+        b.phase = !b.phase;
+        b.pending = b.expected;
+        wake_mbarrier_waiters(m, c);
+      }
+    };
+    switch (in.m.mbar) {
+    case MbarOp::Init: {
+      uint64_t count = m.src(c, d, 1, t);
+      if (count < 1 || count >= (1u << 20))
+        m.fault(c, d, t, "mbarrier count must be 1 .. 2^20 - 1, got " + std::to_string(count));
+      b = MbarWord{};
+      b.pending = b.expected = static_cast<uint32_t>(count);
+      b.valid = true;
+      break;
+    }
+    case MbarOp::Arrive:
+      arrive(in.src.size() > 1 ? m.src(c, d, 1, t) : 1);
+      break;
+    case MbarOp::ArriveExpectTx:
+      b.tx += static_cast<int64_t>(m.src(c, d, 1, t));
+      arrive(1);
+      break;
+    case MbarOp::TryWaitParity: {
+      bool done = b.phase != ((m.src(c, d, 1, t) & 1) != 0);
+      m.set_dst(c, d, 0, t, done ? 1 : 0);
+      if (!done) {
+        c.state[static_cast<size_t>(t)] = ThreadState::Waiting;
+        c.bar_id[static_cast<size_t>(t)] = kMbarrierWait;
+      }
+      break;
+    }
+    case MbarOp::Inval:
+      b = MbarWord{};
+      break;
+    default:
+      m.fault(c, d, t, "mbarrier without an operation");
+    }
+    word = b.store();
+    std::memcpy(p, &word, 8);
+  });
+}
+
+// ---- wgmma ----------------------------------------------------------------------------
+
+namespace {
+
+double elem_value(uint64_t bits, Ty t) {
+  switch (t) {
+  case Ty::TF32: // the tensor core reads the top 19 bits
+    return f32_from_bits(bits & 0xffffe000u);
+  case Ty::S8:
+    return static_cast<int8_t>(bits & 0xff);
+  default:
+    return float_value(bits, t);
+  }
+}
+
+} // namespace
+
+void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  if (!act)
+    return;
+  const Instr &in = *d.in;
+  int t0 = warp * kWarp + std::countr_zero(act);
+  if (act != 0xffffffffu)
+    m.fault(c, d, t0, "wgmma is .aligned: every lane of the warp must execute it");
+  if (m.fn.num_warps % 4 != 0)
+    m.fault(c, d, t0, "wgmma needs whole warpgroups (num_warps a multiple of 4)");
+  WgmmaShape s{in.m.mma.n, in.ty, in.src_ty};
+  int K = s.k(), N = s.n, eb = in.src_ty == Ty::TF32 ? 4 : in.src_ty == Ty::S8 ? 1 : 2;
+  int row0 = 16 * (warp % 4);
+  size_t na = in.m.a_regs ? 4 : 1;
+  InSpace shared(d, Space::Shared);
+  auto uniform = [&](size_t i) {
+    uint64_t v = m.src(c, d, i, t0);
+    for_lanes(act, warp, [&](int t) {
+      if (m.src(c, d, i, t) != v)
+        m.fault(c, d, t, "wgmma descriptor operands must be the same in every lane");
+    });
+    return MatrixDesc::decode(v);
+  };
+  auto read = [&](const MatrixDesc &desc, bool mn_major, int mn, int k) {
+    if (desc.base_offset != 0)
+      m.fault(c, d, t0, "wgmma descriptors with a nonzero base offset are not simulated");
+    uint64_t a = desc_element_addr(desc, mn_major, eb, mn, k);
+    uint64_t v = 0;
+    std::memcpy(&v, m.memory(c, shared.d, t0, a, static_cast<uint64_t>(eb), false),
+                static_cast<size_t>(eb));
+    return elem_value(v, in.src_ty);
+  };
+  // A: this warp's 16 rows; B: all N columns (as (n, k)).
+  std::vector<double> A(static_cast<size_t>(16 * K)), B(static_cast<size_t>(N * K));
+  if (!in.m.a_regs) {
+    MatrixDesc ad = uniform(0);
+    for (int r = 0; r < 16; ++r)
+      for (int k = 0; k < K; ++k)
+        A[static_cast<size_t>(r * K + k)] = read(ad, in.m.trans_a, row0 + r, k);
+  } else {
+    // The mma.m16n8kK A fragment: regs 0..3 = (g, lo k), (g+8, lo k), (g, hi k), (g+8, hi k)
+    // with g = lane / 4; per register, 32 / eb-bit elements at k = (lane % 4) * per + j.
+    int per = 4 / eb;
+    for (int l = 0; l < kWarp; ++l)
+      for (int r = 0; r < 4; ++r) {
+        uint64_t v = m.src(c, d, static_cast<size_t>(r), warp * kWarp + l);
+        for (int j = 0; j < per; ++j) {
+          int row = l / 4 + 8 * (r % 2), k = (l % 4) * per + j + (r / 2) * (K / 2);
+          uint64_t bits = (v >> (j * eb * 8)) & ((eb == 4) ? 0xffffffffull : (1ull << (eb * 8)) - 1);
+          A[static_cast<size_t>(row * K + k)] = elem_value(bits, in.src_ty);
+        }
+      }
+  }
+  MatrixDesc bd = uniform(na);
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k)
+      B[static_cast<size_t>(n * K + k)] = read(bd, in.m.trans_b, n, k);
+  size_t sd = na + 1;
+  for (int l = 0; l < kWarp; ++l) {
+    int t = warp * kWarp + l;
+    bool scale_d = m.src(c, d, sd, t) != 0;
+    int nelem = N / 2; // D elements per thread
+    std::vector<uint64_t> out(in.dst.size(), 0);
+    for (int i = 0; i < nelem; ++i) {
+      int r = l / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (l % 4) + (i % 2);
+      double sum = 0;
+      int64_t isum = 0;
+      for (int k = 0; k < K; ++k) {
+        double p = A[static_cast<size_t>(r * K + k)] * B[static_cast<size_t>(col * K + k)];
+        sum += p;
+        isum += static_cast<int64_t>(p);
+      }
+      size_t reg = in.ty == Ty::F16 ? static_cast<size_t>(i / 2) : static_cast<size_t>(i);
+      uint64_t old = m.reg(c, in.dst[reg].reg(), t);
+      if (in.ty == Ty::F16) {
+        int sh = (i % 2) * 16;
+        double prev = scale_d ? float_value((old >> sh) & 0xffff, Ty::F16) : 0.0;
+        out[reg] |= static_cast<uint64_t>(round_f16(exact_add(prev, sum), Rnd::Rn)) << sh;
+      } else if (in.ty == Ty::S32) {
+        uint32_t prev = scale_d ? static_cast<uint32_t>(old) : 0u;
+        out[reg] = static_cast<uint32_t>(prev + static_cast<uint32_t>(isum));
+      } else {
+        double prev = scale_d ? f32_from_bits(old) : 0.0;
+        out[reg] = round_f32(exact_add(prev, sum), Rnd::Rn);
+      }
+    }
+    for (size_t i = 0; i < out.size(); ++i)
+      m.set_dst(c, d, i, t, out[i]);
+  }
+}
+
+void exec_WgmmaFence(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+void exec_WgmmaCommit(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+void exec_WgmmaWait(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+void exec_FenceProxyAsync(Machine &, Cta &, const Decoded &, int, uint32_t) {}
 
 } // namespace tilec::simt::sim

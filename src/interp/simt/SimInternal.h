@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ struct Decoded {
 
 enum class ThreadState : uint8_t { Running, Waiting, Exited };
 
+// cp.async groups in flight, per thread (SimAsync.cpp); made on first use in each CTA.
+struct AsyncState;
+// bar_id of a thread that yielded on a failed mbarrier.try_wait (SimAsync.cpp wakes it).
+constexpr uint8_t kMbarrierWait = 0xff;
+
 struct Cta {
   std::array<int64_t, 3> id{0, 0, 0};
   std::vector<uint64_t> regs;     // [reg * nthreads + thread]
@@ -35,6 +41,7 @@ struct Cta {
   std::array<int64_t, 16> arrived{};  // per barrier id
   std::array<int64_t, 16> expected{}; // per barrier id (0: every live thread)
   uint64_t steps = 0;
+  std::shared_ptr<AsyncState> async;
 };
 
 // Thrown inside the machine; converted to SimError with the output so far.

@@ -1,0 +1,100 @@
+// Builders and helpers for the sm_80 / sm_90 asynchronous instructions of Thread IR:
+// cp.async (groups), mbarrier, wgmma (warpgroup MMA with shared-memory matrix
+// descriptors) and fence.proxy.async. Operand conventions: simt/Instrs.def.
+//
+// A double-buffered copy of 16 bytes per thread, waited for before use:
+//
+//   Reg dst = b.shared_addr(0);                           // a .shared address (u32)
+//   cp_async(b, Operand::addr(dst), Operand::addr(src), 16, Operand::imm(16));
+//   cp_async_commit(b);
+//   ... issue the next stage, cp_async_commit(b) ...
+//   cp_async_wait(b, 1);  bar_sync                        // the first group has landed
+//
+// The targets that have each instruction: instr_min_sm / instr_needs_sm90a (the PTX
+// printer refuses the others with a CompileError naming the instruction).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "simt/Builder.h"
+
+namespace tilec::simt {
+
+// ---- cp.async (sm_80) ----
+// cp.async.{ca,cg}.shared.global [dst], [src], bytes[, src_bytes]: `bytes` is 4, 8 or 16
+// (.cg only for 16); `src_bytes` (reg u32 or imm; none: all) are read, the rest of the
+// destination is zero-filled (masked loads use 0).
+void cp_async(Builder &b, Operand dst_shared, Operand src_global, int bytes,
+              Operand src_bytes = {}, CacheOp cache = CacheOp::None);
+void cp_async_commit(Builder &b);
+void cp_async_wait(Builder &b, int pending); // cp.async.wait_group pending
+
+// ---- mbarrier (.shared::cta.b64; init/arrive sm_80, expect_tx/try_wait sm_90) ----
+void mbarrier_init(Builder &b, Operand bar, Operand count);
+Reg mbarrier_arrive(Builder &b, Operand bar);                   // the state (b64)
+Reg mbarrier_arrive_expect_tx(Builder &b, Operand bar, Operand tx_bytes);
+Reg mbarrier_try_wait_parity(Builder &b, Operand bar, Operand parity); // pred: phase done
+void mbarrier_inval(Builder &b, Operand bar);
+// Spins on try_wait.parity until the phase with `parity` has completed (a loop of two
+// blocks: the builder continues in the block after it).
+void mbarrier_wait(Builder &b, Operand bar, Operand parity);
+
+// ---- wgmma (sm_90a) ----
+enum class Swizzle : uint8_t { None = 0, B128 = 1, B64 = 2, B32 = 3 }; // descriptor encoding
+int swizzle_bytes(Swizzle s);                                        // 0, 128, 64, 32
+
+// A shared-memory matrix descriptor (PTX ISA "matrix descriptor"). Byte quantities; the
+// descriptor holds them >> 4. Canonical layouts, with T = 16 bytes of elements:
+//   K-major, no swizzle:  ((8,m),(T,2k)) : ((16B, sbo), (elem, lbo))
+//   K-major, S-byte swizzle: ((8,m),(T,2k)) : ((S, sbo), (elem, 16B))  (lbo unused)
+//   MN-major, no swizzle: ((T,m),(8,k)) : ((elem, sbo), (16B, lbo))
+//   MN-major, S-byte swizzle: ((S/elem,m),(8,k)) : ((elem, lbo), (S, sbo))
+// then the swizzle XORs address bits [4, 4+log2(S/16)) with bits [7, ...).
+struct MatrixDesc {
+  uint32_t start = 0; // .shared byte address (16-byte aligned)
+  uint32_t lbo = 0;   // leading-dimension byte offset
+  uint32_t sbo = 0;   // stride-dimension byte offset
+  uint8_t base_offset = 0;
+  Swizzle swizzle = Swizzle::None;
+  uint64_t encode() const;
+  static MatrixDesc decode(uint64_t bits);
+};
+
+// The .shared byte address of element (mn, k) of an operand described by `d` (A: mn = m;
+// B: mn = n), `mn_major` = the operand is transposed (imm-trans 1).
+uint32_t desc_element_addr(const MatrixDesc &d, bool mn_major, int elem_bytes, int mn, int k);
+
+// Emits the descriptor as a b64 register: `start` (u32 .shared address, reg or imm) with
+// the constant fields of `d` or'ed in.
+Reg wgmma_desc(Builder &b, Operand start, const MatrixDesc &d);
+
+struct WgmmaShape {
+  int n = 8;          // 8..256, multiple of 8
+  Ty acc = Ty::F32;   // F32, F16 (packed f16x2 registers) or S32
+  Ty input = Ty::F16; // F16, BF16, TF32 or S8
+  int k() const;      // 16, 8 (tf32) or 32 (s8)
+  int acc_regs() const; // per thread: n/2 (f32/s32) or n/4 (f16)
+};
+
+// wgmma.mma_async: d (acc_regs registers, read and written) += A * B. A from shared
+// memory (`a_desc`) or registers (`a_regs`: 4 b32 per thread, the mma.m16n8kK A
+// fragment of the warp's 16 rows); `scale_d` false (pred reg or imm 0): D = A * B.
+void wgmma(Builder &b, const WgmmaShape &s, const std::vector<Reg> &d, Operand a_desc,
+           const std::vector<Reg> &a_regs, Operand b_desc, Operand scale_d, bool trans_a,
+           bool trans_b);
+void wgmma_fence(Builder &b);
+void wgmma_commit(Builder &b);
+void wgmma_wait(Builder &b, int pending);
+void fence_proxy_async(Builder &b);
+
+// What is wrong with an async/wgmma instruction's operands and modifiers beyond the
+// generic checks (empty: nothing). Called by simt::verify.
+std::string async_instr_error(const Function &fn, const Instr &in);
+
+// ---- targets ----
+int instr_min_sm(const Instr &in);       // 0: every target
+bool instr_needs_sm90a(const Instr &in); // the arch-specific sm_90a features (wgmma)
+
+} // namespace tilec::simt
