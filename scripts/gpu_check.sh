@@ -76,8 +76,9 @@ cpp_tests() {
   command -v ninja >/dev/null && gen=(-G Ninja)
   cmake -S . -B build-gpu-check "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTILEC_BUILD_TESTS=ON \
     -DTILEC_BUILD_PYTHON=OFF >/dev/null &&
-    cmake --build build-gpu-check --target test_runtime -j "$JOBS" &&
-    ./build-gpu-check/test_runtime
+    cmake --build build-gpu-check --target test_runtime test_codegen -j "$JOBS" &&
+    ./build-gpu-check/test_runtime &&
+    ./build-gpu-check/test_codegen --gtest_filter='Gpu.*' # hand-built PTX incl. cp.async/wgmma
 }
 
 benchmarks() {

@@ -123,8 +123,7 @@ uint32_t desc_element_addr(const MatrixDesc &d, bool mn_major, int elem_bytes, i
   uint32_t off;
   if (!mn_major) {
     uint32_t row = umn % 8, grp = umn / 8;
-    off = grp * d.sbo +
-          (s == 0 ? row * 16 + (uk / t) * d.lbo + (uk % t) * e : row * s + uk * e);
+    off = grp * d.sbo + (s == 0 ? row * 16 + (uk / t) * d.lbo + (uk % t) * e : row * s + uk * e);
   } else if (s == 0) {
     off = (umn % t) * e + (umn / t) * d.sbo + (uk % 8) * 16 + (uk / 8) * d.lbo;
   } else {
@@ -237,13 +236,12 @@ std::string async_instr_error(const Function &fn, const Instr &in) {
   }
   case Op::Wgmma: {
     WgmmaShape s{m.mma.n, in.ty, in.src_ty};
-    bool types = (in.ty == Ty::F32 && (in.src_ty == Ty::F16 || in.src_ty == Ty::BF16 ||
-                                       in.src_ty == Ty::TF32)) ||
+    bool types = (in.ty == Ty::F32 &&
+                  (in.src_ty == Ty::F16 || in.src_ty == Ty::BF16 || in.src_ty == Ty::TF32)) ||
                  (in.ty == Ty::F16 && in.src_ty == Ty::F16) ||
                  (in.ty == Ty::S32 && in.src_ty == Ty::S8);
     if (!types)
-      return "unsupported wgmma types ." + std::string(ty_name(in.ty)) + "." +
-             ty_name(in.src_ty);
+      return "unsupported wgmma types ." + std::string(ty_name(in.ty)) + "." + ty_name(in.src_ty);
     if (m.mma.m != 64 || m.mma.n < 8 || m.mma.n > 256 || m.mma.n % 8 != 0 || m.mma.k != s.k())
       return "wgmma shape must be m64nNk" + std::to_string(s.k()) + " with N = 8..256, N % 8 == 0";
     if (in.dst.size() != static_cast<size_t>(s.acc_regs()))

@@ -26,14 +26,14 @@ namespace tilec::simt {
 // cp.async.{ca,cg}.shared.global [dst], [src], bytes[, src_bytes]: `bytes` is 4, 8 or 16
 // (.cg only for 16); `src_bytes` (reg u32 or imm; none: all) are read, the rest of the
 // destination is zero-filled (masked loads use 0).
-void cp_async(Builder &b, Operand dst_shared, Operand src_global, int bytes,
-              Operand src_bytes = {}, CacheOp cache = CacheOp::None);
+void cp_async(Builder &b, Operand dst_shared, Operand src_global, int bytes, Operand src_bytes = {},
+              CacheOp cache = CacheOp::None);
 void cp_async_commit(Builder &b);
 void cp_async_wait(Builder &b, int pending); // cp.async.wait_group pending
 
 // ---- mbarrier (.shared::cta.b64; init/arrive sm_80, expect_tx/try_wait sm_90) ----
 void mbarrier_init(Builder &b, Operand bar, Operand count);
-Reg mbarrier_arrive(Builder &b, Operand bar);                   // the state (b64)
+Reg mbarrier_arrive(Builder &b, Operand bar); // the state (b64)
 Reg mbarrier_arrive_expect_tx(Builder &b, Operand bar, Operand tx_bytes);
 Reg mbarrier_try_wait_parity(Builder &b, Operand bar, Operand parity); // pred: phase done
 void mbarrier_inval(Builder &b, Operand bar);
@@ -43,7 +43,7 @@ void mbarrier_wait(Builder &b, Operand bar, Operand parity);
 
 // ---- wgmma (sm_90a) ----
 enum class Swizzle : uint8_t { None = 0, B128 = 1, B64 = 2, B32 = 3 }; // descriptor encoding
-int swizzle_bytes(Swizzle s);                                        // 0, 128, 64, 32
+int swizzle_bytes(Swizzle s);                                          // 0, 128, 64, 32
 
 // A shared-memory matrix descriptor (PTX ISA "matrix descriptor"). Byte quantities; the
 // descriptor holds them >> 4. Canonical layouts, with T = 16 bytes of elements:
@@ -71,10 +71,10 @@ uint32_t desc_element_addr(const MatrixDesc &d, bool mn_major, int elem_bytes, i
 Reg wgmma_desc(Builder &b, Operand start, const MatrixDesc &d);
 
 struct WgmmaShape {
-  int n = 8;          // 8..256, multiple of 8
-  Ty acc = Ty::F32;   // F32, F16 (packed f16x2 registers) or S32
-  Ty input = Ty::F16; // F16, BF16, TF32 or S8
-  int k() const;      // 16, 8 (tf32) or 32 (s8)
+  int n = 8;            // 8..256, multiple of 8
+  Ty acc = Ty::F32;     // F32, F16 (packed f16x2 registers) or S32
+  Ty input = Ty::F16;   // F16, BF16, TF32 or S8
+  int k() const;        // 16, 8 (tf32) or 32 (s8)
   int acc_regs() const; // per thread: n/2 (f32/s32) or n/4 (f16)
 };
 

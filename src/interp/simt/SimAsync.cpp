@@ -37,7 +37,7 @@ struct AsyncCopy {
 
 struct AsyncState {
   std::array<int64_t, 3> cta{};
-  std::vector<std::vector<AsyncCopy>> open;                 // per thread: not committed
+  std::vector<std::vector<AsyncCopy>> open;                // per thread: not committed
   std::vector<std::deque<std::vector<AsyncCopy>>> pending; // per thread: committed groups
 };
 
@@ -293,7 +293,8 @@ void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
         uint64_t v = m.src(c, d, static_cast<size_t>(r), warp * kWarp + l);
         for (int j = 0; j < per; ++j) {
           int row = l / 4 + 8 * (r % 2), k = (l % 4) * per + j + (r / 2) * (K / 2);
-          uint64_t bits = (v >> (j * eb * 8)) & ((eb == 4) ? 0xffffffffull : (1ull << (eb * 8)) - 1);
+          uint64_t bits =
+              (v >> (j * eb * 8)) & ((eb == 4) ? 0xffffffffull : (1ull << (eb * 8)) - 1);
           A[static_cast<size_t>(row * K + k)] = elem_value(bits, in.src_ty);
         }
       }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../simt/AsyncPrograms.h"
 #include "../simt/Programs.h"
 #include "codegen/PtxPrinter.h"
 
@@ -257,5 +258,48 @@ TEST(Gpu, DivergentLoopAndIf) {
     };
     for (int t = 0; t < warps * 32; ++t)
       ASSERT_EQ(out[t], f(t) + f(t / 32 * 32) * 1000) << "thread " << t;
+  }
+}
+
+// The simulator's model of cp.async, mbarrier and wgmma (SimAsync.cpp) checked against
+// the hardware: the same hand-built kernels and the same exact expected results as
+// tests/cpp/simt_interp/AsyncTest.cpp.
+TEST(Gpu, CpAsyncZeroFill) {
+  REQUIRE_GPU();
+  if (driver().sm < 80)
+    GTEST_SKIP() << "cp.async needs sm_80";
+  std::vector<uint8_t> in(32 * 16 * 2), out(32 * 16, 0x55);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = static_cast<uint8_t>(i * 7 + 1);
+  launch(test::cp_async_kernel(true, 2), {hb(in), hb(out)}, {}, 1);
+  for (int l = 0; l < 32; ++l)
+    for (int i = 0; i < 16; ++i)
+      ASSERT_EQ(out[static_cast<size_t>(l * 16 + i)],
+                i < l % 17 ? in[static_cast<size_t>(l * 16 + i)] : 0)
+          << "lane " << l << " byte " << i;
+}
+
+TEST(Gpu, MbarrierProducerConsumer) {
+  REQUIRE_GPU();
+  if (driver().sm != 90)
+    GTEST_SKIP() << "mbarrier.try_wait.parity is tested on sm_90";
+  std::vector<uint32_t> out(64, 0);
+  launch(test::mbarrier_kernel(), {hb(out)}, {}, 1);
+  for (uint32_t l = 0; l < 32; ++l) {
+    EXPECT_EQ(out[l], 100 + l);
+    EXPECT_EQ(out[32 + l], 200 + l);
+  }
+}
+
+TEST(Gpu, WgmmaEverySwizzleAndMajorness) {
+  REQUIRE_GPU();
+  if (driver().sm != 90)
+    GTEST_SKIP() << "wgmma needs sm_90a";
+  for (const test::WgmmaCase &wc : test::wgmma_cases()) {
+    test::WgmmaData data(wc);
+    launch(test::wgmma_kernel(wc), {hb(data.a_img), hb(data.b_img), hb(data.a_frag), hb(data.out)},
+           {}, 1);
+    std::string err = data.check(wc);
+    EXPECT_TRUE(err.empty()) << wc.name() << ": " << err;
   }
 }

@@ -45,8 +45,8 @@ struct Staging {
     }
     if (s() == 0) {
       int t = 16 / eb;
-      return static_cast<uint32_t>((r / t) * static_cast<int>(sbo()) + (r % t) * eb +
-                                   (c % 8) * 16 + (c / 8) * static_cast<int>(lbo()));
+      return static_cast<uint32_t>((r / t) * static_cast<int>(sbo()) + (r % t) * eb + (c % 8) * 16 +
+                                   (c / 8) * static_cast<int>(lbo()));
     }
     int w = s() / eb, mb = (r % w) * eb;
     return static_cast<uint32_t>((c / 8) * static_cast<int>(sbo()) +
@@ -61,7 +61,7 @@ struct Staging {
   }
   uint32_t bytes() const { // padded to whole 2048-byte copy rounds of 128 threads
     uint32_t b = !mn_major ? (s() == 0 ? static_cast<uint32_t>(mn / 8) * sbo()
-                                        : static_cast<uint32_t>(mn * s()))
+                                       : static_cast<uint32_t>(mn * s()))
                            : (s() == 0 ? static_cast<uint32_t>(k / 8) * lbo()
                                        : static_cast<uint32_t>(k / 8) * sbo());
     return (b + 2047) / 2048 * 2048;
@@ -87,9 +87,9 @@ struct WgmmaCase {
   Staging stage_b() const { return {sb, mn_b, eb(), n, k}; }
   uint32_t b_base() const { return (stage_a().bytes() + 1023) / 1024 * 1024; }
   std::string name() const {
-    return std::string("wgmma_") + ty_name(input) + "_" + ty_name(acc) + "_n" +
-           std::to_string(n) + "_a" + std::to_string(swizzle_bytes(sa)) + (mn_a ? "mn" : "k") +
-           (a_regs ? "regs" : "") + "_b" + std::to_string(swizzle_bytes(sb)) + (mn_b ? "mn" : "k");
+    return std::string("wgmma_") + ty_name(input) + "_" + ty_name(acc) + "_n" + std::to_string(n) +
+           "_a" + std::to_string(swizzle_bytes(sa)) + (mn_a ? "mn" : "k") + (a_regs ? "regs" : "") +
+           "_b" + std::to_string(swizzle_bytes(sb)) + (mn_b ? "mn" : "k");
   }
 };
 
@@ -174,10 +174,10 @@ inline Function wgmma_kernel(const WgmmaCase &wc) {
 
 // Inputs, images and the expected D of a WgmmaCase.
 struct WgmmaData {
-  std::vector<double> a, bm;                  // A (64 x K), B (N x K), row-major
-  std::vector<uint8_t> a_img, b_img;          // shared-memory images
-  std::vector<uint32_t> a_frag;               // [step][thread][4] A fragments
-  std::vector<uint32_t> out;                  // [thread][acc_regs]
+  std::vector<double> a, bm;         // A (64 x K), B (N x K), row-major
+  std::vector<uint8_t> a_img, b_img; // shared-memory images
+  std::vector<uint32_t> a_frag;      // [step][thread][4] A fragments
+  std::vector<uint32_t> out;         // [thread][acc_regs]
 
   explicit WgmmaData(const WgmmaCase &wc) {
     int K = wc.k, N = wc.n, eb = wc.eb();
@@ -185,7 +185,9 @@ struct WgmmaData {
     bm.resize(static_cast<size_t>(N * K));
     auto val = [&](int i, int salt) {
       int h = (i * 7 + salt * 13) % 11;
-      return wc.input == Ty::S8 ? static_cast<double>(h - 5) : (h - 5) * 0.5 > 2 ? 1.5 : (h - 5) * 0.5;
+      return wc.input == Ty::S8  ? static_cast<double>(h - 5)
+             : (h - 5) * 0.5 > 2 ? 1.5
+                                 : (h - 5) * 0.5;
     };
     for (size_t i = 0; i < a.size(); ++i)
       a[i] = val(static_cast<int>(i), 1);
@@ -248,13 +250,90 @@ struct WgmmaData {
             col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
         double want = expect(wc, row, col), have = got(wc, t, i);
         if (want != have)
-          return "D[" + std::to_string(row) + "][" + std::to_string(col) + "] = " +
-                 std::to_string(have) + ", expected " + std::to_string(want) + " (thread " +
-                 std::to_string(t) + ", element " + std::to_string(i) + ")";
+          return "D[" + std::to_string(row) + "][" + std::to_string(col) +
+                 "] = " + std::to_string(have) + ", expected " + std::to_string(want) +
+                 " (thread " + std::to_string(t) + ", element " + std::to_string(i) + ")";
       }
     return "";
   }
 };
+
+// Each of 32 lanes cp.asyncs 16 bytes of `in` (lane l reads l % 17 bytes of them) into
+// shared memory; `wait_before_read` false reads the destination before the wait.
+inline Function cp_async_kernel(bool wait_before_read, int groups) {
+  Function fn;
+  fn.name = "cp_async_copy";
+  fn.num_warps = 1;
+  fn.shared_bytes = 32 * 16 * static_cast<uint32_t>(groups);
+  uint32_t pi = fn.add_param("in", Ty::U64), po = fn.add_param("out", Ty::U64);
+  Builder b(fn);
+  b.set_block(b.new_block("entry"));
+  Reg tid = b.special(Sreg::TidX);
+  Reg n = b.rem(Ty::U32, tid, imm(17));
+  Reg src = b.mad_wide(Ty::U32, tid, imm(16), b.ld_param(pi));
+  Reg dst = b.add(Ty::U32, b.shared_addr(0), b.mul(Ty::U32, tid, imm(16)));
+  for (int g = 0; g < groups; ++g) {
+    cp_async(b, Operand::addr(dst, g * 512), Operand::addr(src, g * 512), 16, n);
+    cp_async_commit(b);
+  }
+  if (wait_before_read)
+    cp_async_wait(b, groups - 1); // only the first group must have landed
+  Reg oa = b.mad_wide(Ty::U32, tid, imm(16), b.ld_param(po));
+  std::vector<Reg> v = b.ld(Space::Shared, Ty::B32, Operand::addr(dst), 4);
+  b.st(Space::Global, Ty::B32, Operand::addr(oa), {v[0], v[1], v[2], v[3]});
+  cp_async_wait(b, 0);
+  b.ret();
+  return fn;
+}
+
+// Producer/consumer through two mbarriers ("full" and "empty", 32 arrivals a phase):
+// warp 1 writes shared memory and arrives on full; warp 0 waits on full (spinning on
+// try_wait.parity, which yields), reads, and arrives on empty, which warp 1 waits on
+// before its second phase. The parity flips between the phases.
+inline Function mbarrier_kernel() {
+  Function fn;
+  fn.name = "mbarrier_pc";
+  fn.num_warps = 2;
+  fn.shared_bytes = 16 + 2 * 32 * 4;
+  uint32_t po = fn.add_param("out", Ty::U64);
+  Builder b(fn);
+  BlockId entry = b.new_block("entry");
+  BlockId producer = b.new_block("producer"), consumer = b.new_block("consumer");
+  b.set_block(entry);
+  Reg tid = b.special(Sreg::TidX);
+  Reg full = b.shared_addr(0), empty = b.shared_addr(8);
+  Reg is0 = b.setp(Cmp::Eq, Ty::U32, tid, imm(0));
+  {
+    auto g = b.guarded(is0);
+    mbarrier_init(b, Operand::addr(full), imm(32));
+    mbarrier_init(b, Operand::addr(empty), imm(32));
+  }
+  b.bar_sync(0);
+  Reg lane = b.and_(Ty::B32, tid, imm(31));
+  Reg slot = b.add(Ty::U32, full, b.mad(Ty::U32, lane, imm(4), imm(16)));
+  Reg warp1 = b.setp(Cmp::Ge, Ty::U32, tid, imm(32));
+  b.bra_if(warp1, producer);
+  b.bra(consumer);
+  b.set_block(producer);
+  for (int phase = 0; phase < 2; ++phase) {
+    if (phase > 0)
+      mbarrier_wait(b, Operand::addr(empty), imm(phase - 1));
+    b.st(Space::Shared, Ty::U32, Operand::addr(slot, phase * 128),
+         {b.add(Ty::U32, lane, imm(100 * (phase + 1)))});
+    mbarrier_arrive(b, Operand::addr(full));
+  }
+  b.ret();
+  b.set_block(consumer);
+  Reg oa = b.mad_wide(Ty::U32, lane, imm(4), b.ld_param(po));
+  for (int phase = 0; phase < 2; ++phase) {
+    mbarrier_wait(b, Operand::addr(full), imm(phase));
+    Reg v = b.ld1(Space::Shared, Ty::U32, Operand::addr(slot, phase * 128));
+    b.st(Space::Global, Ty::U32, Operand::addr(oa, phase * 128), {v});
+    mbarrier_arrive(b, Operand::addr(empty));
+  }
+  b.ret();
+  return fn;
+}
 
 // The wgmma cases every backend checks: each swizzle mode and major-ness of A and B,
 // bf16, tf32, s8, an f16 accumulator, A from registers.
