@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "CliAot.h"
 #include "CliArgs.h"
 #include "CliCommands.h"
 #include "support/Diagnostics.h"
@@ -28,6 +29,15 @@ const char *kUsage =
     "                     [--output FILE]\n"
     "      compile the kernel down the GPU path and print its PTX (no GPU needed);\n"
     "      --thread-ir prints the lowered Thread IR instead.\n"
+    "  compile FILE.py:KERNEL -s SIG -g GRID -o OUT [-w N] [-ns N] [--arch sm_90a] [-n NAME]\n"
+    "      compile ahead of time to OUT.h + OUT.cpp (cubin embedded, PTX as fallback) with\n"
+    "      load_NAME(), unload_NAME() and NAME(stream, args...), usable from C or C++ with\n"
+    "      only libcuda. SIG has one entry per parameter, a value for each constexpr:\n"
+    "      \"*fp32:16,*fp32:16,*fp32:16,i32,1024\"; GRID is up to 3 expressions over the\n"
+    "      integer parameters: \"cdiv(n_elements, 1024), 1, 1\".\n"
+    "  link OUT1.h OUT2.h ... -o OUT [-n NAME]\n"
+    "      one dispatcher NAME(stream, args...) over specialisations of one kernel, picking\n"
+    "      the first whose hints (:16, :1) the arguments satisfy.\n"
     "  env\n"
     "      list every TILEC_* environment variable with its value and meaning.\n"
     "\n"
@@ -104,6 +114,10 @@ int run(const std::vector<std::string> &args) {
       return run_env(rest);
     if (args[0] == "ptx")
       return run_ptx(rest);
+    if (args[0] == "compile")
+      return run_compile(rest);
+    if (args[0] == "link")
+      return run_link(rest);
     throw UsageError("unknown command '" + args[0] + "'");
   } catch (const UsageError &e) {
     std::fprintf(stderr, "tilec: %s\n(run 'tilec --help' for usage)\n", e.what());

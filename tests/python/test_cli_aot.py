@@ -1,0 +1,222 @@
+"""`tilec compile` and `tilec link` (ahead-of-time kernels for C/C++, no Python at run time).
+
+The generated files are compiled (the header as C and C++), and linked against a fake
+libcuda that records launches, so the dispatcher's choices, the grids and the packed
+arguments are checked without a GPU. The CLI's argument errors exit 2 with clear messages.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = ROOT / "tests" / "data" / "seed_kernels.py"
+ADD_SIG = "*fp32:16,*fp32:16,*fp32:16,i32,1024"
+
+
+def find_tilec():
+    """$TILEC_BIN, else build-test/tilec, else the newest build*/tilec that has `compile`."""
+    if os.environ.get("TILEC_BIN"):
+        return os.environ["TILEC_BIN"]
+    built = [p for p in ROOT.glob("build*/tilec") if p.is_file() and os.access(p, os.X_OK)]
+    built.sort(key=lambda p: (p.parent.name != "build-test", -p.stat().st_mtime))
+    for p in built:
+        out = subprocess.run([str(p), "--help"], capture_output=True, text=True).stdout
+        if "compile FILE.py:KERNEL" in out:
+            return str(p)
+    return None
+
+
+TILEC = find_tilec()
+CC = shutil.which("cc") or shutil.which("gcc")
+CXX = shutil.which("c++") or shutil.which("g++")
+pytestmark = pytest.mark.skipif(TILEC is None, reason="no tilec binary with `compile` built")
+
+
+def tilec(*args, cwd=None):
+    return subprocess.run([TILEC, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def compile_add(out, sig=ADD_SIG, grid="cdiv(n_elements, 1024)", *extra):
+    r = tilec("compile", f"{SEEDS}:add_kernel", "-s", sig, "-g", grid, "-w", "4", "-o", out, *extra)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def test_compile_writes_a_c_compatible_header_and_a_source(tmp_path):
+    compile_add(tmp_path / "add")
+    h = (tmp_path / "add.h").read_text()
+    src = (tmp_path / "add.cpp").read_text()
+    assert "int load_add(void);" in h and "int unload_add(void);" in h
+    assert ("int add(struct CUstream_st *stream, unsigned long long x_ptr, unsigned long long "
+            "y_ptr, unsigned long long output_ptr, int32_t n_elements);") in h
+    assert "kCubinSize = 0" not in src or "ptxas was not found" in src
+    assert '"add_kernel"' in src and "tilec_aot_cdiv(((int64_t)n_elements), INT64_C(1024))" in src
+    if CC is None or CXX is None:
+        pytest.skip("no C/C++ compiler")
+    for lang, comp in (("c", CC), ("c++", CXX)):
+        r = subprocess.run([comp, "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-x", lang,
+                            str(tmp_path / "add.h")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    r = subprocess.run([CXX, "-std=c++11", "-c", "-Wall", "-Wextra", "-Werror", "-o",
+                        str(tmp_path / "add.o"), str(tmp_path / "add.cpp")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+FAKE_CUDA = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+extern "C" {
+int cuModuleLoadData(struct CUmod_st **m, const void *image) {
+  printf("load %s\n", memcmp(image, "\x7f" "ELF", 4) == 0 ? "cubin" : "ptx");
+  *m = (struct CUmod_st *)0x1;
+  return 0;
+}
+int cuModuleGetFunction(struct CUfunc_st **f, struct CUmod_st *, const char *name) {
+  *f = (struct CUfunc_st *)strdup(name);
+  return 0;
+}
+int cuModuleUnload(struct CUmod_st *) { return 0; }
+int cuFuncSetAttribute(struct CUfunc_st *, int, int) { return 0; }
+int cuGetErrorString(int, const char **text) { *text = "fake CUDA error"; return 0; }
+int cuLaunchKernel(struct CUfunc_st *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                   unsigned, unsigned, unsigned shared, struct CUstream_st *, void **params,
+                   void **) {
+  printf("launch %s grid=%u,%u,%u block=%u shared=%u args=%llx,%llx,%llx,%lld\n",
+         (const char *)f, gx, gy, gz, bx, shared,
+         (unsigned long long)*(uint64_t *)params[0], (unsigned long long)*(uint64_t *)params[1],
+         (unsigned long long)*(uint64_t *)params[2], (long long)*(int32_t *)params[3]);
+  return 0;
+}
+}
+"""
+
+MAIN_C = r"""
+#include <stdio.h>
+#include "add_all.h"
+int main(void) {
+  printf("rc=%d\n", load_add_all());
+  printf("rc=%d\n", add_all(0, 0x1000, 0x2000, 0x3000, 4096));   /* all aligned */
+  printf("rc=%d\n", add_all(0, 0x1004, 0x2000, 0x3000, 4096));   /* x misaligned */
+  printf("rc=%d\n", add_all(0, 0x1000, 0x2000, 0x3000, 1000));   /* n % 16 != 0 */
+  printf("rc=%d\n", add_all(0, 0x1000, 0x2000, 0x3000, 0));      /* empty grid */
+  printf("msg=%s\n", add_all_error_string(TILEC_AOT_ERROR_NO_SPECIALISATION));
+  return 0;
+}
+"""
+
+
+def build_and_run(tmp_path, headers):
+    r = tilec("link", *headers, "-o", tmp_path / "add_all")
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "fake_cuda.cpp").write_text(FAKE_CUDA)
+    (tmp_path / "main.c").write_text(MAIN_C)
+    objs = []
+    for src in ["main.c", "fake_cuda.cpp", "add_all.cpp"] + [Path(h).stem + ".cpp" for h in headers]:
+        obj = tmp_path / (src + ".o")
+        comp = CC if src.endswith(".c") else CXX
+        r = subprocess.run([comp, "-c", "-Wall", "-Werror", "-I", str(tmp_path), "-o", str(obj),
+                            str(tmp_path / src)], capture_output=True, text=True)
+        assert r.returncode == 0, src + ": " + r.stderr
+        objs.append(str(obj))
+    exe = tmp_path / "main"
+    r = subprocess.run([CXX, "-o", str(exe), *objs], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()
+
+
+@pytest.mark.skipif(CC is None or CXX is None, reason="no C/C++ compiler")
+def test_link_dispatches_by_alignment_and_divisibility(tmp_path):
+    compile_add(tmp_path / "add_any", "*fp32,*fp32,*fp32,i32,1024")
+    compile_add(tmp_path / "add_aligned", "*fp32:16,*fp32:16,*fp32:16,i32:16,1024", "n_elements // 512")
+    out = build_and_run(tmp_path, [tmp_path / "add_any.h", tmp_path / "add_aligned.h"])
+    loads = [l for l in out if l.startswith("load ")]
+    assert len(loads) == 2 and all(l in ("load cubin", "load ptx") for l in loads)
+    launches = [l for l in out if l.startswith(("launch", "rc=", "msg="))]
+    assert launches == [
+        "rc=0",
+        "launch add_kernel grid=8,1,1 block=128 shared=0 args=1000,2000,3000,4096",  # aligned: n//512
+        "rc=0",
+        "launch add_kernel grid=4,1,1 block=128 shared=0 args=1004,2000,3000,4096",  # general: cdiv
+        "rc=0",
+        "launch add_kernel grid=1,1,1 block=128 shared=0 args=1000,2000,3000,1000",
+        "rc=0",
+        "rc=0",  # an empty grid launches nothing
+        "msg=add_all: the arguments fit none of the specialisations of add_kernel "
+        "(x_ptr=*fp32:16 y_ptr=*fp32:16 output_ptr=*fp32:16 n_elements=i32:16 | "
+        "x_ptr=*fp32 y_ptr=*fp32 output_ptr=*fp32 n_elements=i32)",
+    ]
+
+
+@pytest.mark.skipif(CC is None or CXX is None, reason="no C/C++ compiler")
+def test_link_fails_clearly_when_no_specialisation_fits(tmp_path):
+    compile_add(tmp_path / "add_aligned", "*fp32:16,*fp32:16,*fp32:16,i32:16,1024")
+    out = build_and_run(tmp_path, [tmp_path / "add_aligned.h"])
+    rcs = [l for l in out if l.startswith("rc=")]
+    assert rcs == ["rc=0", "rc=0", "rc=-1", "rc=-1", "rc=0"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-s", "*fp33,*fp32,*fp32,i32,1024"], "bad --signature entry '*fp33': unknown dtype 'fp33'"),
+    (["-s", "*fp32,*fp32,*fp32,i32"],
+     "the signature has 4 entries, but 'add_kernel' has 5 parameters (x_ptr, y_ptr, output_ptr, "
+     "n_elements, BLOCK_SIZE)"),
+    (["-s", "*fp32,*fp32,*fp32,i32,i32"],
+     "constexpr parameter 'BLOCK_SIZE' of 'add_kernel' needs a value in the signature, got the "
+     "type 'i32'"),
+    (["-s", "*fp32,,*fp32,i32,1024"], "empty entry"),
+    (["-s", ADD_SIG, "-g", "cdiv(n, 1024)"],
+     "'n' is not an integer parameter of the kernel (integer parameters: n_elements, BLOCK_SIZE)"),
+    (["-s", ADD_SIG, "-g", "cdiv(n_elements 1024)"], "cdiv takes two arguments"),
+    (["-s", ADD_SIG, "-g", "1,2,3,4"], "at most 3 dimensions"),
+    (["-s", ADD_SIG, "-w", "3"], "num_warps must be a power of two"),
+    (["-s", ADD_SIG, "--arch", "sm_1"], "expected a target such as sm_90a"),
+    (["-s", ADD_SIG, "-o", "out/add-1"], "'add-1' is not a C identifier"),
+    (["-s", ADD_SIG, "-x"], "unknown option -x"),
+])
+def test_compile_argument_errors_exit_2(tmp_path, args, message):
+    full = ["compile", f"{SEEDS}:add_kernel", "-g", "cdiv(n_elements,1024)", "-o", tmp_path / "k"]
+    r = tilec(*full, *args)
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr, r.stderr
+    assert not (tmp_path / "k.h").exists()
+
+
+def test_compile_unknown_kernel_and_missing_file_exit_2(tmp_path):
+    r = tilec("compile", f"{SEEDS}:nope", "-s", "i32", "-g", "1", "-o", tmp_path / "k")
+    assert r.returncode == 2
+    assert "unknown kernel 'nope'" in r.stderr and "'add_kernel'" in r.stderr
+    r = tilec("compile", f"{tmp_path}/missing.py:k", "-s", "i32", "-g", "1", "-o", tmp_path / "k")
+    assert r.returncode == 2 and "no such file" in r.stderr
+    r = tilec("compile", f"{SEEDS}:add_kernel", "-g", "1", "-o", tmp_path / "k")
+    assert r.returncode == 2 and "missing -s SIGNATURE" in r.stderr
+
+
+def test_compile_kernel_errors_exit_1_with_the_diagnostic(tmp_path):
+    src = tmp_path / "bad.py"
+    src.write_text("import tilec as triton\nimport tilec.language as tl\n\n@triton.jit\n"
+                   "def k(out, n):\n    tl.store(out, undefined_name)\n")
+    r = tilec("compile", f"{src}:k", "-s", "*fp32,i32", "-g", "1", "-o", tmp_path / "k")
+    assert r.returncode == 1
+    assert "bad.py:6:" in r.stderr and "undefined_name" in r.stderr and "^" in r.stderr
+
+
+def test_link_argument_errors_exit_2(tmp_path):
+    compile_add(tmp_path / "a", "*fp32,*fp32,*fp32,i32,1024")
+    compile_add(tmp_path / "b", "*fp32,*fp32,*fp32,i32,512")
+    r = tilec("link", tmp_path / "a.h", tmp_path / "b.h", "-o", tmp_path / "all")
+    assert r.returncode == 2 and "have the same hints" in r.stderr
+    r = tilec("compile", f"{SEEDS}:triton_gelu_kernel", "-s", "*fp32,*fp32,i32,1024", "-g", "1",
+              "-o", tmp_path / "g")
+    assert r.returncode == 0, r.stderr
+    r = tilec("link", tmp_path / "a.h", tmp_path / "g.h", "-o", tmp_path / "all")
+    assert r.returncode == 2 and "link specialisations of one kernel" in r.stderr
+    (tmp_path / "x.h").write_text("int x;\n")
+    r = tilec("link", tmp_path / "x.h", "-o", tmp_path / "all")
+    assert r.returncode == 2 and "is not a header written by `tilec compile`" in r.stderr

@@ -1,0 +1,104 @@
+// Ahead-of-time compilation shared by `tilec compile` and the public C++ API (src/api):
+// a signature in the style of Triton's compile.py (one entry per kernel parameter, a
+// constexpr parameter taking its value), bound to the kernel and compiled to PTX and,
+// when ptxas is found, a cubin.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "CliArgs.h"
+#include "CliCommands.h"
+#include "frontend/sema/Sema.h"
+#include "pipeline/GpuPipeline.h"
+
+namespace tilec::cli {
+
+// One kernel parameter bound to its signature entry.
+struct AotParam {
+  std::string name;
+  std::string entry;  // the signature entry as given, spaces removed ("*fp32:16", "1024")
+  sema::ArgSpec spec; // Constexpr for a value entry
+  bool is_constexpr() const { return spec.kind == sema::ArgSpec::Kind::Constexpr; }
+};
+
+struct AotRequest {
+  std::string path;                // the .py file (names the source in diagnostics)
+  std::optional<std::string> text; // its content, when the caller already has it
+  std::string kernel;              // the @jit function
+  std::string signature;           // "*fp32:16,*fp32:16,*fp32:16,i32,1024"
+  int num_warps = 4;
+  int num_stages = 3;
+  std::string arch = "sm_90a";
+  bool debug = false;
+  bool build_cubin = true; // run ptxas when one is found
+};
+
+struct AotKernel {
+  std::vector<AotParam> params; // every kernel parameter, in order
+  pipeline::CompiledGpuKernel gpu;
+  std::string cubin;    // empty when no ptxas was found (or build_cubin is off)
+  std::string compiler; // what built the cubin
+};
+
+// Splits a signature into its entries (top-level commas; spaces removed). UsageError on
+// an empty entry.
+std::vector<std::string> split_signature(const std::string &sig);
+
+// Binds one entry per parameter: `*T[:16]` a pointer, `T[:16|:1]` a scalar, anything
+// else a constexpr value (as parse_constexpr_value reads it). A parameter annotated
+// tl.constexpr must take a value. UsageError names the problem.
+std::vector<AotParam> bind_full_signature(const std::string &kernel,
+                                          const std::vector<KernelParam> &params,
+                                          const std::vector<std::string> &entries);
+
+// "sm_90a" -> (90, true); UsageError for anything that is not a target.
+std::pair<int, bool> parse_target(const std::string &arch);
+
+// Resolves and compiles the kernel (sources registered in `sm`, so a CompileError renders
+// against it). UsageError for bad arguments, CompileError (PtxasError included) for the
+// kernel's own errors.
+AotKernel aot_compile(const AotRequest &req, SourceManager &sm);
+
+// A signature's C types and hints: for each run-time parameter (not constexpr), what a
+// launch function takes ("unsigned long long" for pointers, "int32_t", "float", ...).
+// Empty for a dtype with no C spelling.
+std::string c_type_of(const sema::ArgSpec &spec);
+
+// Translates a grid ("cdiv(n, 1024), 1, 1": up to 3 expressions over the integer
+// parameters, with + - * / // % cdiv min max; missing dimensions are 1) to C int64_t
+// expressions; constexpr integers are inlined. UsageError naming the problem otherwise.
+std::array<std::string, 3> grid_to_c(const std::string &grid, const std::vector<AotParam> &params);
+
+// The two files `tilec compile` writes, and the metadata line `tilec link` reads back.
+struct AotSources {
+  std::string header;
+  std::string source;
+};
+// `name` is the C name of the launch function (load_<name>, unload_<name>, <name>);
+// `header_file` is how the source includes the header.
+AotSources emit_aot(const AotKernel &k, const std::string &name, const std::string &header_file,
+                    const std::string &signature, const std::string &grid);
+
+// The C parameter list of a launch function ("struct CUstream_st *stream, unsigned long
+// long x_ptr, int32_t n"): the stream, then the run-time parameters.
+std::string c_parameter_list(const std::vector<AotParam> &params);
+// The C condition under which arguments fit the parameters' hints ("1" when none).
+std::string c_hint_condition(const std::vector<AotParam> &params);
+// Text as the body of a C string literal.
+std::string c_string_body(const std::string &text);
+
+// Writes a file whole; false on any failure.
+bool write_text_file(const std::string &path, const std::string &text);
+// -o out/add [--name NAME] -> (directory "out", file stem "add"); UsageError when the C
+// name (the stem, or --name) is not an identifier.
+std::pair<std::string, std::string> output_stem(const ParsedArgs &a);
+// Maps -s -g -w -ns -o -n to their long spellings.
+std::vector<std::string> expand_short_options(const std::vector<std::string> &args);
+
+int run_compile(const std::vector<std::string> &args); // CliCompile.cpp
+int run_link(const std::vector<std::string> &args);    // CliLink.cpp
+
+} // namespace tilec::cli
