@@ -54,6 +54,8 @@ def test_compile_writes_a_c_compatible_header_and_a_source(tmp_path):
     assert ("int add(struct CUstream_st *stream, unsigned long long x_ptr, unsigned long long "
             "y_ptr, unsigned long long output_ptr, int32_t n_elements);") in h
     assert "kCubinSize = 0" not in src or "ptxas was not found" in src
+    assert ("int add_grid(struct CUstream_st *stream, int64_t grid_x, int64_t grid_y, int64_t "
+            "grid_z, unsigned long long x_ptr,") in h
     assert '"add_kernel"' in src and "tilec_aot_cdiv(((int64_t)n_elements), INT64_C(1024))" in src
     if CC is None or CXX is None:
         pytest.skip("no C/C++ compiler")
@@ -106,6 +108,7 @@ int main(void) {
   printf("rc=%d\n", add_all(0, 0x1004, 0x2000, 0x3000, 4096));   /* x misaligned */
   printf("rc=%d\n", add_all(0, 0x1000, 0x2000, 0x3000, 1000));   /* n % 16 != 0 */
   printf("rc=%d\n", add_all(0, 0x1000, 0x2000, 0x3000, 0));      /* empty grid */
+  printf("rc=%d\n", add_all_grid(0, 2, 3, 1, 0x1000, 0x2000, 0x3000, 16)); /* explicit grid */
   printf("msg=%s\n", add_all_error_string(TILEC_AOT_ERROR_NO_SPECIALISATION));
   return 0;
 }
@@ -148,6 +151,8 @@ def test_link_dispatches_by_alignment_and_divisibility(tmp_path):
         "launch add_kernel grid=1,1,1 block=128 shared=0 args=1000,2000,3000,1000",
         "rc=0",
         "rc=0",  # an empty grid launches nothing
+        "launch add_kernel grid=2,3,1 block=128 shared=0 args=1000,2000,3000,16",
+        "rc=0",
         "msg=add_all: the arguments fit none of the specialisations of add_kernel "
         "(x_ptr=*fp32:16 y_ptr=*fp32:16 output_ptr=*fp32:16 n_elements=i32:16 | "
         "x_ptr=*fp32 y_ptr=*fp32 output_ptr=*fp32 n_elements=i32)",
@@ -159,7 +164,7 @@ def test_link_fails_clearly_when_no_specialisation_fits(tmp_path):
     compile_add(tmp_path / "add_aligned", "*fp32:16,*fp32:16,*fp32:16,i32:16,1024")
     out = build_and_run(tmp_path, [tmp_path / "add_aligned.h"])
     rcs = [l for l in out if l.startswith("rc=")]
-    assert rcs == ["rc=0", "rc=0", "rc=-1", "rc=-1", "rc=0"]
+    assert rcs == ["rc=0", "rc=0", "rc=-1", "rc=-1", "rc=0", "rc=0"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -186,6 +191,18 @@ def test_compile_argument_errors_exit_2(tmp_path, args, message):
     assert r.returncode == 2, r.stderr
     assert message in r.stderr, r.stderr
     assert not (tmp_path / "k.h").exists()
+
+
+def test_compile_without_a_grid_writes_only_the_explicit_grid_launch(tmp_path):
+    r = tilec("compile", f"{SEEDS}:softmax_kernel", "-s", "*fp32:16,*fp32:16,i32,i32,i32,1024",
+              "-o", tmp_path / "softmax")
+    assert r.returncode == 0, r.stderr
+    h = (tmp_path / "softmax.h").read_text()
+    assert "int softmax_grid(struct CUstream_st *stream, int64_t grid_x," in h
+    assert "int softmax(" not in h
+    r = tilec("compile", f"{SEEDS}:softmax_kernel", "-s", "*fp32:16,*fp32:16,i32,i32,i32,1024",
+              "-g", " ", "-o", tmp_path / "softmax")
+    assert r.returncode == 2 and "-g needs grid expressions" in r.stderr
 
 
 def test_compile_unknown_kernel_and_missing_file_exit_2(tmp_path):

@@ -78,13 +78,15 @@ struct AotSources {
   std::string source;
 };
 // `name` is the C name of the launch function (load_<name>, unload_<name>, <name>);
-// `header_file` is how the source includes the header.
+// `header_file` is how the source includes the header. <name>_grid(stream, gx, gy, gz,
+// args...) is always written; <name>(stream, args...) when `grid` is not empty.
 AotSources emit_aot(const AotKernel &k, const std::string &name, const std::string &header_file,
                     const std::string &signature, const std::string &grid);
 
 // The C parameter list of a launch function ("struct CUstream_st *stream, unsigned long
-// long x_ptr, int32_t n"): the stream, then the run-time parameters.
-std::string c_parameter_list(const std::vector<AotParam> &params);
+// long x_ptr, int32_t n"): the stream, the grid when `explicit_grid` (int64_t grid_x,
+// grid_y, grid_z), then the run-time parameters.
+std::string c_parameter_list(const std::vector<AotParam> &params, bool explicit_grid);
 // The C condition under which arguments fit the parameters' hints ("1" when none).
 std::string c_hint_condition(const std::vector<AotParam> &params);
 // Text as the body of a C string literal.

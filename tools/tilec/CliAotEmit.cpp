@@ -61,8 +61,10 @@ std::string c_string_body(const std::string &text) {
 }
 
 // The run-time parameters as a C parameter list ("unsigned long long x_ptr, int32_t n").
-std::string c_parameter_list(const std::vector<AotParam> &params) {
+std::string c_parameter_list(const std::vector<AotParam> &params, bool explicit_grid) {
   std::string out = "struct CUstream_st *stream";
+  if (explicit_grid)
+    out += ", int64_t grid_x, int64_t grid_y, int64_t grid_z";
   for (const AotParam &p : params) {
     if (p.is_constexpr())
       continue;
@@ -102,8 +104,15 @@ const char *kAotErrorBlock =
 
 AotSources emit_aot(const AotKernel &k, const std::string &name, const std::string &header_file,
                     const std::string &signature, const std::string &grid) {
-  std::array<std::string, 3> g = grid_to_c(grid, k.params);
-  std::string params = c_parameter_list(k.params);
+  std::array<std::string, 3> g;
+  if (!grid.empty())
+    g = grid_to_c(grid, k.params);
+  std::string params = c_parameter_list(k.params, false);
+  std::string grid_params = c_parameter_list(k.params, true);
+  std::string forward;
+  for (const AotParam &p : k.params)
+    if (!p.is_constexpr())
+      forward += ", " + p.name;
   std::string args_line;
   for (const AotParam &p : k.params)
     if (!p.is_constexpr())
@@ -130,11 +139,15 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
   h += "int load_" + name + "(void);\n";
   h += "/* Unloads it (the next launch loads it again). Returns 0 or a CUresult. */\n";
   h += "int unload_" + name + "(void);\n";
-  h += "/* Launches " + k.gpu.name + " on `stream` over the grid (" + grid + ") with " +
-       std::to_string(threads) + " threads per block,\n   loading it first if needed. "
-       "Pointers are device addresses (CUdeviceptr). Returns 0,\n   "
+  h += "/* Launches " + k.gpu.name + " on `stream` over the grid (grid_x, grid_y, grid_z) with " +
+       std::to_string(threads) + "\n   threads per block, loading it first if needed. "
+       "Pointers are device addresses (CUdeviceptr).\n   Returns 0, "
        "TILEC_AOT_ERROR_NO_SPECIALISATION or a CUresult. */\n";
-  h += "int " + name + "(" + params + ");\n";
+  h += "int " + name + "_grid(" + grid_params + ");\n";
+  if (!grid.empty()) {
+    h += "/* The same over the grid (" + grid + "). */\n";
+    h += "int " + name + "(" + params + ");\n";
+  }
   h += "/* A message for a result of the functions above. */\n";
   h += "const char *" + name + "_error_string(int code);\n\n";
   h += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
@@ -191,14 +204,14 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
        "  int r = cuModuleUnload(g_module);\n"
        "  g_module = NULL;\n  g_function = NULL;\n  return r;\n}\n\n";
 
-  s += "extern \"C\" int " + name + "(" + params + ") {\n";
+  s += "extern \"C\" int " + name + "_grid(" + grid_params + ") {\n";
   std::string cond = c_hint_condition(k.params);
   if (cond != "1")
     s += "  if (!(" + cond + "))\n    return TILEC_AOT_ERROR_NO_SPECIALISATION;\n";
   s += "  if (!g_function) {\n    int r = load_" + name + "();\n    if (r != 0)\n      return r;\n  }\n";
-  s += "  int64_t gx = " + g[0] + ";\n  int64_t gy = " + g[1] + ";\n  int64_t gz = " + g[2] + ";\n";
-  s += "  if (gx <= 0 || gy <= 0 || gz <= 0)\n    return 0; // an empty grid launches nothing\n";
-  s += "  if (gx > 0x7fffffff || gy > 65535 || gz > 65535)\n"
+  s += "  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0)\n"
+       "    return 0; // an empty grid launches nothing\n";
+  s += "  if (grid_x > 0x7fffffff || grid_y > 65535 || grid_z > 65535)\n"
        "    return 1; // CUDA_ERROR_INVALID_VALUE: beyond the grid limits\n";
   size_t n = k.gpu.params.size();
   if (n == 0) {
@@ -221,9 +234,12 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
       s += "  params[" + idx + "] = &slots[" + idx + "];\n";
     }
   }
-  s += "  return cuLaunchKernel(g_function, (unsigned)gx, (unsigned)gy, (unsigned)gz, " +
+  s += "  return cuLaunchKernel(g_function, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, " +
        std::to_string(threads) + ", 1, 1, " + std::to_string(k.gpu.shared_bytes) +
        ", stream, params, NULL);\n}\n\n";
+  if (!grid.empty())
+    s += "extern \"C\" int " + name + "(" + params + ") {\n  return " + name + "_grid(stream, " +
+         g[0] + ", " + g[1] + ", " + g[2] + forward + ");\n}\n\n";
 
   s += "extern \"C\" const char *" + name + "_error_string(int code) {\n"
        "  if (code == 0)\n    return \"no error\";\n"

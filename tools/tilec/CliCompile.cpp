@@ -78,8 +78,6 @@ int run_compile(const std::vector<std::string> &raw) {
   if (!a.has("signature"))
     throw UsageError("missing -s SIGNATURE (one entry per kernel parameter, e.g. "
                      "\"*fp32:16,*fp32:16,*fp32:16,i32,1024\")");
-  if (!a.has("grid"))
-    throw UsageError("missing -g GRID (e.g. \"cdiv(n_elements, 1024), 1, 1\")");
   auto [dir, file_stem] = output_stem(a);
   std::string name = a.has("name") ? a.get("name") : file_stem;
 
@@ -104,6 +102,8 @@ int run_compile(const std::vector<std::string> &raw) {
     for (const AotParam &p : k.params)
       sig += (sig.empty() ? "" : ",") + p.entry;
     std::string grid = a.get("grid");
+    if (a.has("grid") && grid.find_first_not_of(" \t") == std::string::npos)
+      throw UsageError("-g needs grid expressions, got an empty string");
     out = emit_aot(k, name, file_stem + ".h", sig, grid);
     if (k.cubin.empty() && req.build_cubin)
       std::fprintf(stderr, "tilec: warning: ptxas not found (set TILEC_PTXAS): %s.cpp embeds "

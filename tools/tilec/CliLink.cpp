@@ -15,7 +15,7 @@ namespace {
 
 struct Specialisation {
   std::string header; // path as given
-  std::string kernel, name, signature, args_line;
+  std::string kernel, name, signature, grid, args_line;
   std::vector<AotParam> args; // the run-time parameters
   int hints = 0;
 };
@@ -39,6 +39,7 @@ Specialisation read_header(const std::string &path) {
       return true;
     };
     field("kernel", s.kernel) || field("name", s.name) || field("signature", s.signature) ||
+        field("grid", s.grid) ||
         (has_args = has_args || field("args", s.args_line));
   }
   if (s.kernel.empty() || s.name.empty() || !has_args)
@@ -108,10 +109,14 @@ int run_link(const std::vector<std::string> &raw) {
                          "' have the same hints (" + specs[i].args_line +
                          "): the dispatcher could never pick the second");
 
-  std::string params = c_parameter_list(specs[0].args);
-  std::string call_args = "stream";
+  std::string params = c_parameter_list(specs[0].args, false);
+  std::string grid_params = c_parameter_list(specs[0].args, true);
+  std::string call_args;
   for (const AotParam &p : specs[0].args)
     call_args += ", " + p.name;
+  // NAME(stream, args...) exists when every specialisation computes its own grid.
+  bool computed_grid = std::all_of(specs.begin(), specs.end(),
+                                   [](const Specialisation &x) { return !x.grid.empty(); });
   std::string list;
   for (const Specialisation &s : specs)
     list += (list.empty() ? "" : " | ") + s.args_line;
@@ -128,11 +133,15 @@ int run_link(const std::vector<std::string> &raw) {
        "#endif\n\nstruct CUstream_st; /* CUstream */\n\n";
   h += "/* Loads every specialisation into the current CUDA context. 0 or a CUresult. */\n";
   h += "int load_" + name + "(void);\nint unload_" + name + "(void);\n";
-  h += "/* Launches the first specialisation whose hints the arguments satisfy, in this order:\n";
+  h += "/* Launches over the grid (grid_x, grid_y, grid_z) the first specialisation whose hints\n"
+       "   the arguments satisfy, in this order:\n";
   for (const Specialisation &s : specs)
     h += "     " + s.name + ":" + s.args_line + "\n";
   h += "   Returns 0, TILEC_AOT_ERROR_NO_SPECIALISATION when none fits, or a CUresult. */\n";
-  h += "int " + name + "(" + params + ");\n";
+  h += "int " + name + "_grid(" + grid_params + ");\n";
+  if (computed_grid)
+    h += "/* The same, each specialisation computing its grid from the arguments. */\n"
+         "int " + name + "(" + params + ");\n";
   h += "const char *" + name + "_error_string(int code);\n\n";
   h += "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 
@@ -148,11 +157,17 @@ int run_link(const std::vector<std::string> &raw) {
   s += "  return 0;\n}\n\nextern \"C\" int unload_" + name + "(void) {\n  int first = 0, r;\n";
   for (const Specialisation &sp : specs)
     s += "  r = unload_" + sp.name + "();\n  if (r && !first)\n    first = r;\n";
-  s += "  return first;\n}\n\nextern \"C\" int " + name + "(" + params + ") {\n";
-  for (const Specialisation &sp : specs)
-    s += "  if (" + c_hint_condition(sp.args) + ")\n    return " + sp.name + "(" + call_args +
-         ");\n";
-  s += "  return TILEC_AOT_ERROR_NO_SPECIALISATION;\n}\n\n";
+  s += "  return first;\n}\n\n";
+  for (bool grid : {true, false}) {
+    if (!grid && !computed_grid)
+      continue;
+    std::string fn = name + (grid ? "_grid" : "");
+    s += "extern \"C\" int " + fn + "(" + (grid ? grid_params : params) + ") {\n";
+    for (const Specialisation &sp : specs)
+      s += "  if (" + c_hint_condition(sp.args) + ")\n    return " + sp.name +
+           (grid ? "_grid(stream, grid_x, grid_y, grid_z" : "(stream") + call_args + ");\n";
+    s += "  return TILEC_AOT_ERROR_NO_SPECIALISATION;\n}\n\n";
+  }
   s += "extern \"C\" const char *" + name + "_error_string(int code) {\n"
        "  if (code == TILEC_AOT_ERROR_NO_SPECIALISATION)\n"
        "    return \"" + name + ": the arguments fit none of the specialisations of " +
