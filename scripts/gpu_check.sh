@@ -3,6 +3,7 @@
 #   1. the environment (GPU, driver, ptxas, Python packages);
 #   2. pip install --no-build-isolation --no-deps -e .  (builds the extension);
 #   3. the C++ runtime tests, GPU ones included (skipped when GoogleTest is missing);
+#   3b. the C++ API test (test_api) and examples/cpp built with `tilec compile` and run;
 #   4. pytest -m gpu  (tests/python, GPU-marked tests);
 #   5. benchmarks/gpu_*.py, each writing JSON;
 # then one short table, last. Logs and JSON go to $OUT when set (else
@@ -81,6 +82,29 @@ cpp_tests() {
     ./build-gpu-check/test_codegen --gtest_filter='Gpu.*' # hand-built PTX incl. cp.async/wgmma
 }
 
+# The C++ API test (GELU and softmax compiled and launched through include/tilec/tilec.h)
+# and examples/cpp (add + softmax compiled by `tilec compile`, run with only libcuda).
+cpp_api() {
+  local gen=() tests=OFF api=skipped ex=FAIL rc=0 cc arch
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  have_gtest && tests=ON
+  cmake -S . -B build-gpu-check "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTILEC_BUILD_TESTS=$tests \
+    -DTILEC_BUILD_PYTHON=OFF >/dev/null || return 1
+  cmake --build build-gpu-check --target tilec -j "$JOBS" || return 1
+  if [ $tests = ON ]; then
+    cmake --build build-gpu-check --target test_api -j "$JOBS" &&
+      ./build-gpu-check/test_api && api=passed || { api=FAILED; rc=1; }
+  fi
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')
+  arch=sm_${cc:-90}; [ "$arch" = sm_90 ] && arch=sm_90a
+  cmake -S examples/cpp -B build-gpu-check/example "${gen[@]}" -DTILEC_ARCH="$arch" \
+    -DTILEC_EXECUTABLE="$PWD/build-gpu-check/tilec" >/dev/null &&
+    cmake --build build-gpu-check/example -j "$JOBS" &&
+    ./build-gpu-check/example/tilec_example && ex=PASS || rc=1
+  echo "cpp_api: examples/cpp $ex ($arch), test_api $api"
+  return $rc
+}
+
 benchmarks() {
   local rc=0
   for b in benchmarks/gpu_*.py; do
@@ -92,10 +116,11 @@ benchmarks() {
 }
 
 export PY JOBS LOG
-export -f env_info have_gtest cpp_tests benchmarks
+export -f env_info have_gtest cpp_tests cpp_api benchmarks
 run_step env 60 bash -c env_info
 run_step install 300 "$PY" -m pip install --no-build-isolation --no-deps -e .
 run_step cpp_tests 240 bash -c cpp_tests
+run_step cpp_api 240 bash -c cpp_api
 run_step pytest_gpu 240 "$PY" -m pytest -m gpu -q -p no:cacheprovider -rs \
   --junitxml="$LOG/pytest_gpu.xml" tests/python
 run_step benchmarks 420 bash -c benchmarks
@@ -120,6 +145,7 @@ notes = {
     "env": tail_match("env", r"^(NVIDIA.*|.*H100.*|.*H200.*)$"),
     "cpp_tests": tail_match("cpp_tests", r"^\[  (?:PASSED|FAILED)  \].*$|^GoogleTest not.*$"),
     "pytest_gpu": tail_match("pytest_gpu", r"^=*\s*(\d+ (?:passed|failed).*?)\s*=*$"),
+    "cpp_api": tail_match("cpp_api", r"^cpp_api: (.*)$"),
     "install": tail_match("install", r"^(Successfully installed.*|ERROR.*)$"),
     "perf_report": tail_match("perf_report", r"^perf_report wrote: .*/(vector-add-perf.*)$"),
 }
