@@ -10,7 +10,9 @@
 #include "Bindings.h"
 #include "Kernel.h"
 #include "ir/Printer.h"
+#include "pipeline/GpuPipeline.h"
 #include "pipeline/Pipeline.h"
+#include "tilec/CliArgs.h"
 
 namespace tilec::python {
 
@@ -111,6 +113,81 @@ std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
   return kernel;
 }
 
+// tilec.compile(): a kernel compiled ahead of time from a signature string, as `tilec ptx`
+// does (the same parser and binding, tools/tilec/CliArgs.h), with constexpr values given
+// as Python objects. Returns the PTX, launch metadata and the IR of every stage.
+nb::dict compile_aot(const std::shared_ptr<sema::FunctionSource> &fs, const std::string &signature,
+                     const nb::dict &constexprs, int num_warps, int num_stages, bool debug,
+                     int sm, bool arch_specific) {
+  std::vector<sema::ArgSpec> specs;
+  try {
+    std::vector<cli::KernelParam> params;
+    try {
+      params = cli::kernel_params(*fs);
+    } catch (const CompileError &e) {
+      SourceManager sm_; // kernel_params parses with a scratch manager holding only fs
+      sm_.add(fs->file, fs->source, fs->first_line);
+      throw compile_failure(sm_, e);
+    }
+    std::vector<std::pair<std::string, std::string>> given;
+    for (auto [k, v] : constexprs)
+      given.emplace_back(nb::cast<std::string>(k), "None"); // the value is set below
+    specs = cli::bind_arguments(fs->name, params, cli::parse_signature(signature), given);
+    for (size_t i = 0; i < params.size(); ++i) {
+      nb::str name(params[i].name.c_str());
+      if (!constexprs.contains(name))
+        continue;
+      std::string what;
+      if (!value_from_python(constexprs[name], specs[i].value, what))
+        throw nb::type_error(("constexpr '" + params[i].name + "' cannot be a " + what).c_str());
+    }
+  } catch (const cli::UsageError &e) {
+    std::string msg = e.what();
+    // the CLI's wording names its flags; here they are compile()'s arguments
+    for (auto [from, to] : {std::pair<std::string, std::string>{"--signature", "signature"},
+                            {"--constexpr ", "constexprs: "}})
+      for (size_t at = msg.find(from); at != std::string::npos; at = msg.find(from, at))
+        msg.replace(at, from.size(), to);
+    throw nb::value_error(msg.c_str());
+  }
+  pipeline::GpuCompileOptions o;
+  o.pipeline.verify = true;
+  o.pipeline.compile.num_warps = num_warps;
+  o.pipeline.compile.num_stages = num_stages;
+  o.pipeline.compile.debug = debug;
+  o.pipeline.dump_stage = "all";
+  o.sm = sm;
+  o.arch_specific = arch_specific;
+  auto sources = std::make_shared<SourceManager>();
+  pipeline::CompiledGpuKernel k;
+  {
+    nb::gil_scoped_release release;
+    try {
+      k = pipeline::compile_to_ptx(fs, specs, o, sources);
+    } catch (const CompileError &e) {
+      throw compile_failure(*sources, e);
+    }
+  }
+  nb::dict out;
+  out["ptx"] = k.ptx;
+  out["name"] = k.name;
+  out["arch"] = k.arch;
+  out["num_warps"] = k.num_warps;
+  out["num_stages"] = k.num_stages;
+  out["shared"] = k.shared_bytes;
+  out["static_output"] = k.tile.static_output;
+  nb::list params;
+  for (const pipeline::GpuParam &p : k.params)
+    params.append(nb::make_tuple(p.name, p.kind));
+  out["params"] = params;
+  nb::dict stages;
+  for (const auto &[stage, text] : k.tile.dumps)
+    stages[nb::str(stage.c_str())] = text;
+  out["stages"] = stages;
+  out["thread_ir"] = k.thread_ir_text;
+  return out;
+}
+
 } // namespace
 
 void bind_compile(nb::module_ &m) {
@@ -162,6 +239,12 @@ void bind_compile(nb::module_ &m) {
   m.def("compile", &compile, nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4,
         nb::arg("num_stages") = 3, nb::arg("debug") = false,
         "Compiles `fn` specialised by `specs` (one per parameter) to Tile IR.");
+  m.def("compile_aot", &compile_aot, nb::arg("fn"), nb::arg("signature"), nb::arg("constexprs"),
+        nb::arg("num_warps") = 4, nb::arg("num_stages") = 3, nb::arg("debug") = false,
+        nb::arg("sm") = 90, nb::arg("arch_specific") = true,
+        "Compiles `fn` for a signature string (`tilec ptx`'s, e.g. \"*fp32:16,i32\") and "
+        "constexpr values to PTX; returns a dict: ptx, name, arch, num_warps, num_stages, "
+        "shared, static_output, params, stages (stage -> IR text), thread_ir.");
   m.def("stage_names", &pipeline::stage_names, "The pipeline's stage names, in order.");
 }
 

@@ -10,6 +10,7 @@ from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .compiler import CompiledKernel
 from . import language, testing
 from ._gpu import synchronize
+from ._introspect import compile
 
 __version__ = _C.__version__
 
@@ -30,4 +31,4 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autotuner",
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
            "KernelError", "TilecError", "CompiledKernel", "language", "testing",
-           "CudaError", "OutOfResources", "synchronize", "__version__"]
+           "CudaError", "OutOfResources", "synchronize", "compile", "__version__"]

@@ -21,7 +21,7 @@ import os
 import types
 import weakref
 
-from . import _C, _args, _sources
+from . import _C, _args, _introspect, _sources
 from .errors import CompilationError, CudaError
 from .language import core
 
@@ -55,36 +55,72 @@ def _generate_ptx(jitfn, fs, specs, options, arch):
 
 
 class GpuCompiledKernel:
-    """A kernel compiled for a GPU: `asm` holds 'ptx' (text) and 'cubin' (bytes);
-    `metadata` the launch configuration; `n_regs` / `n_spills` come from the driver."""
+    """A kernel compiled for a GPU. `asm`: 'ptx' (text), 'cubin' (bytes, when built), the
+    Tile IR after each pipeline stage ('ttir' before layouts, 'ttgir' with layouts), the
+    'thread_ir', and 'sass' when cuobjdump or nvdisasm is found. `metadata`: name,
+    num_warps, num_stages, shared (dynamic shared memory bytes), n_regs, n_spills (bytes
+    of local memory per thread), arch, target. `n_regs` / `n_spills` come from the driver
+    when a GPU is present, else from the cubin."""
 
-    def __init__(self, native, jitfn, options, arch):
+    def __init__(self, native, jitfn, options, arch, source=None, stages=None):
         self._native = native
         self.function = jitfn
         self.name = native.name
         num_warps, num_stages, debug = options
         meta = native.metadata
-        self.metadata = types.SimpleNamespace(
+        self.metadata = _introspect.Metadata(
             name=self.name, num_warps=meta["num_warps"], num_stages=num_stages, debug=debug,
             shared=meta["shared"], arch=arch, target="cuda:" + arch[3:].rstrip("a"),
             compiler=meta["compiler"])
+        self.metadata._lazy = {"n_regs": lambda: self.n_regs, "n_spills": lambda: self.n_spills}
         self.arg_names = [p[0] for p in meta["params"]]
+        # (fs, specs): recompiled on the first asm access for the IR of each stage (a
+        # kernel from the disk cache has only PTX and cubin)
+        self._source = source
+        self._stages = stages
         self._asm = None
 
     @property
     def asm(self) -> dict:
         if self._asm is None:
-            self._asm = {"ptx": self._native.ptx, "cubin": self._native.cubin}
+            asm = {}
+            stages = self._stages
+            if stages is None and self._source is not None:
+                fs, specs = self._source
+                m = self.metadata
+                k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch)
+                stages = {st: k.ir(st) for st in k.stages}
+                stages["thread_ir"] = k.thread_ir
+            asm.update(_introspect.ir_aliases(stages or {}))
+            asm["ptx"] = self._native.ptx
+            cubin = self._native.cubin
+            if cubin:
+                asm["cubin"] = cubin
+                sass = _introspect.sass(cubin, self.name)
+                if sass is not None:
+                    asm["sass"] = sass
+            self._asm = asm
         return self._asm
 
-    @property
-    def n_regs(self) -> int:
-        return self._native.num_regs(_C.gpu_current_device())
+    def _device(self):
+        ok, _ = _C.gpu_driver_available()
+        return _C.gpu_current_device() if ok and _C.gpu_device_count() > 0 else None
 
     @property
-    def n_spills(self) -> int:
-        """Local memory per thread in bytes (what ptxas spilled registers to)."""
-        return self._native.spill_bytes(_C.gpu_current_device())
+    def n_regs(self):
+        d = self._device()
+        if d is not None:
+            return self._native.num_regs(d)
+        return _introspect.cubin_resources(self._native.cubin, self.name).get("n_regs")
+
+    @property
+    def n_spills(self):
+        """Local memory per thread in bytes (what ptxas spilled registers to); from the
+        cubin when no GPU is present (None without a cubin)."""
+        d = self._device()
+        if d is not None:
+            return self._native.spill_bytes(d)
+        return _introspect.cubin_resources(self._native.cubin, self.name).get("n_spills")
 
     def __repr__(self):
         return f"CompiledKernel({self.name}, {self.metadata.target})"
@@ -124,10 +160,18 @@ def _dispatcher(jitfn):
         params = jitfn.params
         d = _C.GpuDispatcher([p.name for p in params], [p.is_constexpr for p in params],
                              [p.specialize for p in params],
-                             [(p.has_default, p.default) for p in params], weakref.ref(jitfn),
+                             [(p.has_default, p.default, p.keyword_only) for p in params],
+                             weakref.ref(jitfn),
                              core.constexpr, normalize_grid)
         jitfn._gpu_dispatch = d  # from now on kernel[grid] goes to the fast path first
     return d
+
+
+def fast_getitem(cls, py_getitem):
+    """cls.__getitem__ in C: kernel[grid] binds through the launch fast path without running
+    Python code once the function has one (py_getitem otherwise)."""
+    make = getattr(_C, "gpu_getitem_descriptor", None)
+    return py_getitem if make is None else make(cls, py_getitem)
 
 
 def _specialize(jitfn, values, info):
@@ -193,7 +237,7 @@ def _compile(jitfn, specs, keys, options, arch, device):
             print(static_output, end="", flush=True)
         native = _C.gpu_build(ptx, meta, arch, device)
         native.store(key)  # best effort: a read-only cache only costs a recompile
-    return GpuCompiledKernel(native, jitfn, options, arch)
+    return GpuCompiledKernel(native, jitfn, options, arch, source=(fs, specs))
 
 
 def _always_compile() -> bool:

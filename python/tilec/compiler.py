@@ -4,9 +4,8 @@ returns: the IR of every pipeline stage, metadata, and the launch on the interpr
 from __future__ import annotations
 
 import sys
-import types
 
-from . import _C, _sources
+from . import _C, _introspect, _sources
 from .errors import CompilationError
 
 
@@ -19,9 +18,11 @@ class CompiledKernel:
         self.name = native.name
         self.function = jitfn
         num_warps, num_stages, debug = options
-        self.metadata = types.SimpleNamespace(name=self.name, num_warps=num_warps,
-                                              num_stages=num_stages, debug=debug,
-                                              target="cpu-tile-interpreter")
+        # shared memory, registers and spills belong to GPU code: none on the interpreter
+        self.metadata = _introspect.Metadata(name=self.name, num_warps=num_warps,
+                                             num_stages=num_stages, debug=debug, shared=0,
+                                             n_regs=None, n_spills=None,
+                                             target="cpu-tile-interpreter")
         self.static_output = native.static_output
         self.arg_names = list(native.arg_names)
         param_index = {n: i for i, n in enumerate(jitfn.arg_names)}
@@ -39,10 +40,15 @@ class CompiledKernel:
     @property
     def asm(self) -> dict:
         if self._asm is None:
-            asm = {stage: self._native.ir(stage) for stage in self._native.stages}
+            asm = _introspect.ir_aliases(
+                {stage: self._native.ir(stage) for stage in self._native.stages})
             final = self._native.ir()
             asm["tileir"] = final
             asm["ttir"] = final
+            ptx = getattr(self._native, "ptx", None)  # TILEC_SIMT=1: the GPU path's output
+            if ptx:
+                asm["ptx"] = ptx
+                asm["thread_ir"] = self._native.thread_ir
             self._asm = asm
         return self._asm
 

@@ -4,6 +4,7 @@ pipeline and runs the kernel on the CPU tile interpreter."""
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 
@@ -29,10 +30,39 @@ class KernelInterface:
             fn = fn.fn
         return fn
 
+    def warmup(self, *args, grid, **kwargs):
+        """Compiles for these arguments (as a launch would) without running; returns the
+        CompiledKernel."""
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def compiled_variants(self) -> list:
+        """Every compiled specialisation of the kernel, on the CPU and on GPUs, as
+        Variant(target, specialization, options, kernel) tuples (oldest first)."""
+        jit = self.jit_function
+        out = []
+        for (keys, options), k in jit.cache.items():
+            out.append(Variant("cpu", _describe_keys(jit, keys), _describe_options(options), k))
+        for (keys, options, arch), k in jit.__dict__.get("_gpu_kernels", {}).items():
+            out.append(Variant(arch, _describe_keys(jit, keys), _describe_options(options), k))
+        return out
+
+
+Variant = collections.namedtuple("Variant", "target specialization options kernel")
+
+
+def _describe_keys(jit, keys) -> dict:
+    """{parameter: its specialisation key} (dtypes, alignment, constexpr values)."""
+    return dict(zip(jit.arg_names, keys))
+
+
+def _describe_options(options) -> dict:
+    num_warps, num_stages, debug = options
+    return {"num_warps": num_warps, "num_stages": num_stages, "debug": debug}
+
 
 class _Param:
     __slots__ = ("name", "index", "is_constexpr", "typed", "has_default", "default",
-                 "specialize")
+                 "specialize", "keyword_only")
 
     def __init__(self, p: inspect.Parameter, index: int, specialize: bool):
         self.name = p.name
@@ -42,6 +72,7 @@ class _Param:
         self.has_default = p.default is not inspect.Parameter.empty
         self.default = p.default if self.has_default else None
         self.specialize = specialize
+        self.keyword_only = p.kind == p.KEYWORD_ONLY  # after `*`: bound by name only
 
 
 def normalize_grid(grid, meta):
@@ -100,6 +131,7 @@ class JITFunction(KernelInterface):
         self.params = [_Param(p, i, p.name not in no_spec)
                        for i, p in enumerate(sig.parameters.values())]
         self.arg_names = names
+        self._n_positional = sum(not p.keyword_only for p in self.params)
         self._index = {p.name: p for p in self.params}
         self.constexprs = [p.index for p in self.params if p.is_constexpr]
         self.cache = {}
@@ -128,9 +160,11 @@ class JITFunction(KernelInterface):
     def _bind(self, args, kwargs):
         params = self.params
         n = len(params)
-        if len(args) > n:
-            raise TypeError(f"{self.__name__}() takes {n} argument{'s' if n != 1 else ''} but "
-                            f"{len(args)} were given")
+        npos = self._n_positional
+        if len(args) > npos:
+            what = "positional argument" if npos < n else "argument"
+            raise TypeError(f"{self.__name__}() takes {npos} {what}{'s' if npos != 1 else ''} "
+                            f"but {len(args)} were given")
         values = list(args)
         values.extend([_MISSING] * (n - len(args)))
         for k, v in kwargs.items():
@@ -182,7 +216,7 @@ class JITFunction(KernelInterface):
         if _gpu.wants_gpu(args, kwargs):
             return _gpu.run(self, grid, warmup, args, kwargs)
         options = self._options(kwargs)
-        if not kwargs and len(args) == len(self.params):
+        if not kwargs and len(args) == len(self.params) == self._n_positional:
             values = args
         else:
             values = self._bind(args, kwargs)
@@ -225,6 +259,8 @@ class JITFunction(KernelInterface):
 
 _MISSING = object()
 _GRID_END = 1 << 31
+# kernel[grid] without a Python frame once the function launched on a GPU (_gpu.py)
+JITFunction.__getitem__ = _gpu.fast_getitem(JITFunction, JITFunction.__getitem__)
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
@@ -241,4 +277,4 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
     return decorator
 
 
-__all__ = ["JITFunction", "KernelInterface", "jit", "CompiledKernel", "normalize_grid"]
+__all__ = ["JITFunction", "KernelInterface", "jit", "CompiledKernel", "normalize_grid", "Variant"]

@@ -135,9 +135,16 @@ void lower_assert(LoweringContext &c, const ir::Op &op) {
                  : emit_cast(c, r, et, ir::Type(ir::DType::I1), false, op.loc());
     all = all.valid() ? b.and_(Ty::Pred, all, ok) : ok;
   }
+  // The program id first (vprintf), in the interpreter's words: __assertfail's own line
+  // names the block only as CUDA's "block: [x,y,z]", and a trap may cut the output short.
+  std::vector<Reg> pid = {b.special(simt::Sreg::CtaidX), b.special(simt::Sreg::CtaidY),
+                          b.special(simt::Sreg::CtaidZ)};
+  int line = static_cast<int>(op.int_attr("line", 0));
   auto g = b.guarded(all, /*negate=*/true);
-  b.assert_fail(op.str_attr("message"), op.str_attr("file"),
-                static_cast<int>(op.int_attr("line", 0)), op.str_attr("func"));
+  b.vprintf(escape(op.str_attr("file")) + ":" + std::to_string(line) + ": pid (%d, %d, %d): " +
+                "device_assert failed: " + escape(op.str_attr("message")) + "\n",
+            pid);
+  b.assert_fail(op.str_attr("message"), op.str_attr("file"), line, op.str_attr("func"));
 }
 
 } // namespace

@@ -1,0 +1,222 @@
+"""Introspection as Triton users know it: kernel.warmup compiles without launching,
+CompiledKernel.asm (the IR after each stage, PTX, cubin, SASS) and .metadata, and the list
+of a kernel's compiled variants. CPU tests run everywhere; `gpu` ones on an H100."""
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec as triton
+import tilec.language as tl
+from tilec import _C, _introspect
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def _have_gpu():
+    ok, _ = _C.gpu_driver_available()
+    return ok and _C.gpu_device_count() > 0 and torch is not None and torch.cuda.is_available()
+
+
+@triton.jit
+def scale(X, Y, n, s, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(Y + offs, tl.load(X + offs, mask=m) * s, mask=m)
+
+
+def test_cpu_warmup_metadata_and_asm():
+    x = np.ones(64, np.float32)
+    y = np.zeros_like(x)
+    k = scale.warmup(x, y, 64, 2.0, BLOCK=32, grid=(2,), num_warps=2)
+    assert not y.any()  # compiled, not run
+    md = k.metadata
+    assert (md.name, md.num_warps, md.num_stages, md.shared) == ("scale", 2, 3, 0)
+    assert md.n_regs is None and md.n_spills is None  # no registers on the interpreter
+    assert md["target"] == "cpu-tile-interpreter" and "shared" in md
+    assert "frontend" in k.asm and "scale" in k.asm["ttir"]
+    assert "ptx" not in k.asm
+
+
+def test_compiled_variants_lists_each_specialisation():
+    @triton.jit
+    def k(X, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(X + offs, tl.load(X + offs, mask=offs < n), mask=offs < n)
+
+    x32 = np.zeros(64, np.float32)
+    k[(1,)](x32, 64, BLOCK=64)
+    k[(1,)](x32, 7, BLOCK=64)            # n not divisible by 16: a second variant
+    k[(1,)](np.zeros(64, np.float16), 64, BLOCK=32, num_warps=8)
+    v = k.compiled_variants()
+    assert len(v) == 3
+    assert all(x.target == "cpu" for x in v)
+    assert {x.options["num_warps"] for x in v} == {4, 8}
+    assert v[2].specialization["BLOCK"] is not None
+    assert all(isinstance(x.kernel, tilec.CompiledKernel) for x in v)
+
+
+def test_compiled_variants_through_autotune_and_heuristics():
+    @triton.heuristics(values={"BLOCK": lambda a: 16})
+    @triton.jit
+    def h(X, BLOCK: tl.constexpr):
+        tl.store(X + tl.arange(0, BLOCK), 1.0)
+
+    h[(1,)](np.zeros(16, np.float32))
+    assert len(h.compiled_variants()) == 1
+
+
+def test_simt_kernels_show_their_ptx(monkeypatch):
+    monkeypatch.setenv("TILEC_SIMT", "1")
+
+    @triton.jit
+    def k(X, BLOCK: tl.constexpr):
+        tl.store(X + tl.arange(0, BLOCK), 1.0)
+
+    c = k.warmup(np.zeros(32, np.float32), BLOCK=32, grid=(1,))
+    assert ".entry k" in c.asm["ptx"] and c.asm["ttgir"] and c.asm["thread_ir"]
+
+
+def test_ir_aliases():
+    a = _introspect.ir_aliases({"frontend": "f", "cleanup": "c", "layouts": "l",
+                                "allocate-shared": "s", "lower": "t", "ptx": "p"})
+    assert a["ttir"] == "c" and a["ttgir"] == "s" and a["thread_ir"] == "t"
+
+
+def test_metadata_object():
+    m = _introspect.Metadata(name="k", shared=0)
+    m._lazy = {"n_regs": lambda: 40}
+    assert m.n_regs == 40 and m["n_regs"] == 40 and "n_regs" in m
+    assert m._asdict() == {"name": "k", "shared": 0, "n_regs": 40}
+    with pytest.raises(KeyError):
+        m["nope"]
+
+
+def test_cubin_resources_rejects_garbage():
+    assert _introspect.cubin_resources(b"not an elf", "k") == {}
+    assert _introspect.cubin_resources(b"\x7fELF\x02" + b"\0" * 100, "k") == {}
+
+
+# -- on the GPU ----------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+def test_gpu_warmup_compiles_without_launching():
+    x = torch.ones(1024, device="cuda")
+    y = torch.zeros_like(x)
+    k = scale.warmup(x, y, 1024, 3.0, BLOCK=256, grid=(4,))
+    torch.cuda.synchronize()
+    assert not y.any().item()  # nothing ran
+    md = k.metadata
+    assert md.name == "scale" and md.num_warps == 4 and md.shared >= 0
+    assert md.n_regs > 0 and md.n_spills == 0, (md.n_regs, md.n_spills)
+    asm = k.asm
+    assert ".entry scale" in asm["ptx"] and asm["cubin"][:4] == b"\x7fELF"
+    assert "scale" in asm["ttir"] and asm["ttgir"] != asm["ttir"]
+    if _introspect._tool("cuobjdump") or _introspect._tool("nvdisasm"):
+        assert "sass" in asm and ("FADD" in asm["sass"] or "FMUL" in asm["sass"])
+    print(f"GPU introspection: n_regs={md.n_regs} n_spills={md.n_spills} "
+          f"sass={'yes' if 'sass' in asm else 'no tool'}")
+    scale[(4,)](x, y, 1024, 3.0, BLOCK=256)
+    torch.cuda.synchronize()
+    assert torch.equal(y, 3 * x)
+    targets = [v.target for v in scale.compiled_variants()]
+    assert any(t.startswith("sm_") for t in targets)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+def test_gpu_compile_api_kernel_launches_like_warmup():
+    """tilec.compile's cubin equals what a launch builds (same PTX path)."""
+    x = torch.ones(1024, device="cuda")
+    y = torch.zeros_like(x)
+    k = scale.warmup(x, y, 1024, 3.0, BLOCK=256, grid=(4,))
+    arch = k.metadata.arch
+    aot = tilec.compile(scale, signature="*fp32:16,*fp32:16,i32:16,fp32",
+                        constexprs={"BLOCK": 256}, target=arch)
+    assert aot.asm["ptx"] == k.asm["ptx"]
+
+
+# -- device_assert names file, line and program id ------------------------------------------
+
+ASSERT_SCRIPT = '''
+import sys
+import tilec as triton
+import tilec.language as tl
+{setup}
+
+@triton.jit(debug=True)
+def checked(X, N: tl.constexpr):
+    x = tl.load(X + tl.program_id(0) * N + tl.arange(0, N))
+    tl.device_assert(x >= 0, "x must be non-negative")  # ASSERT-LINE
+
+x = {make}
+try:
+    checked[(4,)](x, N=8)
+    {sync}
+except Exception as e:
+    print("PYTHON-ERROR:", type(e).__name__, e, flush=True)
+    sys.exit(3)
+print("NO ERROR")
+'''
+
+
+def _assert_line():
+    return next(i for i, ln in enumerate(ASSERT_SCRIPT.splitlines(), 1) if "ASSERT-LINE" in ln)
+
+
+def _run_assert_script(tmp_path, setup, make, sync, env_extra):
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "assert_kernel.py"
+    path.write_text(ASSERT_SCRIPT.format(setup=setup, make=make, sync=sync))
+    env = dict(os.environ, **env_extra)
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          timeout=300, env=env), str(path)
+
+
+def test_device_assert_on_the_simt_simulator_names_the_program(tmp_path):
+    """The lowered GPU code (TILEC_SIMT=1) prints file:line, the pid and the condition."""
+    r, path = _run_assert_script(
+        tmp_path, "import numpy as np",
+        "np.arange(32, dtype=np.int32)\nx[27] = -1", "pass", {"TILEC_SIMT": "1"})
+    assert r.returncode == 3, r.stdout + r.stderr
+    line = _assert_line()
+    assert f"{path}:{line}: pid (3, 0, 0): device_assert failed: x must be non-negative" \
+        in r.stdout, r.stdout
+    assert "pid (0, 0, 0): device_assert" not in r.stdout
+    assert "x must be non-negative" in r.stdout.split("PYTHON-ERROR:")[1]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+def test_gpu_device_assert_names_file_line_pid_and_kernel(tmp_path):
+    """On the GPU: the device's output names file:line, the program id and the condition;
+    the Python error after the failed launch names the kernel."""
+    r, path = _run_assert_script(
+        tmp_path, "import torch",
+        "torch.arange(32, dtype=torch.int32, device='cuda')\nx[27] = -1",
+        "torch.cuda.synchronize(); triton.synchronize()", {})
+    out = r.stdout + r.stderr
+    print(out)
+    line = _assert_line()
+    assert r.returncode == 3, out
+    assert f"{path}:{line}: pid (3, 0, 0): device_assert failed: x must be non-negative" in out
+    err = out.split("PYTHON-ERROR:")[1]
+    assert "checked" in err, err
+
+
+def test_heuristics_warmup():
+    @triton.heuristics(values={"BLOCK": lambda a: 16})
+    @triton.jit
+    def h(X, BLOCK: tl.constexpr):
+        tl.store(X + tl.arange(0, BLOCK), 1.0)
+
+    x = np.zeros(16, np.float32)
+    k = h.warmup(x, grid=(1,))
+    assert isinstance(k, tilec.CompiledKernel) and not x.any()
