@@ -44,6 +44,24 @@ LayoutRef Layout::linear(int32_t rank,
   return l;
 }
 
+LayoutRef Layout::mma(int32_t version, std::vector<int32_t> wpc, std::vector<int32_t> instr) {
+  auto l = std::make_shared<Layout>();
+  l->kind = LayoutKind::Mma;
+  l->mma_version = version;
+  l->warps_per_cta = std::move(wpc);
+  l->instr_shape = std::move(instr);
+  return l;
+}
+
+LayoutRef Layout::dot_operand(int32_t idx, LayoutRef parent, int32_t k_width) {
+  auto l = std::make_shared<Layout>();
+  l->kind = LayoutKind::DotOperand;
+  l->op_idx = idx;
+  l->parent = std::move(parent);
+  l->k_width = k_width;
+  return l;
+}
+
 int Layout::rank() const {
   switch (kind) {
   case LayoutKind::Blocked:
@@ -54,6 +72,10 @@ int Layout::rank() const {
     return static_cast<int>(order.size());
   case LayoutKind::Linear:
     return linear_rank;
+  case LayoutKind::Mma:
+    return static_cast<int>(warps_per_cta.size());
+  case LayoutKind::DotOperand:
+    return parent ? parent->rank() : 0;
   }
   return 0;
 }
@@ -66,7 +88,14 @@ int Layout::num_warps() const {
       n *= w;
     return n;
   }
+  case LayoutKind::Mma: {
+    int n = 1;
+    for (int32_t w : warps_per_cta)
+      n *= w;
+    return n;
+  }
   case LayoutKind::Slice:
+  case LayoutKind::DotOperand:
     return parent ? parent->num_warps() : 0;
   case LayoutKind::Linear:
     for (const auto &[name, b] : bases)
@@ -109,6 +138,12 @@ std::string Layout::str() const {
     }
     return s + ">";
   }
+  case LayoutKind::Mma:
+    return "#mma<v=" + std::to_string(mma_version) + ", wpc=" + ints(warps_per_cta) +
+           ", instr=" + ints(instr_shape) + ">";
+  case LayoutKind::DotOperand:
+    return "#dot_op<idx=" + std::to_string(op_idx) + ", parent=" + (parent ? parent->str() : "?") +
+           ", k_width=" + std::to_string(k_width) + ">";
   }
   return "#?";
 }
@@ -126,6 +161,11 @@ bool Layout::operator==(const Layout &o) const {
     return vec == o.vec && per_phase == o.per_phase && max_phase == o.max_phase && order == o.order;
   case LayoutKind::Linear:
     return linear_rank == o.linear_rank && bases == o.bases;
+  case LayoutKind::Mma:
+    return mma_version == o.mma_version && warps_per_cta == o.warps_per_cta &&
+           instr_shape == o.instr_shape;
+  case LayoutKind::DotOperand:
+    return op_idx == o.op_idx && k_width == o.k_width && same_layout(parent, o.parent);
   }
   return false;
 }
@@ -245,6 +285,21 @@ public:
         bases.emplace_back(std::move(name), std::move(b));
       }
       r = Layout::linear(rank, std::move(bases));
+    } else if (kind == "mma") {
+      int32_t v = 0;
+      std::vector<int32_t> wpc, instr;
+      if (!key_int("v", v) || !expect(',') || !key_list("wpc", wpc) || !expect(',') ||
+          !key_list("instr", instr))
+        return nullptr;
+      r = Layout::mma(v, wpc, instr);
+    } else if (kind == "dot_op") {
+      int32_t idx = 0, kw = 0;
+      if (!key_int("idx", idx) || !expect(',') || !key("parent"))
+        return nullptr;
+      LayoutRef p = layout();
+      if (!p || !expect(',') || !key_int("k_width", kw))
+        return nullptr;
+      r = Layout::dot_operand(idx, p, kw);
     } else {
       return nullptr;
     }
@@ -322,6 +377,29 @@ std::string check_layout(const Layout &l, int rank) {
         if (static_cast<int>(v.size()) != rank)
           return "linear layout basis of '" + name + "' must have one entry per tile dim";
     return "";
+  case LayoutKind::Mma: {
+    if (l.mma_version != 2)
+      return "only mma version 2 (mma.sync) is a distributed layout here";
+    if (rank != 2 && rank != 3)
+      return "mma layouts are rank 2 or 3 (batched)";
+    if (l.instr_shape.size() != static_cast<size_t>(rank) || l.instr_shape[rank - 2] != 16 ||
+        l.instr_shape[rank - 1] != 8 || (rank == 3 && l.instr_shape[0] != 1))
+      return "mma v2 instruction shape must be [16,8] (batched [1,16,8])";
+    for (int32_t w : l.warps_per_cta)
+      if (!pow2(w))
+        return "mma warps_per_cta must be powers of two";
+    return "";
+  }
+  case LayoutKind::DotOperand:
+    if (!l.parent)
+      return "dot operand layout without a parent";
+    if (l.op_idx != 0 && l.op_idx != 1)
+      return "dot operand idx must be 0 (A) or 1 (B)";
+    if (l.parent->kind == LayoutKind::Mma && l.k_width != 1 && l.k_width != 2 && l.k_width != 4)
+      return "dot operand k_width must be 1, 2 or 4 for an mma parent";
+    if (l.parent->kind != LayoutKind::Mma && l.parent->kind != LayoutKind::Blocked)
+      return "a dot operand's parent is an mma or blocked layout";
+    return check_layout(*l.parent, rank);
   }
   return "unknown layout kind";
 }

@@ -20,8 +20,17 @@
 //       any linear layout, given by its bases: for each input dim, one output vector
 //       per input bit (components in tile-dim order: dim0, dim1, ...).
 //
-// Mma / dot-operand encodings (tensor-core issue) are later LayoutKind values with their
-// own fields; code switching on LayoutKind must keep a default.
+//   #mma<v=2, wpc=[2,2], instr=[16,8]>
+//       the accumulator of mma.sync (v=2): each warp owns 16x8 instruction tiles (`instr`,
+//       batched: [1,16,8]) as the PTX ISA's C fragment places them; warps_per_cta tile the
+//       CTA, and larger tiles repeat in registers (layout/MmaLayouts.h).
+//   #dot_op<idx=0, parent=#mma<...>, k_width=2>
+//       operand idx (0: A [M,K], 1: B [K,N]) of a dot whose result has layout `parent`;
+//       k_width = consecutive K elements per 32-bit register (2 for 16-bit types, 1 for
+//       tf32, 4 for 8-bit). With a blocked parent: the FMA path (each thread holds whole K
+//       rows/columns for its result elements; k_width unused, 0).
+//
+// Code switching on LayoutKind must keep a default (more kinds may come).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +43,7 @@
 
 namespace tilec::ir {
 
-enum class LayoutKind : uint8_t { Blocked, Slice, Shared, Linear };
+enum class LayoutKind : uint8_t { Blocked, Slice, Shared, Linear, Mma, DotOperand };
 
 struct Layout;
 using LayoutRef = std::shared_ptr<const Layout>; // immutable, shared between types
@@ -57,6 +66,12 @@ struct Layout {
   std::vector<std::pair<std::string, std::vector<std::vector<int32_t>>>> bases;
   int32_t linear_rank = 0; // number of output (tile) dims of a Linear layout
 
+  // Mma (warps_per_cta as above) and DotOperand (parent as above).
+  int32_t mma_version = 2;
+  std::vector<int32_t> instr_shape; // per tile dim: [16, 8] (batched [1, 16, 8])
+  int32_t op_idx = 0;               // dot operand: 0 = A, 1 = B
+  int32_t k_width = 0;              // dot operand: K elements per 32-bit register
+
   static LayoutRef blocked(std::vector<int32_t> spt, std::vector<int32_t> tpw,
                            std::vector<int32_t> wpc, std::vector<int32_t> order);
   static LayoutRef slice(int32_t dim, LayoutRef parent);
@@ -64,6 +79,8 @@ struct Layout {
                           std::vector<int32_t> order);
   static LayoutRef linear(int32_t rank,
                           std::vector<std::pair<std::string, std::vector<std::vector<int32_t>>>> b);
+  static LayoutRef mma(int32_t version, std::vector<int32_t> wpc, std::vector<int32_t> instr);
+  static LayoutRef dot_operand(int32_t idx, LayoutRef parent, int32_t k_width);
 
   int rank() const; // tile rank the layout applies to
   bool is_distributed() const { return kind != LayoutKind::Shared; }

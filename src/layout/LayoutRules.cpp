@@ -1,6 +1,7 @@
 #include "layout/LayoutRules.h"
 
 #include "layout/Layouts.h"
+#include "layout/MmaLayouts.h"
 
 namespace tilec::layout::rules {
 
@@ -86,8 +87,13 @@ LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
   case OpKind::Join:
   case OpKind::Cat: // both operands in one layout (the first's)
     return i == 1 ? user.operand(0)->type.layout : nullptr;
-  case OpKind::Dot: // the accumulator has the result's type
-    return i == 2 ? result_layout() : nullptr;
+  case OpKind::Dot: { // the accumulator has the result's type; a and b the operand layouts
+    LayoutRef r = result_layout();
+    if (i == 2 || !r)
+      return r;
+    int32_t kw = r->kind == ir::LayoutKind::Mma ? mma_k_width(user.operand(0)->type.elem) : 0;
+    return ir::Layout::dot_operand(static_cast<int32_t>(i), r, kw);
+  }
   case OpKind::Reduce: { // every operand in the layout the result is a slice of
     LayoutRef r = result_layout();
     return r && r->kind == ir::LayoutKind::Slice ? r->parent : nullptr;
@@ -158,10 +164,8 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps) {
     LayoutRef l = operand_layout(0);
     return l ? ir::Layout::slice(static_cast<int32_t>(op.int_attr("axis")), l) : nullptr;
   }
-  case OpKind::Dot: { // the accumulator's layout, until tensor-core layouts exist
-    LayoutRef acc = operand_layout(2);
-    return acc ? acc : default_blocked(rt.shape, num_warps);
-  }
+  case OpKind::Dot: // mma when the tensor cores can run it, else blocked (FMA)
+    return dot_result_layout(op, num_warps);
   case OpKind::Reshape:
   case OpKind::Join:
   case OpKind::Split:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "layout/MmaLayouts.h"
 #include "support/Diagnostics.h"
 
 namespace tilec::layout {
@@ -34,9 +35,8 @@ void check_order(const std::vector<int32_t> &order, size_t rank) {
   }
 }
 
-// Fits a CTA-level layout (out dims named dim<d>) to `shape`: bits that step past the
-// shape become broadcast (lanes, warps) or are dropped (registers); a layout smaller than
-// the shape repeats in registers, fastest dims (in `order`) first.
+} // namespace
+
 LinearLayout fit_to_shape(const LinearLayout &cta, const ir::Shape &shape,
                           const std::vector<int32_t> &order) {
   std::vector<LinearLayout::InDim> ins;
@@ -70,6 +70,8 @@ LinearLayout fit_to_shape(const LinearLayout &cta, const ir::Shape &shape,
   }
   return l;
 }
+
+namespace {
 
 int log2i(int64_t v) {
   int k = 0;
@@ -184,6 +186,10 @@ LinearLayout to_linear(const ir::Layout &l, const ir::Shape &shape) {
     LinearLayout r(std::move(ins), std::move(outs));
     return shared ? r : r.transpose_ins({kRegister, kLane, kWarp});
   }
+  case ir::LayoutKind::Mma:
+    return mma_v2(l.warps_per_cta, shape);
+  case ir::LayoutKind::DotOperand:
+    return dot_operand(l, shape);
   }
   TILEC_ASSERT(false, "no linear layout for " + l.str());
   return {};

@@ -26,6 +26,12 @@ LinearLayout blocked(const std::vector<int32_t> &size_per_thread,
                      const std::vector<int32_t> &warps_per_cta, const std::vector<int32_t> &order,
                      const ir::Shape &shape);
 
+// Fits a CTA-level layout (out dims named dim<d>) to `shape`: bits that step past the
+// shape become broadcast (lanes, warps) or are dropped (registers); a layout smaller than
+// the shape repeats in registers, fastest dims (in `order`) first.
+LinearLayout fit_to_shape(const LinearLayout &cta, const ir::Shape &shape,
+                          const std::vector<int32_t> &order);
+
 // The parent layout (of a tile of rank r+1) with output dim `dim` removed: the bits that
 // stepped along it become broadcast, and register bits that only stepped along it are
 // dropped (a thread keeps one copy). Output dims are renamed dim0..dim(r-1).

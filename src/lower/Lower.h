@@ -19,9 +19,9 @@ struct LowerOptions {
 };
 
 // Lowers `fn` of `m` (which carries num_warps and, after allocate_shared, shared_bytes).
-// Constructs the GPU path cannot compile yet (tl.dot) and target limits (fp8 on sm_80)
-// throw CompileError at the op's location; a layout or IR the lowering does not expect is
-// an InternalError.
+// Constructs the GPU path cannot compile (tl.dot with M, N or K < 16) and target limits
+// (fp8 on sm_80) throw CompileError at the op's location; a layout or IR the lowering does
+// not expect is an InternalError.
 simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
                               const LowerOptions &opts = {});
 

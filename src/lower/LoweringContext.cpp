@@ -479,7 +479,8 @@ void LoweringContext::lower_op(const ir::Op &op) {
     lower_scan(*this, op);
     return;
   case K::Dot:
-    throw CompileError(op.loc(), "tl.dot is not supported on the GPU yet");
+    lower_dot(*this, op);
+    return;
   case K::ProgramId:
   case K::NumPrograms:
     lower_program(*this, op);

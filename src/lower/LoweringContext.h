@@ -169,6 +169,7 @@ void lower_control_flow(LoweringContext &c, const ir::Op &op);   // LowerControl
 void lower_program(LoweringContext &c, const ir::Op &op);        // program_id, num_programs
 void lower_debug(LoweringContext &c, const ir::Op &op);          // LowerDebug.cpp
 void lower_convert_layout(LoweringContext &c, const ir::Op &op); // LowerConvert.cpp
+void lower_dot(LoweringContext &c, const ir::Op &op);            // LowerDot.cpp
 
 // Scalar building blocks shared between families.
 // One element of an elementwise op (operands in the op's operand order).

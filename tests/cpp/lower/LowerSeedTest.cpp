@@ -275,7 +275,7 @@ TEST(LowerSeed, AddDebugAgrees) {
   k.expect_agree(add_inputs(300, 128));
 }
 
-TEST(LowerSeed, DotIsAClearError) {
+TEST(LowerSeed, DotOfATileWithItselfRunsOnMma) {
   const char *src = R"(@triton.jit
 def k(a_ptr, c_ptr):
     offs = tl.arange(0, 16)
@@ -283,13 +283,16 @@ def k(a_ptr, c_ptr):
     c = tl.dot(a, a)
     tl.store(c_ptr + offs[:, None] * 16 + offs[None, :], c)
 )";
-  try {
-    GpuKernelUnderTest k(src, "k", {"*fp16:16", "*fp32:16"});
-    FAIL() << "expected a CompileError";
-  } catch (const CompileError &e) {
-    EXPECT_EQ(e.message(), "tl.dot is not supported on the GPU yet");
-    EXPECT_EQ(e.loc().line, 5);
-  }
+  GpuKernelUnderTest k(src, "k", {"*fp16:16", "*fp32:16"});
+  EXPECT_NE(k.ptx().find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), std::string::npos);
+  Inputs in;
+  std::vector<uint16_t> a(256);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<uint16_t>(0x3c00 + (i % 7) * 0x100); // 1, 2, 4, ... (exact sums)
+  int pa = in.buffer(a, "a_ptr");
+  int pc = in.buffer(std::vector<float>(256, 0.0f), "c_ptr");
+  in.args = {Arg::buffer(pa), Arg::buffer(pc)};
+  k.expect_agree(in);
 }
 
 } // namespace

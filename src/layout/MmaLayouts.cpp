@@ -1,0 +1,218 @@
+#include "layout/MmaLayouts.h"
+
+#include <algorithm>
+
+#include "layout/Layouts.h"
+#include "support/Diagnostics.h"
+
+namespace tilec::layout {
+
+namespace {
+
+using Basis = LinearLayout::Basis;
+
+int log2i(int64_t v) {
+  int k = 0;
+  while ((int64_t{1} << k) < v)
+    ++k;
+  return k;
+}
+
+// A basis of `rank` zeros with the last two dims (row, col) set.
+Basis rc(int rank, int32_t row, int32_t col) {
+  Basis b(static_cast<size_t>(rank), 0);
+  b[static_cast<size_t>(rank - 2)] = row;
+  b[static_cast<size_t>(rank - 1)] = col;
+  return b;
+}
+
+// The accumulator's warp bases: N bits, then M bits, then batch bits. `keep_m` /
+// `keep_n` false: those bits broadcast (zero), as in the operand that lacks the dim.
+std::vector<Basis> warp_bases(const std::vector<int32_t> &wpc, bool keep_m, bool keep_n,
+                              int32_t m_step, int32_t n_step) {
+  int rank = static_cast<int>(wpc.size());
+  std::vector<Basis> w;
+  for (int i = 0; i < log2i(wpc[rank - 1]); ++i)
+    w.push_back(keep_n ? rc(rank, 0, n_step << i) : rc(rank, 0, 0));
+  for (int i = 0; i < log2i(wpc[rank - 2]); ++i)
+    w.push_back(keep_m ? rc(rank, m_step << i, 0) : rc(rank, 0, 0));
+  if (rank == 3)
+    for (int i = 0; i < log2i(wpc[0]); ++i)
+      w.push_back({1 << i, 0, 0});
+  return w;
+}
+
+// Builds the CTA layout from its bases and fits it to `shape`; registers repeat along
+// `order` (fastest first).
+LinearLayout fit(std::vector<Basis> reg, std::vector<Basis> lane, std::vector<Basis> warp,
+                 const std::vector<int32_t> &cta_sizes, const ir::Shape &shape,
+                 const std::vector<int32_t> &order) {
+  int rank = static_cast<int>(shape.size());
+  std::vector<LinearLayout::OutDim> outs;
+  for (int d = 0; d < rank; ++d)
+    outs.push_back({dim_name(d), cta_sizes[static_cast<size_t>(d)]});
+  LinearLayout cta({{kRegister, std::move(reg)}, {kLane, std::move(lane)}, {kWarp, std::move(warp)}},
+                   std::move(outs));
+  std::vector<std::string> names;
+  for (int d = 0; d < rank; ++d)
+    names.push_back(dim_name(d));
+  return fit_to_shape(cta, shape, order).transpose_outs(names);
+}
+
+std::vector<int32_t> repeat_order(int rank, bool k_first_a, bool b_operand) {
+  // A [.., M, K]: K then M; B [.., K, N]: K then N; C [.., M, N]: N then M; batch last.
+  std::vector<int32_t> o;
+  if (b_operand)
+    o = {rank - 2, rank - 1};
+  else if (k_first_a)
+    o = {rank - 1, rank - 2};
+  else
+    o = {rank - 1, rank - 2};
+  if (rank == 3)
+    o.push_back(0);
+  return o;
+}
+
+std::vector<int32_t> batch_sizes(int rank, const std::vector<int32_t> &wpc, int32_t r, int32_t c) {
+  std::vector<int32_t> s;
+  if (rank == 3)
+    s.push_back(wpc[0]);
+  s.push_back(r);
+  s.push_back(c);
+  return s;
+}
+
+LinearLayout dot_operand_fma(const ir::Layout &l, const ir::Shape &shape) {
+  int rank = static_cast<int>(shape.size());
+  ir::Shape ps = shape; // the parent's (result) shape: A [.., M, K] -> [.., M, ?]
+  int64_t K = l.op_idx == 0 ? shape[rank - 1] : shape[rank - 2];
+  // the parent's other dim is not known from the operand; any size works as it is
+  // broadcast: use the parent's own CTA tile by fitting to 1.
+  if (l.op_idx == 0)
+    ps[rank - 1] = 1;
+  else
+    ps[rank - 2] = 1;
+  LinearLayout p = to_linear(*l.parent, ps);
+  int keep = l.op_idx == 0 ? rank - 2 : rank - 1; // the parent dim the operand shares
+  int kdim = l.op_idx == 0 ? rank - 1 : rank - 2;
+  std::vector<LinearLayout::InDim> ins;
+  for (const auto &in : p.in_dims()) {
+    LinearLayout::InDim r{in.name, {}};
+    for (const Basis &b : in.bases) {
+      Basis nb(static_cast<size_t>(rank), 0);
+      for (int d = 0; d < rank; ++d)
+        if (d == keep || (rank == 3 && d == 0))
+          nb[static_cast<size_t>(d)] = b[static_cast<size_t>(d)];
+      bool zero = std::all_of(nb.begin(), nb.end(), [](int32_t v) { return v == 0; });
+      if (!(zero && in.name == kRegister))
+        r.bases.push_back(nb);
+    }
+    if (in.name == kRegister)
+      for (int i = 0; i < log2i(K); ++i) {
+        Basis kb(static_cast<size_t>(rank), 0);
+        kb[static_cast<size_t>(kdim)] = 1 << i;
+        r.bases.push_back(kb);
+      }
+    ins.push_back(std::move(r));
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (int d = 0; d < rank; ++d)
+    outs.push_back({dim_name(d), static_cast<int32_t>(shape[static_cast<size_t>(d)])});
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
+} // namespace
+
+LinearLayout mma_v2(const std::vector<int32_t> &wpc, const ir::Shape &shape) {
+  int rank = static_cast<int>(shape.size());
+  TILEC_ASSERT((rank == 2 || rank == 3) && wpc.size() == shape.size(), "mma layout rank");
+  std::vector<Basis> reg = {rc(rank, 0, 1), rc(rank, 8, 0)};
+  std::vector<Basis> lane = {rc(rank, 0, 2), rc(rank, 0, 4), rc(rank, 1, 0), rc(rank, 2, 0),
+                             rc(rank, 4, 0)};
+  std::vector<Basis> warp = warp_bases(wpc, true, true, 16, 8);
+  return fit(reg, lane, warp, batch_sizes(rank, wpc, 16 * wpc[rank - 2], 8 * wpc[rank - 1]), shape,
+             repeat_order(rank, false, false));
+}
+
+LinearLayout dot_operand(const ir::Layout &l, const ir::Shape &shape) {
+  TILEC_ASSERT(l.kind == ir::LayoutKind::DotOperand && l.parent, "dot_operand of " + l.str());
+  if (l.parent->kind != ir::LayoutKind::Mma)
+    return dot_operand_fma(l, shape);
+  int rank = static_cast<int>(shape.size());
+  const std::vector<int32_t> &wpc = l.parent->warps_per_cta;
+  int32_t kw = l.k_width, kinstr = 8 * kw;
+  TILEC_ASSERT(kw == 1 || kw == 2 || kw == 4, "dot operand k_width must be 1, 2 or 4");
+  bool a = l.op_idx == 0;
+  // (row, col) of a K step and of an M/N step in this operand's dims
+  auto kb = [&](int32_t k) { return a ? rc(rank, 0, k) : rc(rank, k, 0); };
+  auto xb = [&](int32_t x) { return a ? rc(rank, x, 0) : rc(rank, 0, x); };
+  std::vector<Basis> reg;
+  for (int32_t k = 1; k < kw; k *= 2)
+    reg.push_back(kb(k));
+  if (a)
+    reg.push_back(xb(8));
+  reg.push_back(kb(4 * kw));
+  std::vector<Basis> lane = {kb(kw), kb(2 * kw), xb(1), xb(2), xb(4)};
+  std::vector<Basis> warp = warp_bases(wpc, a, !a, 16, 8);
+  std::vector<int32_t> sizes = a ? batch_sizes(rank, wpc, 16 * wpc[rank - 2], kinstr)
+                                 : batch_sizes(rank, wpc, kinstr, 8 * wpc[rank - 1]);
+  return fit(reg, lane, warp, sizes, shape, repeat_order(rank, true, !a));
+}
+
+std::vector<int32_t> mma_warps_per_cta(const ir::Shape &shape, int num_warps) {
+  int rank = static_cast<int>(shape.size());
+  std::vector<int32_t> ret(static_cast<size_t>(rank), 1);
+  int left = num_warps;
+  if (rank == 3) {
+    while (left > 1 && ret[0] * 2 <= shape[0]) {
+      ret[0] *= 2;
+      left /= 2;
+    }
+  }
+  int32_t &wm = ret[static_cast<size_t>(rank - 2)], &wn = ret[static_cast<size_t>(rank - 1)];
+  int64_t M = shape[static_cast<size_t>(rank - 2)], N = shape[static_cast<size_t>(rank - 1)];
+  while (wm * wn < left) {
+    if (M / 16 / wm >= N / 16 / wn) {
+      if (wm < M / 16)
+        wm *= 2;
+      else
+        wn *= 2;
+    } else {
+      wn *= 2;
+    }
+  }
+  return ret;
+}
+
+int32_t mma_k_width(ir::DType d) {
+  int b = ir::bits(d);
+  return b >= 32 ? 1 : 32 / b;
+}
+
+bool dot_uses_mma(const ir::Op &dot) {
+  const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
+  int rank = a.rank();
+  ir::DType e = a.elem;
+  bool types = ((e == ir::DType::F16) && (r.elem == ir::DType::F32 || r.elem == ir::DType::F16)) ||
+               (e == ir::DType::BF16 && r.elem == ir::DType::F32) ||
+               (e == ir::DType::F32 && r.elem == ir::DType::F32 &&
+                dot.str_attr("input_precision") == "tf32") ||
+               (e == ir::DType::I8 && r.elem == ir::DType::I32);
+  if (!types)
+    return false;
+  int64_t M = a.shape[static_cast<size_t>(rank - 2)], K = a.shape[static_cast<size_t>(rank - 1)];
+  int64_t N = r.shape[static_cast<size_t>(rank - 1)];
+  return M >= 16 && N >= 8 && K >= 8 * mma_k_width(e);
+}
+
+ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps) {
+  const ir::Shape &s = dot.result(0)->type.shape;
+  if (!dot_uses_mma(dot))
+    return default_blocked(s, num_warps);
+  std::vector<int32_t> instr(s.size(), 1);
+  instr[s.size() - 2] = 16;
+  instr[s.size() - 1] = 8;
+  return ir::Layout::mma(2, mma_warps_per_cta(s, num_warps), instr);
+}
+
+} // namespace tilec::layout

@@ -1,0 +1,44 @@
+// Tensor-core layouts: the mma.sync (v2) accumulator and its dot operands as linear
+// layouts (ir/Layout.h: #mma, #dot_op), and the choices layout assignment makes for a dot.
+//
+// Accumulator [M, N] (batched [B, M, N]), per warp one 16x8 instruction tile, the PTX
+// ISA's C fragment (g = lane / 4, t = lane % 4; c0,c1 at (g, 2t + i), c2,c3 at (g + 8, ..)):
+//   register: n+1, m+8      lane: n+2, n+4, m+1, m+2, m+4
+//   warp:     n+8, n+16, .. (warps_per_cta[N]), then m+16, .. (warps_per_cta[M]), then batch
+// Operand A [M, K] with kw = k_width, K_instr = 8 * kw:
+//   register: k+1 .. k+kw/2, m+8, k+4kw      lane: k+kw, k+2kw, m+1, m+2, m+4
+//   warp:     the accumulator's, with its N bits broadcast (zero)
+// Operand B [K, N]:
+//   register: k+1 .. k+kw/2, k+4kw           lane: k+kw, k+2kw, n+1, n+2, n+4
+//   warp:     the accumulator's, with its M bits broadcast
+// Larger tiles repeat the instruction tile in registers (fit_to_shape). These are exactly
+// the A/B/C fragments of m16n8k16 (kw 2), m16n8k8 tf32 (kw 1) and m16n8k32 8-bit (kw 4).
+//
+// A dot operand of a *blocked* parent (the FMA path): the parent's bases with the other
+// operand's dim broadcast, and every K element in registers.
+#pragma once
+
+#include "ir/IR.h"
+#include "layout/LinearLayout.h"
+
+namespace tilec::layout {
+
+LinearLayout mma_v2(const std::vector<int32_t> &warps_per_cta, const ir::Shape &shape);
+// `l` is a DotOperand encoding; `shape` the operand's tile shape.
+LinearLayout dot_operand(const ir::Layout &l, const ir::Shape &shape);
+
+// warps_per_cta of the mma accumulator for a result of `shape` (rank 2 or 3), as
+// Triton's warpsPerTileV2 chooses it: warps go to M while it has more instruction tiles
+// per warp than N (counted in 16-wide units), else to N; batched: warps to the batch dim
+// first.
+std::vector<int32_t> mma_warps_per_cta(const ir::Shape &shape, int num_warps);
+// k_width of an operand element type: 32 / bits (fp32 as tf32 -> 1).
+int32_t mma_k_width(ir::DType operand);
+// Whether `dot` can run on mma.sync: its operand types (fp16/bf16, fp32 with tf32
+// precision, int8, fp8) and M >= 16, N >= 8, K >= the instruction's K. The layout
+// choices below follow it; lowering relies on the same test.
+bool dot_uses_mma(const ir::Op &dot);
+// The result layout of `dot` (mma or, for the FMA path, a default blocked layout).
+ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps);
+
+} // namespace tilec::layout

@@ -1,0 +1,169 @@
+// tl.dot lowered to mma.sync (and FMA) and run on the SIMT simulator against the tile
+// interpreter. Inputs are small multiples of 1/4 so that every fp32 sum is exact and the
+// two agree bit for bit (fp16 results: to fp16 rounding).
+#include <random>
+
+#include "LowerTestUtil.h"
+
+namespace tilec::lower::test {
+namespace {
+
+std::string dot_kernel(const std::string &a_ty, const std::string &expr, bool trans_b = false) {
+  std::string s = R"(@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+)";
+  s += trans_b ? "    b = tl.trans(tl.load(b_ptr + rn[:, None] * K + rk[None, :]))\n"
+               : "    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])\n";
+  s += "    acc = tl.load(c_ptr + rm[:, None] * N + rn[None, :])\n";
+  s += "    c = " + expr + "\n";
+  s += "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)\n";
+  (void)a_ty;
+  return s;
+}
+
+uint16_t f16_bits(double v) { // exact for the small quarters used here
+  if (v == 0)
+    return 0;
+  uint16_t sign = v < 0 ? 0x8000 : 0;
+  v = std::fabs(v);
+  int e = 0;
+  double m = std::frexp(v, &e); // v = m * 2^e, m in [0.5, 1)
+  int exp = e - 1 + 15;
+  uint16_t mant = static_cast<uint16_t>(std::lround((m * 2 - 1) * 1024));
+  return static_cast<uint16_t>(sign | (exp << 10) | mant);
+}
+uint16_t bf16_bits(double v) {
+  float f = static_cast<float>(v);
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return static_cast<uint16_t>(b >> 16);
+}
+
+std::vector<double> quarters(size_t n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int> d(-8, 8);
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = d(g) / 4.0;
+  return v;
+}
+
+// Buffers of elem type `ty` ("fp16", "bf16", "fp32", "i8") holding `v`.
+int add_buffer(Inputs &in, const std::string &ty, const std::vector<double> &v,
+               const std::string &name) {
+  if (ty == "fp16" || ty == "bf16") {
+    std::vector<uint16_t> h;
+    for (double x : v)
+      h.push_back(ty == "fp16" ? f16_bits(x) : bf16_bits(x));
+    return in.buffer(h, name);
+  }
+  if (ty == "i8" || ty == "i32") {
+    if (ty == "i8") {
+      std::vector<int8_t> b;
+      for (double x : v)
+        b.push_back(static_cast<int8_t>(x * 4)); // -32..32
+      return in.buffer(b, name);
+    }
+    std::vector<int32_t> b;
+    for (double x : v)
+      b.push_back(static_cast<int32_t>(x * 4));
+    return in.buffer(b, name);
+  }
+  std::vector<float> f(v.begin(), v.end());
+  return in.buffer(f, name);
+}
+
+struct DotCase {
+  std::string ab, out, expr;
+  int M, N, K, warps = 4;
+  bool trans_b = false;
+};
+
+GpuKernelUnderTest run_case(const DotCase &cs, bool expect_mma = true) {
+  SCOPED_TRACE(cs.ab + " -> " + cs.out + " " + cs.expr + " " + std::to_string(cs.M) + "x" +
+               std::to_string(cs.N) + "x" + std::to_string(cs.K));
+  GpuKernelUnderTest k(dot_kernel(cs.ab, cs.expr, cs.trans_b), "dot_kernel",
+                       {"*" + cs.ab + ":16", "*" + cs.ab + ":16", "*" + cs.out + ":16",
+                        "=" + std::to_string(cs.M), "=" + std::to_string(cs.N),
+                        "=" + std::to_string(cs.K)},
+                       cs.warps);
+  EXPECT_EQ(k.ptx().find("mma.sync.aligned") != std::string::npos, expect_mma) << k.thread_ir();
+  Inputs in;
+  int a = add_buffer(in, cs.ab, quarters(static_cast<size_t>(cs.M * cs.K), 1), "a");
+  int b = add_buffer(in, cs.ab, quarters(static_cast<size_t>(cs.K * cs.N), 2), "b");
+  int c = add_buffer(in, cs.out, quarters(static_cast<size_t>(cs.M * cs.N), 3), "c");
+  in.args = {Arg::buffer(a), Arg::buffer(b), Arg::buffer(c)};
+  Compare cmp = cs.out == "fp16" ? Compare::f16(2e-3, 1e-2) : Compare::exact();
+  k.expect_agree(in, {Compare::exact(), Compare::exact(), cmp});
+  return k;
+}
+
+} // namespace
+
+TEST(LowerDot, F16ToF32OnMma) {
+  run_case({"fp16", "fp32", "tl.dot(a, b)", 16, 16, 16});
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 64, 32});
+  run_case({"fp16", "fp32", "tl.dot(a, b) + acc", 64, 32, 64, 8});
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 16, 16, 128, 1});
+}
+
+TEST(LowerDot, Bf16AndF16AccumulatorAndTf32) {
+  run_case({"bf16", "fp32", "tl.dot(a, b, acc)", 32, 32, 32});
+  run_case({"fp16", "fp16", "tl.dot(a, b, acc, out_dtype=tl.float16)", 32, 32, 32});
+  auto k = run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 32, 16, 32});
+  EXPECT_NE(k.ptx().find("cvt.rna.tf32.f32"), std::string::npos);
+  EXPECT_NE(k.ptx().find("m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos);
+}
+
+TEST(LowerDot, IeeeFp32AndInt8) {
+  auto k = run_case({"fp32", "fp32", "tl.dot(a, b, acc, input_precision='ieee')", 32, 32, 16},
+                    false);
+  EXPECT_NE(k.ptx().find("fma.rn.f32"), std::string::npos);
+  run_case({"fp32", "fp32", "tl.dot(a, b, acc, allow_tf32=False)", 16, 16, 16}, false);
+  auto i = run_case({"i8", "i32", "tl.dot(a, b, acc)", 32, 32, 64});
+  EXPECT_NE(i.ptx().find("m16n8k32.row.col.s32.s8.s8.s32"), std::string::npos);
+  run_case({"i8", "i32", "tl.dot(a, b)", 16, 16, 16}, false); // K < 32: FMA (mad)
+}
+
+TEST(LowerDot, TransposedOperand) {
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 32, 32, 4, true});
+}
+
+TEST(LowerDot, SmallShapesAreAClearError) {
+  try {
+    GpuKernelUnderTest k(dot_kernel("fp16", "tl.dot(a, b)"), "dot_kernel",
+                         {"*fp16:16", "*fp16:16", "*fp32:16", "=16", "=16", "=8"});
+    ADD_FAILURE() << "K = 8 compiled";
+  } catch (const CompileError &e) {
+    EXPECT_NE(e.message().find("K >= 16"), std::string::npos) << e.message();
+  }
+}
+
+TEST(LowerDot, BatchedDot) {
+  const char *src = R"(@triton.jit
+def bdot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rb = tl.arange(0, B)[:, None, None]
+    rm = tl.arange(0, M)[None, :, None]
+    rn = tl.arange(0, N)[None, None, :]
+    rk1 = tl.arange(0, K)[None, None, :]
+    rk0 = tl.arange(0, K)[None, :, None]
+    a = tl.load(a_ptr + rb * M * K + rm * K + rk1)
+    b = tl.load(b_ptr + rb * K * N + rk0 * N + rn)
+    c = tl.dot(a, b)
+    tl.store(c_ptr + rb * M * N + rm * N + rn, c)
+)";
+  GpuKernelUnderTest k(src, "bdot", {"*fp16:16", "*fp16:16", "*fp32:16", "=2", "=16", "=32", "=16"});
+  EXPECT_NE(k.ptx().find("mma.sync.aligned"), std::string::npos);
+  Inputs in;
+  int a = add_buffer(in, "fp16", quarters(2 * 16 * 16, 4), "a");
+  int b = add_buffer(in, "fp16", quarters(2 * 16 * 32, 5), "b");
+  int c = add_buffer(in, "fp32", std::vector<double>(2 * 16 * 32, 0), "c");
+  in.args = {Arg::buffer(a), Arg::buffer(b), Arg::buffer(c)};
+  k.expect_agree(in);
+}
+
+} // namespace tilec::lower::test
