@@ -104,7 +104,7 @@ struct ParamInfo {
 // A compiled kernel: PTX, cubin and launch metadata. Cheap to copy (shared, immutable).
 class CompiledKernel {
 public:
-  const std::string &name() const;  // the PTX entry
+  const std::string &name() const; // the PTX entry
   const std::string &ptx() const;
   const std::string &cubin() const; // empty when no ptxas was found
   const std::string &arch() const;  // "sm_90a"

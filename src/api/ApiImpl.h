@@ -4,9 +4,9 @@
 
 #include <functional>
 
-#include "tilec/tilec.h"
-#include "tilec/CliAot.h" // tools/tilec: the AOT compiler shared with `tilec compile`
 #include "runtime/Launcher.h"
+#include "tilec/CliAot.h" // tools/tilec: the AOT compiler shared with `tilec compile`
+#include "tilec/tilec.h"
 
 namespace tilec {
 

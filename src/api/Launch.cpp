@@ -9,7 +9,7 @@ struct Kernel::Impl {
   std::unique_ptr<runtime::GpuKernel> gpu;
   runtime::CUcontext ctx = nullptr;
   int device = 0;
-  std::vector<int> positions; // .param i takes run-time argument positions[i]
+  std::vector<int> positions;              // .param i takes run-time argument positions[i]
   std::vector<const cli::AotParam *> args; // the run-time parameters, in order
 };
 
@@ -141,9 +141,9 @@ void Kernel::launch(Grid grid, void *cu_stream, const std::vector<Arg> &args) co
       int bits = runtime::param_kind_bits(kind);
       bool is_signed = runtime::param_kind_is_signed(kind);
       int64_t v = a.int_value();
-      bool fits = bits >= 64 || (is_signed ? v >= -(int64_t(1) << (bits - 1)) &&
-                                                 v < (int64_t(1) << (bits - 1))
-                                           : v >= 0 && v < (int64_t(1) << bits));
+      bool fits = bits >= 64 ||
+                  (is_signed ? v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1))
+                             : v >= 0 && v < (int64_t(1) << bits));
       if (!fits)
         throw InvalidArgument("argument '" + meta.params[i].name + "' of kernel '" + name +
                               "' = " + std::to_string(v) + " does not fit in " +
@@ -154,8 +154,8 @@ void Kernel::launch(Grid grid, void *cu_stream, const std::vector<Arg> &args) co
   }
   api::translate_errors([&] {
     ContextScope scope(k.ctx);
-    k.gpu->launch(k.device, {grid.x, grid.y, grid.z},
-                  static_cast<runtime::CUstream>(cu_stream), packed.ptrs.data());
+    k.gpu->launch(k.device, {grid.x, grid.y, grid.z}, static_cast<runtime::CUstream>(cu_stream),
+                  packed.ptrs.data());
   });
 }
 

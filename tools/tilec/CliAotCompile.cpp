@@ -133,9 +133,9 @@ AotKernel aot_compile(const AotRequest &req, SourceManager &sm) {
     std::string names;
     for (const std::string &n : jit)
       names += (names.empty() ? "'" : ", '") + n + "'";
-    throw UsageError("unknown kernel '" + req.kernel + "': '" + req.path + "' defines " +
-                     (names.empty() ? std::string("no @jit functions")
-                                    : "the @jit functions " + names));
+    throw UsageError(
+        "unknown kernel '" + req.kernel + "': '" + req.path + "' defines " +
+        (names.empty() ? std::string("no @jit functions") : "the @jit functions " + names));
   }
   std::shared_ptr<const sema::FunctionSource> fs = resolver->kernel(req.kernel);
   AotKernel k;

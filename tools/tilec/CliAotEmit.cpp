@@ -23,7 +23,8 @@ std::string c_type_of_kind(const std::string &kind) {
     return "double";
   if (kind.size() > 1 && (kind[0] == 'i' || kind[0] == 'u'))
     return (kind[0] == 'u' ? "uint" : "int") + kind.substr(1) + "_t";
-  throw UsageError("the kernel has a parameter of kind '" + kind + "', which tilec compile "
+  throw UsageError("the kernel has a parameter of kind '" + kind +
+                   "', which tilec compile "
                    "cannot pass from C");
 }
 
@@ -140,7 +141,8 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
   h += "/* Unloads it (the next launch loads it again). Returns 0 or a CUresult. */\n";
   h += "int unload_" + name + "(void);\n";
   h += "/* Launches " + k.gpu.name + " on `stream` over the grid (grid_x, grid_y, grid_z) with " +
-       std::to_string(threads) + "\n   threads per block, loading it first if needed. "
+       std::to_string(threads) +
+       "\n   threads per block, loading it first if needed. "
        "Pointers are device addresses (CUdeviceptr).\n   Returns 0, "
        "TILEC_AOT_ERROR_NO_SPECIALISATION or a CUresult. */\n";
   h += "int " + name + "_grid(" + grid_params + ");\n";
@@ -157,23 +159,26 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
        ". Do not edit.\n";
   s += "#include \"" + header_file + "\"\n\n#include <stddef.h>\n#include <string.h>\n\n";
   s += "// The CUDA driver calls made here, declared so that only libcuda is needed.\n";
-  s += "extern \"C\" {\n"
-       "int cuModuleLoadData(struct CUmod_st **module, const void *image);\n"
-       "int cuModuleGetFunction(struct CUfunc_st **fn, struct CUmod_st *module, const char *name);\n"
-       "int cuModuleUnload(struct CUmod_st *module);\n"
-       "int cuFuncSetAttribute(struct CUfunc_st *fn, int attribute, int value);\n"
-       "int cuGetErrorString(int error, const char **text);\n"
-       "int cuLaunchKernel(struct CUfunc_st *fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,\n"
-       "                   unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared,\n"
-       "                   struct CUstream_st *stream, void **params, void **extra);\n"
-       "}\n\n";
+  s +=
+      "extern \"C\" {\n"
+      "int cuModuleLoadData(struct CUmod_st **module, const void *image);\n"
+      "int cuModuleGetFunction(struct CUfunc_st **fn, struct CUmod_st *module, const char *name);\n"
+      "int cuModuleUnload(struct CUmod_st *module);\n"
+      "int cuFuncSetAttribute(struct CUfunc_st *fn, int attribute, int value);\n"
+      "int cuGetErrorString(int error, const char **text);\n"
+      "int cuLaunchKernel(struct CUfunc_st *fn, unsigned grid_x, unsigned grid_y, unsigned "
+      "grid_z,\n"
+      "                   unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared,\n"
+      "                   struct CUstream_st *stream, void **params, void **extra);\n"
+      "}\n\n";
   s += "namespace {\n\n";
   std::string compiler = k.compiler;
   for (char &c : compiler)
     if (c == '\n' || c == '\r')
       c = ' ';
-  s += "// " + std::string(k.cubin.empty() ? "No cubin (ptxas was not found): the PTX is loaded."
-                                           : "The cubin, built by " + compiler + ".") +
+  s += "// " +
+       std::string(k.cubin.empty() ? "No cubin (ptxas was not found): the PTX is loaded."
+                                   : "The cubin, built by " + compiler + ".") +
        "\nconst unsigned char kCubin[] = {" + byte_array(k.cubin, false) + "\n};\n";
   s += "const size_t kCubinSize = " + std::to_string(k.cubin.size()) + ";\n";
   s += "// The PTX (NUL-terminated), JIT-compiled by the driver when the cubin does not suit.\n";
@@ -184,14 +189,16 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
        "inline int64_t tilec_aot_max(int64_t a, int64_t b) { return a < b ? b : a; }\n\n";
   s += "} // namespace\n\n";
 
-  s += "extern \"C\" int load_" + name + "(void) {\n"
+  s += "extern \"C\" int load_" + name +
+       "(void) {\n"
        "  if (g_function)\n    return 0;\n"
        "  struct CUmod_st *module = NULL;\n"
        "  int r = kCubinSize ? cuModuleLoadData(&module, kCubin) : 1;\n"
        "  if (r != 0)\n    r = cuModuleLoadData(&module, kPtx);\n"
        "  if (r != 0)\n    return r;\n"
        "  struct CUfunc_st *fn = NULL;\n"
-       "  r = cuModuleGetFunction(&fn, module, \"" + k.gpu.name + "\");\n";
+       "  r = cuModuleGetFunction(&fn, module, \"" +
+       k.gpu.name + "\");\n";
   if (k.gpu.shared_bytes > 48 * 1024)
     s += "  if (r == 0) // above 48 KB, dynamic shared memory must be opted into\n"
          "    r = cuFuncSetAttribute(fn, 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */, " +
@@ -199,7 +206,8 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
   s += "  if (r != 0) {\n    cuModuleUnload(module);\n    return r;\n  }\n"
        "  g_module = module;\n  g_function = fn;\n  return 0;\n}\n\n";
 
-  s += "extern \"C\" int unload_" + name + "(void) {\n"
+  s += "extern \"C\" int unload_" + name +
+       "(void) {\n"
        "  if (!g_module)\n    return 0;\n"
        "  int r = cuModuleUnload(g_module);\n"
        "  g_module = NULL;\n  g_function = NULL;\n  return r;\n}\n\n";
@@ -208,7 +216,8 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
   std::string cond = c_hint_condition(k.params);
   if (cond != "1")
     s += "  if (!(" + cond + "))\n    return TILEC_AOT_ERROR_NO_SPECIALISATION;\n";
-  s += "  if (!g_function) {\n    int r = load_" + name + "();\n    if (r != 0)\n      return r;\n  }\n";
+  s += "  if (!g_function) {\n    int r = load_" + name +
+       "();\n    if (r != 0)\n      return r;\n  }\n";
   s += "  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0)\n"
        "    return 0; // an empty grid launches nothing\n";
   s += "  if (grid_x > 0x7fffffff || grid_y > 65535 || grid_z > 65535)\n"
@@ -234,18 +243,22 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
       s += "  params[" + idx + "] = &slots[" + idx + "];\n";
     }
   }
-  s += "  return cuLaunchKernel(g_function, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, " +
-       std::to_string(threads) + ", 1, 1, " + std::to_string(k.gpu.shared_bytes) +
-       ", stream, params, NULL);\n}\n\n";
+  s +=
+      "  return cuLaunchKernel(g_function, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, " +
+      std::to_string(threads) + ", 1, 1, " + std::to_string(k.gpu.shared_bytes) +
+      ", stream, params, NULL);\n}\n\n";
   if (!grid.empty())
     s += "extern \"C\" int " + name + "(" + params + ") {\n  return " + name + "_grid(stream, " +
          g[0] + ", " + g[1] + ", " + g[2] + forward + ");\n}\n\n";
 
-  s += "extern \"C\" const char *" + name + "_error_string(int code) {\n"
+  s += "extern \"C\" const char *" + name +
+       "_error_string(int code) {\n"
        "  if (code == 0)\n    return \"no error\";\n"
        "  if (code == TILEC_AOT_ERROR_NO_SPECIALISATION)\n"
-       "    return \"" + name + ": the arguments do not fit the compiled specialisation (" +
-       c_string_body(signature) + ")\";\n"
+       "    return \"" +
+       name + ": the arguments do not fit the compiled specialisation (" +
+       c_string_body(signature) +
+       ")\";\n"
        "  const char *text = NULL;\n"
        "  if (cuGetErrorString(code, &text) == 0 && text)\n    return text;\n"
        "  return \"unknown CUDA error\";\n}\n";

@@ -91,7 +91,8 @@ private:
         fail("integer too large");
       return "INT64_C(" + digits + ")";
     }
-    if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
+    if (pos_ < s_.size() &&
+        (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
       size_t start = pos_;
       while (pos_ < s_.size() &&
              (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
@@ -140,8 +141,7 @@ private:
 
 } // namespace
 
-std::array<std::string, 3> grid_to_c(const std::string &grid,
-                                     const std::vector<AotParam> &params) {
+std::array<std::string, 3> grid_to_c(const std::string &grid, const std::vector<AotParam> &params) {
   std::vector<std::string> dims = GridParser(grid, params).parse_list();
   if (dims.size() > 3)
     throw UsageError("bad grid '" + grid + "': at most 3 dimensions, got " +

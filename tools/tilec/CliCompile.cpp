@@ -28,7 +28,7 @@ bool is_c_identifier(const std::string &s) {
 // Short options of compile/link, as Triton's compile.py spells them.
 std::vector<std::string> expand_short_options(const std::vector<std::string> &args) {
   static const std::map<std::string, std::string> names = {
-      {"-s", "--signature"}, {"-g", "--grid"}, {"-w", "--num-warps"},
+      {"-s", "--signature"},   {"-g", "--grid"},     {"-w", "--num-warps"},
       {"-ns", "--num-stages"}, {"-o", "--out-name"}, {"-n", "--name"}};
   std::vector<std::string> out;
   for (const std::string &a : args) {
@@ -58,17 +58,18 @@ std::pair<std::string, std::string> output_stem(const ParsedArgs &a) {
   std::filesystem::path out(a.get("out-name"));
   std::string name = a.has("name") ? a.get("name") : out.filename().string();
   if (!is_c_identifier(name))
-    throw UsageError("'" + name + "' is not a C identifier: choose -o out/NAME (or --name) "
+    throw UsageError("'" + name +
+                     "' is not a C identifier: choose -o out/NAME (or --name) "
                      "with letters, digits and '_'");
   std::string dir = out.parent_path().string();
   return {dir.empty() ? "." : dir, out.filename().string()};
 }
 
 int run_compile(const std::vector<std::string> &raw) {
-  ParsedArgs a = parse_args(expand_short_options(raw),
-                            {"signature", "grid", "num-warps", "num-stages", "out-name", "name",
-                             "arch"},
-                            {"debug", "no-cubin"});
+  ParsedArgs a =
+      parse_args(expand_short_options(raw),
+                 {"signature", "grid", "num-warps", "num-stages", "out-name", "name", "arch"},
+                 {"debug", "no-cubin"});
   if (a.positional.size() != 1)
     throw UsageError("compile takes one FILE.py:KERNEL");
   const std::string &target = a.positional[0];
@@ -106,8 +107,9 @@ int run_compile(const std::vector<std::string> &raw) {
       throw UsageError("-g needs grid expressions, got an empty string");
     out = emit_aot(k, name, file_stem + ".h", sig, grid);
     if (k.cubin.empty() && req.build_cubin)
-      std::fprintf(stderr, "tilec: warning: ptxas not found (set TILEC_PTXAS): %s.cpp embeds "
-                           "only PTX, which the driver compiles at load\n",
+      std::fprintf(stderr,
+                   "tilec: warning: ptxas not found (set TILEC_PTXAS): %s.cpp embeds "
+                   "only PTX, which the driver compiles at load\n",
                    file_stem.c_str());
   } catch (const CompileError &e) {
     std::fputs(sema::static_output_of(e).c_str(), stderr);
@@ -117,8 +119,8 @@ int run_compile(const std::vector<std::string> &raw) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::string base = (std::filesystem::path(dir) / file_stem).string();
-  for (const auto &[path, text] : {std::pair{base + ".h", &out.header},
-                                   std::pair{base + ".cpp", &out.source}})
+  for (const auto &[path, text] :
+       {std::pair{base + ".h", &out.header}, std::pair{base + ".cpp", &out.source}})
     if (!write_text_file(path, *text)) {
       std::fprintf(stderr, "tilec: cannot write '%s'\n", path.c_str());
       return 1;

@@ -42,8 +42,8 @@ template <class F> std::string error_of(F &&f) {
 }
 
 TEST(Api, CompilesVectorAddWithMetadata) {
-  tilec::CompiledKernel k =
-      tilec::compile_file(seed_file(), options("add_kernel", "*fp32:16,*fp32:16,*fp32:16,i32,1024"));
+  tilec::CompiledKernel k = tilec::compile_file(
+      seed_file(), options("add_kernel", "*fp32:16,*fp32:16,*fp32:16,i32,1024"));
   EXPECT_EQ(k.name(), "add_kernel");
   EXPECT_NE(k.ptx().find(".entry add_kernel"), std::string::npos);
   EXPECT_EQ(k.arch(), "sm_90a");
@@ -52,7 +52,8 @@ TEST(Api, CompilesVectorAddWithMetadata) {
   EXPECT_EQ(k.params()[0].name, "x_ptr");
   EXPECT_EQ(k.params()[0].kind, "ptr");
   EXPECT_EQ(k.params()[3].kind, "i32");
-  EXPECT_EQ(k.arg_names(), (std::vector<std::string>{"x_ptr", "y_ptr", "output_ptr", "n_elements"}));
+  EXPECT_EQ(k.arg_names(),
+            (std::vector<std::string>{"x_ptr", "y_ptr", "output_ptr", "n_elements"}));
 }
 
 TEST(Api, TypedSignatureEqualsTheString) {
@@ -60,7 +61,7 @@ TEST(Api, TypedSignatureEqualsTheString) {
   tilec::CompileOptions o;
   o.kernel = "softmax_kernel";
   o.params = {P::pointer("fp32", true), P::pointer("fp32", true), P::scalar("i32"),
-              P::scalar("i32"), P::scalar("i32"), P::constant(int64_t(256))};
+              P::scalar("i32"),         P::scalar("i32"),         P::constant(int64_t(256))};
   o.arch = "sm_80";
   tilec::CompiledKernel typed = tilec::compile_file(seed_file(), o);
   o.params.clear();
@@ -79,7 +80,8 @@ TEST(Api, CompileErrorsCarryTheRenderedDiagnostic) {
                     "@triton.jit\n"
                     "def k(out, n):\n"
                     "    tl.store(out, undefined_name)\n";
-  std::string what = error_of([&] { tilec::compile_source(src, "kern.py", options("k", "*fp32,i32")); });
+  std::string what =
+      error_of([&] { tilec::compile_source(src, "kern.py", options("k", "*fp32,i32")); });
   EXPECT_NE(what.find("kern.py:5:"), std::string::npos) << what;
   EXPECT_NE(what.find("undefined_name"), std::string::npos) << what;
   EXPECT_NE(what.find("^"), std::string::npos) << what; // the caret line
@@ -123,7 +125,8 @@ TEST(ApiGpu, GeluMatchesTheHost) {
     x[i] = -6.0f + 12.0f * float(i) / float(n);
   tilec::runtime::DeviceBuffer dx(n * 4), dy(n * 4);
   dx.upload(x.data(), n * 4);
-  k.launch({tilec::cdiv(n, 1024)}, nullptr, {tilec::Arg::ptr(dx.ptr()), tilec::Arg::ptr(dy.ptr()), n});
+  k.launch({tilec::cdiv(n, 1024)}, nullptr,
+           {tilec::Arg::ptr(dx.ptr()), tilec::Arg::ptr(dy.ptr()), n});
   tilec::runtime::check(tilec::runtime::driver().cuCtxSynchronize(), "cuCtxSynchronize");
   dy.download(y.data(), n * 4);
   int bad = 0;
