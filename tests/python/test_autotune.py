@@ -289,3 +289,56 @@ def test_seed_matmul_prints_tuning_and_a_second_process_skips_it(tmp_path):
     assert "RESULT OK True" in second.stdout
     assert "read from the disk cache" in second.stdout
     assert "finished after" not in second.stdout and " ms" not in second.stdout
+
+
+# -- on the GPU ----------------------------------------------------------------------------
+
+def _have_gpu():
+    try:
+        import torch
+    except ImportError:
+        return False
+    ok, _ = tilec._C.gpu_driver_available()
+    return ok and tilec._C.gpu_device_count() > 0 and torch.cuda.is_available()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+def test_gpu_autotune_times_with_events_and_caches(tmp_path, monkeypatch, capsys):
+    import torch
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TILEC_PRINT_AUTOTUNING", "1")
+    configs = [triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((256, 2), (1024, 4),
+                                                                      (4096, 8))]
+    k = _double_kernel(configs, cache_results=True)
+    n = 1 << 22
+    x = torch.randn(n, device="cuda")
+    y = torch.empty_like(x)
+    k[_grid(n)](x, y, n)
+    torch.cuda.synchronize()
+    assert torch.equal(y, 2 * x)
+    out = capsys.readouterr().out
+    print(out)
+    assert all(0 < t < float("inf") for t in k.configs_timings.values()), k.configs_timings
+    assert "best config: " + str(k.best_config) in out
+    k2 = _double_kernel(configs, cache_results=True)
+    y.zero_()
+    k2[_grid(n)](x, y, n)
+    torch.cuda.synchronize()
+    assert k2.from_disk_cache and k2.best_config == k.best_config
+    assert torch.equal(y, 2 * x)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+def test_gpu_do_bench_uses_cuda_events():
+    import torch
+
+    x = torch.randn(1 << 24, device="cuda")
+    ms = triton.testing.do_bench(lambda: x * 2, warmup=5, rep=20)
+    # 128 MB read + written: well under 10 ms on any recent GPU, and not 0
+    assert 0.005 < ms < 10, ms
+    g = triton.testing.do_bench_cudagraph(lambda: x.mul_(1.0), rep=20)
+    assert 0.005 < g < 10, g
+    print(f"do_bench x*2 over 64 MB: {ms:.4f} ms; cudagraph x.mul_: {g:.4f} ms")
