@@ -258,7 +258,8 @@ SEED_MATMUL = textwrap.dedent("""
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     c = np.zeros((M, N), np.float16)
-    grid = lambda META: (triton.cdiv(M, META['BLOCK_SIZE_M']) * triton.cdiv(N, META['BLOCK_SIZE_N']),)
+    grid = lambda META: (triton.cdiv(M, META['BLOCK_SIZE_M']) *
+                         triton.cdiv(N, META['BLOCK_SIZE_N']),)
     sk.matmul_kernel[grid](a, b, c, M, N, K, K, 1, N, 1, N, 1, GROUP_SIZE_M=8)
     ref = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
     np.testing.assert_allclose(c.astype(np.float32), ref.astype(np.float32), atol=1e-2, rtol=1e-2)

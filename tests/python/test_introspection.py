@@ -2,6 +2,10 @@
 CompiledKernel.asm (the IR after each stage, PTX, cubin, SASS) and .metadata, and the list
 of a kernel's compiled variants. CPU tests run everywhere; `gpu` ones on an H100."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -169,10 +173,6 @@ def _assert_line():
 
 
 def _run_assert_script(tmp_path, setup, make, sync, env_extra):
-    import os
-    import subprocess
-    import sys
-
     path = tmp_path / "assert_kernel.py"
     path.write_text(ASSERT_SCRIPT.format(setup=setup, make=make, sync=sync))
     env = dict(os.environ, **env_extra)
