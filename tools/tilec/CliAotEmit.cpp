@@ -136,7 +136,8 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
   h += kAotErrorBlock;
   h += "\nstruct CUstream_st; /* CUstream */\n\n";
   h += "/* Loads the kernel into the calling thread's current CUDA context (the embedded cubin,\n"
-       "   else the PTX through the driver's JIT). Returns 0 or a CUresult. */\n";
+       "   else the PTX through the driver's JIT). Returns 0 or a CUresult. The module is kept\n"
+       "   for one context at a time; call it once before launching from several threads. */\n";
   h += "int load_" + name + "(void);\n";
   h += "/* Unloads it (the next launch loads it again). Returns 0 or a CUresult. */\n";
   h += "int unload_" + name + "(void);\n";
