@@ -35,12 +35,65 @@ runtime::CUstream resolve_stream(PyObject *stream, int device);
 void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
                    runtime::CUstream stream, void **params);
 
+// A stand-in GPU for tests on machines without one (_C._gpu_test_device): launches call
+// `recorder(kernel name, grid, device, stream, packed params)` instead of the driver, device
+// queries answer compute capability `cc`, and gpu_build skips ptxas.
+struct TestDevice {
+  int cc = 0;
+  nb::object recorder;
+};
+TestDevice *test_device(); // nullptr unless enabled
+
 // Sets the Python error for the C++ exception being handled (call inside a catch block):
 // tilec's runtime errors as tilec.CudaError / OutOfResources / CompilationError, nanobind's
 // builtin exceptions as their Python types, std::invalid_argument as ValueError.
 void set_python_error();
 
+// A launch's arguments as they arrive: vectorcall's array (keyword values after the
+// positional ones, named by `kwnames`) or a (tuple, dict) pair.
+struct CallArgs {
+  PyObject *const *pos = nullptr;
+  size_t npos = 0;
+  PyObject *kwnames = nullptr; // tuple, or nullptr
+  PyObject *kwdict = nullptr;  // dict, or nullptr
+
+  static CallArgs of(PyObject *args, PyObject *kwargs) {
+    CallArgs a;
+    a.pos = args ? &PyTuple_GET_ITEM(args, 0) : nullptr;
+    a.npos = args ? PyTuple_GET_SIZE(args) : 0;
+    a.kwdict = kwargs;
+    return a;
+  }
+
+  // f(name, value) for each keyword argument; stops (returning false) when f does.
+  template <typename F> bool each_kw(F &&f) const {
+    if (kwnames) {
+      Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+      for (Py_ssize_t i = 0; i < n; ++i)
+        if (!f(PyTuple_GET_ITEM(kwnames, i), pos[npos + i]))
+          return false;
+    } else if (kwdict) {
+      Py_ssize_t p = 0;
+      PyObject *k, *v;
+      while (PyDict_Next(kwdict, &p, &k, &v))
+        if (!f(k, v))
+          return false;
+    }
+    return true;
+  }
+};
+
+// GpuDispatch.cpp: launches through the fast path of `dispatcher` (a GpuDispatcher), else
+// through the Python path; the dispatcher's reusable bound-launch slot (owned).
+nb::object dispatch_call(PyObject *dispatcher, PyObject *grid, const CallArgs &a);
+PyObject *&dispatcher_spare(PyObject *dispatcher);
+bool is_dispatcher(PyObject *o);
+
+// GpuBoundLaunch.cpp: `dispatcher[grid]` (a new reference, nullptr with a Python error).
+PyObject *bind_grid_raw(PyObject *dispatcher, PyObject *grid);
+
 void bind_gpu_kernel(nb::module_ &m);
 void bind_gpu_dispatch(nb::module_ &m);
+void bind_gpu_launch_objects(nb::module_ &m); // GpuBoundLaunch.cpp
 
 } // namespace tilec::python::gpu

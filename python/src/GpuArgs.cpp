@@ -87,13 +87,68 @@ uint8_t torch_dtype(PyObject *dt) {
                            .c_str());
 }
 
+// The tensor type's own data_ptr / get_device / dtype, resolved once per type and called
+// without attribute lookup: for torch's C methods and getters (METH_NOARGS, getset) the
+// C function is called directly, anything else (a Python override) through a normal call.
+// The entry stays valid while the type's version tag does (any change to the type or a base
+// bumps it).
+struct TensorType {
+  PyTypeObject *type = nullptr;
+  unsigned version = 0;
+  PyObject *data_ptr = nullptr, *get_device = nullptr, *dtype = nullptr; // borrowed from the MRO
+};
+constexpr int kTensorTypes = 4;
+TensorType g_tensor_types[kTensorTypes];
+int g_tensor_types_next = 0;
+
+const TensorType *tensor_type(PyTypeObject *t) {
+  for (const auto &e : g_tensor_types)
+    if (e.type == t && e.version == t->tp_version_tag && e.version != 0)
+      return &e;
+  if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG))
+    return nullptr;
+  TensorType &e = g_tensor_types[g_tensor_types_next++ % kTensorTypes];
+  Py_XDECREF(e.type);
+  Py_INCREF(t);
+  e.type = t;
+  e.version = t->tp_version_tag;
+  e.data_ptr = _PyType_Lookup(t, g_names.data_ptr);
+  e.get_device = _PyType_Lookup(t, g_names.get_device);
+  e.dtype = _PyType_Lookup(t, g_names.dtype);
+  return &e;
+}
+
+// v.<name>() through the method found on v's type.
+PyObject *call_noargs(PyObject *v, PyObject *method, PyObject *name) {
+  if (method && Py_IS_TYPE(method, &PyMethodDescr_Type)) {
+    PyMethodDef *def = reinterpret_cast<PyMethodDescrObject *>(method)->d_method;
+    if ((def->ml_flags & (METH_VARARGS | METH_FASTCALL | METH_NOARGS | METH_O | METH_KEYWORDS |
+                          METH_METHOD)) == METH_NOARGS)
+      return def->ml_meth(v, nullptr);
+  }
+  return PyObject_CallMethodNoArgs(v, name);
+}
+
+PyObject *get_attr(PyObject *v, PyObject *descr, PyObject *name) {
+  if (descr && Py_IS_TYPE(descr, &PyGetSetDescr_Type)) {
+    PyGetSetDef *gs = reinterpret_cast<PyGetSetDescrObject *>(descr)->d_getset;
+    if (gs->get)
+      return gs->get(v, gs->closure);
+  }
+  return PyObject_GetAttr(v, name);
+}
+
 void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
-  // Three queries per tensor (each ~0.1 us): get_device() is -1 for CPU tensors, the CUDA
-  // ordinal otherwise (is_cuda would be a fourth query).
-  nb::object dev = nb::steal(PyObject_CallMethodNoArgs(v, g_names.get_device));
+  // Three queries per tensor: get_device() is -1 for CPU tensors, the CUDA ordinal
+  // otherwise (is_cuda would be a fourth query).
+  const TensorType *tt = tensor_type(Py_TYPE(v));
+  nb::object dev = nb::steal(tt ? call_noargs(v, tt->get_device, g_names.get_device)
+                                : PyObject_CallMethodNoArgs(v, g_names.get_device));
   if (!dev.is_valid())
     throw nb::python_error();
   long device = PyLong_AsLong(dev.ptr());
+  if (device == -1 && PyErr_Occurred())
+    throw nb::python_error();
   if (device < 0) {
     out.cls = ArgClass::HostArray;
     out.host_kind = "a CPU tensor";
@@ -102,16 +157,20 @@ void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
       out.host_kind = "a tensor on a non-CUDA device";
     return;
   }
-  nb::object ptr = nb::steal(PyObject_CallMethodNoArgs(v, g_names.data_ptr));
+  nb::object ptr = nb::steal(tt ? call_noargs(v, tt->data_ptr, g_names.data_ptr)
+                                : PyObject_CallMethodNoArgs(v, g_names.data_ptr));
   if (!ptr.is_valid())
     throw nb::python_error();
-  nb::object dt = nb::steal(PyObject_GetAttr(v, g_names.dtype));
+  nb::object dt = nb::steal(tt ? get_attr(v, tt->dtype, g_names.dtype)
+                               : PyObject_GetAttr(v, g_names.dtype));
   if (!dt.is_valid())
     throw nb::python_error();
   uint8_t code = torch_dtype(dt.ptr());
   if (code == kDNone)
     bad_dtype(name, "torch tensors of dtype " + nb::cast<std::string>(nb::str(dt)));
   uint64_t p = PyLong_AsUnsignedLongLong(ptr.ptr());
+  if (p == static_cast<uint64_t>(-1) && PyErr_Occurred())
+    throw nb::python_error();
   out.cls = ArgClass::DeviceArray;
   out.i = static_cast<int64_t>(p);
   out.aligned = p % 16 == 0;
@@ -334,6 +393,18 @@ const char *dtype_name(uint8_t dtype) {
 PyObject *torch_raw_stream_fn() {
   find_torch();
   return g_torch.raw_stream;
+}
+
+void reset_arg_types() {
+  Py_CLEAR(g_torch.tensor_type);
+  Py_CLEAR(g_torch.raw_stream);
+  for (auto &e : g_torch.dtypes)
+    Py_DECREF(e.first);
+  g_torch.dtypes.clear();
+  for (auto &e : g_tensor_types) {
+    Py_CLEAR(e.type);
+    e = TensorType{};
+  }
 }
 
 void init_arg_names() {

@@ -48,6 +48,9 @@ void classify(PyObject *v, const char *name, ArgInfo &out);
 // torch._C._cuda_getCurrentRawStream when torch is imported (borrowed; nullptr otherwise).
 PyObject *torch_raw_stream_fn();
 
+// Forgets the torch types found so far (tests that stand in a fake torch module).
+void reset_arg_types();
+
 // One-time Python objects (interned attribute names).
 void init_arg_names();
 

@@ -57,6 +57,7 @@ struct Param {
   bool is_constexpr = false;
   bool specialize = true;
   bool has_default = false;
+  bool keyword_only = false; // after `*` in the signature: never bound by position
   nb::object default_value;
 };
 
@@ -70,6 +71,7 @@ struct Entry {
 };
 
 enum class Status { Ready, NoGpu, Unknown, Unsupported };
+
 
 // One launch's arguments, bound and classified.
 struct Bound {
@@ -97,9 +99,10 @@ public:
       p.name = nb::steal(PyUnicode_InternFromString(p.name_str.c_str()));
       p.is_constexpr = constexprs[i];
       p.specialize = specialize[i];
-      nb::tuple d = nb::cast<nb::tuple>(defaults[i]); // (has_default, value)
+      nb::tuple d = nb::cast<nb::tuple>(defaults[i]); // (has_default, value[, keyword_only])
       p.has_default = nb::cast<bool>(d[0]);
       p.default_value = nb::borrow(d[1]);
+      p.keyword_only = nb::len(d) > 2 && nb::cast<bool>(d[2]);
       params_.push_back(std::move(p));
       names_.push_back(params_.back().name_str);
     }
@@ -111,25 +114,26 @@ public:
   Dispatcher &operator=(const Dispatcher &) = delete;
 
   // The fast path. Returns the launch's result, or nullptr-handle on a miss (nothing ran).
-  nb::object launch(PyObject *grid, PyObject *args, PyObject *kwargs) {
+  nb::object launch(PyObject *grid, const CallArgs &args) {
     if (entries_.empty())
       return nb::object(); // nothing compiled yet: the Python path checks the driver first
     Bound b(params_.size());
-    Status st = prepare(args, kwargs, b);
+    Status st = prepare(args, b);
     if (st != Status::Ready)
       return nb::object();
     const Entry *e = find(b);
     if (!e)
       return nb::object();
     run(*e, grid, b);
+    ++fast_launches_;
     return e->result;
   }
 
   // Registers `kernel_obj` (a tilec GpuCompiledKernel: `._native` is the GpuKernel) for the
   // specialisation of these arguments. False when the fast path cannot key them.
-  bool add(PyObject *args, PyObject *kwargs, nb::object kernel_obj) {
+  bool add(const CallArgs &args, nb::object kernel_obj) {
     Bound b(params_.size());
-    if (prepare(args, kwargs, b) != Status::Ready)
+    if (prepare(args, b) != Status::Ready)
       return false;
     auto kernel = nb::cast<std::shared_ptr<runtime::GpuKernel>>(kernel_obj.attr("_native"));
     Entry e;
@@ -153,24 +157,33 @@ public:
   }
 
   // What a miss falls back to: jitfn.run(*args, grid=grid, **kwargs).
-  nb::object fallback(PyObject *grid, PyObject *args, PyObject *kwargs) {
+  nb::object fallback(PyObject *grid, const CallArgs &args) {
     nb::object fn = nb::steal(PyObject_CallNoArgs(jitfn_ref_.ptr()));
     if (!fn.is_valid())
       throw nb::python_error();
     if (fn.is_none())
       throw nb::value_error("the @jit function of this launcher no longer exists");
+    nb::object pos = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(args.npos)));
+    if (!pos.is_valid())
+      throw nb::python_error();
+    for (size_t i = 0; i < args.npos; ++i)
+      PyTuple_SET_ITEM(pos.ptr(), i, Py_NewRef(args.pos[i]));
     nb::dict kw;
-    if (kwargs && PyDict_Update(kw.ptr(), kwargs) != 0)
+    args.each_kw([&](PyObject *k, PyObject *v) { return PyDict_SetItem(kw.ptr(), k, v) == 0; });
+    if (PyErr_Occurred())
       throw nb::python_error();
     kw["grid"] = nb::handle(grid);
+    ++fallbacks_;
     nb::object run = fn.attr("run");
-    nb::object r = nb::steal(PyObject_Call(run.ptr(), args, kw.ptr()));
+    nb::object r = nb::steal(PyObject_Call(run.ptr(), pos.ptr(), kw.ptr()));
     if (!r.is_valid())
       throw nb::python_error();
     return r;
   }
 
   size_t num_entries() const { return entries_.size(); }
+  uint64_t fast_launches() const { return fast_launches_; }
+  uint64_t fallbacks() const { return fallbacks_; }
 
   // The objects this dispatcher holds, for Python's cyclic GC (a compiled kernel refers to
   // its @jit function, which holds this dispatcher).
@@ -185,22 +198,24 @@ public:
       for (const auto &c : e->const_objs)
         Py_VISIT(c.second.ptr());
     }
-    Py_VISIT(spare_.ptr());
+    Py_VISIT(spare_);
     return 0;
   }
 
   void clear() {
     last_ = nullptr;
     entries_.clear();
-    spare_ = nb::object();
+    Py_CLEAR(spare_);
     for (auto &p : params_)
       p.default_value = nb::object();
     normalize_grid_ = nb::object();
   }
 
-  // The last `kernel[grid]` object, reused while nobody else holds it (saves an
-  // allocation per launch).
-  nb::object spare_;
+  ~Dispatcher() { Py_CLEAR(spare_); }
+
+  // The last `kernel[grid]` object (a BoundLaunch), reused while nobody else holds it
+  // (saves an allocation per launch). Owned.
+  PyObject *spare_ = nullptr;
 
 private:
   PyObject *unwrap(PyObject *v) const {
@@ -237,30 +252,32 @@ private:
 
   // Binds args/kwargs to parameters (as JITFunction._bind would) and computes the key into
   // scratch_key_. Raises for mixed host/GPU arrays and arrays on different devices.
-  Status prepare(PyObject *args, PyObject *kwargs, Bound &b) {
+  Status prepare(const CallArgs &args, Bound &b) {
     size_t n = params_.size();
-    size_t nargs = args ? PyTuple_GET_SIZE(args) : 0;
+    size_t nargs = args.npos;
     if (nargs > n)
       return Status::Unsupported;
     for (size_t i = 0; i < n; ++i)
-      b.values[i] = i < nargs ? PyTuple_GET_ITEM(args, i) : nullptr;
-    if (kwargs && PyDict_GET_SIZE(kwargs) > 0) {
-      Py_ssize_t pos = 0;
-      PyObject *k, *v;
-      while (PyDict_Next(kwargs, &pos, &k, &v)) {
-        int idx = find_param(k);
-        if (idx >= 0) {
-          if (b.values[idx])
-            return Status::Unsupported;
-          b.values[idx] = v;
-          continue;
-        }
-        int opt = find_option(k);
-        if (opt < 0)
-          return Status::Unsupported;
-        b.options[opt] = v;
+      b.values[i] = i < nargs && !params_[i].keyword_only ? args.pos[i] : nullptr;
+    for (size_t i = 0; i < nargs; ++i)
+      if (params_[i].keyword_only)
+        return Status::Unsupported; // Python's binding reports it
+    bool bound = args.each_kw([&](PyObject *k, PyObject *v) {
+      int idx = find_param(k);
+      if (idx >= 0) {
+        if (b.values[idx])
+          return false;
+        b.values[idx] = v;
+        return true;
       }
-    }
+      int opt = find_option(k);
+      if (opt < 0)
+        return false;
+      b.options[opt] = v;
+      return true;
+    });
+    if (!bound)
+      return Status::Unsupported;
     std::vector<uint64_t> &key = scratch_key_;
     key.clear();
     for (int j = 0; j < kNumOptions; ++j) {
@@ -412,6 +429,8 @@ private:
   }
 
   static int current_device_index() {
+    if (test_device())
+      return 0;
     int d = runtime::current_device();
     return d < 0 ? 0 : d;
   }
@@ -419,7 +438,8 @@ private:
   int device_cc(int device) {
     if (device >= 0 && static_cast<size_t>(device) < cc_cache_.size() && cc_cache_[device])
       return cc_cache_[device];
-    int cc = runtime::device_props(device).target.cc();
+    TestDevice *t = test_device();
+    int cc = t ? t->cc : runtime::device_props(device).target.cc();
     if (cc_cache_.size() <= static_cast<size_t>(device))
       cc_cache_.resize(device + 1, 0);
     cc_cache_[device] = cc;
@@ -514,46 +534,8 @@ private:
   Entry *last_ = nullptr;
   std::vector<uint64_t> scratch_key_;
   std::vector<int> cc_cache_;
+  uint64_t fast_launches_ = 0, fallbacks_ = 0;
 };
-
-// `dispatcher[grid]`: calling it launches (tp_call: no argument parsing by nanobind).
-struct BoundLaunch {
-  nb::object dispatcher;
-  nb::object grid;
-};
-
-PyObject *bound_call(PyObject *self, PyObject *args, PyObject *kwargs) {
-  try {
-    BoundLaunch *b = nb::inst_ptr<BoundLaunch>(self);
-    if (!b->dispatcher.is_valid())
-      throw nb::value_error("this launcher was cleared by the garbage collector");
-    Dispatcher *d = nb::inst_ptr<Dispatcher>(b->dispatcher.ptr());
-    nb::object r = d->launch(b->grid.ptr(), args, kwargs);
-    if (!r.is_valid())
-      r = d->fallback(b->grid.ptr(), args, kwargs);
-    return r.release().ptr();
-  } catch (...) {
-    set_python_error(); // tp_call is not a nanobind function: translate here
-    return nullptr;
-  }
-}
-
-int bound_traverse(PyObject *self, visitproc visit, void *arg) {
-  Py_VISIT(Py_TYPE(self));
-  if (!nb::inst_ready(self))
-    return 0;
-  BoundLaunch *b = nb::inst_ptr<BoundLaunch>(self);
-  Py_VISIT(b->dispatcher.ptr());
-  Py_VISIT(b->grid.ptr());
-  return 0;
-}
-
-int bound_clear(PyObject *self) {
-  BoundLaunch *b = nb::inst_ptr<BoundLaunch>(self);
-  b->dispatcher = nb::object();
-  b->grid = nb::object();
-  return 0;
-}
 
 int dispatcher_traverse(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
@@ -568,59 +550,31 @@ int dispatcher_clear(PyObject *self) {
 }
 
 nb::object bind_grid(nb::handle self, nb::handle grid) {
-  Dispatcher *d = nb::inst_ptr<Dispatcher>(self);
-  if (d->spare_.is_valid() && Py_REFCNT(d->spare_.ptr()) == 1) {
-    nb::inst_ptr<BoundLaunch>(d->spare_)->grid = nb::borrow(grid);
-    return d->spare_;
-  }
-  nb::object o = nb::cast(BoundLaunch{nb::borrow(self), nb::borrow(grid)});
-  d->spare_ = o;
-  return o;
+  PyObject *r = bind_grid_raw(self.ptr(), grid.ptr());
+  if (!r)
+    throw nb::python_error();
+  return nb::steal(r);
 }
 
-PyType_Slot bound_slots[] = {{Py_tp_call, reinterpret_cast<void *>(bound_call)},
-                             {Py_tp_traverse, reinterpret_cast<void *>(bound_traverse)},
-                             {Py_tp_clear, reinterpret_cast<void *>(bound_clear)},
-                             {0, nullptr}};
+} // namespace
+
+nb::object dispatch_call(PyObject *dispatcher, PyObject *grid, const CallArgs &a) {
+  Dispatcher *d = nb::inst_ptr<Dispatcher>(dispatcher);
+  nb::object r = d->launch(grid, a);
+  return r.is_valid() ? r : d->fallback(grid, a);
+}
+
+PyObject *&dispatcher_spare(PyObject *dispatcher) {
+  return nb::inst_ptr<Dispatcher>(dispatcher)->spare_;
+}
+
+bool is_dispatcher(PyObject *o) { return nb::isinstance<Dispatcher>(o); }
+
+namespace {
+
 PyType_Slot dispatcher_slots[] = {{Py_tp_traverse, reinterpret_cast<void *>(dispatcher_traverse)},
                                   {Py_tp_clear, reinterpret_cast<void *>(dispatcher_clear)},
                                   {0, nullptr}};
-
-nb::object any_device_array(nb::tuple args, nb::dict kwargs) {
-  auto check = [](nb::handle v) {
-    ArgInfo a;
-    try {
-      classify(v.ptr(), "?", a);
-    } catch (const nb::python_error &) {
-      return true; // an array the GPU path reports on (e.g. an unsupported dtype)
-    } catch (const std::exception &) {
-      return true; // a GPU array without a driver: the GPU path reports it
-    }
-    return a.cls == ArgClass::DeviceArray;
-  };
-  for (nb::handle v : args)
-    if (check(v))
-      return nb::bool_(true);
-  for (auto kv : kwargs)
-    if (check(kv.second))
-      return nb::bool_(true);
-  return nb::bool_(false);
-}
-
-nb::list classify_values(nb::list values, std::vector<std::string> names) {
-  nb::list out;
-  for (size_t i = 0; i < nb::len(values); ++i) {
-    ArgInfo a;
-    classify(values[i].ptr(), i < names.size() ? names[i].c_str() : "?", a);
-    if (a.cls == ArgClass::DeviceArray)
-      out.append(nb::make_tuple("device", dtype_name(a.dtype), a.aligned, a.device));
-    else if (a.cls == ArgClass::HostArray)
-      out.append(nb::make_tuple("host", a.host_kind));
-    else
-      out.append(nb::none());
-  }
-  return out;
-}
 
 } // namespace
 
@@ -636,7 +590,7 @@ void bind_gpu_dispatch(nb::module_ &m) {
       .def(
           "launch",
           [](Dispatcher &d, nb::handle grid, nb::tuple args, nb::dict kwargs) -> nb::object {
-            nb::object r = d.launch(grid.ptr(), args.ptr(), kwargs.ptr());
+            nb::object r = d.launch(grid.ptr(), CallArgs::of(args.ptr(), kwargs.ptr()));
             return r.is_valid() ? r : nb::none();
           },
           nb::arg("grid"), nb::arg("args"), nb::arg("kwargs"),
@@ -645,22 +599,20 @@ void bind_gpu_dispatch(nb::module_ &m) {
       .def(
           "add",
           [](Dispatcher &d, nb::tuple args, nb::dict kwargs, nb::object kernel) {
-            return d.add(args.ptr(), kwargs.ptr(), std::move(kernel));
+            return d.add(CallArgs::of(args.ptr(), kwargs.ptr()), std::move(kernel));
           },
           nb::arg("args"), nb::arg("kwargs"), nb::arg("kernel"),
           "Registers `kernel` for the specialisation of these arguments; False when the fast "
           "path cannot key them (the Python path then launches every time).")
       .def("bind", &bind_grid, nb::arg("grid"),
            "kernel[grid]: a callable that launches over `grid`.")
-      .def_prop_ro("num_kernels", &Dispatcher::num_entries);
+      .def_prop_ro("num_kernels", &Dispatcher::num_entries)
+      .def_prop_ro("fast_launches", &Dispatcher::fast_launches,
+                   "Launches the fast path made (tests and benchmarks).")
+      .def_prop_ro("fallbacks", &Dispatcher::fallbacks,
+                   "Calls of a bound launch that went to the Python path.");
 
-  nb::class_<BoundLaunch>(m, "GpuBoundLaunch", nb::type_slots(bound_slots));
-
-  m.def("gpu_any_device_array", &any_device_array, nb::arg("args"), nb::arg("kwargs"),
-        "Whether an argument is an array in GPU memory (or one only the GPU path reports on).");
-  m.def("gpu_classify", &classify_values, nb::arg("values"), nb::arg("names"),
-        "Per value: ('device', dtype, aligned_16, device) for GPU arrays, ('host', what) for "
-        "host arrays, None otherwise.");
+  bind_gpu_launch_objects(m);
 }
 
 } // namespace tilec::python::gpu

@@ -159,7 +159,9 @@ std::shared_ptr<GpuKernel> build_kernel(const std::string &ptx, nb::dict meta,
   opts.max_registers = max_registers;
   opts.line_info = line_info;
   runtime::Cubin c;
-  {
+  if (test_device()) {
+    c.compiler = "test-device";
+  } else {
     nb::gil_scoped_release release;
     c = runtime::compile_ptx(bin.ptx, *target, opts, bin.meta.name, device);
   }
@@ -355,7 +357,29 @@ void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
                    runtime::CUstream stream, void **params) {
   // The GIL stays held, as torch's own launches do: releasing and retaking it costs more
   // than cuLaunchKernel's queueing (it blocks only when the launch queue is full).
+  if (TestDevice *t = test_device()) {
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || !t->recorder.is_valid())
+      return; // no recorder: a dry run (the launch-cost benchmark)
+    nb::list slots;
+    for (size_t i = 0; i < k.meta().params.size(); ++i)
+      slots.append(*static_cast<const uint64_t *>(params[i]));
+    t->recorder(k.name(), nb::make_tuple(grid.x, grid.y, grid.z), device,
+                reinterpret_cast<uint64_t>(stream), slots);
+    return;
+  }
   k.launch(device, grid, stream, params);
+}
+
+namespace {
+TestDevice &test_device_state() {
+  static TestDevice *d = new TestDevice; // leaked: no Python calls after finalisation
+  return *d;
+}
+} // namespace
+
+TestDevice *test_device() {
+  TestDevice &d = test_device_state();
+  return d.cc ? &d : nullptr;
 }
 
 namespace {
@@ -452,6 +476,8 @@ void bind_gpu_kernel(nb::module_ &m) {
         "specialisations, options and architecture by this build of tilec.");
   m.def("gpu_cache_dir", [] { return runtime::DiskCache::default_dir(); });
   m.def("gpu_driver_available", [] {
+    if (test_device())
+      return std::make_pair(true, std::string());
     std::string why;
     bool ok = runtime::driver_available(&why);
     return std::make_pair(ok, why);
@@ -461,9 +487,14 @@ void bind_gpu_kernel(nb::module_ &m) {
     return runtime::driver_available(&why) ? runtime::device_count() : 0;
   });
   m.def("gpu_device_props", &device_props_dict, nb::arg("device") = 0);
-  m.def("gpu_device_arch", [](int d) { return runtime::device_props(d).target.arch(); },
-        nb::arg("device") = 0);
+  m.def("gpu_device_arch", [](int d) {
+    if (TestDevice *t = test_device())
+      return runtime::GpuTarget{t->cc / 10, t->cc % 10}.arch();
+    return runtime::device_props(d).target.arch();
+  }, nb::arg("device") = 0);
   m.def("gpu_current_device", [] {
+    if (test_device())
+      return 0;
     int d = runtime::current_device();
     return d < 0 ? 0 : d;
   });
@@ -473,6 +504,15 @@ void bind_gpu_kernel(nb::module_ &m) {
   }, nb::arg("device") = -1,
         "Waits for the GPU work of `device` (-1: every device tilec launched on); a fault is "
         "raised as tilec.CudaError naming the last kernel tilec launched there.");
+  m.def("_gpu_test_device", [](int cc, nb::object recorder) {
+    TestDevice &t = test_device_state();
+    t.cc = cc;
+    t.recorder = cc ? std::move(recorder) : nb::object();
+    reset_arg_types(); // the test may have stood in (or removed) a fake torch module
+  }, nb::arg("cc"), nb::arg("recorder").none(),
+        "Tests only: cc > 0 stands in a GPU of that compute capability whose launches call "
+        "recorder(name, grid, device, stream, params) (None: do nothing); 0 restores the "
+        "driver.");
   m.def("gpu_last_kernel", &runtime::last_launched_kernel, nb::arg("device") = 0);
   m.def("gpu_find_ptxas", [] { return runtime::find_ptxas(); });
   m.def("gpu_compile_ptx", [](const std::string &ptx, const std::string &arch,

@@ -143,10 +143,15 @@ GpuKernel::GpuKernel(KernelBinary bin)
     : bin_(std::move(bin)), interned_name_(intern(bin_.meta.name)) {}
 
 const GpuKernel::Loaded *GpuKernel::find(CUcontext ctx, int device) {
+  const Loaded *last = last_.load(std::memory_order_acquire);
+  if (last && last->ctx == ctx && last->device == device)
+    return last;
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto &l : loaded_)
-    if (l->ctx == ctx && l->device == device)
+    if (l->ctx == ctx && l->device == device) {
+      last_.store(l.get(), std::memory_order_release);
       return l.get();
+    }
   return nullptr;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -92,6 +93,7 @@ private:
   const std::string *interned_name_; // lives for the process: last-launch tracking
   std::mutex mu_;
   std::vector<std::unique_ptr<Loaded>> loaded_; // modules are never unloaded
+  std::atomic<const Loaded *> last_{nullptr};   // the last one launched: no lock to find it
 };
 
 // The name of the last kernel tilec launched on `device` ("" when none).

@@ -1,0 +1,251 @@
+"""The GPU launch path without a GPU: a stand-in device (_C._gpu_test_device) records the
+launches the driver would get, and a fake `torch` module provides tensor-like objects with
+the attributes tilec reads (get_device, data_ptr, dtype, device). The binding, the
+specialisation key, the C++ fast path against the Python path, the grid forms, streams,
+the device that picks the context and the argument errors are all checked here; the GPU
+tests (test_gpu_runtime.py) run the same path on a real device."""
+
+import importlib.util
+import sys
+import types
+
+import pytest
+
+import tilec
+import tilec.language as tl
+from tilec import _C, _gpu
+
+if not hasattr(_C, "_gpu_test_device"):
+    pytest.skip("the installed tilec._C predates the GPU test device: reinstall",
+                allow_module_level=True)
+if "torch" in sys.modules or importlib.util.find_spec("torch") is not None:
+    pytest.skip("a real torch is installed: the GPU tests cover this path",
+                allow_module_level=True)
+
+
+class FakeDtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return "torch." + self.name
+
+    __repr__ = __str__
+
+
+class FakeDevice:
+    def __init__(self, index):
+        self.type = "cpu" if index < 0 else "cuda"
+        self.index = None if index < 0 else index
+
+
+class Tensor:
+    """What tilec reads of a torch tensor."""
+
+    def __init__(self, ptr, dtype="float32", device=0):
+        self._ptr, self._dtype, self._device = ptr, FakeDtype(dtype), device
+        self.queries = 0
+
+    def get_device(self):
+        self.queries += 1
+        return self._device
+
+    def data_ptr(self):
+        self.queries += 1
+        return self._ptr
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return FakeDevice(self._device)
+
+
+def _raw_stream(index):
+    return 0x5000 + index
+
+
+@pytest.fixture
+def fake_gpu(tmp_path, monkeypatch):
+    """(launches, compiles): the recorded launches and the kernels compiled."""
+    torch = types.ModuleType("torch")
+    torch.Tensor = Tensor
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=_raw_stream)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    launches, compiles = [], []
+
+    def record(name, grid, device, stream, params):
+        launches.append((name, grid, device, stream, list(params)))
+
+    def generate(jitfn, fs, specs, options, arch):
+        compiles.append((jitfn.__name__, specs, options, arch))
+        params = []
+        for p, s in zip(jitfn.params, specs):
+            if p.is_constexpr:
+                continue
+            if s[0] == "pointer":
+                params.append((p.name, "ptr"))
+            else:
+                params.append((p.name, s[1][0] if s[0] == "int" else "fp32"))
+        return "// no PTX on the test device", {"name": jitfn.__name__, "params": params}
+
+    _C._gpu_test_device(90, record)
+    prev = _gpu.set_ptx_generator(generate)
+    try:
+        yield launches, compiles
+    finally:
+        _gpu.set_ptx_generator(prev)
+        monkeypatch.delitem(sys.modules, "torch")
+        _C._gpu_test_device(0, None)
+
+
+def make_add():
+    @tilec.jit
+    def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+        pid = tl.program_id(axis=0)
+        offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_elements
+        x = tl.load(x_ptr + offsets, mask=mask)
+        y = tl.load(y_ptr + offsets, mask=mask)
+        tl.store(output_ptr + offsets, x + y, mask=mask)
+
+    return add_kernel
+
+
+def tensors(device=0, base=0x7F0000000000):
+    return [Tensor(base + i * 0x1000, device=device) for i in range(3)]
+
+
+def test_second_launch_takes_the_fast_path(fake_gpu):
+    launches, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert len(compiles) == 1 and compiles[0][3] == "sm_90a"
+    d = add._gpu_dispatch
+    assert d is not None and d.num_kernels == 1 and d.fast_launches == 0
+    for _ in range(3):
+        r = add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert d.fast_launches == 3 and d.fallbacks == 0 and len(compiles) == 1
+    assert r.name == "add_kernel" and r.metadata.arch == "sm_90a"
+    want = ("add_kernel", (4, 1, 1), 0, 0x5000, [x._ptr, y._ptr, out._ptr, 4096])
+    assert launches == [want] * 4  # the Python path and the fast path launch alike
+    # kernel[grid] is one C call: a method descriptor, no Python frame
+    assert type(type(add).__dict__["__getitem__"]).__name__ == "method_descriptor"
+    assert isinstance(add[(1,)], _C.GpuBoundLaunch)
+
+
+def test_grid_forms_and_keywords(fake_gpu):
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    launches.clear()
+    add[lambda meta: (tilec.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)](
+        x, y, out, 100, BLOCK_SIZE=64)
+    add[2](x, y, out, 100, BLOCK_SIZE=64)
+    add[[3, 2]](x, y, out, 100, BLOCK_SIZE=64)
+    add[(1,)](x, y, output_ptr=out, n_elements=100, BLOCK_SIZE=64)
+    add[(1,)](BLOCK_SIZE=64, n_elements=100, output_ptr=out, y_ptr=y, x_ptr=x)
+    add[(0,)](x, y, out, 100, BLOCK_SIZE=64)  # an empty grid launches nothing
+    assert [l[1] for l in launches] == [(2, 1, 1), (2, 1, 1), (3, 2, 1), (1, 1, 1), (1, 1, 1)]
+    assert all(l[4] == [x._ptr, y._ptr, out._ptr, 100] for l in launches)
+    assert add._gpu_dispatch.fallbacks == 0  # the first launch ran before the fast path existed
+    with pytest.raises(ValueError, match="grid dimensions must be in"):
+        add[(-1,)](x, y, out, 100, BLOCK_SIZE=64)
+    with pytest.raises(TypeError, match="grid dimensions must be ints"):
+        add[lambda meta: (1.5,)](x, y, out, 100, BLOCK_SIZE=64)
+
+
+def test_streams(fake_gpu):
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64, stream=1234)
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64, stream=types.SimpleNamespace(cuda_stream=77))
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    assert [l[3] for l in launches] == [1234, 77, 0x5000]
+    assert add._gpu_dispatch.fast_launches == 2
+
+
+def test_specialisations_compile_once_each(fake_gpu):
+    launches, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    for n in (4096, 4097, 1, 4096, 4097, 1):
+        add[(1,)](x, y, out, n, BLOCK_SIZE=64)
+    add[(1,)](x, y, out, 1 << 40, BLOCK_SIZE=64)  # i64
+    odd = Tensor(x._ptr + 4)  # not 16-byte aligned
+    add[(1,)](odd, y, out, 4096, BLOCK_SIZE=64)
+    add[(1,)](odd, y, out, 4096, BLOCK_SIZE=64)
+    add[(1,)](x, y, out, 4096, BLOCK_SIZE=128)
+    assert len(compiles) == 6
+    assert add._gpu_dispatch.num_kernels == 6
+    assert launches[-2][4][0] == odd._ptr
+    assert [l[4][3] for l in launches[:6]] == [4096, 4097, 1, 4096, 4097, 1]
+
+
+def test_device_of_the_arguments_picks_the_context(fake_gpu):
+    launches, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors(device=1)
+    for _ in range(2):
+        add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+    assert [l[2:4] for l in launches] == [(1, 0x5001)] * 2  # cuda:1 and its current stream
+    a, b, c = tensors(device=0)
+    add[(1,)](a, b, c, 64, BLOCK_SIZE=64)
+    assert launches[-1][2:4] == (0, 0x5000)
+
+
+def test_argument_errors(fake_gpu):
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    add[(1,)](x, y, out, 64, BLOCK_SIZE=64)  # registers the fast path
+    cpu = Tensor(0x1000, device=-1)
+    for _ in range(2):  # the fast path and (with a fresh function) the Python path
+        with pytest.raises(ValueError, match="argument 'y_ptr' is a CPU tensor, but argument "
+                                             "'x_ptr' is on the GPU"):
+            add[(1,)](x, cpu, out, 64, BLOCK_SIZE=64)
+        with pytest.raises(ValueError, match="'output_ptr' is on cuda:1.*on one device"):
+            add[(1,)](x, y, Tensor(0x2000, device=1), 64, BLOCK_SIZE=64)
+        with pytest.raises(TypeError, match="torch tensors of dtype torch.complex64"):
+            add[(1,)](x, y, Tensor(0x2000, dtype="complex64"), 64, BLOCK_SIZE=64)
+        with pytest.raises(TypeError, match="missing argument 'n_elements'"):
+            add[(1,)](x, y, out, BLOCK_SIZE=64)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+            add[(1,)](x, y, out, 64, BLOCK_SIZE=64, bogus=1)
+        add = make_add()
+    assert len(launches) == 1
+
+
+def test_tensor_queries_per_launch(fake_gpu):
+    add = make_add()
+    x, y, out = tensors()
+    add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+    before = [t.queries for t in (x, y, out)]
+    add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+    assert add._gpu_dispatch.fast_launches == 1
+    # get_device() and data_ptr() once each (dtype is an attribute)
+    assert [t.queries - b for t, b in zip((x, y, out), before)] == [2, 2, 2]
+
+
+def test_keyword_only_parameters(fake_gpu):
+    launches, _ = fake_gpu
+
+    @tilec.jit
+    def k(x_ptr, n, *, BLOCK: tl.constexpr, scale=3):
+        o = tl.arange(0, BLOCK)
+        tl.store(x_ptr + o, tl.load(x_ptr + o) * scale, mask=o < n)
+
+    x = Tensor(0x7F0000000000)
+    for _ in range(2):
+        k[(1,)](x, 10, BLOCK=16)
+        k[(1,)](x, 10, BLOCK=16, scale=5)
+    assert [l[4] for l in launches] == [[x._ptr, 10, 3], [x._ptr, 10, 5]] * 2
+    assert k._gpu_dispatch.fast_launches == 3  # scale is an ordinary int: one specialisation
+    with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
+        k[(1,)](x, 10, 16)
