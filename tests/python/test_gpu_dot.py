@@ -1,0 +1,116 @@
+"""tl.dot on a CUDA GPU (mma.sync): the seed matmul at 512^3 (autotuned over its 8
+configs) and a few shapes and dtypes against torch.
+
+Every test is marked `gpu` and skipped without torch, a CUDA device or a driver;
+scripts/gpu_check.sh runs them (`pytest -m gpu`) on a GPU machine."""
+
+import pytest
+
+import tilec as triton
+import tilec.language as tl
+from tilec import _C
+
+import seed_kernels as sk
+
+try:
+    import torch
+except ImportError:  # the CPU-only CI image
+    torch = None
+
+
+def _have_gpu():
+    if torch is None or not hasattr(_C, "gpu_driver_available"):
+        return False
+    ok, _ = _C.gpu_driver_available()
+    return ok and torch.cuda.is_available()
+
+
+HAVE_GPU = _have_gpu()
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU, its driver and torch")]
+
+
+def rel_err(got, want):
+    got, want = got.float(), want.float()
+    return ((got - want).norm() / want.norm().clamp_min(1e-30)).item()
+
+
+def test_seed_matmul_512_autotuned():
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn((512, 512), device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn((512, 512), device="cuda", dtype=torch.float16, generator=g)
+    c = sk.matmul(a, b)
+    torch.cuda.synchronize()
+    ref = torch.matmul(a, b)
+    err = rel_err(c, ref)
+    print(f"seed matmul 512^3 fp16: rel err {err:.2e}, best config {sk.matmul_kernel.best_config}")
+    assert err <= 1e-2
+    torch.testing.assert_close(c, ref, rtol=1e-2, atol=5e-2)
+
+
+@triton.jit
+def _dot_kernel(A, B, C, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr,
+                OUT16: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    if OUT16:
+        acc = tl.zeros((BM, BN), dtype=tl.float16)
+    else:
+        acc = tl.zeros((BM, BN), dtype=C.dtype.element_ty)
+    for k in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * sam + (k + rk)[None, :] * sak,
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0)
+        b = tl.load(B + (k + rk)[:, None] * sbk + rn[None, :] * sbn,
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0)
+        if OUT16:
+            acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+        else:
+            acc = tl.dot(a, b, acc, input_precision=PREC)
+    tl.store(C + rm[:, None] * scm + rn[None, :] * scn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+CASES = [
+    # (dtype, M, N, K, blocks (BM, BN, BK, warps), precision, fp16 accumulator, tolerance)
+    ("float16", 256, 256, 256, (64, 64, 32, 4), "tf32", False, 1e-2),
+    ("float16", 200, 136, 300, (64, 32, 32, 4), "tf32", False, 1e-2),  # ragged: masked tails
+    ("float16", 128, 128, 512, (32, 64, 64, 2), "tf32", True, 1e-2),
+    ("bfloat16", 256, 128, 256, (128, 64, 32, 8), "tf32", False, 2e-2),
+    ("float32", 128, 128, 128, (64, 64, 16, 4), "tf32", False, 1e-2),
+    ("float32", 128, 64, 96, (32, 32, 16, 4), "ieee", False, 1e-5),
+    ("int8", 128, 128, 256, (64, 64, 64, 4), "tf32", False, 0),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}x{c[2]}x{c[3]}-{c[5]}"
+                         + ("-f16acc" if c[6] else ""))
+def test_dot_against_torch(case):
+    dt, M, N, K, (BM, BN, BK, warps), prec, out16, tol = case
+    g = torch.Generator(device="cuda").manual_seed(1)
+    if dt == "int8":
+        a = torch.randint(-100, 100, (M, K), device="cuda", generator=g, dtype=torch.int8)
+        b = torch.randint(-100, 100, (K, N), device="cuda", generator=g, dtype=torch.int8)
+        c = torch.empty((M, N), device="cuda", dtype=torch.int32)
+        ref = (a.cpu().long() @ b.cpu().long()).to(torch.int32).cuda()
+    else:
+        tdt = getattr(torch, dt)
+        a = torch.randn((M, K), device="cuda", generator=g).to(tdt)
+        b = torch.randn((K, N), device="cuda", generator=g).to(tdt)
+        c = torch.empty((M, N), device="cuda",
+                        dtype=torch.float16 if out16 else torch.float32)
+        ref = a.double() @ b.double()
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    _dot_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                      c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, PREC=prec, OUT16=out16,
+                      num_warps=warps)
+    torch.cuda.synchronize()
+    if dt == "int8":
+        assert torch.equal(c, ref)
+        return
+    err = rel_err(c.double(), ref)
+    print(f"{dt} {M}x{N}x{K} {prec}{' f16 acc' if out16 else ''}: rel err {err:.2e}")
+    assert err <= tol

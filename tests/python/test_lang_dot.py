@@ -1,0 +1,186 @@
+"""tl.dot against numpy: every supported dtype pair, M/N/K from 16 to 128, transposed
+operands, masked K tails, the accumulator in and out, batched, and the seed matmul at
+small sizes. Run by the tile interpreter here and, through test_simt_lang.py
+(TILEC_SIMT=1), lowered to mma.sync / FMA and run on the SIMT simulator; sizes stay small
+so that suite stays fast."""
+
+import numpy as np
+import pytest
+
+import tilec as triton
+import tilec.language as tl
+import seed_kernels as sk
+from lang_util import f32_to_bf16_bits, jit_from_source
+
+
+def _kernel(body, trans_a=False, trans_b=False, conv=""):
+    # conv: appended to the operand loads (bf16 arrives as uint16 bits)
+    a_load = (f"tl.trans(tl.load(A + rk[:, None] * M + rm[None, :]){conv})" if trans_a
+              else f"tl.load(A + rm[:, None] * K + rk[None, :]){conv}")
+    b_load = (f"tl.trans(tl.load(B + rn[:, None] * K + rk[None, :]){conv})" if trans_b
+              else f"tl.load(B + rk[:, None] * N + rn[None, :]){conv}")
+    return jit_from_source(f"""
+        @triton.jit
+        def kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+            rm = tl.arange(0, M)
+            rn = tl.arange(0, N)
+            rk = tl.arange(0, K)
+            a = {a_load}
+            b = {b_load}
+            acc = tl.load(C + rm[:, None] * N + rn[None, :])
+            {body}
+            tl.store(C + rm[:, None] * N + rn[None, :], c)
+        """)
+
+
+def _small_ints(rng, shape, lo=-4, hi=5):
+    return rng.integers(lo, hi, shape)
+
+
+# (operand dtype, result dtype, expression): sums of small integers are exact everywhere
+PAIRS = {
+    "fp16-fp32": ("float16", "float32", "tl.dot(a, b, acc)"),
+    "bf16-fp32": ("bfloat16", "float32", "tl.dot(a, b, acc)"),
+    "fp16-fp16": ("float16", "float16", "tl.dot(a, b, acc, out_dtype=tl.float16)"),
+    "tf32-fp32": ("float32", "float32", "tl.dot(a, b, acc)"),
+    "ieee-fp32": ("float32", "float32", "tl.dot(a, b, acc, input_precision='ieee')"),
+    "notf32-fp32": ("float32", "float32", "tl.dot(a, b, acc, allow_tf32=False)"),
+    "int8-int32": ("int8", "int32", "tl.dot(a, b, acc)"),
+    "fp64-fp64": ("float64", "float64", "tl.dot(a, b, acc)"),
+}
+
+
+def _run_pair(pair, M, N, K, trans_a=False, trans_b=False, num_warps=4):
+    ab, out, expr = PAIRS[pair]
+    conv = ".to(tl.bfloat16, bitcast=True)" if ab == "bfloat16" else ""
+    k = _kernel(f"c = {expr}", trans_a, trans_b, conv)
+    rng = np.random.default_rng(M * 7 + N * 3 + K)
+    lo, hi = (-100, 100) if ab == "int8" else (-4, 5)
+    a = _small_ints(rng, (M, K), lo, hi).astype(np.float64)
+    b = _small_ints(rng, (K, N), lo, hi).astype(np.float64)
+    c0 = _small_ints(rng, (M, N)).astype(np.float64)
+    ref = a @ b + c0
+    if ab == "bfloat16":
+        a_arg, b_arg = f32_to_bf16_bits(a.astype(np.float32)), f32_to_bf16_bits(b.astype(np.float32))
+    else:
+        a_arg, b_arg = a.astype(ab), b.astype(ab)
+    if trans_a:
+        a_arg = np.ascontiguousarray(a_arg.T)
+    if trans_b:
+        b_arg = np.ascontiguousarray(b_arg.T)
+    c = c0.astype(out)
+    k[(1,)](a_arg, b_arg, c, M=M, N=N, K=K, num_warps=num_warps)
+    if out == "float16":  # the accumulator may round at each K step on tensor cores
+        np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=0.5)
+    else:
+        np.testing.assert_array_equal(c.astype(np.float64), ref)
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_dot_pairs(pair):
+    _run_pair(pair, 32, 32, 32)
+
+
+@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (16, 32, 64), (64, 16, 32), (32, 64, 128),
+                                   (128, 16, 16)])
+def test_dot_shapes_fp16(M, N, K):
+    _run_pair("fp16-fp32", M, N, K)
+
+
+@pytest.mark.parametrize("pair", ["fp16-fp32", "tf32-fp32", "int8-int32"])
+@pytest.mark.parametrize("ta,tb", [(False, True), (True, False), (True, True)])
+def test_dot_transposed(pair, ta, tb):
+    _run_pair(pair, 32, 16, 32, trans_a=ta, trans_b=tb)
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 8])
+def test_dot_warps(num_warps):
+    _run_pair("fp16-fp32", 64, 32, 32, num_warps=num_warps)
+
+
+def test_dot_float_inputs_are_not_exactly_representable():
+    # random normals: the simulator's mma (exact products, fp32 sums) vs float64 numpy
+    k = _kernel("c = tl.dot(a, b, acc)")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((32, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 32)).astype(np.float16)
+    c = np.zeros((32, 32), np.float32)
+    k[(1,)](a, b, c, M=32, N=32, K=64)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_dot_masked_k_tail_in_a_loop():
+    @triton.jit
+    def k(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, K, BK):
+            a = tl.load(A + rm[:, None] * K + (k0 + rk)[None, :],
+                        mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+            b = tl.load(B + (k0 + rk)[:, None] * N + rn[None, :],
+                        mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(C + rm[:, None] * N + rn[None, :], acc,
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+    rng = np.random.default_rng(4)
+    M, N, K = 30, 20, 40  # partial tiles everywhere, a K tail of 8
+    a = _small_ints(rng, (M, K)).astype(np.float16)
+    b = _small_ints(rng, (K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float32)
+    k[(1,)](a, b, c, M, N, K, BM=32, BN=32, BK=16)
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_dot_result_feeds_elementwise_and_reductions():
+    k = _kernel("""c = tl.dot(a, b)
+            m = tl.max(c, axis=1)
+            c = tl.where(c > 0, c, 0.1 * c) + m[:, None] + acc""")
+    rng = np.random.default_rng(5)
+    a = _small_ints(rng, (32, 16)).astype(np.float16)
+    b = _small_ints(rng, (16, 32)).astype(np.float16)
+    c0 = _small_ints(rng, (32, 32)).astype(np.float32)
+    c = c0.copy()
+    k[(1,)](a, b, c, M=32, N=32, K=16)
+    d = a.astype(np.float32) @ b.astype(np.float32)
+    ref = np.where(d > 0, d, np.float32(0.1) * d) + d.max(axis=1)[:, None] + c0
+    np.testing.assert_allclose(c, ref, rtol=1e-6)
+
+
+def test_dot_batched():
+    @triton.jit
+    def k(A, B, C, BS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+        rb = tl.arange(0, BS)[:, None, None]
+        rm = tl.arange(0, M)[None, :, None]
+        rn = tl.arange(0, N)[None, None, :]
+        a = tl.load(A + rb * M * K + rm * K + tl.arange(0, K)[None, None, :])
+        b = tl.load(B + rb * K * N + tl.arange(0, K)[None, :, None] * N + rn)
+        c = tl.dot(a, b)
+        tl.store(C + rb * M * N + rm * N + rn, c)
+
+    rng = np.random.default_rng(6)
+    a = _small_ints(rng, (2, 16, 32)).astype(np.float16)
+    b = _small_ints(rng, (2, 32, 16)).astype(np.float16)
+    c = np.zeros((2, 16, 16), np.float32)
+    k[(1,)](a, b, c, BS=2, M=16, N=16, K=32)
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
+@pytest.mark.parametrize("mnk,blocks", [((64, 48, 40), (32, 32, 16, 4)),
+                                        ((32, 32, 64), (16, 32, 32, 2))])
+def test_seed_matmul_small(mnk, blocks):
+    M, N, K = mnk
+    BM, BN, BK, warps = blocks
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, dtype=np.float16)
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    sk.matmul_kernel.fn[grid](a, b, c, M, N, K, a.strides[0] // 2, 1, b.strides[0] // 2, 1,
+                              c.strides[0] // 2, 1, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN,
+                              BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, num_warps=warps)
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(c.astype(np.float32), ref, rtol=1e-2, atol=1e-2)
