@@ -13,6 +13,11 @@ bytes read + written) and the first call of the GELU kernel with an empty tilec 
 (a fresh process and TILEC_CACHE_DIR: compile + load + launch + sync), then again with
 the disk cache filled.
 
+The matmul lines (issue 4) are the seed matmul, autotuned over its 8 configs on the first
+call (not timed), against torch.matmul (cuBLAS) and Triton, in TFLOP/s (2 n^3 flops; the
+"gbps" fields of those rows hold TFLOP/s and the row's "unit" says so); "check" is the
+relative error against torch (<= 1e-2).
+
 The table's "must" column is the issue's bar: vector add and GELU >= 0.95 x torch,
 softmax and LayerNorm >= Triton; "met" says whether tilec clears it ("~" when it misses
 by less than 1%, within run-to-run noise); "check" compares tilec's result with torch's.
@@ -164,6 +169,28 @@ def case_layernorm(torch, m, n):
     return 2 * 2 * m * n + 2 * 2 * n + 2 * 4 * m, seed, ref, check
 
 
+def case_matmul(torch, n, dtype):
+    """The seed matmul (autotuned over its 8 configs) at n^3; work in flops (2 n^3)."""
+    dt = getattr(torch, dtype)
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn((n, n), device="cuda", generator=g).to(dt)
+    b = torch.randn((n, n), device="cuda", generator=g).to(dt)
+    out = {}
+
+    def seed(mod):
+        def run():
+            out["c"] = mod.matmul(a, b)
+        return run
+
+    def check():
+        torch.cuda.synchronize()
+        ref = torch.matmul(a, b).float()
+        err = ((out["c"].float() - ref).norm() / ref.norm()).item()
+        return "ok" if err <= 1e-2 else f"WRONG (rel err {err:.3g})"
+
+    return 2 * n ** 3, seed, lambda: torch.matmul(a, b), check
+
+
 def close(torch, got, want, rtol, atol):
     torch.cuda.synchronize()
     got, want = got.float(), want.float()
@@ -184,7 +211,21 @@ CASES = [
      ("Triton", 1.0)),
     ("LayerNorm fwd fp16", "4096x8192", lambda t: case_layernorm(t, 4096, 8192),
      ("Triton", 1.0)),
+    # rates in TFLOP/s (RATE_UNITS); the issue's bars: 1.1 x / 1.05 x Triton
+    ("matmul fp16", "4096^3", lambda t: case_matmul(t, 4096, "float16"), ("Triton", 1.1)),
+    ("matmul fp16", "8192^3", lambda t: case_matmul(t, 8192, "float16"), ("Triton", 1.05)),
+    ("matmul bf16", "8192^3", lambda t: case_matmul(t, 8192, "bfloat16"), ("Triton", 1.0)),
 ]
+
+# Kernels whose work is counted in flops: their "gbps" fields hold TFLOP/s (the row says so).
+RATE_UNITS = {"matmul": ("TFLOP/s", 1e12)}
+
+
+def rate_unit(name):
+    for prefix, unit in RATE_UNITS.items():
+        if name.startswith(prefix):
+            return unit
+    return ("GB/s", 1e9)
 
 
 def measure_case(torch, timer, case, impls, errors):
@@ -197,7 +238,9 @@ def measure_case(torch, timer, case, impls, errors):
         errors.append(f"{name} {size}: inputs: {traceback.format_exc()}")
         row["error"] = short_error(e)
         return row
-    row["bytes"] = nbytes
+    unit, scale = rate_unit(name)
+    row["bytes" if unit == "GB/s" else "flops"] = nbytes
+    row["unit"] = unit
     launchers = {"torch": lambda: torch_fn}
     for impl, mod in impls.items():
         launchers[impl] = (lambda m: lambda: seed(m))(mod)
@@ -212,7 +255,7 @@ def measure_case(torch, timer, case, impls, errors):
                 row["check"] = check()
             ms = timer.median_ms(fn)
             row["ms"][impl] = ms
-            row["gbps"][impl] = nbytes / (ms * 1e-3) / 1e9
+            row["gbps"][impl] = nbytes / (ms * 1e-3) / scale
         except Exception as e:
             errors.append(f"{name} {size} [{impl}]: {traceback.format_exc()}")
             row["gbps"][impl] = None
@@ -291,7 +334,8 @@ def table_rows(copy_gbps, rows, first):
         met = {True: "yes", False: "NO", None: "n/a"}[r.get("must_met")]
         if r.get("must_met") is False and r.get("within_1pct"):
             met = "~ (<1% short)"
-        out.append([r["kernel"], r["size"], cell("tilec", t), cell("torch", to),
+        kernel = r["kernel"] + (f" [{r['unit']}]" if r.get("unit", "GB/s") != "GB/s" else "")
+        out.append([kernel, r["size"], cell("tilec", t), cell("torch", to),
                     cell("Triton", tr), fmt(t / to if t and to else None, ".2f"),
                     fmt(t / tr if t and tr else None, ".2f"), r["must"], met,
                     r.get("error", r["check"])])
