@@ -89,6 +89,32 @@ TEST(Api, CompileErrorsCarryTheRenderedDiagnostic) {
                tilec::CompilationError);
 }
 
+TEST(Api, SourceTextWithCalleesAndStaticPrintBeforeAnError) {
+  const char *src = "import tilec as triton\n"
+                    "import tilec.language as tl\n"
+                    "SCALE = 3.0\n"
+                    "@triton.jit\n"
+                    "def scale(x):\n"
+                    "    return x * SCALE\n"
+                    "@triton.jit\n"
+                    "def k(out, n, BLOCK: tl.constexpr):\n"
+                    "    offs = tl.arange(0, BLOCK)\n"
+                    "    tl.store(out + offs, scale(offs.to(tl.float32)), mask=offs < n)\n"
+                    "@triton.jit\n"
+                    "def bad(out, BLOCK: tl.constexpr):\n"
+                    "    tl.static_print('BLOCK is', BLOCK)\n"
+                    "    tl.store(out, tl.arange(0, BLOCK + 1))\n";
+  tilec::CompiledKernel k = tilec::compile_source(src, "text.py", options("k", "*fp32:16,i32,128"));
+  EXPECT_NE(k.ptx().find("0f40400000"), std::string::npos) << "the callee's x * SCALE (3.0)";
+  EXPECT_EQ(k.arg_names(), (std::vector<std::string>{"out", "n"}));
+  std::string what =
+      error_of([&] { tilec::compile_source(src, "text.py", options("bad", "*fp32,64")); });
+  size_t printed = what.find("BLOCK is 64"), diag = what.find("text.py:14:");
+  EXPECT_NE(printed, std::string::npos) << what;
+  EXPECT_NE(diag, std::string::npos) << what;
+  EXPECT_LT(printed, diag) << "static_print's output comes first, as in Triton";
+}
+
 TEST(Api, BadRequestsAreInvalidArgument) {
   std::string f = seed_file();
   auto bad = [&](const char *kernel, const char *sig, const char *expect) {
