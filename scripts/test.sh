@@ -47,7 +47,7 @@ say "C++ API: cmake --install, a find_package(tilec) consumer, examples/cpp vs t
 AOT_TMP=$(mktemp -d)
 # pip (below) caches SKBUILD in build-test, which leaves out the install rules: drop it here.
 cmake -S . -B build-test -USKBUILD >/dev/null
-ninja -C build-test -j"$JOBS" tilec tilec_bundle >/dev/null
+ninja -C build-test -j"$JOBS" tilec tilec_bundle
 cmake --install build-test --prefix "$AOT_TMP/prefix" >/dev/null
 cmake -S tests/cpp/api/consumer -B "$AOT_TMP/consumer" -G Ninja \
   -DCMAKE_PREFIX_PATH="$AOT_TMP/prefix" >/dev/null
