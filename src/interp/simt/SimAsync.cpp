@@ -316,7 +316,8 @@ void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
       for (int k = 0; k < K; ++k) {
         double p = A[static_cast<size_t>(r * K + k)] * B[static_cast<size_t>(col * K + k)];
         sum += p;
-        isum += static_cast<int64_t>(p);
+        if (in.ty == Ty::S32) // integer products of s8 values: exact as doubles
+          isum += static_cast<int64_t>(p);
       }
       size_t reg = in.ty == Ty::F16 ? static_cast<size_t>(i / 2) : static_cast<size_t>(i);
       uint64_t old = m.reg(c, in.dst[reg].reg(), t);
