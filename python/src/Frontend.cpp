@@ -43,12 +43,17 @@ bool value_from_python(nb::handle h, sema::Val &out, std::string &what) {
   }
   if (nb::isinstance<nb::int_>(h)) {
     int64_t v = 0;
-    if (!nb::try_cast<int64_t>(h, v)) {
-      what = "int that does not fit in 64 bits";
-      return false;
+    if (nb::try_cast<int64_t>(h, v)) {
+      out = sema::Val::integer(v);
+      return true;
     }
-    out = sema::Val::integer(v);
-    return true;
+    uint64_t u = 0; // [2**63, 2**64): uint64, as Triton types it
+    if (nb::try_cast<uint64_t>(h, u)) {
+      out = sema::Val::uint64(u);
+      return true;
+    }
+    what = "int that does not fit in 64 bits";
+    return false;
   }
   if (nb::isinstance<nb::float_>(h)) {
     out = sema::Val::floating(nb::cast<double>(h));

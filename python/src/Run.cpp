@@ -60,6 +60,7 @@ std::string run_kernel(Kernel &k, const nb::tuple &grid, const nb::list &args,
     buf.name = nb::cast<std::string>(t[0]);
     buf.base = nb::cast<uint64_t>(t[1]);
     buf.size_bytes = nb::cast<uint64_t>(t[2]);
+    buf.writable = nb::len(t) < 4 || nb::cast<bool>(t[3]);
     bufs.push_back(std::move(buf));
   }
   interp::LaunchOptions opts;

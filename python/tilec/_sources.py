@@ -65,11 +65,13 @@ def to_global(v, resolve_jit):
     if isinstance(v, core.constexpr):
         v = v.value
     if v is None or isinstance(v, (bool, int, float, str)):
-        if isinstance(v, int) and not isinstance(v, bool) and not -(1 << 63) <= v < (1 << 63):
+        if isinstance(v, int) and not isinstance(v, bool) and not -(1 << 63) <= v < (1 << 64):
             return _C.Unsupported(f"int {v} that does not fit in 64 bits")
         return v
     if isinstance(v, core.dtype):
         return _C.DTypeRef(v.ir_type)
+    if v is core.PropagateNan:  # an enum class Sema knows by name (NONE / ALL)
+        return _C.ModuleRef(_LANGUAGE_PREFIX + ".PropagateNan")
     if isinstance(v, types.ModuleType):
         name = _module_name(v)
         return _C.ModuleRef(name) if name else _C.Unsupported(_describe(v))

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/PtxPrinter.h"
+#include "frontend/sema/Sema.h"
 #include "lower/Lower.h"
 #include "simt/Format.h"
 
@@ -79,7 +80,15 @@ CompiledGpuKernel compile_to_ptx(const std::shared_ptr<const sema::FunctionSourc
     k.tile = std::move(tile);
     return k;
   }
-  return compile_module_to_ptx(std::move(tile), opts);
+  std::string static_output = tile.static_output;
+  try {
+    return compile_module_to_ptx(std::move(tile), opts);
+  } catch (const CompileError &e) {
+    // A GPU stage failed: static_print's output still reaches the user, before the error.
+    if (static_output.empty() || dynamic_cast<const sema::CompileErrorWithOutput *>(&e))
+      throw;
+    throw sema::CompileErrorWithOutput(e, std::move(static_output));
+  }
 }
 
 } // namespace tilec::pipeline

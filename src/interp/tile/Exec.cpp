@@ -185,7 +185,7 @@ void Exec::exec_while(const Node &n) {
   const BlockPlan &before = *n.regions[0], &after = *n.regions[1];
   for (size_t i = 0; i < n.in.size(); ++i)
     copy_slot(before.args[i], n.in[i]);
-  for (;;) {
+  for (int64_t steps = 0;;) {
     exec_block(before);
     if (returned)
       return;
@@ -195,6 +195,11 @@ void Exec::exec_while(const Node &n) {
         copy_slot(n.out[i], before.yields[i + 1]);
       return;
     }
+    if (steps++ == max_while_steps)
+      fail(n, "while loop still running after " + std::to_string(max_while_steps) +
+                  " iterations: its condition never became false (raise "
+                  "TILEC_INTERP_MAX_STEPS if the loop is meant to run longer; 0 disables the "
+                  "limit)");
     for (size_t i = 0; i < after.args.size(); ++i)
       copy_slot(after.args[i], before.yields[i + 1]);
     exec_block(after);
@@ -271,6 +276,13 @@ const BufferRange &Exec::check_access(const Node &n, uint64_t addr, uint64_t byt
   fail(n, std::string("out-of-bounds ") + what + " argument '" + *best->name + "' at byte offset " +
               std::to_string(off) + " (buffer is " + std::to_string(best->size) + " bytes)" +
               where);
+}
+
+void Exec::fail_read_only(const Node &n, const BufferRange &b, const char *what, int32_t slot,
+                          int64_t flat) const {
+  fail(n, std::string(what) + " argument '" + *b.name +
+              "', which is read-only (a numpy array with writeable=False): the kernel may only "
+              "load from it" + element_suffix(slot, flat));
 }
 
 uint8_t *Exec::scratch(int k, size_t bytes) {

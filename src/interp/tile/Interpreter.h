@@ -20,7 +20,8 @@
 // - load/store/atomics check every unmasked lane against `buffers`: out-of-bounds, null
 //   and misaligned addresses are RuntimeErrors naming the kernel line, the argument,
 //   the byte offset and the element index. Masked-off lanes are never touched; a masked
-//   load without `other` gives 0.
+//   load without `other` gives 0. A store or atomic into a buffer that is not writable
+//   (a read-only numpy array) is a RuntimeError before any of its bytes change.
 // - Atomics are atomic with respect to each other (striped locks), not to plain stores.
 // - Programs run in parallel on `num_threads` threads (also when kernels print):
 //   device_print text is collected per program and concatenated in program order
@@ -28,6 +29,9 @@
 //   " " and a trailing ": "), which is idempotent if the front end already applied it.
 //   On a fault, the error of the lowest failing program id is thrown as a KernelError;
 //   other programs stop early.
+// - A while loop running more than LaunchOptions::max_while_steps iterations (default
+//   TILEC_INTERP_MAX_STEPS, 10^7) is reported as endless, naming its line: the
+//   interpreter never hangs on a loop whose condition stays true.
 #pragma once
 
 #include <array>
@@ -47,6 +51,7 @@ struct Buffer {
   uint64_t base = 0;
   uint64_t size_bytes = 0;
   std::string name;
+  bool writable = true; // false: stores and atomics into it are errors (read-only arrays)
 };
 
 // One per block argument of the function's entry block, in order.
@@ -85,6 +90,9 @@ struct KernelArg {
 struct LaunchOptions {
   std::array<int64_t, 3> grid{1, 1, 1};
   int num_threads = 0; // 0: TILEC_NUM_THREADS, and when that is 0 too, every core
+  // Iterations one execution of a while loop may run before it is reported as endless
+  // (an error naming the loop's line); -1: TILEC_INTERP_MAX_STEPS; 0: no limit.
+  int64_t max_while_steps = -1;
 };
 
 struct RunResult {

@@ -83,9 +83,11 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
 
   std::vector<BufferRange> ranges;
   for (const Buffer &b : buffers)
-    ranges.push_back({b.base, b.size_bytes, &b.name});
+    ranges.push_back({b.base, b.size_bytes, &b.name, b.writable});
 
   long threads = opts.num_threads > 0 ? opts.num_threads : env::get_int(env::Var::NumThreads);
+  long max_steps = opts.max_while_steps >= 0 ? opts.max_while_steps
+                                             : env::get_int(env::Var::InterpMaxSteps);
   if (threads <= 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<long>(threads, total);
@@ -109,6 +111,7 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
     int64_t current = 0;
     try {
       Exec ex(plan, sm, ranges, grid);
+      ex.max_while_steps = max_steps > 0 ? max_steps : INT64_MAX;
       ex.set_args(args);
       for (;;) {
         int64_t start = next.fetch_add(chunk);

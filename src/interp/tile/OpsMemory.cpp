@@ -46,11 +46,16 @@ int32_t lane_slot(const Node &n) {
   return n.in[0];
 }
 
-template <class T>
+// Write: the access modifies memory, so the buffer must be writable (checked when the
+// access moves to another buffer, before the first byte is written there).
+template <class T, bool Write = false>
 inline void check(Exec &ex, const Node &n, const BufferRange *&cur, uint64_t a, int64_t i,
                   const char *what) {
-  if (!cur || !cur->contains(a, sizeof(T)) || (a & (sizeof(T) - 1)))
+  if (!cur || !cur->contains(a, sizeof(T)) || (a & (sizeof(T) - 1))) {
     cur = &ex.check_access(n, a, sizeof(T), lane_slot(n), i, what);
+    if (Write && !cur->writable)
+      ex.fail_read_only(n, *cur, what, lane_slot(n), i);
+  }
 }
 
 template <class T> void load(Exec &ex, const Node &n) {
@@ -82,7 +87,7 @@ template <class T> void store(Exec &ex, const Node &n) {
     if (!l.on(i))
       continue;
     uint64_t a = l.addr(i);
-    check<T>(ex, n, cur, a, i, "store to");
+    check<T, true>(ex, n, cur, a, i, "store to");
     std::memcpy(reinterpret_cast<void *>(a), &v[i * sv], sizeof(T));
   }
 }
@@ -137,7 +142,7 @@ template <class D> void atomic_rmw(Exec &ex, const Node &n) {
       continue;
     }
     uint64_t a = l.addr(i);
-    check<S>(ex, n, cur, a, i, "atomic operation on");
+    check<S, true>(ex, n, cur, a, i, "atomic operation on");
     auto *p = reinterpret_cast<S *>(a);
     std::lock_guard<std::mutex> g(lock_for(a));
     S old;
@@ -156,7 +161,7 @@ template <class T> void atomic_cas(Exec &ex, const Node &n) {
   const BufferRange *cur = nullptr;
   for (int64_t i = 0; i < n.numel; ++i) {
     uint64_t a = l.addr(i);
-    check<T>(ex, n, cur, a, i, "atomic operation on");
+    check<T, true>(ex, n, cur, a, i, "atomic operation on");
     auto *p = reinterpret_cast<T *>(a);
     std::lock_guard<std::mutex> g(lock_for(a));
     T old;

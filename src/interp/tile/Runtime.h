@@ -82,6 +82,7 @@ std::unique_ptr<Plan> build_plan(const ir::Function &fn);
 struct BufferRange {
   uint64_t base = 0, size = 0;
   const std::string *name = nullptr;
+  bool writable = true;
   bool contains(uint64_t addr, uint64_t n) const {
     return addr >= base && addr - base <= size && size - (addr - base) >= n;
   }
@@ -111,6 +112,9 @@ public:
 
   // A fault of the kernel at node `n`: throws RuntimeError naming the line and program.
   [[noreturn]] void fail(const Node &n, const std::string &msg) const;
+  // A store or atomic (`what`) into the read-only buffer `b`.
+  [[noreturn]] void fail_read_only(const Node &n, const BufferRange &b, const char *what,
+                                   int32_t slot, int64_t flat) const;
   // " at element index (3, 4) of the tile" for a tile slot, "" for a scalar.
   std::string element_suffix(int32_t slot, int64_t flat) const;
   // Bounds/alignment/null check of one access; returns the buffer, or fails naming it.
@@ -122,6 +126,7 @@ public:
   uint8_t *scratch(int k, size_t bytes);
 
   std::array<int64_t, 3> pid{}, grid{};
+  int64_t max_while_steps = INT64_MAX; // per execution of one while loop
   std::string *out = nullptr;
   bool returned = false;
   const SourceManager &sm;

@@ -156,6 +156,44 @@ TEST(Memory, ArgumentChecks) {
       << m;
 }
 
+TEST(Memory, ReadOnlyBuffersRejectStoresAndAtomics) {
+  for (int threads : {1, 3}) {
+    KB kb;
+    build_vector_add(kb, 16, 20, 21); // out[i] = x[i] + y[i]; the store is on line 21
+    std::vector<float> x(64, 1.0f), y(64, 2.0f), out(64, 7.0f);
+    Buffer ro = buf(out, "output_ptr");
+    ro.writable = false;
+    std::string m = run_error(kb, {parg(x), parg(y), parg(out), KernelArg::integer(64)},
+                              {buf(x, "x_ptr"), buf(y, "y_ptr"), ro}, {4, 1, 1}, threads);
+    EXPECT_NE(m.find("kernel.py:21:5: error: store to argument 'output_ptr', which is read-only"),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(out, std::vector<float>(64, 7.0f)); // nothing written
+  }
+  KB kb;
+  auto *p = kb.arg(ptr(DType::I32), "counter");
+  kb.line = 5;
+  kb.make(OpKind::AtomicRmw, {p, kb.cst(scalar(DType::I32), 1)}, {scalar(DType::I32)},
+          {{"op", std::string("add")}});
+  std::vector<int32_t> counter(1, 0);
+  Buffer ro = buf(counter, "counter");
+  ro.writable = false;
+  std::string m = run_error(kb, {parg(counter)}, {ro});
+  EXPECT_NE(m.find("kernel.py:5:5: error: atomic operation on argument 'counter', which is "
+                   "read-only"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(counter[0], 0);
+  // loads from a read-only buffer are fine
+  KB kl;
+  build_vector_add(kl, 16);
+  std::vector<float> a(16, 1.0f), b(16, 2.0f), r(16, 0.0f);
+  Buffer ra = buf(a, "x_ptr"), rb = buf(b, "y_ptr");
+  ra.writable = rb.writable = false;
+  kl.run({parg(a), parg(b), parg(r), KernelArg::integer(16)}, {ra, rb, buf(r, "output_ptr")});
+  EXPECT_EQ(r, std::vector<float>(16, 3.0f));
+}
+
 TEST(Memory, AtomicCounterUnderParallelGrid) {
   KB kb;
   auto *p = kb.arg(ptr(DType::I32), "counter");
