@@ -496,7 +496,8 @@ void LoweringContext::lower_op(const ir::Op &op) {
     lower_control_flow(*this, op);
     return;
   case K::ConvertLayout:
-    lower_convert_layout(*this, op);
+    if (!lower_convert_to_dot_operand(*this, op))
+      lower_convert_layout(*this, op);
     return;
   case K::Yield:
   case K::Condition:

@@ -75,6 +75,18 @@ public:
   Reg scalar(const ir::Value *v) const; // a value held in one register
   void set(const ir::Value *v, std::vector<Reg> regs);
   bool has(const ir::Value *v) const { return vals_.count(v) != 0; }
+  // Integer registers known to equal `base + imm` without wrapping (arange's registers):
+  // addptr then adds imm * size to base's address, and ptxas folds it into the access's
+  // immediate offset instead of keeping one 64-bit address per register live.
+  struct Affine {
+    Reg base;
+    int64_t imm = 0;
+  };
+  void note_affine(Reg r, Reg base, int64_t imm) { affine_[r.id] = {base, imm}; }
+  const Affine *affine(Reg r) const {
+    auto it = affine_.find(r.id);
+    return it == affine_.end() ? nullptr : &it->second;
+  }
 
   // ---- layouts ----
   // The linear layout of a tile type (asserts it has one).
@@ -150,6 +162,7 @@ private:
   std::map<std::string, ThreadCoords> coords_;
   std::map<std::string, Reg> owners_;
   std::map<std::string, Reg> smem_addrs_; // (layout, scratch base, element size) -> address
+  std::unordered_map<uint32_t, Affine> affine_;
   Reg tid_, lane_, warp_, thread0_;
   int64_t alloc_bytes_ = 0; // shared bytes allocate_shared gave out
   int64_t extra_bytes_ = 0; // scratch past it (ops without a large enough allocation)
@@ -170,6 +183,8 @@ void lower_program(LoweringContext &c, const ir::Op &op);        // program_id, 
 void lower_debug(LoweringContext &c, const ir::Op &op);          // LowerDebug.cpp
 void lower_convert_layout(LoweringContext &c, const ir::Op &op); // LowerConvert.cpp
 void lower_dot(LoweringContext &c, const ir::Op &op);            // LowerDot.cpp
+// convert_layout into an mma operand of 16-bit elements through ldmatrix (false: not one)
+bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op); // LowerDotOperand.cpp
 
 // Scalar building blocks shared between families.
 // One element of an elementwise op (operands in the op's operand order).

@@ -105,7 +105,11 @@ GpuKernelUnderTest run_case(const DotCase &cs, bool expect_mma = true) {
 } // namespace
 
 TEST(LowerDot, F16ToF32OnMma) {
-  run_case({"fp16", "fp32", "tl.dot(a, b)", 16, 16, 16});
+  auto k = run_case({"fp16", "fp32", "tl.dot(a, b)", 16, 16, 16});
+  // operands staged through shared memory and read by ldmatrix: A K-contiguous, B
+  // N-contiguous (rows along K, transposed by .trans)
+  EXPECT_NE(k.ptx().find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
+  EXPECT_NE(k.ptx().find("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"), std::string::npos);
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 64, 32});
   run_case({"fp16", "fp32", "tl.dot(a, b) + acc", 64, 32, 64, 8});
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 16, 16, 128, 1});
@@ -130,7 +134,10 @@ TEST(LowerDot, IeeeFp32AndInt8) {
 }
 
 TEST(LowerDot, TransposedOperand) {
-  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 32, 32, 4, true});
+  // B loaded K-contiguous as [N, K] and transposed: its ldmatrix needs no .trans
+  auto k = run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 32, 32, 4, true});
+  EXPECT_NE(k.ptx().find("ldmatrix.sync.aligned.m8n8.x2.shared.b16"), std::string::npos);
+  EXPECT_EQ(k.ptx().find(".trans"), std::string::npos);
 }
 
 TEST(LowerDot, SmallShapesAreAClearError) {

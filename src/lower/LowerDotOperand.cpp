@@ -1,0 +1,203 @@
+// Staging an mma operand of 16-bit elements: convert_layout from any distributed layout
+// into #dot_op<idx, #mma, k_width=2>, through swizzled shared memory read by ldmatrix.
+//
+// 1. A shared layout for the tile: row-major along the dim the source holds contiguously
+//    (so each thread stores runs of up to 8 elements as one 16-byte st.shared), swizzled
+//    with vec = 8 elements; per_phase / max_phase are chosen by the bank conflicts of both
+//    the stores (layout::shared_bank_conflicts) and the ldmatrix reads (8 rows of 16 bytes
+//    per matrix: conflict-free when the 8 rows fall in 8 distinct 16-byte bank groups).
+// 2. Every thread stores its first copies; a barrier.
+// 3. One ldmatrix per instruction tile: .x4 for A (16x16: matrices (m 0-7 | 8-15) x (k 0-7 |
+//    8-15) in the order of the a0..a7 pairs), .x2 for B (16x8: k 0-7 | 8-15). When the
+//    tile is stored K-contiguous, rows run along M (A) / N (B); otherwise (a transposed
+//    tile) rows run along K and .trans turns them into the fragment. Lane l gives the row
+//    address of row l % 8 of matrix l / 8: the address is a linear layout of (tile,
+//    lane, warp) composed with the shared layout, so LoweringContext::smem_operand
+//    computes it (one per-thread base, an immediate per tile when the bits allow).
+// The loaded b32 pairs are split into the operand's 16-bit registers (ptxas folds the
+// split and LowerDot's re-pack away).
+#include <algorithm>
+#include <map>
+
+#include "layout/Layouts.h"
+#include "lower/LoweringContext.h"
+
+namespace tilec::lower {
+
+using layout::LinearLayout;
+
+namespace {
+
+using Basis = LinearLayout::Basis;
+using Coords = std::vector<int32_t>;
+
+Basis rc(int32_t r, int32_t c) { return {r, c}; }
+
+bool is_zero(const Basis &b) {
+  return std::all_of(b.begin(), b.end(), [](int32_t v) { return v == 0; });
+}
+
+// (tile, lane, warp) -> coordinates of the row lane l addresses for the tile's ldmatrix.
+// `dst` is the operand layout; `a`: operand A; `trans`: the tile is not K-contiguous.
+LinearLayout row_address_layout(const LinearLayout &dst, bool a, bool trans) {
+  // (row, col) steps along K and along the other dim (M for A, N for B)
+  auto kb = [&](int32_t k) { return a ? rc(0, k) : rc(k, 0); };
+  auto xb = [&](int32_t x) { return a ? rc(x, 0) : rc(0, x); };
+  std::vector<Basis> lane;
+  for (int32_t j = 1; j < 8; j *= 2) // row j of the matrix
+    lane.push_back(trans ? kb(j) : xb(j));
+  if (a) {
+    lane.push_back(xb(8)); // matrices 1, 3: rows 8-15 of M
+    lane.push_back(kb(8)); // matrices 2, 3: K 8-15
+  } else {
+    lane.push_back(kb(8)); // matrix 1: K 8-15
+    lane.push_back(rc(0, 0));
+  }
+  // tiles: the operand's register bits that step whole instruction tiles
+  int32_t tile_x = a ? 16 : 8;
+  std::vector<Basis> tiles;
+  for (const Basis &b : dst.in_dims()[static_cast<size_t>(dst.in_dim_index(layout::kRegister))]
+                            .bases) {
+    int32_t k = a ? b[1] : b[0], x = a ? b[0] : b[1];
+    if (!is_zero(b) && k % 16 == 0 && x % tile_x == 0)
+      tiles.push_back(b);
+  }
+  std::vector<Basis> warp =
+      dst.in_dims()[static_cast<size_t>(dst.in_dim_index(layout::kWarp))].bases;
+  return LinearLayout({{layout::kRegister, tiles}, {layout::kLane, lane}, {layout::kWarp, warp}},
+                      {{layout::dim_name(0), dst.out_dim_size(layout::dim_name(0))},
+                       {layout::dim_name(1), dst.out_dim_size(layout::dim_name(1))}});
+}
+
+// Worst bank-group multiplicity of the ldmatrix rows of tile 0 in warp 0.
+int ldmatrix_conflicts(const LinearLayout &rows_off) {
+  int worst = 1;
+  for (int m = 0; m < 4; ++m) {
+    int count[8] = {};
+    for (int j = 0; j < 8; ++j) {
+      auto out = rows_off.apply({{layout::kLane, m * 8 + j}});
+      int64_t byte = int64_t{out[0].second} * 2;
+      worst = std::max(worst, ++count[(byte / 16) % 8]);
+    }
+  }
+  return worst;
+}
+
+// Registers from r on (up to 8, aligned) whose offsets are consecutive in every thread.
+int store_run(LoweringContext &c, const LinearLayout &l, int32_t r, const std::vector<bool> &uniq) {
+  int32_t n = l.in_dim_size(layout::kRegister);
+  const ThreadCoords &tc = c.thread_coords(l);
+  int64_t f0 = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r));
+  int v = 1;
+  for (int w = 2; w <= 8; w *= 2) {
+    if (r % w != 0 || r + w > n || f0 % w != 0 || (tc.flat_span & (w - 1)) != 0)
+      break;
+    bool ok = true;
+    for (int j = 1; j < w && ok; ++j)
+      ok = uniq[static_cast<size_t>(r + j)] &&
+           LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r + j)) == f0 + j;
+    if (!ok)
+      break;
+    v = w;
+  }
+  return v;
+}
+
+} // namespace
+
+bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
+  const ir::Value *x = op.operand(0), *res = op.result(0);
+  const ir::LayoutRef &dl = res->type.layout;
+  if (!x->type.is_tile() || x->type.rank() != 2 || !dl ||
+      dl->kind != ir::LayoutKind::DotOperand || !dl->parent ||
+      dl->parent->kind != ir::LayoutKind::Mma || dl->k_width != 2 ||
+      mem_bytes(x->type.element()) != 2 || c.opts().sm < 80)
+    return false;
+  const LinearLayout &src = c.layout_of(x->type), &dst = c.layout_of(res->type);
+  bool a = dl->op_idx == 0;
+  int kdim = a ? 1 : 0;
+  ir::Shape shape = x->type.shape;
+  // the dim the source holds contiguously is the shared layout's inner dim
+  int inner = layout::contiguous_per_thread(src, 1 - kdim) > layout::contiguous_per_thread(src, kdim)
+                  ? 1 - kdim
+                  : kdim;
+  if (shape[static_cast<size_t>(inner)] < 8)
+    return false;
+  bool trans = inner != kdim;
+  std::vector<int32_t> order = {inner, 1 - inner};
+  LinearLayout rows = row_address_layout(dst, a, trans);
+
+  // the swizzle with the fewest conflicts of stores + ldmatrix reads
+  LinearLayout best;
+  int best_cost = 1 << 30;
+  int64_t cols = shape[static_cast<size_t>(inner)], nrows = shape[static_cast<size_t>(1 - inner)];
+  for (int32_t mp = 1; mp <= 8; mp *= 2)
+    for (int32_t pp = 1; pp <= 8; pp *= 2) {
+      if ((mp == 1 && pp > 1) || 8 * mp > cols || pp * mp > nrows * 8)
+        continue;
+      LinearLayout s = layout::shared_swizzled(8, pp, mp, order, shape);
+      LinearLayout off = s.invert();
+      int cost = layout::shared_bank_conflicts(src, s, 2) + ldmatrix_conflicts(rows.compose(off));
+      if (cost < best_cost) {
+        best = s;
+        best_cost = cost;
+      }
+    }
+  LinearLayout to_offset = best.invert(); // coords -> offset
+  LinearLayout src_off = src.compose(to_offset), rows_off = rows.compose(to_offset);
+
+  simt::Builder &b = c.b();
+  int64_t base = c.scratch(op, x->type.numel() * 2);
+  const std::vector<Reg> &regs = c.get(x);
+  std::vector<bool> uniq = LoweringContext::unique_regs(src);
+  c.smem_before_write();
+  for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
+    if (!uniq[static_cast<size_t>(r)]) {
+      ++r;
+      continue;
+    }
+    int v = store_run(c, src_off, r, uniq);
+    if (v == 1) {
+      b.st(simt::Space::Shared, Ty::B16, c.smem_operand(src_off, base, 2, r),
+           {regs[static_cast<size_t>(r)]});
+    } else {
+      std::vector<Operand> words;
+      for (int j = 0; j < v; j += 2)
+        words.push_back(b.pack(Ty::B32, {regs[static_cast<size_t>(r + j)],
+                                         regs[static_cast<size_t>(r + j + 1)]}));
+      b.st(simt::Space::Shared, Ty::B32, c.smem_operand(src_off, base, 2, r), std::move(words));
+    }
+    r += v;
+  }
+  c.smem_after_write();
+
+  // one ldmatrix per tile; its pairs are the fragment's a0..a7 / b0..b3 (lane 0 positions)
+  Ty et = reg_ty(x->type.element());
+  std::map<Coords, Reg> held;
+  for (int32_t t = 0; t < rows.in_dim_size(layout::kRegister); ++t) {
+    Coords o = LoweringContext::reg_coords(rows, t);
+    std::vector<Reg> d = b.ldmatrix(a ? 4 : 2, trans, c.smem_operand(rows_off, base, 2, t));
+    for (size_t i = 0; i < d.size(); ++i) {
+      std::vector<Reg> h = b.unpack(et, 2, d[i]);
+      // pair i: A (m + 8 (i % 2), k + 8 (i / 2)), B (k + 8 i, n); elements k, k + 1
+      int32_t dx = a ? 8 * static_cast<int32_t>(i % 2) : 0;
+      int32_t dk = a ? 8 * static_cast<int32_t>(i / 2) : 8 * static_cast<int32_t>(i);
+      for (int32_t e = 0; e < 2; ++e) {
+        Coords p = o;
+        p[static_cast<size_t>(kdim)] += dk + e;
+        p[static_cast<size_t>(1 - kdim)] += dx;
+        held[p] = h[static_cast<size_t>(e)];
+      }
+    }
+  }
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < dst.in_dim_size(layout::kRegister); ++r) {
+    auto it = held.find(LoweringContext::reg_coords(dst, r));
+    TILEC_ASSERT(it != held.end(), "dot operand staging: an element no ldmatrix loaded");
+    out.push_back(it->second);
+  }
+  c.set(res, std::move(out));
+  return true;
+}
+
+} // namespace tilec::lower
