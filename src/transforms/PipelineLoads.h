@@ -1,0 +1,22 @@
+// Software pipelining, first step (docs/ARCHITECTURE.md, "The fast matmul path"): in a
+// `for` loop that computes a dot, each load whose pointer, mask and `other` are pure
+// functions of the induction variable, the carried values and loop invariants is issued
+// one iteration ahead, at the top of the previous iteration (before its dot), and its
+// tile carried to the next one:
+//
+//   x0 = load(p(lb), m(lb) & lb < ub)                         # prologue
+//   for i, (.., x): use x; x' = load(p(i+step), m(i+step) & i+step < ub); yield .., x'
+//
+// so the loads of iteration i+1 are in flight while iteration i computes. Loops with a
+// store or atomic in them, volatile loads, and num_stages < 2 (module attribute, or the
+// loop's own) are left alone. The cp.async ring in shared memory (num_stages - 1
+// iterations ahead) replaces this once dot operands are staged explicitly.
+#pragma once
+
+#include "ir/IR.h"
+
+namespace tilec::transforms {
+
+void pipeline_loads(ir::Module &m);
+
+} // namespace tilec::transforms
