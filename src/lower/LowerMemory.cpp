@@ -30,13 +30,27 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
   int n = c.num_regs(r->type);
   std::vector<Reg> out;
   std::vector<std::pair<std::pair<uint32_t, uint32_t>, Reg>> memo;
+  auto find = [&](Reg base, Reg off) {
+    for (const auto &[k, v] : memo)
+      if (k.first == base.id && k.second == off.id)
+        return v;
+    return Reg{};
+  };
   for (int i = 0; i < n; ++i) {
     Reg base = pr.size() == 1 ? pr[0] : pr[static_cast<size_t>(i)];
     Reg off = orr.size() == 1 ? orr[0] : orr[static_cast<size_t>(i)];
-    Reg res;
-    for (const auto &[k, v] : memo)
-      if (k.first == base.id && k.second == off.id)
-        res = v;
+    Reg res = find(base, off);
+    // off = a + k without wrapping: the address of a, plus k elements
+    const LoweringContext::Affine *af = c.affine(off);
+    if (!res.valid() && af && simt::ty_reg_bits(reg_ty(od)) == 32) {
+      Reg at = find(base, af->base);
+      if (!at.valid()) {
+        at = b.mad_wide(reg_ty(od), af->base, simt::imm(esize), base);
+        memo.push_back({{base.id, af->base.id}, at});
+      }
+      res = b.add(Ty::S64, at, simt::imm(af->imm * esize));
+      memo.push_back({{base.id, off.id}, res});
+    }
     if (!res.valid()) {
       if (od == ir::DType::I1)
         off = b.selp(Ty::U32, simt::imm(1), simt::imm(0), off);

@@ -81,11 +81,16 @@ void lower_arange(LoweringContext &c, const ir::Op &op) {
   for (int32_t i = 0; i < c.num_regs(r->type); ++i) {
     int64_t rc = LoweringContext::reg_coords(l, i)[0];
     Reg t = tc.dim[0];
-    if ((rc & tc.span[0]) == 0)
+    // The values stay within [start, end): the adds below never wrap.
+    if ((rc & tc.span[0]) == 0) {
       out.push_back(rc + start == 0 ? t : b.add(Ty::S32, t, simt::imm(rc + start)));
-    else {
+      if (rc + start != 0)
+        c.note_affine(out.back(), t, rc + start);
+    } else {
       Reg x = b.xor_(Ty::B32, t, simt::imm(rc));
       out.push_back(start ? b.add(Ty::S32, x, simt::imm(start)) : x);
+      if (start)
+        c.note_affine(out.back(), x, start);
     }
   }
   c.set(r, std::move(out));
