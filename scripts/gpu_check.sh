@@ -121,7 +121,7 @@ run_step env 60 bash -c env_info
 run_step install 300 "$PY" -m pip install --no-build-isolation --no-deps -e .
 run_step cpp_tests 240 bash -c cpp_tests
 run_step cpp_api 240 bash -c cpp_api
-run_step pytest_gpu 240 "$PY" -m pytest -m gpu -q -p no:cacheprovider -rs \
+run_step pytest_gpu 420 "$PY" -m pytest -m gpu -q -p no:cacheprovider -rs \
   --junitxml="$LOG/pytest_gpu.xml" tests/python
 run_step benchmarks 420 bash -c benchmarks
 # the user documents' perf_report vector add: $LOG/perf_report/vector-add-performance.{csv,png}

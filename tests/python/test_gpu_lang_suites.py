@@ -1,0 +1,61 @@
+"""Every case of the language suites (test_lang_*.py) and the seed-kernel tests on a CUDA
+GPU: each suite runs in its own process with gpu_lang_plugin (TILEC_TEST_ON_GPU=1), so
+every kernel those tests launch on numpy arrays runs on the GPU and must meet the same
+numpy references the tile interpreter meets. Suites run side by side (one process each).
+
+Not run here, with the reason: test_lang_faults.py checks the interpreter's own
+out-of-bounds messages (the GPU reports faults through the driver, tested in
+test_gpu_runtime.py). DESELECT lists the few cases that check interpreter-only behaviour."""
+
+import concurrent.futures
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_gpu_language import HAVE_GPU
+
+HERE = Path(__file__).resolve().parent
+SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
+          "test_lang_math.py", "test_lang_memory.py", "test_lang_reduce.py",
+          "test_lang_shape.py", "test_lang_atomic.py", "test_lang_debug.py",
+          "test_lang_edges.py", "test_lang_dot.py", "test_seed_kernels.py"]
+# suite -> a pytest -k expression of cases not to run on the GPU (interpreter-only checks)
+DESELECT: dict = {}
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU, its driver and torch")]
+
+
+def run_suite(suite):
+    env = dict(os.environ)
+    env["TILEC_TEST_ON_GPU"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE)] + [p for p in [env.get("PYTHONPATH")] if p])
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "gpu_lang_plugin", "-p",
+            "no:cacheprovider", "-m", "not gpu"]
+    if DESELECT.get(suite):
+        args += ["-k", DESELECT[suite]]
+    r = subprocess.run(args + [str(HERE / suite)], capture_output=True, text=True, env=env,
+                       cwd=HERE)
+    return r
+
+
+_results = {}
+
+
+def _all_results():
+    if not _results:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(len(SUITES),
+                                                                   os.cpu_count() or 4)) as ex:
+            _results.update(zip(SUITES, ex.map(run_suite, SUITES)))
+    return _results
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_suite_on_gpu(suite):
+    r = _all_results()[suite]
+    summary = [line for line in r.stdout.splitlines() if " passed" in line or " failed" in line]
+    print(suite, summary[-1] if summary else "(no summary)")
+    assert r.returncode in (0, 5), f"{suite} on the GPU:\n{r.stdout[-8000:]}\n{r.stderr[-2000:]}"
