@@ -105,7 +105,7 @@ const TensorType *tensor_type(PyTypeObject *t) {
   for (const auto &e : g_tensor_types)
     if (e.type == t && e.version == t->tp_version_tag && e.version != 0)
       return &e;
-  if (!PyType_HasFeature(t, Py_TPFLAGS_VALID_VERSION_TAG))
+  if (t->tp_version_tag == 0) // no valid tag yet (the attribute lookups below assign one)
     return nullptr;
   TensorType &e = g_tensor_types[g_tensor_types_next++ % kTensorTypes];
   Py_XDECREF(e.type);

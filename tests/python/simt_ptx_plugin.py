@@ -2,7 +2,12 @@
 host arrays is compiled down the GPU path (tilec._C.compile_simt) and run on the SIMT
 simulator. With TILEC_SIMT_PTX_DIR set, this plugin also saves each kernel's PTX for
 sm_90a and sm_80 there (one file per distinct text), so the caller can check that ptxas
-accepts all of them."""
+accepts all of them.
+
+For CI time, tests parametrised over a pair of dtypes (xn, yn) run on the simulator for a
+representative subset: every dtype with itself, and every dtype with int32 and with float32
+(the lowering of each op per dtype and of the casts into the common types); the tile
+interpreter runs every pair. TILEC_SIMT_ALL_PAIRS=1 runs them all here too."""
 
 import hashlib
 import os
@@ -35,3 +40,23 @@ if _DIR:
         return kernel
 
     _C.compile_simt = _compile_and_save
+
+
+_PAIR_PARTNERS = ("int32", "float32")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("TILEC_SIMT_ALL_PAIRS", "0") not in ("", "0"):
+        return
+    keep, drop = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        xn, yn = params.get("xn"), params.get("yn")
+        if xn is None or yn is None or xn == yn or xn in _PAIR_PARTNERS or \
+                yn in _PAIR_PARTNERS:
+            keep.append(item)
+        else:
+            drop.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

@@ -548,3 +548,40 @@ def test_always_compile_bypasses_every_cache(tmp_path, monkeypatch):
         torch.testing.assert_close(out, x + y, rtol=0, atol=0)
     finally:
         _gpu.set_ptx_generator(prev)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU or torch.cuda.device_count() < 2,
+                    reason="needs two CUDA GPUs and torch")
+def test_the_device_of_the_arguments_picks_the_gpu():
+    """Tensors on cuda:1 while the current device is 0: the kernel runs on cuda:1 (its
+    context, torch's current stream there), through the Python path and the fast path."""
+    torch.cuda.set_device(0)
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+        o = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        m = o < n_elements
+        tl.store(output_ptr + o, tl.load(x_ptr + o, mask=m) + tl.load(y_ptr + o, mask=m), mask=m)
+
+    n = 5000
+    for dev in (1, 0, 1):
+        x = torch.rand(n, device=f"cuda:{dev}")
+        y = torch.rand(n, device=f"cuda:{dev}")
+        for _ in range(2):  # the Python path, then the fast path
+            out = torch.full_like(x, float("nan"))
+            add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+            assert torch.cuda.current_device() == 0
+            torch.cuda.synchronize(dev)
+            torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+        assert _C.gpu_last_kernel(dev) == "add_kernel"
+    s = torch.cuda.Stream(device=1)
+    with torch.cuda.stream(s):  # torch's current stream on cuda:1 is taken
+        x = torch.rand(n, device="cuda:1")
+        out = torch.empty_like(x)
+        add_kernel[(triton.cdiv(n, 1024),)](x, x, out, n, BLOCK_SIZE=1024)
+    s.synchronize()
+    torch.testing.assert_close(out, x + x, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="on one device"):
+        add_kernel[(1,)](x, torch.rand(n, device="cuda:0"), out, n, BLOCK_SIZE=1024)
+    assert add_kernel._gpu_dispatch.fast_launches >= 3

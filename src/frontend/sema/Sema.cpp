@@ -1,5 +1,6 @@
 // sema::lower_kernel: the kernel's parameters, the Emitter services, shared helpers.
 #include "frontend/sema/Sema.h"
+#include "frontend/sema/EmitUtil.h"
 
 #include <cstring>
 
@@ -18,38 +19,6 @@ void drop_all_uses(ir::Block *b) {
   ir::walk(b, [](ir::Op *op) { op->drop_operands(); });
 }
 
-std::string type_name(const Val &v) {
-  switch (v.kind) {
-  case Val::Kind::None:
-    return "NoneType";
-  case Val::Kind::Bool:
-    return "bool";
-  case Val::Kind::Int:
-    return "int";
-  case Val::Kind::Float:
-    return "float";
-  case Val::Kind::Str:
-    return "str";
-  case Val::Kind::DType:
-    return "dtype";
-  case Val::Kind::Tensor:
-    return "tensor";
-  case Val::Kind::Tuple:
-    return "tuple";
-  case Val::Kind::Function:
-    return "function";
-  case Val::Kind::Module:
-    return "module";
-  case Val::Kind::Builtin:
-    return "builtin_function";
-  case Val::Kind::Method:
-    return "method";
-  case Val::Kind::Slice:
-    return "slice";
-  }
-  return "object";
-}
-
 std::string ir_type_str(const ir::Type &t) { return t.is_tile() ? tensor_str(t) : elem_name(t); }
 
 std::string value_type_str(const Val &v) {
@@ -63,7 +32,7 @@ std::string value_type_str(const Val &v) {
   }
   if (v.kind == Val::Kind::None)
     return "None";
-  return "constexpr " + type_name(v);
+  return "constexpr " + py_type_name(v);
 }
 
 bool is_py_number(const Val &v) {
@@ -175,7 +144,7 @@ bool Lowerer::constexpr_truth(const Val &cond, SourceLoc loc) {
   default:
     throw CompileError(loc, "`if` conditionals can only accept values of type {bool, int, "
                             "NoneType}, not objects of type " +
-                                type_name(cond));
+                                py_type_name(cond));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "frontend/sema/SemaImpl.h"
+#include "frontend/sema/EmitUtil.h"
 
 namespace tilec::sema::detail {
 
@@ -23,7 +24,7 @@ std::string describe(const Val &v) {
     return "a tensor";
   if (v.kind == Val::Kind::None)
     return "None";
-  return "a constexpr " + type_name(v);
+  return "a constexpr " + py_type_name(v);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "frontend/sema/Operators.h"
+#include "frontend/sema/EmitUtil.h"
 #include "frontend/sema/Promotion.h"
 #include "frontend/sema/SemaImpl.h"
 
@@ -174,7 +175,7 @@ std::vector<Val> Lowerer::eval_elements(const std::vector<ast::ExprPtr> &elts) {
     }
     Val v = eval(*static_cast<const ast::StarredExpr &>(*x).value);
     if (v.kind != Val::Kind::Tuple)
-      throw CompileError(x->loc, "only a tuple can be unpacked with *, not " + type_name(v));
+      throw CompileError(x->loc, "only a tuple can be unpacked with *, not " + py_type_name(v));
     out.insert(out.end(), v.elems.begin(), v.elems.end());
   }
   return out;
@@ -270,7 +271,7 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
       return base;
     [[fallthrough]];
   default:
-    throw CompileError(loc, "'" + type_name(base) + "' object has no attribute '" + attr + "'");
+    throw CompileError(loc, "'" + py_type_name(base) + "' object has no attribute '" + attr + "'");
   }
 }
 
@@ -312,7 +313,7 @@ Val Lowerer::eval_if_exp(const ast::IfExpExpr &e) {
     if (!v.is_tensor() && !is_py_number(v))
       throw CompileError(x.loc, "a conditional expression with a run-time condition must give "
                                 "a tensor or a number, not " +
-                                    type_name(v));
+                                    py_type_name(v));
     side[k] = leaf_value(v, x.loc);
   }
   if (side[0]->type != side[1]->type)

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "frontend/sema/Promotion.h"
+#include "frontend/sema/EmitUtil.h"
 #include "frontend/sema/SemaImpl.h"
 
 namespace tilec::sema::detail {
@@ -312,7 +313,7 @@ std::string format_int(int64_t v, bool u64, const Spec &sp, SourceLoc loc,
 std::string format_value(const Val &v, const std::string &spec, SourceLoc loc) {
   if (spec.empty())
     return py_str(v);
-  std::string tname = type_name(v);
+  std::string tname = py_type_name(v);
   Spec sp = parse_spec(spec, tname, loc);
   switch (v.kind) {
   case Val::Kind::Str: {

@@ -234,8 +234,7 @@ private:
 void drop_all_uses(ir::Block *b);
 
 // Python-ish names used in messages.
-std::string type_name(const Val &v);        // "int", "tensor", "None", ...
-std::string value_type_str(const Val &v);   // a tensor's type ("fp32[constexpr[64]]") or type_name
+std::string value_type_str(const Val &v);   // a tensor's type ("fp32[constexpr[64]]") or py_type_name
 std::string ir_type_str(const ir::Type &t); // "int32", "fp32[constexpr[64]]"
 bool is_py_number(const Val &v);            // Bool, Int or Float constexpr
 bool same_val(const Val &a, const Val &b);  // the same constexpr or the same IR value

@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "frontend/sema/Operators.h"
+#include "frontend/sema/EmitUtil.h"
 #include "frontend/sema/Promotion.h"
 #include "frontend/sema/SemaImpl.h"
 
@@ -233,7 +234,7 @@ void Lowerer::lower_for(const ast::ForStmt &s, StaticUnroll *defer) {
         continue;
       if (o.kind != Val::Kind::Int)
         throw CompileError(call.loc, std::string("tl.range's ") + int_opts[k] +
-                                         " must be a constexpr int, not " + type_name(o));
+                                         " must be a constexpr int, not " + py_type_name(o));
       attrs.push_back({int_opts[k], o.i});
     }
     const char *flag_opts[] = {"disallow_acc_multi_buffer", "flatten", "warp_specialize",

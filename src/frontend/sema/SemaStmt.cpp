@@ -3,6 +3,7 @@
 #include <list>
 
 #include "frontend/sema/Operators.h"
+#include "frontend/sema/EmitUtil.h"
 #include "frontend/sema/SemaImpl.h"
 
 namespace tilec::sema::detail {
@@ -172,7 +173,7 @@ void Lowerer::assign_target(const ast::Expr &target, const Val &value) {
       if (e->kind == ast::ExprKind::Starred)
         throw CompileError(e->loc, "starred assignment targets are not supported");
     if (value.kind != Val::Kind::Tuple)
-      throw CompileError(target.loc, "cannot unpack non-tuple value of type " + type_name(value));
+      throw CompileError(target.loc, "cannot unpack non-tuple value of type " + py_type_name(value));
     if (value.elems.size() > elts.size())
       throw CompileError(target.loc, "too many values to unpack (expected " +
                                          std::to_string(elts.size()) + ")");
