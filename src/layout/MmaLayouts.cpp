@@ -51,8 +51,9 @@ LinearLayout fit(std::vector<Basis> reg, std::vector<Basis> lane, std::vector<Ba
   std::vector<LinearLayout::OutDim> outs;
   for (int d = 0; d < rank; ++d)
     outs.push_back({dim_name(d), cta_sizes[static_cast<size_t>(d)]});
-  LinearLayout cta({{kRegister, std::move(reg)}, {kLane, std::move(lane)}, {kWarp, std::move(warp)}},
-                   std::move(outs));
+  LinearLayout cta(
+      {{kRegister, std::move(reg)}, {kLane, std::move(lane)}, {kWarp, std::move(warp)}},
+      std::move(outs));
   std::vector<std::string> names;
   for (int d = 0; d < rank; ++d)
     names.push_back(dim_name(d));

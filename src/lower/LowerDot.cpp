@@ -45,8 +45,8 @@ std::map<Coords, Reg> by_coords(const LinearLayout &l, const std::vector<Reg> &r
 
 Reg lookup(const std::map<Coords, Reg> &m, const Coords &c, const char *what) {
   auto it = m.find(c);
-  TILEC_ASSERT(it != m.end(), std::string("dot lowering: ") + what +
-                                  " register missing for a fragment element");
+  TILEC_ASSERT(it != m.end(),
+               std::string("dot lowering: ") + what + " register missing for a fragment element");
   return it->second;
 }
 
@@ -152,8 +152,8 @@ private:
       return it->second;
     std::vector<Reg> elems;
     for (int e = 0; e < 4 * kw_; ++e)
-      elems.push_back(lookup(a_, at(o, 8 * ((e / kw_) % 2), e % kw_ + 4 * kw_ * (e / (2 * kw_))),
-                             "A"));
+      elems.push_back(
+          lookup(a_, at(o, 8 * ((e / kw_) % 2), e % kw_ + 4 * kw_ * (e / (2 * kw_))), "A"));
     return a_tiles_[o] = pack(elems);
   }
   // B fragment at (.., k0, n0): b_e at (k0 + e % kw + 4 kw (e / kw), n0).
@@ -200,7 +200,9 @@ void lower_fma(LoweringContext &c, const ir::Op &op) {
   TILEC_ASSERT(c.layout_of(acc->type) == lc, "dot lowering: acc and result layouts differ");
   ir::DType e = a->type.elem;
   bool is_int = ir::is_int(e);
-  ir::DType work = is_int ? ir::DType::I32 : rt.elem == ir::DType::F64 ? ir::DType::F64 : ir::DType::F32;
+  ir::DType work = is_int                      ? ir::DType::I32
+                   : rt.elem == ir::DType::F64 ? ir::DType::F64
+                                               : ir::DType::F32;
   ir::Type wt(work, false, {}), et(e, false, {}), ot(rt.elem, false, {});
   Ty t = reg_ty(work);
   std::map<Coords, Reg> am = by_coords(c.layout_of(a->type), c.get(a));
@@ -219,8 +221,9 @@ void lower_fma(LoweringContext &c, const ir::Op &op) {
   std::vector<Reg> out;
   for (int32_t r = 0; r < static_cast<int32_t>(acc_regs.size()); ++r) {
     Coords crd = LoweringContext::reg_coords(lc, r);
-    Reg s = rt.elem == work ? acc_regs[static_cast<size_t>(r)]
-                            : emit_cast(c, acc_regs[static_cast<size_t>(r)], ot, wt, false, op.loc());
+    Reg s = rt.elem == work
+                ? acc_regs[static_cast<size_t>(r)]
+                : emit_cast(c, acc_regs[static_cast<size_t>(r)], ot, wt, false, op.loc());
     for (int32_t k = 0; k < K; ++k) {
       Coords ac = crd, bc = crd;
       ac.back() = k;

@@ -8,8 +8,9 @@
 //    per matrix: conflict-free when the 8 rows fall in 8 distinct 16-byte bank groups).
 // 2. Every thread stores its first copies; a barrier.
 // 3. One ldmatrix per instruction tile: .x4 for A (16x16: matrices (m 0-7 | 8-15) x (k 0-7 |
-//    8-15) in the order of the a0..a7 pairs), .x2 for B (16x8: k 0-7 | 8-15). When the
-//    tile is stored K-contiguous, rows run along M (A) / N (B); otherwise (a transposed
+//    8-15) in the order of the a0..a7 pairs), .x2 for B (16x8: k 0-7 | 8-15), or .x4 for
+//    two B tiles n and n + 8 when the thread holds both (a register basis steps N by 8).
+//    When the tile is stored K-contiguous, rows run along M (A) / N (B); otherwise (a transposed
 //    tile) rows run along K and .trans turns them into the fragment. Lane l gives the row
 //    address of row l % 8 of matrix l / 8: the address is a linear layout of (tile,
 //    lane, warp) composed with the shared layout, so LoweringContext::smem_operand
@@ -39,7 +40,7 @@ bool is_zero(const Basis &b) {
 
 // (tile, lane, warp) -> coordinates of the row lane l addresses for the tile's ldmatrix.
 // `dst` is the operand layout; `a`: operand A; `trans`: the tile is not K-contiguous.
-LinearLayout row_address_layout(const LinearLayout &dst, bool a, bool trans) {
+LinearLayout row_address_layout(const LinearLayout &dst, bool a, bool trans, bool b_pairs) {
   // (row, col) steps along K and along the other dim (M for A, N for B)
   auto kb = [&](int32_t k) { return a ? rc(0, k) : rc(k, 0); };
   auto xb = [&](int32_t x) { return a ? rc(x, 0) : rc(0, x); };
@@ -50,16 +51,16 @@ LinearLayout row_address_layout(const LinearLayout &dst, bool a, bool trans) {
     lane.push_back(xb(8)); // matrices 1, 3: rows 8-15 of M
     lane.push_back(kb(8)); // matrices 2, 3: K 8-15
   } else {
-    lane.push_back(kb(8)); // matrix 1: K 8-15
-    lane.push_back(rc(0, 0));
+    lane.push_back(kb(8));                      // matrices 1, 3: K 8-15
+    lane.push_back(b_pairs ? xb(8) : rc(0, 0)); // matrices 2, 3: the tile N + 8
   }
   // tiles: the operand's register bits that step whole instruction tiles
   int32_t tile_x = a ? 16 : 8;
   std::vector<Basis> tiles;
-  for (const Basis &b : dst.in_dims()[static_cast<size_t>(dst.in_dim_index(layout::kRegister))]
-                            .bases) {
+  for (const Basis &b :
+       dst.in_dims()[static_cast<size_t>(dst.in_dim_index(layout::kRegister))].bases) {
     int32_t k = a ? b[1] : b[0], x = a ? b[0] : b[1];
-    if (!is_zero(b) && k % 16 == 0 && x % tile_x == 0)
+    if (!is_zero(b) && k % 16 == 0 && x % tile_x == 0 && !(b_pairs && b == xb(8)))
       tiles.push_back(b);
   }
   std::vector<Basis> warp =
@@ -108,9 +109,8 @@ int store_run(LoweringContext &c, const LinearLayout &l, int32_t r, const std::v
 bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
   const ir::Value *x = op.operand(0), *res = op.result(0);
   const ir::LayoutRef &dl = res->type.layout;
-  if (!x->type.is_tile() || x->type.rank() != 2 || !dl ||
-      dl->kind != ir::LayoutKind::DotOperand || !dl->parent ||
-      dl->parent->kind != ir::LayoutKind::Mma || dl->k_width != 2 ||
+  if (!x->type.is_tile() || x->type.rank() != 2 || !dl || dl->kind != ir::LayoutKind::DotOperand ||
+      !dl->parent || dl->parent->kind != ir::LayoutKind::Mma || dl->k_width != 2 ||
       mem_bytes(x->type.element()) != 2 || c.opts().sm < 80)
     return false;
   const LinearLayout &src = c.layout_of(x->type), &dst = c.layout_of(res->type);
@@ -118,14 +118,18 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
   int kdim = a ? 1 : 0;
   ir::Shape shape = x->type.shape;
   // the dim the source holds contiguously is the shared layout's inner dim
-  int inner = layout::contiguous_per_thread(src, 1 - kdim) > layout::contiguous_per_thread(src, kdim)
-                  ? 1 - kdim
-                  : kdim;
+  int inner =
+      layout::contiguous_per_thread(src, 1 - kdim) > layout::contiguous_per_thread(src, kdim)
+          ? 1 - kdim
+          : kdim;
   if (shape[static_cast<size_t>(inner)] < 8)
     return false;
   bool trans = inner != kdim;
   std::vector<int32_t> order = {inner, 1 - inner};
-  LinearLayout rows = row_address_layout(dst, a, trans);
+  // B: a register basis stepping N by 8 means the thread holds tiles n and n + 8
+  const auto &dregs = dst.in_dims()[static_cast<size_t>(dst.in_dim_index(layout::kRegister))].bases;
+  bool b_pairs = !a && std::find(dregs.begin(), dregs.end(), rc(0, 8)) != dregs.end();
+  LinearLayout rows = row_address_layout(dst, a, trans, b_pairs);
 
   // the swizzle with the fewest conflicts of stores + ldmatrix reads
   LinearLayout best;
@@ -163,8 +167,8 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
     } else {
       std::vector<Operand> words;
       for (int j = 0; j < v; j += 2)
-        words.push_back(b.pack(Ty::B32, {regs[static_cast<size_t>(r + j)],
-                                         regs[static_cast<size_t>(r + j + 1)]}));
+        words.push_back(b.pack(
+            Ty::B32, {regs[static_cast<size_t>(r + j)], regs[static_cast<size_t>(r + j + 1)]}));
       b.st(simt::Space::Shared, Ty::B32, c.smem_operand(src_off, base, 2, r), std::move(words));
     }
     r += v;
@@ -176,12 +180,14 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
   std::map<Coords, Reg> held;
   for (int32_t t = 0; t < rows.in_dim_size(layout::kRegister); ++t) {
     Coords o = LoweringContext::reg_coords(rows, t);
-    std::vector<Reg> d = b.ldmatrix(a ? 4 : 2, trans, c.smem_operand(rows_off, base, 2, t));
+    std::vector<Reg> d =
+        b.ldmatrix(a || b_pairs ? 4 : 2, trans, c.smem_operand(rows_off, base, 2, t));
     for (size_t i = 0; i < d.size(); ++i) {
       std::vector<Reg> h = b.unpack(et, 2, d[i]);
-      // pair i: A (m + 8 (i % 2), k + 8 (i / 2)), B (k + 8 i, n); elements k, k + 1
-      int32_t dx = a ? 8 * static_cast<int32_t>(i % 2) : 0;
-      int32_t dk = a ? 8 * static_cast<int32_t>(i / 2) : 8 * static_cast<int32_t>(i);
+      // pair i: A (m + 8 (i % 2), k + 8 (i / 2)), B (k + 8 (i % 2), n + 8 (i / 2));
+      // elements k, k + 1
+      int32_t dx = 8 * static_cast<int32_t>(a ? i % 2 : i / 2);
+      int32_t dk = 8 * static_cast<int32_t>(a ? i / 2 : i % 2);
       for (int32_t e = 0; e < 2; ++e) {
         Coords p = o;
         p[static_cast<size_t>(kdim)] += dk + e;

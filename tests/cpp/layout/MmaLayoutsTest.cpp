@@ -48,7 +48,8 @@ TEST(MmaLayouts, OperandsAreTheABFragmentsOfEachShape) {
     for (int l = 0; l < 32; ++l) {
       int g = l / 4, t = l % 4, kw = cs.kw;
       for (int e = 0; e < 4 * kw; ++e) {
-        std::vector<int32_t> want = {g + 8 * ((e / kw) % 2), t * kw + e % kw + 4 * kw * (e / (2 * kw))};
+        std::vector<int32_t> want = {g + 8 * ((e / kw) % 2),
+                                     t * kw + e % kw + 4 * kw * (e / (2 * kw))};
         ASSERT_EQ(coords_of(a, e, l, 0), want) << "A lane " << l << " element " << e;
       }
       for (int e = 0; e < 2 * kw; ++e) {
@@ -58,7 +59,7 @@ TEST(MmaLayouts, OperandsAreTheABFragmentsOfEachShape) {
     }
     // spot checks straight from the tables
     if (cs.kw == 2) {
-      EXPECT_EQ(coords_of(a, 5, 6, 0), rc(1, 13)); // a5 of lane 6: (g=1, 2t+8+1 = 13)
+      EXPECT_EQ(coords_of(a, 5, 6, 0), rc(1, 13));  // a5 of lane 6: (g=1, 2t+8+1 = 13)
       EXPECT_EQ(coords_of(b, 3, 31, 0), rc(15, 7)); // b3 of lane 31: (2t+8+1 = 15, g = 7)
     }
     if (cs.kw == 4) {
@@ -117,7 +118,7 @@ TEST(MmaLayouts, FmaOperandsHoldWholeRows) {
       EXPECT_EQ(b0[1], c0[1]);
     }
   EXPECT_EQ(registers_per_thread(c), 4 * 2); // 32x32 over an 8x16 CTA tile
-  EXPECT_EQ(registers_per_thread(a), 4 * 8);  // its 4 rows x all 8 of K
+  EXPECT_EQ(registers_per_thread(a), 4 * 8); // its 4 rows x all 8 of K
   EXPECT_TRUE(a.is_surjective());
   EXPECT_TRUE(b.is_surjective());
 }

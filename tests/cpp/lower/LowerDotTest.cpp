@@ -112,7 +112,9 @@ TEST(LowerDot, F16ToF32OnMma) {
   EXPECT_NE(k.ptx().find("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"), std::string::npos);
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 64, 32});
   run_case({"fp16", "fp32", "tl.dot(a, b) + acc", 64, 32, 64, 8});
-  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 16, 16, 128, 1});
+  // one warp holds the B tiles n and n + 8: one ldmatrix.x4 loads both
+  auto k1 = run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 16, 16, 128, 1});
+  EXPECT_NE(k1.ptx().find("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), std::string::npos);
 }
 
 TEST(LowerDot, Bf16AndF16AccumulatorAndTf32) {
@@ -124,8 +126,8 @@ TEST(LowerDot, Bf16AndF16AccumulatorAndTf32) {
 }
 
 TEST(LowerDot, IeeeFp32AndInt8) {
-  auto k = run_case({"fp32", "fp32", "tl.dot(a, b, acc, input_precision='ieee')", 32, 32, 16},
-                    false);
+  auto k =
+      run_case({"fp32", "fp32", "tl.dot(a, b, acc, input_precision='ieee')", 32, 32, 16}, false);
   EXPECT_NE(k.ptx().find("fma.rn.f32"), std::string::npos);
   run_case({"fp32", "fp32", "tl.dot(a, b, acc, allow_tf32=False)", 16, 16, 16}, false);
   auto i = run_case({"i8", "i32", "tl.dot(a, b, acc)", 32, 32, 64});
@@ -163,7 +165,8 @@ def bdot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
     c = tl.dot(a, b)
     tl.store(c_ptr + rb * M * N + rm * N + rn, c)
 )";
-  GpuKernelUnderTest k(src, "bdot", {"*fp16:16", "*fp16:16", "*fp32:16", "=2", "=16", "=32", "=16"});
+  GpuKernelUnderTest k(src, "bdot",
+                       {"*fp16:16", "*fp16:16", "*fp32:16", "=2", "=16", "=32", "=16"});
   EXPECT_NE(k.ptx().find("mma.sync.aligned"), std::string::npos);
   Inputs in;
   int a = add_buffer(in, "fp16", quarters(2 * 16 * 16, 4), "a");

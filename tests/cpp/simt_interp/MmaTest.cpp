@@ -68,7 +68,9 @@ std::pair<int, int> b_elem(Ty ab, int lane, int i) {
     return {t * 4 + i % 4 + (i / 4) * 16, g};
   return {t * 2 + i % 2 + (i / 2) * 8, g}; // b0,b1 (2t+i, g) b2,b3 (2t+8+i, g)
 }
-std::pair<int, int> c_elem(int lane, int i) { return {lane / 4 + (i / 2) * 8, lane % 4 * 2 + i % 2}; }
+std::pair<int, int> c_elem(int lane, int i) {
+  return {lane / 4 + (i / 2) * 8, lane % 4 * 2 + i % 2};
+}
 
 // A one-warp kernel: lane l loads its a/b/c registers from in[l * stride ...], runs one
 // mma and stores its d registers to out[l * nd ...].
@@ -136,8 +138,7 @@ void check_case(const Case &cs) {
     }
     for (int i = 0; i < r.b * kw; ++i) {
       auto [row, col] = b_elem(cs.ab, l, i);
-      regs[r.a + i / kw] |= (B[row][col].bits & ((eb == 32 ? 0 : 1u << eb) - 1))
-                            << (eb * (i % kw));
+      regs[r.a + i / kw] |= (B[row][col].bits & ((eb == 32 ? 0 : 1u << eb) - 1)) << (eb * (i % kw));
     }
     for (int i = 0; i < 4; ++i) {
       auto [row, col] = c_elem(l, i);
@@ -168,8 +169,7 @@ void check_case(const Case &cs) {
         got = static_cast<int32_t>(reg);
       else
         got = std::bit_cast<float>(reg);
-      ASSERT_EQ(got, want) << "lane " << l << " element " << i << " (" << row << ", " << col
-                           << ")";
+      ASSERT_EQ(got, want) << "lane " << l << " element " << i << " (" << row << ", " << col << ")";
     }
 }
 
@@ -192,8 +192,7 @@ TEST(SimMma, Int8ToInt32) {
 TEST(SimMma, PrintsGroupedOperands) {
   Function fn = mma_kernel({Ty::F32, Ty::F16, {16, 8, 16}}, {4, 4, 2, 4});
   std::string text = dump(fn);
-  EXPECT_TRUE(contains(text, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r"))
-      << text;
+  EXPECT_TRUE(contains(text, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r")) << text;
   Function fi = mma_kernel({Ty::S32, Ty::S8, {16, 8, 32}}, {4, 4, 2, 4});
   EXPECT_TRUE(contains(dump(fi), "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")) << dump(fi);
 }
@@ -248,8 +247,8 @@ TEST(SimMma, LdmatrixFeedsMma) {
   b.st(Space::Shared, Ty::B32, Operand::addr(sb), {bv[0], bv[1]});
   b.bar_sync(0);
   // A: matrix i = lanes 8i..8i+7: rows (i%2)*8 + r, cols (i/2)*8 -> byte (row*16 + col)*2
-  Reg r8 = b.and_(Ty::B32, lane, imm(15));                              // row 0..15
-  Reg colh = b.shr(Ty::U32, lane, imm(4));                              // 0/1
+  Reg r8 = b.and_(Ty::B32, lane, imm(15));                                // row 0..15
+  Reg colh = b.shr(Ty::U32, lane, imm(4));                                // 0/1
   Reg aaddr = b.mad(Ty::U32, r8, imm(32), b.mul(Ty::U32, colh, imm(16))); // bytes
   std::vector<Reg> afrag = b.ldmatrix(4, false, Operand::addr(aaddr));
   // B: matrix i = k rows 8i..8i+7 (lanes 0..15 give rows 0..15), transposed
