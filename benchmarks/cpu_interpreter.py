@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "data"))  # the seed kernels
 
 import tilec as triton  # noqa: E402
 import seed_kernels as sk  # noqa: E402

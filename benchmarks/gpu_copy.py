@@ -30,7 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SEEDS = os.path.join(ROOT, "examples", "seed_kernels.py")
+SEEDS = os.path.join(ROOT, "tests", "data", "seed_kernels.py")
 
 ADD_PTX = """.version 8.0
 .target sm_80

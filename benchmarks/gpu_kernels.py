@@ -39,7 +39,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SEEDS = os.path.join(ROOT, "examples", "seed_kernels.py")
+SEEDS = os.path.join(ROOT, "tests", "data", "seed_kernels.py")
 
 
 def load_seeds(impl):

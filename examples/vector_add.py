@@ -1,4 +1,4 @@
-"""The seed vector add (examples/seed_kernels.py, unchanged), launched from the host.
+"""The seed vector add (tests/data/seed_kernels.py, unchanged), launched from the host.
 
     python3 examples/vector_add.py
 
@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"))
 
 import tilec as triton  # noqa: E402
 import seed_kernels as sk  # noqa: E402

@@ -568,7 +568,10 @@ PyObject *&dispatcher_spare(PyObject *dispatcher) {
   return nb::inst_ptr<Dispatcher>(dispatcher)->spare_;
 }
 
-bool is_dispatcher(PyObject *o) { return nb::isinstance<Dispatcher>(o); }
+bool is_dispatcher(PyObject *o) {
+  static PyObject *type = nb::type<Dispatcher>().ptr(); // registered before any call
+  return reinterpret_cast<PyObject *>(Py_TYPE(o)) == type;
+}
 
 namespace {
 

@@ -272,7 +272,7 @@ def test_seed_matmul_prints_tuning_and_a_second_process_skips_it(tmp_path):
     process times every config and names the winner; the second, with the disk cache on,
     reads the result and times nothing."""
     script = tmp_path / "mm.py"
-    script.write_text(SEED_MATMUL.format(here=HERE))
+    script.write_text(SEED_MATMUL.format(here=os.path.join(HERE, "..", "data")))
     env = dict(os.environ, TILEC_PRINT_AUTOTUNING="1", TILEC_CACHE_AUTOTUNING="1",
                TILEC_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("TILEC_SIMT", None)

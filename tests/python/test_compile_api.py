@@ -56,7 +56,7 @@ def test_compile_matches_the_cli(tmp_path):
     cli = shutil.which("tilec")
     if cli is None:
         pytest.skip("the tilec CLI is not installed")
-    r = subprocess.run([cli, "ptx", f"{HERE}/seed_kernels.py:add_kernel", "--signature", SIG,
+    r = subprocess.run([cli, "ptx", f"{HERE}/../data/seed_kernels.py:add_kernel", "--signature", SIG,
                         "--constexpr", "BLOCK_SIZE=1024", "--num-warps", "4", "--arch", "sm_90a"],
                        capture_output=True, text=True)
     if r.returncode != 0:

@@ -262,7 +262,7 @@ def test_debug_kernel_prints_in_a_fresh_process(tmp_path):
     """The seed's debug kernel as a user runs it: a script whose output is read at exit."""
     code = textwrap.dedent(f"""
         import sys, torch
-        sys.path.insert(0, {HERE!r})
+        sys.path.insert(0, {os.path.join(HERE, "..", "data")!r})
         import seed_kernels as sk
         x = torch.arange(64, device="cuda", dtype=torch.float32) + 0.5
         sk.debug_kernel[(4,)](x, BLOCK_SIZE=16)

@@ -2,22 +2,13 @@
 // simulator with the tile interpreter.
 #include <random>
 
+#include "../SeedKernels.h"
 #include "LowerTestUtil.h"
 
 namespace tilec::lower::test {
 namespace {
 
-const char *kAdd = R"(@triton.jit
-def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    output = x + y
-    tl.store(output_ptr + offsets, output, mask=mask)
-)";
+const std::string kAdd = tilec::test::seed_kernel("add_kernel");
 
 std::vector<float> random_floats(size_t n, unsigned seed, float lo = -4, float hi = 4) {
   std::mt19937 g(seed);
@@ -90,19 +81,7 @@ TEST(LowerSeed, VectorAddUnalignedLengthAgrees) {
   k.expect_agree(add_inputs(1000, 256));
 }
 
-const char *kGelu = R"(@triton.jit
-def triton_gelu_kernel(x_ptr, y_ptr, num_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < num_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    a = 0.79788456 * (x + 0.044715 * x * x * x)
-    exp = tl.exp(2 * a)
-    tanh = (exp - 1) / (exp + 1)
-    y = 0.5 * x * (1 + tanh)
-    tl.store(y_ptr + offsets, y, mask=mask)
-)";
+const std::string kGelu = tilec::test::seed_kernel("triton_gelu_kernel");
 
 TEST(LowerSeed, GeluAgrees) {
   GpuKernelUnderTest k(kGelu, "triton_gelu_kernel", {"*fp32:16", "*fp32:16", "i32", "=1024"});
@@ -117,24 +96,7 @@ TEST(LowerSeed, GeluAgrees) {
   k.expect_agree(in, {Compare::exact(), Compare::f32(1e-5, 1e-6)});
 }
 
-const char *kSoftmax = R"(@triton.jit
-def softmax_kernel(input_ptr, output_ptr, input_row_stride, output_row_stride, n_cols,
-                   BLOCK_SIZE: tl.constexpr):
-    row_idx = tl.program_id(0)
-    row_start_ptr = input_ptr + row_idx * input_row_stride
-    col_offsets = tl.arange(0, BLOCK_SIZE)
-    input_ptrs = row_start_ptr + col_offsets
-    mask = col_offsets < n_cols
-    row = tl.load(input_ptrs, mask=mask, other=-float('inf'))
-    row_max = tl.max(row, axis=0)
-    row_minus_max = row - row_max
-    numerator = tl.exp(row_minus_max)
-    denominator = tl.sum(numerator, axis=0)
-    softmax_output = numerator / denominator
-    output_row_start_ptr = output_ptr + row_idx * output_row_stride
-    output_ptrs = output_row_start_ptr + col_offsets
-    tl.store(output_ptrs, softmax_output, mask=mask)
-)";
+const std::string kSoftmax = tilec::test::seed_kernel("softmax_kernel");
 
 void softmax_case(int rows, int cols, int block, int warps, const char *stride_sig) {
   GpuKernelUnderTest k(
@@ -155,27 +117,7 @@ TEST(LowerSeed, SoftmaxAgrees) { softmax_case(4, 1000, 1024, 4, "i32"); }
 TEST(LowerSeed, SoftmaxSmallRowAgrees) { softmax_case(3, 20, 32, 4, "i32"); }
 TEST(LowerSeed, SoftmaxWideRowEightWarpsAgrees) { softmax_case(2, 4096, 4096, 8, "i32:16"); }
 
-const char *kLayerNorm = R"(@triton.jit
-def layernorm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(0)
-    X += row * stride
-    Y += row * stride
-    cols = tl.arange(0, BLOCK_SIZE)
-    mask = cols < N
-    x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
-    mean = tl.sum(x, axis=0) / N
-    xmean = x - mean
-    xmean = tl.where(mask, xmean, 0.0)
-    var = tl.sum(xmean * xmean, axis=0) / N
-    rstd = 1 / tl.sqrt(var + eps)
-    x_hat = xmean * rstd
-    w = tl.load(W + cols, mask=mask, other=1.0)
-    b = tl.load(B + cols, mask=mask, other=0.0)
-    y = x_hat * w + b
-    tl.store(Y + cols, y, mask=mask)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
-)";
+const std::string kLayerNorm = tilec::test::seed_kernel("layernorm_kernel");
 
 std::vector<uint16_t> random_halves(size_t n, unsigned seed) {
   std::vector<uint16_t> v;
@@ -214,13 +156,7 @@ TEST(LowerSeed, LayerNormFp16Agrees) {
                       Compare::exact(), Compare::f32(1e-5, 1e-6), Compare::f32(1e-4, 1e-6)});
 }
 
-const char *kSimple = R"(@triton.jit
-def simple_kernel(x_ptr, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(0)
-    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    x = tl.load(x_ptr + offs)
-    tl.store(x_ptr + offs, x * 2)
-)";
+const std::string kSimple = tilec::test::seed_kernel("simple_kernel");
 
 TEST(LowerSeed, InPlaceScaleAgrees) {
   GpuKernelUnderTest k(kSimple, "simple_kernel", {"*fp32:16", "=128"});
@@ -231,16 +167,7 @@ TEST(LowerSeed, InPlaceScaleAgrees) {
   k.expect_agree(in);
 }
 
-const char *kDebug = R"(@triton.jit
-def debug_kernel(x_ptr, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(0)
-    if pid == 0:
-        tl.device_print("Program ID:", pid)
-    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    x = tl.load(x_ptr + offs)
-    if pid == 0:
-        tl.device_print("First element:", tl.load(x_ptr))
-)";
+const std::string kDebug = tilec::test::seed_kernel("debug_kernel");
 
 TEST(LowerSeed, DebugPrintAgrees) {
   GpuKernelUnderTest k(kDebug, "debug_kernel", {"*fp32:16", "=64"});
@@ -254,20 +181,7 @@ TEST(LowerSeed, DebugPrintAgrees) {
   k.expect_agree(in);
 }
 
-const char *kAddDebug = R"(@triton.jit
-def add_kernel_debug(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    tl.static_print(f"BLOCK_SIZE:{BLOCK_SIZE}")
-    if pid == 1:
-        tl.device_print("pid", pid)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    output = x + y
-    tl.store(output_ptr + offsets, output, mask=mask)
-)";
+const std::string kAddDebug = tilec::test::seed_kernel("add_kernel_debug");
 
 TEST(LowerSeed, AddDebugAgrees) {
   GpuKernelUnderTest k(kAddDebug, "add_kernel_debug",
