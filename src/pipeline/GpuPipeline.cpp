@@ -6,6 +6,7 @@
 #include "frontend/sema/Sema.h"
 #include "lower/Lower.h"
 #include "simt/Format.h"
+#include "transforms/PipelineLoads.h"
 
 namespace tilec::pipeline {
 
@@ -49,6 +50,9 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
     k.ptx = codegen::print_ptx(*k.thread_ir, target);
     return k.ptx;
   };
+  // Software pipelining is for the GPU path only (the interpreter runs loops as written);
+  // it runs before "layouts", whose dump shows it.
+  transforms::pipeline_loads(*k.tile.module);
   run_gpu_stages(k.tile, opts.pipeline, hooks);
   const ir::Module &m = *k.tile.module;
   k.num_warps = static_cast<int>(module_int(m, "num_warps", 4));

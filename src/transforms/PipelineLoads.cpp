@@ -98,24 +98,28 @@ private:
   Value *next_iv_ = nullptr;
 };
 
-// A dry run: can every operand of `load` be recomputed (no side effects on the way)?
-bool recomputable(Value *v, Block &body, std::map<Value *, bool> &seen) {
+// A dry run of Shifter::at: can `v` be recomputed for the next iteration (`next`) or the
+// current one at the top of the body (no side effects on the way)? Every iteration
+// recomputation (first, current, next) needs the same ops, so one check covers all.
+bool recomputable(Value *v, Block &body, bool next,
+                  std::map<std::pair<Value *, bool>, bool> &seen) {
   const Block *b = v->def ? v->def->parent() : v->owner;
   if (b != &body)
     return true;
-  if (auto it = seen.find(v); it != seen.end())
+  auto key = std::make_pair(v, next);
+  if (auto it = seen.find(key); it != seen.end())
     return it->second;
-  seen[v] = false; // cycles cannot happen in SSA; guards against revisits
   bool ok;
-  if (v->is_block_arg()) {
-    ok = v->index == 0 || recomputable(body.terminator()->operand(v->index - 1), body, seen);
-  } else {
+  if (v->is_block_arg()) // a carried value of the next iteration: what this one yields
+    ok = !next || v->index == 0 ||
+         recomputable(body.terminator()->operand(v->index - 1), body, false, seen);
+  else {
     Op *op = v->def;
     ok = is_pure(op->kind()) && op->num_regions() == 0;
     for (size_t i = 0; ok && i < op->num_operands(); ++i)
-      ok = recomputable(op->operand(i), body, seen);
+      ok = recomputable(op->operand(i), body, next, seen);
   }
-  seen[v] = ok;
+  seen[key] = ok;
   return ok;
 }
 
@@ -148,12 +152,12 @@ bool pipeline_loop(Op &loop, int64_t stages) {
   if (!step_def || step_def->kind() != OpKind::Constant || !loop.operand(2)->type.is_scalar() ||
       step_def->int_attr("value", 0) <= 0)
     return false;
-  std::map<Value *, bool> seen;
+  std::map<std::pair<Value *, bool>, bool> seen;
   std::vector<Op *> chosen;
   for (Op *ld : loads) {
     bool ok = true;
     for (Value *v : ld->operands())
-      ok = ok && recomputable(v, *body, seen);
+      ok = ok && recomputable(v, *body, true, seen);
     if (ok)
       chosen.push_back(ld);
   }
