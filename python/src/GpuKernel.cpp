@@ -507,7 +507,7 @@ void bind_gpu_kernel(nb::module_ &m) {
   m.def("_gpu_test_device", [](int cc, nb::object recorder) {
     TestDevice &t = test_device_state();
     t.cc = cc;
-    t.recorder = cc ? std::move(recorder) : nb::object();
+    t.recorder = cc && !recorder.is_none() ? std::move(recorder) : nb::object();
     reset_arg_types(); // the test may have stood in (or removed) a fake torch module
   }, nb::arg("cc"), nb::arg("recorder").none(),
         "Tests only: cc > 0 stands in a GPU of that compute capability whose launches call "

@@ -249,3 +249,14 @@ def test_keyword_only_parameters(fake_gpu):
     assert k._gpu_dispatch.fast_launches == 3  # scale is an ordinary int: one specialisation
     with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
         k[(1,)](x, 10, 16)
+
+
+def test_a_test_device_without_recorder_launches_nothing(fake_gpu):
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+    _C._gpu_test_device(90, None)  # what benchmarks/gpu_launch_breakdown.py times
+    for _ in range(3):
+        add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+    assert len(launches) == 1 and add._gpu_dispatch.fast_launches == 3
