@@ -203,17 +203,19 @@ void lower_fma(LoweringContext &c, const ir::Op &op) {
   ir::DType work = is_int                      ? ir::DType::I32
                    : rt.elem == ir::DType::F64 ? ir::DType::F64
                                                : ir::DType::F32;
-  ir::Type wt(work, false, {}), et(e, false, {}), ot(rt.elem, false, {});
+  ir::Type wt(work, false, {}), ot(rt.elem, false, {});
   Ty t = reg_ty(work);
   std::map<Coords, Reg> am = by_coords(c.layout_of(a->type), c.get(a));
   std::map<Coords, Reg> bm = by_coords(c.layout_of(bv->type), c.get(bv));
-  std::map<uint32_t, Reg> widened; // operand register -> in the working type
-  auto widen = [&](Reg x) {
-    auto it = widened.find(x.id);
+  // operand register -> in the working type (fp8 operands may mix e4m3 and e5m2)
+  std::map<std::pair<uint32_t, ir::DType>, Reg> widened;
+  auto widen = [&](Reg x, ir::DType from) {
+    auto key = std::make_pair(x.id, from);
+    auto it = widened.find(key);
     if (it != widened.end())
       return it->second;
-    Reg w = e == work ? x : emit_cast(c, x, et, wt, false, op.loc());
-    widened[x.id] = w;
+    Reg w = from == work ? x : emit_cast(c, x, ir::Type(from, false, {}), wt, false, op.loc());
+    widened[key] = w;
     return w;
   };
   int64_t K = a->type.shape.back();
@@ -228,7 +230,7 @@ void lower_fma(LoweringContext &c, const ir::Op &op) {
       Coords ac = crd, bc = crd;
       ac.back() = k;
       bc[bc.size() - 2] = k;
-      Reg x = widen(lookup(am, ac, "A")), y = widen(lookup(bm, bc, "B"));
+      Reg x = widen(lookup(am, ac, "A"), e), y = widen(lookup(bm, bc, "B"), bv->type.elem);
       s = is_int ? b.mad(t, x, y, s) : b.fma(t, x, y, s);
     }
     out.push_back(rt.elem == work ? s : emit_cast(c, s, wt, ot, false, op.loc()));

@@ -135,6 +135,24 @@ TEST(LowerDot, IeeeFp32AndInt8) {
   run_case({"i8", "i32", "tl.dot(a, b)", 16, 16, 16}, false); // K < 32: FMA (mad)
 }
 
+TEST(LowerDot, Fp8OperandsMixedFormatsUseFma) {
+  // e4m3 x e5m2 (Triton allows the mix): decoded per operand, fp32 FMA; sm_89 and newer
+  GpuKernelUnderTest k(dot_kernel("", "tl.dot(a, b, acc)"), "dot_kernel",
+                       {"*fp8e4nv:16", "*fp8e5:16", "*fp32:16", "=16", "=16", "=32"}, 4, 90);
+  Inputs in;
+  std::mt19937 g(9);
+  std::vector<uint8_t> a(16 * 32), b(32 * 16);
+  // small values: e4m3 0x30..0x40 = 0.5..2 (and negatives), e5m2 0x38..0x40 = 0.5..2
+  for (uint8_t &x : a)
+    x = static_cast<uint8_t>((g() % 17 + 0x30) | (g() % 2 ? 0x80 : 0));
+  for (uint8_t &x : b)
+    x = static_cast<uint8_t>((g() % 9 + 0x38) | (g() % 2 ? 0x80 : 0));
+  int pa = in.buffer(a, "a"), pb = in.buffer(b, "b");
+  int pc = add_buffer(in, "fp32", quarters(16 * 16, 3), "c");
+  in.args = {Arg::buffer(pa), Arg::buffer(pb), Arg::buffer(pc)};
+  k.expect_agree(in, {Compare::exact(), Compare::exact(), Compare::f32(1e-6, 1e-6)});
+}
+
 TEST(LowerDot, TransposedOperand) {
   // B loaded K-contiguous as [N, K] and transposed: its ldmatrix needs no .trans
   auto k = run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 32, 32, 4, true});
