@@ -180,11 +180,11 @@ def main():
           f"{own * 1e6:.2f} us + cuLaunchKernel {r['C++ loop, add kernel'] * 1e6:.2f} us "
           f"(+ {max(0.0, full - own - r['C++ loop, add kernel']) * 1e6:.2f} us unexplained); "
           f"issue 3: must <= 4 us -> {'PASS' if full <= 4e-6 else 'FAIL'}, aim <= 2 us")
-    rows.append(("fast-path launches (count)", fast * 1e-6))
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"count": count, "us": {k: v * 1e6 for k, v in rows},
-                   "table": [(k, f"{v * 1e6:.2f} us") for k, v in rows]}, f, indent=2)
+                   "table": [(k, f"{v * 1e6:.2f} us") for k, v in rows],
+                   "fast_path_launches": fast, "must_4us": full <= 4e-6}, f, indent=2)
     print(f"wrote {args.json}")
 
 
