@@ -1,5 +1,6 @@
 #include "transforms/PipelineLoads.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -12,13 +13,19 @@ using namespace ir;
 
 namespace {
 
-int64_t module_stages(const Module &m) {
+int64_t module_int(const Module &m, const char *name, int64_t def) {
   for (const NamedAttr &a : m.attrs)
-    if (a.name == "num_stages")
+    if (a.name == name)
       if (auto *v = std::get_if<int64_t>(&a.value))
         return *v;
-  return 3;
+  return def;
 }
+
+// The prefetched tiles live in registers across the dot: past this many bytes per thread
+// they would crowd out the accumulator and spill (the shared-memory ring is the answer).
+constexpr int64_t kPrefetchBytesPerThread = 128;
+
+int64_t elem_bytes(const Type &t) { return t.ptr ? 8 : std::max(1, bits(t.elem) / 8); }
 
 bool has_side_effects(Block *b) {
   bool found = false;
@@ -133,7 +140,7 @@ Value *and_in_bounds(Builder &b, Value *mask, Value *cond, const Type &ptr_t, So
   return b.create(OpKind::And, {mask, c}, {mask->type}, {}, loc)->result();
 }
 
-bool pipeline_loop(Op &loop, int64_t stages) {
+bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
   Block *body = loop.region(0)->block();
   int64_t own = loop.int_attr("num_stages", stages);
   if (own < 2 || has_side_effects(body))
@@ -161,7 +168,14 @@ bool pipeline_loop(Op &loop, int64_t stages) {
     if (ok)
       chosen.push_back(ld);
   }
-  if (chosen.empty())
+  int64_t bytes = 0;
+  for (Op *ld : chosen) {
+    int64_t n = elem_bytes(ld->result()->type);
+    for (int64_t d : ld->result()->type.shape)
+      n *= d;
+    bytes += n;
+  }
+  if (chosen.empty() || bytes > kPrefetchBytesPerThread * threads)
     return false;
 
   Shifter sh(loop, *body);
@@ -208,13 +222,13 @@ bool pipeline_loop(Op &loop, int64_t stages) {
   return true;
 }
 
-void process(Block &b, int64_t stages, bool &changed) {
+void process(Block &b, int64_t stages, int64_t threads, bool &changed) {
   for (auto it = b.ops().begin(); it != b.ops().end();) {
     Op *op = (it++)->get();
     for (size_t r = 0; r < op->num_regions(); ++r)
-      process(*op->region(r)->block(), stages, changed);
+      process(*op->region(r)->block(), stages, threads, changed);
     if (op->kind() == OpKind::For)
-      changed = pipeline_loop(*op, stages) || changed;
+      changed = pipeline_loop(*op, stages, threads) || changed;
   }
 }
 
@@ -222,9 +236,9 @@ void process(Block &b, int64_t stages, bool &changed) {
 
 void pipeline_loads(Module &m) {
   bool changed = false;
-  int64_t stages = module_stages(m);
+  int64_t stages = module_int(m, "num_stages", 3), threads = 32 * module_int(m, "num_warps", 4);
   for (auto &f : m.functions)
-    process(*f->entry(), stages, changed);
+    process(*f->entry(), stages, threads, changed);
   if (changed) { // the recomputed pointers repeat the body's; the old masks may be dead
     cse(m);
     dce(m);

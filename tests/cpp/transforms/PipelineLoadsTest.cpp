@@ -47,10 +47,11 @@ size_t count(const std::string &s, const std::string &part) {
   return n;
 }
 
-std::string run(const std::string &text, int64_t stages, bool pipeline = true) {
+std::string run(const std::string &text, int64_t stages, bool pipeline = true, int64_t warps = 4) {
   auto m = tilec::ir::parse_module(text);
   tilec::ir::verify(*m);
   m->attrs.push_back({"num_stages", stages});
+  m->attrs.push_back({"num_warps", warps});
   if (pipeline)
     tilec::transforms::pipeline_loads(*m);
   tilec::ir::verify(*m);
@@ -84,4 +85,17 @@ TEST(PipelineLoads, LeavesLoopsWithStoresAndOneStageAlone) {
   EXPECT_EQ(run(with_store, 3), run(with_store, 3, false));
   std::string plain = loop(false);
   EXPECT_EQ(run(plain, 1), run(plain, 1, false));
+}
+
+// 64x64 fp32 tiles: 16 KiB, 512 bytes a thread with one warp — too many registers to
+// carry across the dot; 16 bytes a thread with 32 warps.
+TEST(PipelineLoads, LargePrefetchesPerThreadAreLeftAlone) {
+  std::string big = loop(false);
+  for (auto [from, to] : {std::pair<std::string, std::string>{"16x16", "64x64"},
+                          {"end = 256", "end = 4096"},
+                          {"tile<256xi32>", "tile<4096xi32>"}})
+    for (size_t at = big.find(from); at != std::string::npos; at = big.find(from, at + to.size()))
+      big.replace(at, from.size(), to);
+  EXPECT_EQ(run(big, 3, true, 1), run(big, 3, false, 1));
+  EXPECT_EQ(count(run(big, 3, true, 32), " = load "), 3u);
 }
