@@ -18,8 +18,7 @@ namespace {
 // `kernel[grid]`: a small CPython object whose call is a vectorcall (no argument tuple or
 // keyword dict is built per launch).
 struct BoundLaunch {
-  PyObject_HEAD
-  vectorcallfunc vectorcall;
+  PyObject_HEAD vectorcallfunc vectorcall;
   PyObject *dispatcher; // a GpuDispatcher (owned)
   PyObject *grid;       // owned
 };
