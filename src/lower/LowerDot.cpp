@@ -87,7 +87,9 @@ public:
     std::map<Coords, Reg> accm = by_coords(lc, acc_regs);
     int64_t K = a->type.shape.back();
 
-    // one chain of mma per accumulator tile, in the order its registers first appear
+    // one chain of mma per accumulator tile (tiles in the order their registers first
+    // appear); K outermost, so consecutive mma are independent and the tensor cores
+    // overlap them
     std::map<Coords, std::vector<Reg>> d_of;
     std::vector<Coords> tiles;
     for (int32_t r = 0; r < static_cast<int32_t>(acc_regs.size()); ++r) {
@@ -97,8 +99,9 @@ public:
         tiles.push_back(o);
       }
     }
+    std::map<Coords, std::vector<Operand>> chain;
     for (const Coords &o : tiles) {
-      std::vector<Operand> cregs;
+      std::vector<Operand> &cregs = chain[o];
       if (acc_ty_ == Ty::F16) { // c0,c1 / c2,c3 as f16x2
         for (int i = 0; i < 2; ++i)
           cregs.push_back(b_.pack(Ty::F16x2, {lookup(accm, at(o, 8 * i, 0), "acc"),
@@ -107,17 +110,17 @@ public:
         for (int i = 0; i < 4; ++i)
           cregs.push_back(lookup(accm, at(o, 8 * (i / 2), i % 2), "acc"));
       }
-      std::vector<Reg> d;
-      for (int64_t k0 = 0; k0 < K; k0 += kinstr_) {
+    }
+    for (int64_t k0 = 0; k0 < K; k0 += kinstr_)
+      for (const Coords &o : tiles) {
         Coords ao = o, bo = o;
         ao.back() = static_cast<int32_t>(k0);
         bo[bo.size() - 2] = static_cast<int32_t>(k0);
-        d = b_.mma({16, 8, static_cast<uint16_t>(kinstr_)}, acc_ty_, ab_, a_tile(ao), b_tile(bo),
-                   cregs);
-        cregs.assign(d.begin(), d.end());
+        std::vector<Reg> d = b_.mma({16, 8, static_cast<uint16_t>(kinstr_)}, acc_ty_, ab_,
+                                    a_tile(ao), b_tile(bo), chain[o]);
+        chain[o].assign(d.begin(), d.end());
+        d_of[o] = d;
       }
-      d_of[o] = d;
-    }
     // the result registers, in the result layout's order
     std::vector<Reg> out;
     std::map<Coords, Reg> unpacked;
