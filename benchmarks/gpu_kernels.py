@@ -16,7 +16,9 @@ the disk cache filled.
 The matmul lines (issue 4) are the seed matmul, autotuned over its 8 configs on the first
 call (not timed), against torch.matmul (cuBLAS) and Triton, in TFLOP/s (2 n^3 flops; the
 "gbps" fields of those rows hold TFLOP/s and the row's "unit" says so); "check" is the
-relative error against torch (<= 1e-2).
+relative error against torch (<= 1e-2). The attention lines run the seed fused attention
+(its host wrapper's BLOCK_M=128, BLOCK_N=64) against torch's scaled_dot_product_attention
+with scale=1 (the seed applies no scale), in TFLOP/s (4 Z H N^2 D flops).
 
 The table's "must" column is the issue's bar: vector add and GELU >= 0.95 x torch,
 softmax and LayerNorm >= Triton; "met" says whether tilec clears it ("~" when it misses
@@ -191,6 +193,26 @@ def case_matmul(torch, n, dtype):
     return 2 * n ** 3, seed, lambda: torch.matmul(a, b), check
 
 
+def case_attention(torch, z, h, n_ctx, d):
+    """The seed fused attention (no softmax scale, not causal) against torch's SDPA with
+    scale=1; work in flops (4 Z H N^2 D: the two products)."""
+    g = torch.Generator(device="cuda").manual_seed(0)
+    q, k, v = (0.5 * torch.randn((z, h, n_ctx, d), device="cuda", generator=g).half()
+               for _ in range(3))
+    out = {}
+    ref = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0)
+
+    def seed(mod):
+        def run():
+            out["o"] = mod.attention(q, k, v)
+        return run
+
+    def check():
+        return close(torch, out["o"], ref(), 1e-2, 1e-2)
+
+    return 4 * z * h * n_ctx * n_ctx * d, seed, ref, check
+
+
 def close(torch, got, want, rtol, atol):
     torch.cuda.synchronize()
     got, want = got.float(), want.float()
@@ -215,10 +237,14 @@ CASES = [
     ("matmul fp16", "4096^3", lambda t: case_matmul(t, 4096, "float16"), ("Triton", 1.1)),
     ("matmul fp16", "8192^3", lambda t: case_matmul(t, 8192, "float16"), ("Triton", 1.05)),
     ("matmul bf16", "8192^3", lambda t: case_matmul(t, 8192, "bfloat16"), ("Triton", 1.0)),
+    ("attention fwd fp16", "Z4 H32 D64 N1024", lambda t: case_attention(t, 4, 32, 1024, 64),
+     ("Triton", 1.2)),
+    ("attention fwd fp16", "Z4 H32 D64 N4096", lambda t: case_attention(t, 4, 32, 4096, 64),
+     ("Triton", 1.2)),
 ]
 
 # Kernels whose work is counted in flops: their "gbps" fields hold TFLOP/s (the row says so).
-RATE_UNITS = {"matmul": ("TFLOP/s", 1e12)}
+RATE_UNITS = {"matmul": ("TFLOP/s", 1e12), "attention": ("TFLOP/s", 1e12)}
 
 
 def rate_unit(name):

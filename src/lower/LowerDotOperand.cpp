@@ -114,6 +114,13 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
       mem_bytes(x->type.element()) != 2 || c.opts().sm < 80)
     return false;
   const LinearLayout &src = c.layout_of(x->type), &dst = c.layout_of(res->type);
+  // an mma result feeding the next dot as A (attention's p): the thread already holds its
+  // fragment, a relabelling
+  std::vector<Reg> same = relabel_regs(c.get(x), {}, src, dst);
+  if (!same.empty()) {
+    c.set(res, std::move(same));
+    return true;
+  }
   bool a = dl->op_idx == 0;
   int kdim = a ? 1 : 0;
   ir::Shape shape = x->type.shape;

@@ -170,6 +170,36 @@ TEST(LowerDot, SmallShapesAreAClearError) {
   }
 }
 
+TEST(LowerDot, ResultFeedsTheNextDotInRegisters) {
+  // attention's p @ v: the first product (mma layout, fp16) is the second's A operand;
+  // with the warps along M the thread already holds its fragment (no shared memory)
+  const char *src = R"(@triton.jit
+def chain(a_ptr, b_ptr, v_ptr, o_ptr):
+    r = tl.arange(0, 64)
+    c = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + c[None, :])
+    b = tl.load(b_ptr + c[:, None] * 32 + c[None, :])
+    v = tl.load(v_ptr + c[:, None] * 32 + c[None, :])
+    p = tl.dot(a, b).to(tl.float16)
+    tl.store(o_ptr + r[:, None] * 32 + c[None, :], tl.dot(p, v))
+)";
+  GpuKernelUnderTest k(src, "chain", {"*fp16:16", "*fp16:16", "*fp16:16", "*fp32:16"});
+  Inputs in;
+  int pa = add_buffer(in, "fp16", quarters(64 * 32, 1), "a");
+  int pb = add_buffer(in, "fp16", quarters(32 * 32, 2), "b");
+  int pv = add_buffer(in, "fp16", quarters(32 * 32, 3), "v");
+  int po = add_buffer(in, "fp32", std::vector<double>(64 * 32, 0), "o");
+  in.args = {Arg::buffer(pa), Arg::buffer(pb), Arg::buffer(pv), Arg::buffer(po)};
+  k.expect_agree(in);
+  // ldmatrix for a (per warp 16x32: 2 x4), b and v (32x32, one warp's N: 2 x 2 x4 each);
+  // p (2 more) is relabelled, not staged
+  size_t loads = 0;
+  for (size_t at = k.ptx().find("ldmatrix"); at != std::string::npos;
+       at = k.ptx().find("ldmatrix", at + 1))
+    ++loads;
+  EXPECT_EQ(loads, 10u) << k.thread_ir();
+}
+
 TEST(LowerDot, BatchedDot) {
   const char *src = R"(@triton.jit
 def bdot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
