@@ -1,5 +1,5 @@
 """tl.dot on a CUDA GPU (mma.sync): the seed matmul at 512^3 (autotuned over its 8
-configs) and a few shapes and dtypes against torch.
+configs), the seed fused attention, and a few shapes and dtypes against torch.
 
 Every test is marked `gpu` and skipped without torch, a CUDA device or a driver;
 scripts/gpu_check.sh runs them (`pytest -m gpu`) on a GPU machine."""
@@ -114,3 +114,23 @@ def test_dot_against_torch(case):
     err = rel_err(c.double(), ref)
     print(f"{dt} {M}x{N}x{K} {prec}{' f16 acc' if out16 else ''}: rel err {err:.2e}")
     assert err <= tol
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 1024, 64), (1, 2, 300, 64)])
+def test_seed_attention_against_sdpa(shape):
+    # the seed applies no softmax scale: SDPA with scale=1. The seed does not mask keys
+    # past N_CTX (they load as 0, score 0, and take part in the softmax): the reference
+    # pads K and V with zeros to a multiple of BLOCK_N (64) the same way
+    g = torch.Generator(device="cuda").manual_seed(2)
+    q, k, v = (0.5 * torch.randn(shape, device="cuda", generator=g).half() for _ in range(3))
+    o = sk.attention(q, k, v)
+    torch.cuda.synchronize()
+    n_ctx = shape[2]
+    pad = (-n_ctx) % 64
+    kp = torch.nn.functional.pad(k, (0, 0, 0, pad))
+    vp = torch.nn.functional.pad(v, (0, 0, 0, pad))
+    ref = torch.nn.functional.scaled_dot_product_attention(q.float(), kp.float(), vp.float(),
+                                                           scale=1.0)
+    err = rel_err(o, ref)
+    print(f"seed attention {shape}: rel err {err:.2e}")
+    assert err <= 1e-2
