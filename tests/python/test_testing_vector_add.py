@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "data"))  # seed_kernels (as conftest.py)
 
 import tilec as triton  # noqa: E402
 import seed_kernels as sk  # noqa: E402
