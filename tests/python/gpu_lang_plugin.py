@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-import tilec.jit as _jit
+from tilec.jit import JITFunction
 
 _ON = os.environ.get("TILEC_TEST_ON_GPU", "0") not in ("", "0")
 
@@ -53,9 +53,7 @@ def _launch_on_gpu(jitfn, grid, args, kwargs):
 
 
 if _ON:
-    _plain_getitem = _jit.JITFunction.__getitem__
-
     def _getitem(self, grid):
         return lambda *args, **kwargs: _launch_on_gpu(self, grid, args, kwargs)
 
-    _jit.JITFunction.__getitem__ = _getitem
+    JITFunction.__getitem__ = _getitem
