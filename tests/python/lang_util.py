@@ -25,6 +25,10 @@ import numpy as np
 
 import tilec as triton  # noqa: F401  (generated kernels import it themselves)
 
+# The suites run on the GPU (gpu_lang_plugin, test_gpu_lang_suites.py): GPU semantics where
+# Triton's differ from the exact ones (fp32 `/` is div.full.f32, within 2 ulp).
+ON_GPU = os.environ.get("TILEC_TEST_ON_GPU", "0") not in ("", "0")
+
 SINT = ["int8", "int16", "int32", "int64"]
 UINT = ["uint8", "uint16", "uint32", "uint64"]
 INTS = SINT + UINT
