@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "Gpu.h"
+#include "support/Env.h"
 
 namespace tilec::python::gpu {
 
@@ -26,6 +27,7 @@ constexpr const char *kOptionNames[] = {"num_warps", "num_stages",  "num_ctas",
                                         "launch_cooperative_grid", "stream"};
 constexpr int kNumOptions = 8;
 constexpr int kStreamOption = 7;
+constexpr int kDebugOption = 4;
 
 // Stack storage for per-launch arrays; the heap only for kernels with many parameters.
 template <typename T, size_t N> class Scratch {
@@ -299,6 +301,10 @@ private:
         return Status::Unsupported;
       }
     }
+    // without a debug option, TILEC_DEBUG (read at each launch, as the Python path does)
+    // decides whether asserts are compiled in: part of the key
+    if (!b.options[kDebugOption] || b.options[kDebugOption] == Py_None)
+      key.push_back(env::flag(env::Var::Debug) ? 1 : 0);
     int device = -1;
     int first_gpu = -1, first_host = -1;
     for (size_t i = 0; i < n; ++i) {

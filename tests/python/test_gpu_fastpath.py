@@ -188,6 +188,20 @@ def test_specialisations_compile_once_each(fake_gpu):
     assert [l[4][3] for l in launches[:6]] == [4096, 4097, 1, 4096, 4097, 1]
 
 
+def test_tilec_debug_is_read_at_each_launch(fake_gpu, monkeypatch):
+    _, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    monkeypatch.setenv("TILEC_DEBUG", "1")
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    monkeypatch.setenv("TILEC_DEBUG", "0")
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)  # another variant: asserts compiled out
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    assert [c[2][2] for c in compiles] == [True, False]  # options: (warps, stages, debug)
+    assert add._gpu_dispatch.fast_launches == 2
+
+
 def test_device_of_the_arguments_picks_the_context(fake_gpu):
     launches, compiles = fake_gpu
     add = make_add()
