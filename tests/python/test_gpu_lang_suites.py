@@ -64,4 +64,6 @@ def test_suite_on_gpu(suite):
     r = _all_results()[suite]
     summary = [line for line in r.stdout.splitlines() if " passed" in line or " failed" in line]
     print(suite, summary[-1] if summary else "(no summary)")
-    assert r.returncode in (0, 5), f"{suite} on the GPU:\n{r.stdout[-8000:]}\n{r.stderr[-2000:]}"
+    failed = "\n".join(line for line in r.stdout.splitlines() if line.startswith(("FAILED", "ERROR")))
+    assert r.returncode in (0, 5), \
+        f"{suite} on the GPU:\n{failed}\n{r.stdout[-6000:]}\n{r.stderr[-2000:]}"
