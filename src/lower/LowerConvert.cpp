@@ -183,34 +183,102 @@ std::vector<Reg> shuffle_regs(LoweringContext &c, const std::vector<Reg> &regs,
   return out;
 }
 
+// The offset (in elements) register `r` of thread 0 reaches through `off` ((register,
+// lane, warp) -> offset), and the offset bits the other threads may set.
+int64_t reg_offset(const LinearLayout &off, int32_t r) {
+  return off.apply({{layout::kRegister, r}}).at(0).second;
+}
+int64_t thread_span(const LinearLayout &off) {
+  int64_t span = 0;
+  for (const char *dim : {layout::kLane, layout::kWarp})
+    if (off.has_in_dim(dim))
+      for (const LinearLayout::Basis &b :
+           off.in_dims()[static_cast<size_t>(off.in_dim_index(dim))].bases)
+        span |= b.at(0);
+  return span;
+}
+
 // How many registers from r on (a power of two up to `max`, r aligned to it) hold
-// consecutive row-major elements in every thread, so one shared-memory vector access moves
-// them; with `uniq`, all of them must be first copies.
-int smem_run(LoweringContext &c, const LinearLayout &l, int32_t r, int max,
+// consecutive elements of the scratch in every thread (`off`: (register, lane, warp) ->
+// offset), so one shared-memory vector access moves them; with `uniq`, all of them must
+// be first copies. Elements under 4 bytes travel packed in b32 words, so their runs are
+// at least 4 bytes or a single element.
+int smem_run(const LinearLayout &off, int32_t r, int max, int esize,
              const std::vector<bool> *uniq) {
-  int32_t n = l.in_dim_size(layout::kRegister);
-  const ThreadCoords &tc = c.thread_coords(l);
-  int64_t f0 = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r));
+  int32_t n = off.in_dim_size(layout::kRegister);
+  int64_t span = thread_span(off), f0 = reg_offset(off, r);
   int v = 1;
   for (int w = 2; w <= max; w *= 2) {
-    if (r % w != 0 || r + w > n || (f0 % w) != 0 || (tc.flat_span & (w - 1)) != 0)
+    if (r % w != 0 || r + w > n || (f0 % w) != 0 || (span & (w - 1)) != 0)
       break;
     bool ok = true;
     for (int j = 1; j < w && ok; ++j) {
-      ok = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r + j)) == f0 + j;
+      ok = reg_offset(off, r + j) == f0 + j;
       ok = ok && (!uniq || (*uniq)[static_cast<size_t>(r + j)]);
     }
     if (!ok)
       break;
     v = w;
   }
-  return v;
+  return esize < 4 && v * esize < 4 ? 1 : v;
+}
+
+// The widest run a conversion of `elem` moves per access: 16 bytes (i1 one at a time).
+int max_run(const ir::Type &elem) {
+  return reg_ty(elem) == Ty::Pred ? 1 : std::max(1, 16 / mem_bytes(elem));
+}
+
+// Shared-memory wavefronts one warp (warp 0) spends on the accesses through_shared emits
+// for `off`: a W-byte access (W > 4) serves 128 / W lanes at a time (8-byte: 2 phases of
+// 16 lanes, 16-byte: 4 of 8), each phase taking as many wavefronts as the most distinct
+// words asked of one bank. The minimum is the bytes moved / 128.
+int64_t shared_wavefronts(const LinearLayout &off, int esize, int max,
+                          const std::vector<bool> *uniq) {
+  int32_t n = off.in_dim_size(layout::kRegister);
+  int32_t lanes = off.has_in_dim(layout::kLane) ? off.in_dim_size(layout::kLane) : 1;
+  std::vector<int64_t> seen;
+  int64_t total = 0;
+  for (int32_t r = 0; r < n;) {
+    int64_t f = reg_offset(off, r);
+    if ((uniq && !(*uniq)[static_cast<size_t>(r)]) ||
+        (!uniq && std::find(seen.begin(), seen.end(), f) != seen.end())) {
+      ++r;
+      continue;
+    }
+    int v = smem_run(off, r, max, esize, uniq);
+    for (int j = 0; j < v; ++j)
+      seen.push_back(f + j);
+    int64_t bytes = int64_t{v} * esize;
+    int32_t per_phase = bytes <= 4 ? 32 : static_cast<int32_t>(32 / (bytes / 4));
+    for (int32_t p0 = 0; p0 < lanes; p0 += per_phase) {
+      std::vector<std::vector<int64_t>> words(32); // distinct words per bank
+      for (int32_t lane = p0; lane < std::min(lanes, p0 + per_phase); ++lane) {
+        int64_t byte =
+            int64_t{off.apply({{layout::kRegister, r}, {layout::kLane, lane}}).at(0).second} *
+            esize;
+        for (int64_t w = byte / 4; w <= (byte + bytes - 1) / 4; ++w) {
+          std::vector<int64_t> &bank = words[static_cast<size_t>(w % 32)];
+          if (std::find(bank.begin(), bank.end(), w) == bank.end())
+            bank.push_back(w);
+        }
+      }
+      size_t worst = 1;
+      for (const auto &bank : words)
+        worst = std::max(worst, bank.size());
+      total += static_cast<int64_t>(worst);
+    }
+    r += v;
+  }
+  return total;
 }
 
 // Shared memory offset -> coordinates for a conversion's scratch: row-major, or a
-// swizzle of the two minor dims (Triton's vec / max_phase) when that spreads the writes
-// of `src` and the reads of `dst` over more banks.
-LinearLayout scratch_layout(const LinearLayout &src, const LinearLayout &dst, int esize) {
+// swizzle of the two minor dims (Triton's vec / max_phase) when that takes fewer
+// wavefronts for the writes of `src` and the reads of `dst` (as emitted: packed vector
+// accesses, so a swizzle that breaks a thread's runs costs what it loses).
+LinearLayout scratch_layout(const LinearLayout &src, const LinearLayout &dst,
+                            const ir::Type &elem) {
+  int esize = mem_bytes(elem);
   int rank = src.num_out_dims();
   ir::Shape shape;
   std::vector<int32_t> order;
@@ -221,19 +289,22 @@ LinearLayout scratch_layout(const LinearLayout &src, const LinearLayout &dst, in
   LinearLayout best = layout::shared_unswizzled(order, shape);
   if (rank < 2 || esize > 8)
     return best;
+  std::vector<bool> uniq = LoweringContext::unique_regs(src);
+  int max = max_run(elem);
   auto cost = [&](const LinearLayout &s) {
-    return layout::shared_bank_conflicts(src, s, esize) +
-           layout::shared_bank_conflicts(dst, s, esize);
+    LinearLayout to_offset = s.invert();
+    return shared_wavefronts(src.compose(to_offset), esize, max, &uniq) +
+           shared_wavefronts(dst.compose(to_offset), esize, max, nullptr);
   };
-  int best_cost = cost(best);
+  int64_t best_cost = cost(best);
   int64_t rows = shape[static_cast<size_t>(rank - 2)], cols = shape[static_cast<size_t>(rank - 1)];
   // vec = 16 bytes keeps the runs the vector accesses move together
   int32_t vec = std::max(1, 16 / esize);
-  for (int32_t phases = 2; phases <= 32 && best_cost > 2; phases *= 2) {
+  for (int32_t phases = 2; phases <= 32; phases *= 2) {
     if (int64_t{vec} * phases > cols || phases > rows)
       break;
     LinearLayout s = layout::shared_swizzled(vec, 1, phases, order, shape);
-    int k = cost(s);
+    int64_t k = cost(s);
     if (k < best_cost) {
       best = s;
       best_cost = k;
@@ -262,34 +333,70 @@ std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::v
   // registers whose elements are consecutive there move as one vector access.
   int esize = mem_bytes(elem);
   int64_t base = c.scratch(op, src.total_out_size() * esize);
-  LinearLayout to_offset = scratch_layout(src, dst, esize).invert(); // coords -> offset
+  LinearLayout to_offset = scratch_layout(src, dst, elem).invert(); // coords -> offset
   return through_shared(c, regs, src.compose(to_offset), dst.compose(to_offset), elem, base);
 }
 
 namespace {
 
+// v elements (registers) -> the words one shared access stores: 16-bit elements two to
+// a b32, bytes (held in 16-bit registers) four to a b32 through prmt.
+std::vector<Operand> pack_words(simt::Builder &b, const Reg *x, int v, int esize) {
+  std::vector<Operand> w;
+  if (esize >= 4)
+    return std::vector<Operand>(x, x + v);
+  for (int i = 0; i < v; i += 4 / esize) {
+    Reg lo = b.pack(Ty::B32, {x[i], x[i + 1]});
+    if (esize == 1)
+      lo = b.ternary(simt::Op::Prmt, Ty::B32, lo, b.pack(Ty::B32, {x[i + 2], x[i + 3]}),
+                     simt::imm(0x6420));
+    w.push_back(lo);
+  }
+  return w;
+}
+
+// Words loaded from shared memory -> element registers (the inverse of pack_words).
+std::vector<Reg> unpack_words(simt::Builder &b, const std::vector<Reg> &words,
+                              const ir::Type &elem) {
+  Ty rt = reg_ty(elem);
+  int esize = mem_bytes(elem);
+  std::vector<Reg> out;
+  for (Reg w : words) {
+    if (esize == 2) {
+      std::vector<Reg> h = b.unpack(rt, 2, w);
+      out.insert(out.end(), h.begin(), h.end());
+      continue;
+    }
+    for (int k = 0; k < 4; ++k) { // bytes, re-extended as the register type wants
+      Reg t = b.cvt(Ty::U16, Ty::U32, k ? b.shr(Ty::U32, w, simt::imm(8 * k)) : w);
+      out.push_back(rt == Ty::S16 ? b.cvt(Ty::S16, Ty::S8, t)
+                                  : b.and_(Ty::B16, t, simt::imm(0xff)));
+    }
+  }
+  return out;
+}
+
 std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs,
                                 const LinearLayout &src, const LinearLayout &dst,
                                 const ir::Type &elem, int64_t base) {
   simt::Builder &b = c.b();
-  int esize = mem_bytes(elem);
+  int esize = mem_bytes(elem), max = max_run(elem);
   std::vector<Reg> out;
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
-  bool wide = reg_ty(elem) != Ty::Pred && (esize == 4 || esize == 8);
-  Ty word = simt::ty_bits_of(esize * 8);
+  // a run of v elements moves as v words (8 bytes and up) or v * esize / 4 b32 words
+  auto word_ty = [&](int v) { return v > 1 && esize < 4 ? Ty::B32 : simt::ty_bits_of(esize * 8); };
   c.smem_before_write();
   for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
-    int v = wide ? smem_run(c, src, r, 16 / esize, &uniq) : 1;
     if (!uniq[static_cast<size_t>(r)]) {
       ++r;
       continue;
     }
-    if (v == 1) {
+    int v = smem_run(src, r, max, esize, &uniq);
+    if (v == 1)
       c.smem_store(c.smem_operand(src, base, esize, r), regs[static_cast<size_t>(r)], elem);
-    } else {
-      std::vector<Operand> vals(regs.begin() + r, regs.begin() + r + v);
-      b.st(simt::Space::Shared, word, c.smem_operand(src, base, esize, r), std::move(vals));
-    }
+    else
+      b.st(simt::Space::Shared, word_ty(v), c.smem_operand(src, base, esize, r),
+           pack_words(b, regs.data() + r, v, esize));
     r += v;
   }
   c.smem_after_write();
@@ -304,12 +411,14 @@ std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs
       out[static_cast<size_t>(r++)] = it->second;
       continue;
     }
-    int v = wide ? smem_run(c, dst, r, 16 / esize, nullptr) : 1;
+    int v = smem_run(dst, r, max, esize, nullptr);
     if (v == 1) {
       out[static_cast<size_t>(r)] = c.smem_load(c.smem_operand(dst, base, esize, r), elem);
     } else {
-      std::vector<Reg> got = b.regs(reg_ty(elem), v);
-      b.ld_to(got, simt::Space::Shared, word, c.smem_operand(dst, base, esize, r));
+      int nwords = esize < 4 ? v * esize / 4 : v;
+      std::vector<Reg> words = b.regs(esize < 4 ? Ty::B32 : reg_ty(elem), nwords);
+      b.ld_to(words, simt::Space::Shared, word_ty(v), c.smem_operand(dst, base, esize, r));
+      std::vector<Reg> got = esize < 4 ? unpack_words(b, words, elem) : words;
       for (int j = 0; j < v; ++j)
         out[static_cast<size_t>(r + j)] = got[static_cast<size_t>(j)];
     }

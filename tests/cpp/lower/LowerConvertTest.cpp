@@ -74,6 +74,61 @@ std::string convert_kernel(int m, int n, const std::string &a, const std::string
          "}\n";
 }
 
+// The row-major indices of an M x N tile computed in layout `l` as %<p>8 (values %<p>0..).
+std::string index_tile(int m, int n, const std::string &l, const std::string &p) {
+  std::string M = std::to_string(m), N = std::to_string(n);
+  std::string t = "tile<" + M + "x" + N + "xi32, " + l + ">";
+  auto v = [&](int i) { return "%" + p + std::to_string(i); };
+  return "  " + v(0) + " = arange {end = " + M + ", start = 0} : tile<" + M +
+         "xi32, #slice<dim=1, " + l + ">>\n  " + v(1) + " = arange {end = " + N +
+         ", start = 0} : tile<" + N + "xi32, #slice<dim=0, " + l + ">>\n  " + v(2) +
+         " = expand_dims " + v(0) + " {axis = 1} : tile<" + M + "xi32, #slice<dim=1, " + l +
+         ">> -> tile<" + M + "x1xi32, " + l + ">\n  " + v(3) + " = expand_dims " + v(1) +
+         " {axis = 0} : tile<" + N + "xi32, #slice<dim=0, " + l + ">> -> tile<1x" + N + "xi32, " +
+         l + ">\n  " + v(4) + " = broadcast " + v(2) + " : tile<" + M + "x1xi32, " + l + "> -> " +
+         t + "\n  " + v(5) + " = broadcast " + v(3) + " : tile<1x" + N + "xi32, " + l + "> -> " +
+         t + "\n  " + v(6) + " = constant {value = " + N + "} : " + t + "\n  " + v(7) + " = mul " +
+         v(4) + ", " + v(6) + " : " + t + "\n  " + v(8) + " = add " + v(7) + ", " + v(5) + " : " +
+         t + "\n";
+}
+
+// The indices computed in layout A, cast to `elem` (fp16, i8, ...), converted to B, cast
+// back to i32 and stored at their index (computed in B: only the typed conversion moves
+// data between threads).
+std::string typed_convert_kernel(int m, int n, const std::string &a, const std::string &b,
+                                 int warps, const std::string &elem) {
+  std::string shape = "tile<" + std::to_string(m) + "x" + std::to_string(n) + "x";
+  std::string pb = shape + "ptr<i32>, " + b + ">";
+  return "module {num_warps = " + std::to_string(warps) + "}\ntt.func @k(%z: ptr<i32>) {\n" +
+         index_tile(m, n, a, "a") + index_tile(m, n, b, "b") + "  %c0 = cast %a8 : " + shape +
+         "i32, " + a + "> -> " + shape + elem + ", " + a +
+         ">\n  %c1 = convert_layout %c0 : " + shape + elem + ", " + a + "> -> " + shape + elem +
+         ", " + b + ">\n  %c2 = cast %c1 : " + shape + elem + ", " + b + "> -> " + shape + "i32, " +
+         b + ">\n  %p0 = splat %z : ptr<i32> -> " + pb + "\n  %p1 = addptr %p0, %b8 : " + pb +
+         ", " + shape + "i32, " + b + "> -> " + pb + "\n  store %p1, %c2\n  return\n}\n";
+}
+
+// Lowers and runs it; returns the Thread IR text. `expect(i)`: the value stored at i.
+std::string run_text(
+    const std::string &text, int m, int n,
+    int32_t (*expect)(int32_t) = [](int32_t i) { return i; }) {
+  SCOPED_TRACE(text);
+  std::unique_ptr<ir::Module> mod = ir::parse_module(text);
+  layout::allocate_shared(*mod);
+  simt::Function fn = lower_function(*mod, *mod->functions.front(), {});
+  std::vector<int32_t> z(static_cast<size_t>(m * n), -1);
+  simt::run(fn, {simt::SimArg::pointer(z.data())},
+            {{reinterpret_cast<uint64_t>(z.data()), z.size() * 4, "z"}}, {});
+  for (size_t i = 0; i < z.size(); ++i)
+    if (z[i] != expect(static_cast<int32_t>(i))) {
+      ADD_FAILURE() << "element " << i << " is " << z[i] << "\n" << simt::dump(fn);
+      break;
+    }
+  if (auto ptxas = runtime::find_ptxas())
+    GpuKernelUnderTest::expect_ptxas(*ptxas, codegen::print_ptx(fn, {}), 90);
+  return simt::dump(fn);
+}
+
 // Lowers and runs it; returns the Thread IR text.
 std::string run_convert(int m, int n, const std::string &a, const std::string &b, int warps) {
   std::string text = convert_kernel(m, n, a, b, warps);
@@ -159,6 +214,66 @@ TEST(LowerConvert, ManyPairs) {
   for (const std::string &a : ls)
     for (const std::string &b : ls)
       run_convert(32, 32, a, b, 4);
+}
+
+size_t count(const std::string &s, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+// The matmul epilogue: fp16 from the mma accumulator layout to the 16-byte blocked layout
+// the store wants. Each thread's mma pairs (4 bytes) go out as one st.shared.b32 and the
+// blocked side reads 8 halves (16 bytes) with one ld.shared.v4.b32: no 2-byte accesses.
+TEST(LowerConvert, SixteenBitElementsMoveAsPackedWords) {
+  std::string mma = "#mma<v=2, wpc=[2, 2], instr=[16, 8]>";
+  std::string blk = blocked({1, 8}, {4, 8}, {4, 1}, {1, 0});
+  // 32x64 (fp16 holds every index exactly) / 128 threads = 16 elements a thread: 8 pairs
+  // out, 2 x 8 halves in
+  std::string t = run_text(typed_convert_kernel(32, 64, mma, blk, 4, "fp16"), 32, 64);
+  EXPECT_EQ(count(t, "st.shared.b32"), 8u) << t;
+  EXPECT_EQ(count(t, "ld.shared.v4.b32"), 2u) << t;
+  EXPECT_FALSE(has(t, "st.shared.b16")) << t;
+  EXPECT_FALSE(has(t, "ld.shared.b16")) << t;
+  // and back (blocked -> mma): v4 stores, b32 loads
+  run_text(typed_convert_kernel(16, 16, blk, mma, 4, "bf16"), 16, 16); // bf16 is exact to 256
+  t = run_text(typed_convert_kernel(32, 64, blk, mma, 4, "fp16"), 32, 64);
+  EXPECT_EQ(count(t, "st.shared.v4.b32"), 2u) << t;
+  EXPECT_EQ(count(t, "ld.shared.b32"), 8u) << t;
+  EXPECT_FALSE(has(t, ".shared.b16")) << t;
+  // runs of 4 halves (8 bytes): v2.b32
+  t = run_text(typed_convert_kernel(32, 32, blocked({1, 4}, {4, 8}, {4, 1}, {1, 0}),
+                                    blocked({4, 1}, {8, 4}, {1, 4}, {0, 1}), 4, "fp16"),
+               32, 32);
+  EXPECT_TRUE(has(t, "st.shared.v2.b32")) << t; // (the column-major side reads halves)
+}
+
+TEST(LowerConvert, BytesMoveAsPackedWords) {
+  auto as_i8 = [](int32_t i) { return static_cast<int32_t>(static_cast<int8_t>(i)); };
+  auto as_u8 = [](int32_t i) { return i & 0xff; };
+  std::string a = blocked({1, 16}, {16, 2}, {4, 1}, {1, 0});
+  std::string b = blocked({4, 1}, {8, 4}, {1, 4}, {0, 1});
+  std::string t = run_text(typed_convert_kernel(64, 64, a, b, 4, "i8"), 64, 64, as_i8);
+  EXPECT_TRUE(has(t, "st.shared.v4.b32")) << t; // 16 bytes a thread
+  EXPECT_TRUE(has(t, "prmt")) << t;
+  EXPECT_FALSE(has(t, "st.shared.u8")) << t;
+  t = run_text(typed_convert_kernel(64, 64, b, a, 4, "u8"), 64, 64, as_u8);
+  EXPECT_TRUE(has(t, "ld.shared.v4.b32")) << t;
+  // runs of 2 bytes stay single accesses
+  run_text(typed_convert_kernel(32, 32, blocked({1, 2}, {4, 8}, {4, 1}, {1, 0}),
+                                blocked({2, 1}, {8, 4}, {1, 4}, {0, 1}), 4, "i8"),
+           32, 32, as_i8);
+}
+
+TEST(LowerConvert, ManyPairsSixteenBit) {
+  std::vector<std::string> ls = {
+      blocked({1, 1}, {1, 32}, {4, 1}, {1, 0}), blocked({1, 4}, {2, 16}, {2, 2}, {1, 0}),
+      blocked({2, 2}, {4, 8}, {1, 4}, {1, 0}),  blocked({1, 8}, {8, 4}, {4, 1}, {0, 1}),
+      "#mma<v=2, wpc=[4, 1], instr=[16, 8]>",   "#mma<v=2, wpc=[1, 4], instr=[16, 8]>"};
+  for (const std::string &a : ls)
+    for (const std::string &b : ls)
+      run_text(typed_convert_kernel(32, 32, a, b, 4, "fp16"), 32, 32);
 }
 
 } // namespace
