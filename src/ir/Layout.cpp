@@ -378,8 +378,17 @@ std::string check_layout(const Layout &l, int rank) {
           return "linear layout basis of '" + name + "' must have one entry per tile dim";
     return "";
   case LayoutKind::Mma: {
+    if (l.mma_version == 3) { // wgmma: wpc = [4 * warpgroups along M, warpgroups along N]
+      if (rank != 2 || l.instr_shape.size() != 2 || l.instr_shape[0] != 64 ||
+          l.instr_shape[1] < 8 || l.instr_shape[1] > 256 || !pow2(l.instr_shape[1]))
+        return "mma v3 (wgmma) is rank 2 with instruction shape [64, N], N a power of two 8..256";
+      if (l.warps_per_cta.size() != 2 || l.warps_per_cta[0] < 4 || !pow2(l.warps_per_cta[0]) ||
+          !pow2(l.warps_per_cta[1]))
+        return "mma v3 warps_per_cta must be [4 * warpgroups along M, warpgroups along N]";
+      return "";
+    }
     if (l.mma_version != 2)
-      return "only mma version 2 (mma.sync) is a distributed layout here";
+      return "mma versions are 2 (mma.sync) and 3 (wgmma)";
     if (rank != 2 && rank != 3)
       return "mma layouts are rank 2 or 3 (batched)";
     if (l.instr_shape.size() != static_cast<size_t>(rank) || l.instr_shape[rank - 2] != 16 ||

@@ -19,6 +19,13 @@ int module_num_warps(const ir::Module &m) {
   return 4;
 }
 
+bool module_has_wgmma(const ir::Module &m) {
+  for (const ir::NamedAttr &a : m.attrs)
+    if (a.name == "wgmma" && std::holds_alternative<int64_t>(a.value))
+      return std::get<int64_t>(a.value) != 0;
+  return false;
+}
+
 LayoutRef coalesced_layout(const ir::Value *ptr, const analysis::AxisInfoAnalysis &ax,
                            int num_warps) {
   const ir::Shape &shape = ptr->type.shape;
@@ -46,7 +53,8 @@ ir::Op *terminator(const ir::Op &op, size_t region) {
 
 class Assigner {
 public:
-  Assigner(ir::Module &m, ir::Function &f) : f_(f), nw_(module_num_warps(m)), ax_(f, &m) {}
+  Assigner(ir::Module &m, ir::Function &f)
+      : f_(f), nw_(module_num_warps(m)), wgmma_(module_has_wgmma(m)), ax_(f, &m) {}
 
   void run() {
     ir::walk(f_.entry(), [&](ir::Op *op) {
@@ -72,6 +80,7 @@ public:
 private:
   ir::Function &f_;
   int nw_;
+  bool wgmma_;
   analysis::AxisInfoAnalysis ax_;
   rules::Anchors anchors_;
   std::map<std::pair<ir::Value *, std::string>, ir::Value *> converted_;
@@ -139,7 +148,7 @@ private:
       return changed;
     }
     for (size_t i = 0; i < op.num_results(); ++i)
-      changed |= fill(op.result(i), rules::forward(op, i, nw_));
+      changed |= fill(op.result(i), rules::forward(op, i, nw_, wgmma_));
     return changed;
   }
 
@@ -251,8 +260,8 @@ private:
     }
     for (size_t i = 0; i < op.num_results(); ++i)
       if (unset(op.result(i)))
-        fill(op.result(i),
-             first_of(wanted(op.result(i)), rules::forward(op, i, nw_), fallback(op.result(i))));
+        fill(op.result(i), first_of(wanted(op.result(i)), rules::forward(op, i, nw_, wgmma_),
+                                    fallback(op.result(i))));
   }
 
   // ---- fix-up: convert operands whose layout is not what their user needs --------------

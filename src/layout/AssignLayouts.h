@@ -31,5 +31,8 @@ ir::LayoutRef coalesced_layout(const ir::Value *ptr, const analysis::AxisInfoAna
 
 // The module's num_warps attribute (4 when absent).
 int module_num_warps(const ir::Module &m);
+// The module's "wgmma" attribute (set by the GPU pipeline for sm_90a targets): dots that
+// qualify take the wgmma accumulator layout #mma<v=3>.
+bool module_has_wgmma(const ir::Module &m);
 
 } // namespace tilec::layout

@@ -91,6 +91,8 @@ LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
     LayoutRef r = result_layout();
     if (i == 2 || !r)
       return r;
+    if (r->kind == ir::LayoutKind::Mma && r->mma_version == 3)
+      return nullptr; // wgmma: lowering stores a and b to shared memory from any layout
     int32_t kw = r->kind == ir::LayoutKind::Mma ? mma_k_width(user.operand(0)->type.elem) : 0;
     return ir::Layout::dot_operand(static_cast<int32_t>(i), r, kw);
   }
@@ -128,7 +130,7 @@ LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
   }
 }
 
-LayoutRef forward(const ir::Op &op, size_t index, int num_warps) {
+LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma) {
   const ir::Type &rt = op.result(index)->type;
   if (!rt.is_tile())
     return nullptr;
@@ -165,7 +167,7 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps) {
     return l ? ir::Layout::slice(static_cast<int32_t>(op.int_attr("axis")), l) : nullptr;
   }
   case OpKind::Dot: // mma when the tensor cores can run it, else blocked (FMA)
-    return dot_result_layout(op, num_warps);
+    return dot_result_layout(op, num_warps, wgmma);
   case OpKind::Reshape:
   case OpKind::Join:
   case OpKind::Split:

@@ -24,7 +24,8 @@ ir::LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors)
 
 // The layout result `index` of `op` gets from its operands' layouts (null when they have
 // none yet, or when the op has no rule: loads, loops, ...).
-ir::LayoutRef forward(const ir::Op &op, size_t index, int num_warps);
+// `wgmma`: the target has wgmma (sm_90a; a dot may take #mma<v=3>).
+ir::LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma = false);
 
 // The layout an operand must have for `op`'s result to come out in `result` (for
 // rematerialisation); null when that cannot be arranged.

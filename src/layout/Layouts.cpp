@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "layout/MmaLayouts.h"
+#include "layout/WgmmaLayouts.h"
 #include "support/Diagnostics.h"
 
 namespace tilec::layout {
@@ -187,6 +188,8 @@ LinearLayout to_linear(const ir::Layout &l, const ir::Shape &shape) {
     return shared ? r : r.transpose_ins({kRegister, kLane, kWarp});
   }
   case ir::LayoutKind::Mma:
+    if (l.mma_version == 3)
+      return wgmma_acc_encoded(l.warps_per_cta[0] / 4, l.warps_per_cta[1], l.instr_shape[1], shape);
     return mma_v2(l.warps_per_cta, shape);
   case ir::LayoutKind::DotOperand:
     return dot_operand(l, shape);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "layout/Layouts.h"
+#include "layout/WgmmaLayouts.h"
 #include "support/Diagnostics.h"
 
 namespace tilec::layout {
@@ -206,8 +207,28 @@ bool dot_uses_mma(const ir::Op &dot) {
   return M >= 16 && N >= 8 && K >= 8 * mma_k_width(e);
 }
 
-ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps) {
+bool dot_uses_wgmma(const ir::Op &dot, int num_warps) {
+  const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
+  if (a.rank() != 2 || num_warps < 4 || num_warps % 4 != 0)
+    return false;
+  ir::DType e = a.elem;
+  bool types = ((e == ir::DType::F16) && (r.elem == ir::DType::F32 || r.elem == ir::DType::F16)) ||
+               (e == ir::DType::BF16 && r.elem == ir::DType::F32);
+  int64_t M = a.shape[0], K = a.shape[1], N = r.shape[1];
+  if (!types || M % 64 != 0 || N < 16 || K < 16)
+    return false;
+  std::vector<int32_t> wgs =
+      wgmma_warpgroups(static_cast<int32_t>(M), static_cast<int32_t>(N), num_warps);
+  return wgs[0] * wgs[1] == num_warps / 4;
+}
+
+ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma) {
   const ir::Shape &s = dot.result(0)->type.shape;
+  if (wgmma && dot_uses_wgmma(dot, num_warps)) {
+    int32_t m = static_cast<int32_t>(s[0]), n = static_cast<int32_t>(s[1]);
+    std::vector<int32_t> wgs = wgmma_warpgroups(m, n, num_warps);
+    return ir::Layout::mma(3, {4 * wgs[0], wgs[1]}, {64, wgmma_instr_n(m, n, num_warps)});
+  }
   if (!dot_uses_mma(dot))
     return default_blocked(s, num_warps);
   std::vector<int32_t> instr(s.size(), 1);

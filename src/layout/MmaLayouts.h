@@ -38,7 +38,12 @@ int32_t mma_k_width(ir::DType operand);
 // precision, int8, fp8) and M >= 16, N >= 8, K >= the instruction's K. The layout
 // choices below follow it; lowering relies on the same test.
 bool dot_uses_mma(const ir::Op &dot);
-// The result layout of `dot` (mma or, for the FMA path, a default blocked layout).
-ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps);
+// Whether `dot` can run on wgmma (sm_90a): rank 2, fp16/bf16 -> fp32 or fp16 -> fp16,
+// num_warps a multiple of 4, M a multiple of 64 with every warpgroup given its own
+// 64-row x N/wg_n block (none replicated), N >= 16, K >= 16.
+bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
+// The result layout of `dot`: #mma<v=3> when `wgmma` (the target has it) and
+// dot_uses_wgmma, else #mma<v=2> or, for the FMA path, a default blocked layout.
+ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma = false);
 
 } // namespace tilec::layout

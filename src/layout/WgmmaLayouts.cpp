@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "layout/Layouts.h"
 #include "support/Diagnostics.h"
 
 namespace tilec::layout {
@@ -62,6 +63,25 @@ LinearLayout wgmma_acc(int32_t m, int32_t n, int num_warps) {
                       {{dim_name(0), m}, {dim_name(1), n}});
 }
 
+LinearLayout wgmma_acc_encoded(int32_t wg_m, int32_t wg_n, int32_t in,
+                               const std::vector<int64_t> &shape) {
+  TILEC_ASSERT(shape.size() == 2 && pow2(wg_m) && pow2(wg_n) && pow2(in) && in >= 8,
+               "wgmma accumulator encoding");
+  // one CTA tile [64 wg_m, in wg_n]; M repeats in registers before N (as wgmma_acc)
+  std::vector<Basis> reg = {{0, 1}, {8, 0}};
+  for (int32_t c = 8; c < in; c *= 2)
+    reg.push_back({0, c});
+  std::vector<Basis> lane = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  std::vector<Basis> warp = {{16, 0}, {32, 0}};
+  for (int32_t i = 1; i < wg_m; i *= 2)
+    warp.push_back({64 * i, 0});
+  for (int32_t i = 1; i < wg_n; i *= 2)
+    warp.push_back({0, in * i});
+  LinearLayout cta({{kRegister, reg}, {kLane, lane}, {kWarp, warp}},
+                   {{dim_name(0), 64 * wg_m}, {dim_name(1), in * wg_n}});
+  return fit_to_shape(cta, shape, {0, 1}).transpose_outs({dim_name(0), dim_name(1)});
+}
+
 uint32_t WgmmaOperandSmem::byte_offset(int32_t mn_i, int32_t k_i) const {
   uint32_t e = static_cast<uint32_t>(elem_bytes), s = static_cast<uint32_t>(swizzle_bytes);
   uint32_t r = static_cast<uint32_t>(mn_i), c = static_cast<uint32_t>(k_i);
@@ -97,7 +117,7 @@ uint32_t WgmmaOperandSmem::start(int32_t mn0, int32_t k0) const {
 }
 
 WgmmaOperandSmem wgmma_operand_smem(int32_t mn, int32_t k, int elem_bytes, bool mn_major,
-                                    bool operand_b) {
+                                    bool operand_b, int32_t mn_instr) {
   TILEC_ASSERT(pow2(mn) && pow2(k) && mn >= 8 &&
                    (elem_bytes == 1 || elem_bytes == 2 || elem_bytes == 4),
                "wgmma operand shape");
@@ -106,7 +126,8 @@ WgmmaOperandSmem wgmma_operand_smem(int32_t mn, int32_t k, int elem_bytes, bool 
   o.elem_bytes = elem_bytes;
   o.mn = mn;
   o.k = k;
-  int64_t contiguous = int64_t(mn_major ? mn : k) * elem_bytes;
+  int64_t contiguous =
+      int64_t(mn_major ? (mn_instr ? std::min(mn, mn_instr) : mn) : k) * elem_bytes;
   for (int s : {128, 64, 32})
     if (contiguous % s == 0) {
       o.swizzle_bytes = s;

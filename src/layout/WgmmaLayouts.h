@@ -37,6 +37,10 @@ std::vector<int32_t> wgmma_warpgroups(int32_t m, int32_t n, int num_warps);
 int32_t wgmma_instr_n(int32_t m, int32_t n, int num_warps);
 // The accumulator layout ("register", "lane", "warp") -> (dim0 = m, dim1 = n).
 LinearLayout wgmma_acc(int32_t m, int32_t n, int num_warps);
+// The same from the #mma<v=3, wpc=[4 wg_m, wg_n], instr=[64, instr_n]> encoding, fitted
+// to `shape` (a dim of 1: broadcast, as slices of the accumulator need).
+LinearLayout wgmma_acc_encoded(int32_t wg_m, int32_t wg_n, int32_t instr_n,
+                               const std::vector<int64_t> &shape);
 
 struct WgmmaOperandSmem {
   int swizzle_bytes = 0; // 128, 64, 32 or 0
@@ -55,8 +59,10 @@ struct WgmmaOperandSmem {
 };
 
 // The shared layout of operand A ([m, k], `operand_b` false) or B ([k, n]) of elem_bytes
-// elements, K- or MN-major.
+// elements, K- or MN-major. `mn_instr` (MN-major only): the MN extent one instruction
+// reads (a warpgroup's N of B): the swizzle is no wider than it, so that every
+// instruction's descriptor starts on a swizzle atom.
 WgmmaOperandSmem wgmma_operand_smem(int32_t mn, int32_t k, int elem_bytes, bool mn_major,
-                                    bool operand_b);
+                                    bool operand_b, int32_t mn_instr = 0);
 
 } // namespace tilec::layout

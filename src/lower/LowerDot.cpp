@@ -24,6 +24,8 @@ namespace tilec::lower {
 
 using layout::LinearLayout;
 
+void lower_wgmma(LoweringContext &c, const ir::Op &op); // LowerWgmma.cpp
+
 namespace {
 
 using Coords = std::vector<int32_t>;
@@ -254,6 +256,10 @@ void lower_dot(LoweringContext &c, const ir::Op &op) {
                                      shape_str(at.shape) + " and " + shape_str(bt.shape));
   const ir::LayoutRef &rl = op.result(0)->type.layout;
   TILEC_ASSERT(rl, "dot lowering: the result has no layout");
+  if (rl->kind == ir::LayoutKind::Mma && rl->mma_version == 3) {
+    lower_wgmma(c, op);
+    return;
+  }
   if (rl->kind == ir::LayoutKind::Mma) {
     if (c.opts().sm < 80)
       throw CompileError(op.loc(), "tl.dot on tensor cores needs sm_80 or newer");

@@ -27,6 +27,9 @@ namespace tilec::lower {
 
 using layout::LinearLayout;
 
+int smem_store_run(LoweringContext &c, const LinearLayout &l, int32_t r,
+                   const std::vector<bool> &uniq);
+
 namespace {
 
 using Basis = LinearLayout::Basis;
@@ -84,8 +87,11 @@ int ldmatrix_conflicts(const LinearLayout &rows_off) {
   return worst;
 }
 
+} // namespace
+
 // Registers from r on (up to 8, aligned) whose offsets are consecutive in every thread.
-int store_run(LoweringContext &c, const LinearLayout &l, int32_t r, const std::vector<bool> &uniq) {
+int smem_store_run(LoweringContext &c, const LinearLayout &l, int32_t r,
+                   const std::vector<bool> &uniq) {
   int32_t n = l.in_dim_size(layout::kRegister);
   const ThreadCoords &tc = c.thread_coords(l);
   int64_t f0 = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r));
@@ -103,8 +109,6 @@ int store_run(LoweringContext &c, const LinearLayout &l, int32_t r, const std::v
   }
   return v;
 }
-
-} // namespace
 
 bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
   const ir::Value *x = op.operand(0), *res = op.result(0);
@@ -167,7 +171,7 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
       ++r;
       continue;
     }
-    int v = store_run(c, src_off, r, uniq);
+    int v = smem_store_run(c, src_off, r, uniq);
     if (v == 1) {
       b.st(simt::Space::Shared, Ty::B16, c.smem_operand(src_off, base, 2, r),
            {regs[static_cast<size_t>(r)]});

@@ -53,6 +53,8 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // Software pipelining is for the GPU path only (the interpreter runs loops as written);
   // it runs before "layouts", whose dump shows it.
   transforms::pipeline_loads(*k.tile.module);
+  if (target.arch_specific) // layouts: dots that qualify lower to wgmma (#mma<v=3>)
+    k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
   run_gpu_stages(k.tile, opts.pipeline, hooks);
   const ir::Module &m = *k.tile.module;
   k.num_warps = static_cast<int>(module_int(m, "num_warps", 4));

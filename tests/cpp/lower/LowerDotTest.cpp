@@ -81,8 +81,12 @@ struct DotCase {
   std::string ab, out, expr;
   int M, N, K, warps = 4;
   bool trans_b = false;
+  int sm = 80;       // sm_90a lowers the dots that qualify to wgmma (WgmmaOnSm90a)
+  bool wgmma = true; // on sm_90a: the dot qualifies for wgmma
 };
 
+// The simulator runs the kernel against the tile interpreter; the PTX holds mma.sync when
+// `expect_mma` (FMA otherwise), or wgmma when `cs.sm` is 90 and `expect_mma`.
 GpuKernelUnderTest run_case(const DotCase &cs, bool expect_mma = true) {
   SCOPED_TRACE(cs.ab + " -> " + cs.out + " " + cs.expr + " " + std::to_string(cs.M) + "x" +
                std::to_string(cs.N) + "x" + std::to_string(cs.K));
@@ -90,8 +94,11 @@ GpuKernelUnderTest run_case(const DotCase &cs, bool expect_mma = true) {
                        {"*" + cs.ab + ":16", "*" + cs.ab + ":16", "*" + cs.out + ":16",
                         "=" + std::to_string(cs.M), "=" + std::to_string(cs.N),
                         "=" + std::to_string(cs.K)},
-                       cs.warps);
-  EXPECT_EQ(k.ptx().find("mma.sync.aligned") != std::string::npos, expect_mma) << k.thread_ir();
+                       cs.warps, cs.sm);
+  bool on_wgmma = expect_mma && cs.sm >= 90 && cs.wgmma;
+  EXPECT_EQ(k.ptx().find("mma.sync.aligned") != std::string::npos, expect_mma && !on_wgmma)
+      << k.thread_ir();
+  EXPECT_EQ(k.ptx().find("wgmma.mma_async") != std::string::npos, on_wgmma) << k.thread_ir();
   Inputs in;
   int a = add_buffer(in, cs.ab, quarters(static_cast<size_t>(cs.M * cs.K), 1), "a");
   int b = add_buffer(in, cs.ab, quarters(static_cast<size_t>(cs.K * cs.N), 2), "b");
@@ -183,7 +190,7 @@ def chain(a_ptr, b_ptr, v_ptr, o_ptr):
     p = tl.dot(a, b).to(tl.float16)
     tl.store(o_ptr + r[:, None] * 32 + c[None, :], tl.dot(p, v))
 )";
-  GpuKernelUnderTest k(src, "chain", {"*fp16:16", "*fp16:16", "*fp16:16", "*fp32:16"});
+  GpuKernelUnderTest k(src, "chain", {"*fp16:16", "*fp16:16", "*fp16:16", "*fp32:16"}, 4, 80);
   Inputs in;
   int pa = add_buffer(in, "fp16", quarters(64 * 32, 1), "a");
   int pb = add_buffer(in, "fp16", quarters(32 * 32, 2), "b");
@@ -222,6 +229,63 @@ def bdot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
   int c = add_buffer(in, "fp32", std::vector<double>(2 * 16 * 32, 0), "c");
   in.args = {Arg::buffer(a), Arg::buffer(b), Arg::buffer(c)};
   k.expect_agree(in);
+}
+
+TEST(LowerDot, WgmmaOnSm90a) {
+  // one warpgroup; A K-major (128B swizzle), B [K, N] row-major: MN-major (64B swizzle)
+  auto k = run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 64, 4, false, 90});
+  const std::string &ptx = k.ptx();
+  EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16"), std::string::npos);
+  EXPECT_NE(ptx.find("fence.proxy.async"), std::string::npos);
+  EXPECT_NE(ptx.find("wgmma.fence.sync.aligned"), std::string::npos);
+  EXPECT_NE(ptx.find("wgmma.commit_group.sync.aligned"), std::string::npos);
+  EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 0"), std::string::npos);
+  EXPECT_EQ(ptx.find("ldmatrix"), std::string::npos);
+  EXPECT_NE(ptx.find("st.shared.v4.b32"), std::string::npos) << "16-byte operand stores";
+  // two warpgroups along N (each its 64 x 16 of the result: B read at its column)
+  run_case({"fp16", "fp32", "tl.dot(a, b) + acc", 64, 32, 32, 8, false, 90});
+  // two along M, M repeated in registers, K = 16 (32B swizzle), B K-major (a tl.trans)
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 256, 16, 16, 8, true, 90});
+  // N past one instruction's 256: repeated in registers
+  auto wide = run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 512, 16, 4, false, 90});
+  EXPECT_NE(wide.ptx().find("m64n256k16"), std::string::npos);
+  run_case({"bf16", "fp32", "tl.dot(a, b, acc)", 64, 64, 32, 4, false, 90});
+  run_case({"fp16", "fp16", "tl.dot(a, b, acc, out_dtype=tl.float16)", 128, 64, 32, 4, true, 90});
+}
+
+TEST(LowerDot, WgmmaFallsBackToMmaSync) {
+  // sm_90a, but M < 64, 2 warps, tf32 / int8: mma.sync
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 32, 32, 4, false, 90, false});
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 32, 2, false, 90, false});
+  run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 64, 16, 32, 4, false, 90, false});
+  run_case({"i8", "i32", "tl.dot(a, b, acc)", 64, 32, 64, 4, false, 90, false});
+  // sm_80 never has wgmma
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 64, 4, false, 80});
+}
+
+TEST(LowerDot, WgmmaChainAndTransposedA) {
+  // attention's shape: p = dot(a, b) in the wgmma layout feeds dot(p, v); a arrives
+  // transposed (M-contiguous: MN-major A)
+  const char *src = R"(@triton.jit
+def chain(a_ptr, b_ptr, v_ptr, o_ptr):
+    r = tl.arange(0, 64)
+    c = tl.arange(0, 32)
+    a = tl.trans(tl.load(a_ptr + c[:, None] * 64 + r[None, :]))
+    b = tl.load(b_ptr + c[:, None] * 32 + c[None, :])
+    v = tl.load(v_ptr + c[:, None] * 32 + c[None, :])
+    p = tl.dot(a, b).to(tl.float16)
+    tl.store(o_ptr + r[:, None] * 32 + c[None, :], tl.dot(p, v))
+)";
+  GpuKernelUnderTest k(src, "chain", {"*fp16:16", "*fp16:16", "*fp16:16", "*fp32:16"}, 4, 90);
+  Inputs in;
+  int pa = add_buffer(in, "fp16", quarters(64 * 32, 1), "a");
+  int pb = add_buffer(in, "fp16", quarters(32 * 32, 2), "b");
+  int pv = add_buffer(in, "fp16", quarters(32 * 32, 3), "v");
+  int po = add_buffer(in, "fp32", std::vector<double>(64 * 32, 0), "o");
+  in.args = {Arg::buffer(pa), Arg::buffer(pb), Arg::buffer(pv), Arg::buffer(po)};
+  k.expect_agree(in);
+  EXPECT_NE(k.ptx().find("wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16"), std::string::npos);
+  EXPECT_EQ(k.ptx().find("mma.sync"), std::string::npos);
 }
 
 } // namespace tilec::lower::test

@@ -1,0 +1,220 @@
+// dot on wgmma (sm_90a): the result has the accumulator layout #mma<v=3, wpc=[4 wg_m, wg_n],
+// instr=[64, n]> (layout/WgmmaLayouts.h), the operands any distributed layout (layout
+// rules ask nothing of them).
+//
+// 1. A [M, K] and B [K, N] are stored to shared memory in the canonical layouts wgmma's
+//    matrix descriptors describe (layout::wgmma_operand_smem): K-major or MN-major by the
+//    dim each thread holds contiguously, so a thread's runs of 8 elements are one 16-byte
+//    st.shared; the swizzle is the widest (128B, else 64B/32B) the contiguous extent of one
+//    instruction fills. Each buffer starts 1024-byte aligned (the swizzle is a function of
+//    address bits).
+// 2. fence.proxy.async (the generic-proxy stores become visible to wgmma's async proxy),
+//    bar.sync.
+// 3. wgmma.fence; per K step of 16 and per instruction tile (64 rows x n of a warpgroup,
+//    repeated in registers over M and N), one wgmma.mma_async with descriptors whose start
+//    is the tile's (m0, k0) / (n0, k0); then commit_group and wait_group 0.
+// The descriptors' start fields add up: a per-warpgroup base (warp / 4 picks its rows of A
+// and columns of B) computed once, plus a compile-time offset per (tile, k) added to the
+// 64-bit descriptor (the start is its low 14 bits, no carry out for shared addresses).
+#include <map>
+
+#include "layout/Layouts.h"
+#include "layout/WgmmaLayouts.h"
+#include "lower/LoweringContext.h"
+#include "simt/AsyncInstrs.h"
+
+namespace tilec::lower {
+
+// Registers from r on whose offsets in `l` are consecutive in every thread (LowerDotOperand.cpp).
+int smem_store_run(LoweringContext &c, const layout::LinearLayout &l, int32_t r,
+                   const std::vector<bool> &uniq);
+
+namespace {
+
+using layout::LinearLayout;
+using layout::WgmmaOperandSmem;
+using Coords = std::vector<int32_t>;
+
+int log2i(int64_t v) {
+  int k = 0;
+  while ((int64_t{1} << k) < v)
+    ++k;
+  return k;
+}
+
+simt::Swizzle swizzle_of(int bytes) {
+  switch (bytes) {
+  case 128:
+    return simt::Swizzle::B128;
+  case 64:
+    return simt::Swizzle::B64;
+  case 32:
+    return simt::Swizzle::B32;
+  default:
+    return simt::Swizzle::None;
+  }
+}
+
+// Whether the source holds the operand's MN dim more contiguously than its K dim.
+bool mn_major_source(const LinearLayout &src, bool operand_b) {
+  int kdim = operand_b ? 0 : 1;
+  return layout::contiguous_per_thread(src, 1 - kdim) > layout::contiguous_per_thread(src, kdim);
+}
+
+// Stores every element this thread holds first of `v` at its offset in `s` (bytes from
+// `base`), 16-byte stores where the offsets run on.
+void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSmem &s,
+                   int64_t base) {
+  simt::Builder &b = c.b();
+  const LinearLayout &src = c.layout_of(v->type);
+  LinearLayout src_off = src.compose(s.layout.invert());
+  const std::vector<Reg> &regs = c.get(v);
+  std::vector<bool> uniq = LoweringContext::unique_regs(src);
+  for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
+    if (!uniq[static_cast<size_t>(r)]) {
+      ++r;
+      continue;
+    }
+    int n = smem_store_run(c, src_off, r, uniq);
+    if (n == 1) {
+      b.st(simt::Space::Shared, Ty::B16, c.smem_operand(src_off, base, 2, r),
+           {regs[static_cast<size_t>(r)]});
+    } else {
+      std::vector<Operand> words;
+      for (int j = 0; j < n; j += 2)
+        words.push_back(b.pack(
+            Ty::B32, {regs[static_cast<size_t>(r + j)], regs[static_cast<size_t>(r + j + 1)]}));
+      b.st(simt::Space::Shared, Ty::B32, c.smem_operand(src_off, base, 2, r), std::move(words));
+    }
+    r += n;
+  }
+}
+
+} // namespace
+
+void lower_wgmma(LoweringContext &c, const ir::Op &op) {
+  simt::Builder &b = c.b();
+  const ir::Value *a = op.operand(0), *bv = op.operand(1), *acc = op.operand(2);
+  const ir::Type &rt = op.result(0)->type;
+  const ir::Layout &enc = *rt.layout;
+  TILEC_ASSERT(c.opts().sm >= 90 && enc.mma_version == 3 && rt.rank() == 2 &&
+                   mem_bytes(a->type.element()) == 2,
+               "wgmma lowering: an sm_90a dot of 16-bit operands");
+  const int32_t M = static_cast<int32_t>(rt.shape[0]), N = static_cast<int32_t>(rt.shape[1]);
+  const int32_t K = static_cast<int32_t>(a->type.shape[1]);
+  const int32_t wg_m = enc.warps_per_cta[0] / 4, wg_n = enc.warps_per_cta[1];
+  const int32_t in = enc.instr_shape[1];
+  TILEC_ASSERT(wg_m * wg_n * 4 == c.num_warps(), "wgmma lowering: warpgroups do not cover the CTA");
+
+  // 1. the operands in shared memory
+  bool a_mn = mn_major_source(c.layout_of(a->type), false);
+  bool b_mn = mn_major_source(c.layout_of(bv->type), true);
+  WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, 2, a_mn, false, 64);
+  WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, 2, b_mn, true, in);
+  int64_t a_bytes = (sa.bytes() + 1023) & ~int64_t{1023};
+  int64_t base_a = (c.scratch(op, a_bytes + sb.bytes() + 1024) + 1023) & ~int64_t{1023};
+  int64_t base_b = base_a + a_bytes;
+  c.smem_before_write();
+  store_operand(c, a, sa, base_a);
+  store_operand(c, bv, sb, base_b);
+  simt::fence_proxy_async(b);
+  c.smem_after_write();
+
+  // 2. descriptors: this warpgroup's rows of A and columns of B
+  Reg desc_a, desc_b;
+  Reg w = c.warp();
+  c.in_prologue([&] {
+    Reg wg = b.shr(Ty::U32, w, simt::imm(2));
+    Reg start_a = b.shared_addr(base_a), start_b = b.shared_addr(base_b);
+    if (wg_m > 1) {
+      Reg i = b.and_(Ty::B32, wg, simt::imm(wg_m - 1));
+      start_a = b.mad(Ty::U32, i, simt::imm(sa.start(64, 0)), start_a);
+    }
+    if (wg_n > 1) {
+      Reg j = b.and_(Ty::B32, b.shr(Ty::U32, wg, simt::imm(log2i(wg_m))), simt::imm(wg_n - 1));
+      start_b = b.mad(Ty::U32, j, simt::imm(sb.start(in, 0)), start_b);
+    }
+    simt::MatrixDesc da, db;
+    da.lbo = sa.lbo;
+    da.sbo = sa.sbo;
+    da.swizzle = swizzle_of(sa.swizzle_bytes);
+    db.lbo = sb.lbo;
+    db.sbo = sb.sbo;
+    db.swizzle = swizzle_of(sb.swizzle_bytes);
+    desc_a = simt::wgmma_desc(b, start_a, da);
+    desc_b = simt::wgmma_desc(b, start_b, db);
+  });
+  auto desc_at = [&](Reg base, uint32_t start) -> Operand {
+    if (start == 0)
+      return base;
+    return b.add(Ty::U64, base, simt::imm(int64_t{start >> 4}));
+  };
+
+  // 3. accumulator tiles (64 x in at lane = warp = 0), in the order their registers appear
+  const LinearLayout &lc = c.layout_of(rt);
+  TILEC_ASSERT(c.layout_of(acc->type) == lc, "wgmma lowering: acc and result layouts differ");
+  bool f16_acc = rt.elem == ir::DType::F16;
+  simt::WgmmaShape shape{in, f16_acc ? Ty::F16 : Ty::F32,
+                         a->type.elem == ir::DType::BF16 ? Ty::BF16 : Ty::F16};
+  const std::vector<Reg> &acc_regs = c.get(acc);
+  std::map<Coords, Reg> accm;
+  std::vector<Coords> tiles;
+  std::map<Coords, std::vector<Reg>> d_of;
+  for (int32_t r = 0; r < static_cast<int32_t>(acc_regs.size()); ++r) {
+    Coords crd = LoweringContext::reg_coords(lc, r);
+    accm.emplace(crd, acc_regs[static_cast<size_t>(r)]);
+    Coords o = {crd[0] & ~63, crd[1] & ~(in - 1)};
+    if (!d_of.count(o)) {
+      d_of[o] = {};
+      tiles.push_back(o);
+    }
+  }
+  // fragment register i of a tile: row 8 ((i / 2) % 2), column 8 (i / 4) + i % 2 (lane 0)
+  auto elem = [&](const Coords &o, int i) {
+    Coords crd = {o[0] + 8 * ((i / 2) % 2), o[1] + 8 * (i / 4) + i % 2};
+    auto it = accm.find(crd);
+    TILEC_ASSERT(it != accm.end(), "wgmma lowering: an accumulator element no register holds");
+    return it->second;
+  };
+  int nfrag = in / 2; // elements per thread per tile
+  for (const Coords &o : tiles) {
+    std::vector<Reg> &d = d_of[o];
+    for (int i = 0; i < nfrag; i += f16_acc ? 2 : 1)
+      d.push_back(f16_acc ? b.pack(Ty::F16x2, {elem(o, i), elem(o, i + 1)})
+                          : b.mov(Ty::F32, elem(o, i)));
+  }
+
+  simt::wgmma_fence(b);
+  for (int32_t k0 = 0; k0 < K; k0 += 16)
+    for (const Coords &o : tiles)
+      simt::wgmma(b, shape, d_of[o], desc_at(desc_a, sa.start(o[0], k0)), {},
+                  desc_at(desc_b, sb.start(o[1], k0)), simt::imm(1), a_mn, b_mn);
+  simt::wgmma_commit(b);
+  simt::wgmma_wait(b, 0);
+
+  // the result registers in the accumulator layout's order
+  std::vector<Reg> out;
+  std::map<Coords, Reg> unpacked;
+  for (int32_t r = 0; r < static_cast<int32_t>(acc_regs.size()); ++r) {
+    Coords crd = LoweringContext::reg_coords(lc, r);
+    Coords o = {crd[0] & ~63, crd[1] & ~(in - 1)};
+    int32_t row = crd[0] - o[0], col = crd[1] - o[1];
+    int i = 4 * (col / 8) + 2 * (row / 8) + col % 2;
+    const std::vector<Reg> &d = d_of[o];
+    if (!f16_acc) {
+      out.push_back(d[static_cast<size_t>(i)]);
+      continue;
+    }
+    auto it = unpacked.find(crd);
+    if (it == unpacked.end()) {
+      std::vector<Reg> h = b.unpack(Ty::F16, 2, d[static_cast<size_t>(i / 2)]);
+      unpacked[{crd[0], crd[1] - col % 2}] = h[0];
+      unpacked[{crd[0], crd[1] - col % 2 + 1}] = h[1];
+      it = unpacked.find(crd);
+    }
+    out.push_back(it->second);
+  }
+  c.set(op.result(0), std::move(out));
+}
+
+} // namespace tilec::lower
