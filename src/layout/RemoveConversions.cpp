@@ -1,5 +1,7 @@
 #include "layout/RemoveConversions.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "layout/LayoutRules.h"
@@ -61,7 +63,125 @@ private:
   std::map<std::pair<ir::Value *, std::string>, ir::Value *> done_;
 };
 
+ir::Value *make_convert(ir::Builder &b, ir::Value *v, const LayoutRef &l, SourceLoc loc) {
+  return b.create(OpKind::ConvertLayout, {v}, {v->type.with_layout(l)}, {}, loc)->result(0);
+}
+
+// A loop-carried tile that every iteration converts to layout L at the top and converts
+// back from L before the yield (carried pointers whose init chain took a default layout
+// while the loads want the coalesced one) is carried in L instead: the conversion moves to
+// the init (once, before the loop; often rematerialised away), the body's conversions to
+// L disappear, and uses wanting the old layout (inside or after the loop) get one
+// conversion each. Two conversions per iteration become none.
+void carry_in_converted_layout(ir::Op &loop) {
+  ir::Block *body = loop.region(0)->block();
+  ir::Op *yield = body->terminator();
+  for (size_t i = 0; i < loop.num_results(); ++i) {
+    ir::Value *arg = body->arg(i + 1), *res = loop.result(i), *y = yield->operand(i);
+    if (!arg->type.is_tile() || !y->def || y->def->kind() != OpKind::ConvertLayout ||
+        y->def->parent() != body)
+      continue;
+    LayoutRef want = y->def->operand(0)->type.layout, old = arg->type.layout;
+    bool converted_to_want = false;
+    for (const ir::Op *u : arg->users)
+      converted_to_want |=
+          u->kind() == OpKind::ConvertLayout && ir::same_layout(u->result(0)->type.layout, want);
+    if (!converted_to_want || ir::same_layout(want, old))
+      continue;
+    ir::Builder b;
+    b.set_insertion_point(&loop);
+    loop.set_operand(i + 3, make_convert(b, loop.operand(i + 3), want, loop.loc()));
+    std::vector<ir::Op *> users = arg->users;
+    arg->type = arg->type.with_layout(want);
+    ir::Value *old_view = nullptr; // the arg in its old layout, for the other users
+    for (size_t k = 0; k < users.size(); ++k) {
+      ir::Op *u = users[k];
+      if (std::find(users.begin(), users.begin() + static_cast<long>(k), u) !=
+          users.begin() + static_cast<long>(k))
+        continue; // a user of it twice: handled
+      if (u->kind() == OpKind::ConvertLayout) {
+        if (ir::same_layout(u->result(0)->type.layout, want)) {
+          u->result(0)->replace_all_uses_with(arg);
+          u->drop_operands();
+          u->erase();
+        }
+        continue; // a conversion to a third layout converts from `want` now
+      }
+      if (!old_view) {
+        b.set_insertion_point(body->ops().front().get());
+        old_view = make_convert(b, arg, old, loop.loc());
+      }
+      for (size_t j = 0; j < u->num_operands(); ++j)
+        if (u->operand(j) == arg)
+          u->set_operand(j, old_view);
+    }
+    yield->set_operand(i, y->def->operand(0));
+    std::vector<ir::Op *> res_users = res->users;
+    res->type = res->type.with_layout(want);
+    if (!res_users.empty()) {
+      b.set_insertion_point(std::next(loop.self_iterator())->get());
+      ir::Value *back = make_convert(b, res, old, loop.loc());
+      for (ir::Op *u : res_users)
+        for (size_t j = 0; j < u->num_operands(); ++j)
+          if (u->operand(j) == res)
+            u->set_operand(j, back);
+    }
+  }
+}
+
+bool is_zero_constant(const ir::Value *v) {
+  const ir::Op *op = v->def;
+  if (op && op->kind() == OpKind::Splat)
+    op = op->operand(0)->def;
+  if (!op || op->kind() != OpKind::Constant)
+    return false;
+  const ir::AttrValue *a = op->attr("value");
+  if (const auto *d = a ? std::get_if<double>(a) : nullptr)
+    return *d == 0.0 && !std::signbit(*d);
+  const auto *i = a ? std::get_if<int64_t>(a) : nullptr;
+  return i && *i == 0;
+}
+
+// add(x, dot(a, b, 0)) -> dot(a, b, x), as Triton's combine pass does: the accumulator
+// chains through the mma instead of a second copy of it living beside the product (with
+// a 128x128 fp32 tile on 4 warps that copy alone is 128 registers a thread). The sum is
+// the same up to the order of the fp32 additions.
+void fold_dot_accumulator(ir::Function &f) {
+  std::vector<ir::Op *> adds;
+  ir::walk(f.entry(), [&](ir::Op *op) {
+    if (op->kind() == OpKind::Add && op->result(0)->type.is_tile())
+      adds.push_back(op);
+  });
+  for (ir::Op *add : adds)
+    for (size_t k = 0; k < 2; ++k) {
+      ir::Value *d = add->operand(k), *x = add->operand(1 - k);
+      ir::Op *dot = d->def;
+      if (!dot || dot->kind() != OpKind::Dot || d->users.size() != 1 ||
+          dot->parent() != add->parent() || !is_zero_constant(dot->operand(2)) ||
+          !(x->type == d->type) || !(add->result(0)->type == d->type))
+        continue;
+      ir::Builder b;
+      b.set_insertion_point(add); // x may be defined after the dot: the new dot goes here
+      ir::Op *nd = b.create(OpKind::Dot, {dot->operand(0), dot->operand(1), x}, {d->type},
+                            dot->attrs(), dot->loc());
+      add->result(0)->replace_all_uses_with(nd->result(0));
+      add->drop_operands();
+      add->erase();
+      dot->drop_operands();
+      dot->erase();
+      break;
+    }
+}
+
 void run(ir::Function &f) {
+  fold_dot_accumulator(f);
+  std::vector<ir::Op *> loops;
+  ir::walk(f.entry(), [&](ir::Op *op) {
+    if (op->kind() == OpKind::For)
+      loops.push_back(op);
+  });
+  for (ir::Op *loop : loops)
+    carry_in_converted_layout(*loop);
   std::vector<ir::Op *> converts;
   ir::walk(f.entry(), [&](ir::Op *op) {
     if (op->kind() == OpKind::ConvertLayout)
