@@ -208,12 +208,56 @@ void run(ir::Function &f) {
   }
 }
 
+// The op of `b` that is or contains `op`, or null.
+ir::Op *ancestor_in(ir::Op *op, const ir::Block *b) {
+  while (op && op->parent() != b) {
+    ir::Region *r = op->parent() ? op->parent()->parent() : nullptr;
+    op = r ? r->parent() : nullptr;
+  }
+  return op;
+}
+
+// Each conversion moves down to just before its first user in its block: layout
+// assignment puts it right after the value's definition (a loop's top for carried
+// values), which keeps the converted copy alive across everything in between (in the
+// attention loop, v's mma fragments across the whole softmax).
+void sink_conversions(ir::Function &f) {
+  std::vector<ir::Op *> converts;
+  ir::walk(f.entry(), [&](ir::Op *op) {
+    if (op->kind() == OpKind::ConvertLayout)
+      converts.push_back(op);
+  });
+  for (ir::Op *c : converts) {
+    ir::Block *b = c->parent();
+    std::vector<ir::Op *> anc;
+    for (ir::Op *u : c->result(0)->users)
+      anc.push_back(ancestor_in(u, b));
+    if (anc.empty() || std::find(anc.begin(), anc.end(), nullptr) != anc.end())
+      continue;
+    ir::Op *first = nullptr;
+    for (auto it = std::next(c->self_iterator()); it != b->ops().end() && !first; ++it)
+      if (std::find(anc.begin(), anc.end(), it->get()) != anc.end())
+        first = it->get();
+    if (!first || std::prev(first->self_iterator())->get() == c)
+      continue;
+    ir::Builder bld;
+    bld.set_insertion_point(first);
+    ir::Op *moved = bld.create(OpKind::ConvertLayout, {c->operand(0)}, {c->result(0)->type},
+                               c->attrs(), c->loc());
+    c->result(0)->replace_all_uses_with(moved->result(0));
+    c->drop_operands();
+    c->erase();
+  }
+}
+
 } // namespace
 
 void remove_conversions(ir::Module &m) {
   for (auto &f : m.functions)
     run(*f);
   transforms::dce(m);
+  for (auto &f : m.functions)
+    sink_conversions(*f);
 }
 
 } // namespace tilec::layout

@@ -1,4 +1,5 @@
 #include "lower/LoweringContext.h"
+#include "lower/SinkFragmentLoads.h"
 
 #include "layout/Layouts.h"
 #include "simt/Verifier.h"
@@ -545,6 +546,7 @@ simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
   simt::Function out;
   LoweringContext ctx(m, fn, out, opts);
   ctx.run();
+  sink_fragment_loads(out); // mma operands loaded step by step (SinkFragmentLoads.h)
   simt::verify(out);
   return out;
 }

@@ -77,8 +77,15 @@ TEST(RemoveConversions, SeedAttentionLoop) {
   ir::Op *loop = find_op(k.fn(), OpKind::For);
   ASSERT_TRUE(loop);
   ir::Block *body = loop->region(0)->block();
-  for (ir::Op *c : ops_in(body, OpKind::ConvertLayout))
+  for (ir::Op *c : ops_in(body, OpKind::ConvertLayout)) {
     EXPECT_EQ(c->result()->type.layout->kind, ir::LayoutKind::DotOperand) << ir::print(*loop);
+    // sunk to its user (past nothing but the other operand's conversion): v's fragments
+    // are not held across the softmax
+    auto it = std::next(c->self_iterator());
+    while ((*it)->kind() == OpKind::ConvertLayout)
+      ++it;
+    EXPECT_EQ(it->get(), c->result()->users.at(0)) << ir::print(*loop);
+  }
   for (ir::Op *r : ops_in(body, OpKind::Reduce))
     EXPECT_EQ(r->operand(0)->type.layout->kind, ir::LayoutKind::Mma) << ir::print(*r);
   std::vector<ir::Op *> dots = ops_in(body, OpKind::Dot);

@@ -1,0 +1,72 @@
+// The Thread IR pass that moves shared-memory loads and their unpacking down to their
+// first reader (lower/SinkFragmentLoads.h), on hand-built instruction sequences.
+#include <gtest/gtest.h>
+
+#include "lower/SinkFragmentLoads.h"
+#include "simt/Builder.h"
+
+namespace tilec::lower {
+namespace {
+
+using simt::Op;
+using simt::Ty;
+
+// Position of the first instruction with op `op` (after `from`) in the entry block.
+size_t pos(const simt::Function &f, Op op, size_t from = 0) {
+  const auto &in = f.blocks.at(0).instrs;
+  for (size_t i = from; i < in.size(); ++i)
+    if (in[i].op == op)
+      return i;
+  return in.size();
+}
+
+TEST(SinkFragmentLoads, LdmatrixAndUnpackMoveToTheirMma) {
+  simt::Function f;
+  simt::Builder b(f);
+  b.set_block(b.new_block("entry"));
+  simt::Reg addr = b.shared_addr(0);
+  std::vector<simt::Reg> x = b.ldmatrix(2, false, simt::Operand::addr(addr, 0));
+  std::vector<simt::Reg> h = b.unpack(Ty::F16, 2, x[0]);
+  simt::Reg t = b.add(Ty::S32, addr, simt::imm(1)); // unrelated work
+  t = b.add(Ty::S32, t, simt::imm(2));
+  simt::Reg p = b.pack(Ty::B32, {h[0], h[1]});
+  b.add(Ty::U32, p, x[1]);
+  sink_fragment_loads(f);
+  // ldmatrix, unpack and pack now sit right before the first reader, after the adds
+  size_t ld = pos(f, Op::Ldmatrix);
+  EXPECT_GT(ld, pos(f, Op::Add) + 1);
+  EXPECT_EQ(pos(f, Op::Unpack), ld + 1);
+  EXPECT_EQ(pos(f, Op::Pack), ld + 2);
+}
+
+TEST(SinkFragmentLoads, SharedLoadsStayBeforeBarriersAndStores) {
+  for (bool barrier : {true, false}) {
+    simt::Function f;
+    simt::Builder b(f);
+    b.set_block(b.new_block("entry"));
+    simt::Reg addr = b.shared_addr(0);
+    std::vector<simt::Reg> x = b.ldmatrix(1, false, simt::Operand::addr(addr, 0));
+    if (barrier)
+      b.bar_sync(0);
+    else
+      b.st(simt::Space::Shared, Ty::B32, simt::Operand::addr(addr, 0), {simt::Operand::imm(0)});
+    b.add(Ty::U32, x[0], simt::imm(1));
+    sink_fragment_loads(f);
+    EXPECT_EQ(pos(f, Op::Ldmatrix), 1u) << barrier;
+  }
+}
+
+TEST(SinkFragmentLoads, NothingCrossesARedefinitionOfItsInputs) {
+  simt::Function f;
+  simt::Builder b(f);
+  b.set_block(b.new_block("entry"));
+  simt::Reg a = b.mov(Ty::B16, simt::imm(1)), c = b.mov(Ty::B16, simt::imm(2));
+  simt::Reg p = b.pack(Ty::B32, {a, c});
+  b.mov_to(a, simt::imm(3)); // a loop-carried register rewritten
+  b.add(Ty::U32, p, simt::imm(1));
+  sink_fragment_loads(f);
+  EXPECT_LT(pos(f, Op::Pack), 3u);
+}
+
+} // namespace
+} // namespace tilec::lower
