@@ -5,6 +5,7 @@
 
 #include "layout/ConvertPlan.h"
 #include "layout/Layouts.h"
+#include "layout/MmaLayouts.h"
 
 namespace tilec::layout {
 
@@ -119,6 +120,8 @@ int64_t scratch_bytes(const ir::Op &op) {
     return view_needs_smem(op)
                ? align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type))
                : 0;
+  case OpKind::Dot: // wgmma stages its operands in shared memory
+    return align16(wgmma_dot_smem_bytes(op));
   case OpKind::Join:
   case OpKind::Cat:
     return align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type));

@@ -222,6 +222,15 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps) {
   return wgs[0] * wgs[1] == num_warps / 4;
 }
 
+int64_t wgmma_dot_smem_bytes(const ir::Op &dot) {
+  const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
+  if (!r.layout || r.layout->kind != ir::LayoutKind::Mma || r.layout->mma_version != 3)
+    return 0;
+  int64_t eb = ir::bits(a.elem) / 8;
+  int64_t a_bytes = (a.shape[0] * a.shape[1] * eb + 1023) & ~int64_t{1023};
+  return 1024 + a_bytes + a.shape[1] * r.shape[1] * eb;
+}
+
 ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma) {
   const ir::Shape &s = dot.result(0)->type.shape;
   if (wgmma && dot_uses_wgmma(dot, num_warps)) {

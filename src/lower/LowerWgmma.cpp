@@ -19,6 +19,7 @@
 #include <map>
 
 #include "layout/Layouts.h"
+#include "layout/MmaLayouts.h"
 #include "layout/WgmmaLayouts.h"
 #include "lower/LoweringContext.h"
 #include "simt/AsyncInstrs.h"
@@ -112,7 +113,9 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, 2, a_mn, false, 64);
   WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, 2, b_mn, true, in);
   int64_t a_bytes = (sa.bytes() + 1023) & ~int64_t{1023};
-  int64_t base_a = (c.scratch(op, a_bytes + sb.bytes() + 1024) + 1023) & ~int64_t{1023};
+  TILEC_ASSERT(layout::wgmma_dot_smem_bytes(op) == 1024 + a_bytes + sb.bytes(),
+               "wgmma lowering: operand buffers differ from the allocation");
+  int64_t base_a = (c.scratch(op, 1024 + a_bytes + sb.bytes()) + 1023) & ~int64_t{1023};
   int64_t base_b = base_a + a_bytes;
   c.smem_before_write();
   store_operand(c, a, sa, base_a);

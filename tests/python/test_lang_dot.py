@@ -184,3 +184,55 @@ def test_seed_matmul_small(mnk, blocks):
                               BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, num_warps=warps)
     ref = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(c.astype(np.float32), ref, rtol=1e-2, atol=1e-2)
+
+
+# Shapes that lower to wgmma on sm_90a (the SIMT suite compiles for sm_90a, so there they
+# run on the simulator's wgmma): one and two warpgroups, along M and along N, K from 16.
+@pytest.mark.parametrize("pair", ["fp16-fp32", "bf16-fp32", "fp16-fp16"])
+@pytest.mark.parametrize("M,N,K,warps", [(64, 32, 64, 4), (128, 64, 32, 8), (64, 64, 16, 8)])
+def test_dot_wgmma_shapes(pair, M, N, K, warps):
+    _run_pair(pair, M, N, K, num_warps=warps)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, True), (True, False), (True, True)])
+def test_dot_wgmma_transposed(ta, tb):
+    _run_pair("fp16-fp32", 64, 32, 32, trans_a=ta, trans_b=tb)
+
+
+def _ptx(kernel, sig, consts, warps, target):
+    return triton.compile(kernel, signature=sig, constexprs=consts, num_warps=warps,
+                          target=target).asm["ptx"]
+
+
+def test_dot_lowers_to_wgmma_on_sm90a_only():
+    k = _kernel("c = tl.dot(a, b, acc)")
+    sig = "*fp16:16,*fp16:16,*fp32:16"
+    big = {"M": 64, "N": 64, "K": 32}
+    ptx = _ptx(k, sig, big, 4, "cuda:90")
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
+    assert "mma.sync" not in ptx and "ldmatrix" not in ptx
+    assert "fence.proxy.async" in ptx and "wgmma.wait_group.sync.aligned" in ptx
+    ptx80 = _ptx(k, sig, big, 4, "cuda:80")
+    assert "mma.sync.aligned.m16n8k16" in ptx80 and "wgmma" not in ptx80
+    # no wgmma: M below a warpgroup's 64 rows, 2 warps, tf32
+    assert "wgmma" not in _ptx(k, sig, {"M": 32, "N": 64, "K": 32}, 4, "cuda:90")
+    assert "wgmma" not in _ptx(k, sig, big, 2, "cuda:90")
+    assert "wgmma" not in _ptx(k, "*fp32:16,*fp32:16,*fp32:16", big, 4, "cuda:90")
+
+
+_MATMUL_SIG = ("*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,"
+               "i32:16,i32:1,i32:16,i32:1,i32:16,i32:1")
+
+
+@pytest.mark.parametrize("cfg", range(8))
+def test_seed_matmul_configs_on_sm90a(cfg):
+    # the seed matmul's configs with 4 or 8 warps run on wgmma; none spills (ptxas -v)
+    c = sk.matmul_kernel.configs[cfg]
+    consts = dict(c.kwargs, GROUP_SIZE_M=8)
+    k = triton.compile(sk.matmul_kernel, signature=_MATMUL_SIG, constexprs=consts,
+                       num_warps=c.num_warps, num_stages=c.num_stages, target="cuda:90")
+    ptx = k.asm["ptx"]
+    assert ("wgmma.mma_async" in ptx) == (c.num_warps % 4 == 0)
+    if not triton._C.gpu_find_ptxas():
+        pytest.skip("ptxas not found: registers not counted")
+    assert k.metadata.n_spills == 0, f"config {c}: {k.metadata.n_regs} registers, spills"
