@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "layout/AllocateShared.h"
 #include "layout/Layouts.h"
 #include "layout/WgmmaLayouts.h"
 #include "support/Diagnostics.h"
@@ -222,13 +223,58 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps) {
   return wgs[0] * wgs[1] == num_warps / 4;
 }
 
-int64_t wgmma_dot_smem_bytes(const ir::Op &dot) {
+namespace {
+
+bool is_wgmma_dot(const ir::Op &op) {
+  if (op.kind() != ir::OpKind::Dot)
+    return false;
+  const ir::LayoutRef &l = op.result(0)->type.layout;
+  return l && l->kind == ir::LayoutKind::Mma && l->mma_version == 3;
+}
+
+// Whether an op nested in `blk` other than `except` uses shared scratch.
+bool other_scratch_user(const ir::Block &blk, const ir::Op &except) {
+  for (const auto &op : blk.ops()) {
+    if (op.get() == &except)
+      continue;
+    if (is_wgmma_dot(*op) || scratch_bytes(*op) > 0)
+      return true;
+    for (size_t r = 0; r < op->num_regions(); ++r)
+      if (other_scratch_user(*op->region(r)->block(), except))
+        return true;
+  }
+  return false;
+}
+
+} // namespace
+
+const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
+  if (!is_wgmma_dot(dot) || dot.result(0)->type.elem != ir::DType::F32)
+    return nullptr;
+  const ir::Value *acc = dot.operand(2), *res = dot.result(0);
+  if (!acc->is_block_arg() || acc->owner != dot.parent() || acc->users.size() != 1 ||
+      res->users.size() != 1 || acc->index == 0)
+    return nullptr;
+  const ir::Block *body = dot.parent();
+  const ir::Op *loop = body->parent() ? body->parent()->parent() : nullptr;
+  const ir::Op *yield = res->users[0];
+  if (!loop || loop->kind() != ir::OpKind::For || yield != body->terminator() ||
+      yield->num_operands() < acc->index || yield->operand(acc->index - 1) != res)
+    return nullptr;
+  return other_scratch_user(*body, dot) ? nullptr : loop;
+}
+
+int64_t wgmma_dot_buffer_bytes(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
-  if (!r.layout || r.layout->kind != ir::LayoutKind::Mma || r.layout->mma_version != 3)
-    return 0;
   int64_t eb = ir::bits(a.elem) / 8;
-  int64_t a_bytes = (a.shape[0] * a.shape[1] * eb + 1023) & ~int64_t{1023};
-  return 1024 + a_bytes + a.shape[1] * r.shape[1] * eb;
+  auto up = [](int64_t v) { return (v + 1023) & ~int64_t{1023}; };
+  return up(a.shape[0] * a.shape[1] * eb) + up(a.shape[1] * r.shape[1] * eb);
+}
+
+int64_t wgmma_dot_smem_bytes(const ir::Op &dot) {
+  if (!is_wgmma_dot(dot))
+    return 0;
+  return 1024 + wgmma_dot_buffer_bytes(dot) * (wgmma_pipelined_loop(dot) ? 2 : 1);
 }
 
 ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma) {

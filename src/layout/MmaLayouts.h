@@ -42,9 +42,17 @@ bool dot_uses_mma(const ir::Op &dot);
 // num_warps a multiple of 4, M a multiple of 64 with every warpgroup given its own
 // 64-row x N/wg_n block (none replicated), N >= 16, K >= 16.
 bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
-// Shared bytes a dot with a #mma<v=3> result stages its operands in: A and B, each
-// 1024-byte aligned (the swizzle is a function of address bits) from any 16-byte aligned
-// start; 0 for other dots.
+// The loop whose K iterations a #mma<v=3> dot pipelines (null: none): the dot accumulates
+// into a loop-carried fp32 tile (acc is a `for` body argument used only by the dot, the
+// result only yielded back into it), and no other op of the loop body uses shared
+// scratch. Lowering then keeps the wgmma groups in flight across iterations
+// (wait_group 1, the accumulator in the carried registers) with two operand buffers.
+const ir::Op *wgmma_pipelined_loop(const ir::Op &dot);
+// Operand staging bytes of one buffer (A and B, each 1024-byte aligned: the swizzle is a
+// function of address bits).
+int64_t wgmma_dot_buffer_bytes(const ir::Op &dot);
+// Shared bytes a dot with a #mma<v=3> result stages its operands in: one buffer (two when
+// pipelined) from any 16-byte aligned start; 0 for other dots.
 int64_t wgmma_dot_smem_bytes(const ir::Op &dot);
 // The result layout of `dot`: #mma<v=3> when `wgmma` (the target has it) and
 // dot_uses_wgmma, else #mma<v=2> or, for the FMA path, a default blocked layout.

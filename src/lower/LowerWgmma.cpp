@@ -13,6 +13,13 @@
 // 3. wgmma.fence; per K step of 16 and per instruction tile (64 rows x n of a warpgroup,
 //    repeated in registers over M and N), one wgmma.mma_async with descriptors whose start
 //    is the tile's (m0, k0) / (n0, k0); then commit_group and wait_group 0.
+// A K loop's chain (layout::wgmma_pipelined_loop: acc = dot(a, b, acc) carried in fp32, no
+// other shared scratch in the loop) keeps one group in flight: the accumulator stays in
+// the loop-carried registers (no copies: nothing else touches them until the loop ends),
+// the operands alternate between two buffers (a register holds this iteration's offset),
+// and wait_group 1 after the commit retires the previous group, which read the buffer
+// the next iteration overwrites (after a barrier). wait_group 0 follows the loop
+// (LoweringContext::defer_past), before anything reads the accumulator or shared memory.
 // The descriptors' start fields add up: a per-warpgroup base (warp / 4 picks its rows of A
 // and columns of B) computed once, plus a compile-time offset per (tile, k) added to the
 // 64-bit descriptor (the start is its low 14 bits, no carry out for shared addresses).
@@ -63,12 +70,23 @@ bool mn_major_source(const LinearLayout &src, bool operand_b) {
 }
 
 // Stores every element this thread holds first of `v` at its offset in `s` (bytes from
-// `base`), 16-byte stores where the offsets run on.
-void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSmem &s,
-                   int64_t base) {
+// `base`, plus `buf_off` when valid: the buffer in use), 16-byte stores where the
+// offsets run on.
+void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSmem &s, int64_t base,
+                   Reg buf_off) {
   simt::Builder &b = c.b();
   const LinearLayout &src = c.layout_of(v->type);
   LinearLayout src_off = src.compose(s.layout.invert());
+  std::map<uint32_t, Reg> moved; // address register -> + buf_off
+  auto addr = [&](int32_t r) {
+    Operand o = c.smem_operand(src_off, base, 2, r);
+    if (!buf_off.valid())
+      return o;
+    auto it = moved.find(o.reg().id);
+    if (it == moved.end())
+      it = moved.emplace(o.reg().id, b.add(Ty::U32, o.reg(), buf_off)).first;
+    return Operand::addr(it->second, o.value);
+  };
   const std::vector<Reg> &regs = c.get(v);
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
   for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
@@ -78,14 +96,13 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
     }
     int n = smem_store_run(c, src_off, r, uniq);
     if (n == 1) {
-      b.st(simt::Space::Shared, Ty::B16, c.smem_operand(src_off, base, 2, r),
-           {regs[static_cast<size_t>(r)]});
+      b.st(simt::Space::Shared, Ty::B16, addr(r), {regs[static_cast<size_t>(r)]});
     } else {
       std::vector<Operand> words;
       for (int j = 0; j < n; j += 2)
         words.push_back(b.pack(
             Ty::B32, {regs[static_cast<size_t>(r + j)], regs[static_cast<size_t>(r + j + 1)]}));
-      b.st(simt::Space::Shared, Ty::B32, c.smem_operand(src_off, base, 2, r), std::move(words));
+      b.st(simt::Space::Shared, Ty::B32, addr(r), std::move(words));
     }
     r += n;
   }
@@ -107,19 +124,26 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   const int32_t in = enc.instr_shape[1];
   TILEC_ASSERT(wg_m * wg_n * 4 == c.num_warps(), "wgmma lowering: warpgroups do not cover the CTA");
 
-  // 1. the operands in shared memory
+  // 1. the operands in shared memory; a pipelined K loop alternates two buffers
+  const ir::Op *loop = layout::wgmma_pipelined_loop(op);
   bool a_mn = mn_major_source(c.layout_of(a->type), false);
   bool b_mn = mn_major_source(c.layout_of(bv->type), true);
   WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, 2, a_mn, false, 64);
   WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, 2, b_mn, true, in);
   int64_t a_bytes = (sa.bytes() + 1023) & ~int64_t{1023};
-  TILEC_ASSERT(layout::wgmma_dot_smem_bytes(op) == 1024 + a_bytes + sb.bytes(),
+  int64_t buf_bytes = layout::wgmma_dot_buffer_bytes(op);
+  TILEC_ASSERT(buf_bytes == a_bytes + ((sb.bytes() + 1023) & ~int64_t{1023}),
                "wgmma lowering: operand buffers differ from the allocation");
-  int64_t base_a = (c.scratch(op, 1024 + a_bytes + sb.bytes()) + 1023) & ~int64_t{1023};
+  int64_t base_a = (c.scratch(op, layout::wgmma_dot_smem_bytes(op)) + 1023) & ~int64_t{1023};
   int64_t base_b = base_a + a_bytes;
+  Reg buf_off; // pipelined: 0 or buf_bytes, the buffer this iteration stores to
+  if (loop)
+    c.in_prologue([&] { buf_off = b.mov(Ty::U32, simt::imm(0)); });
+  if (loop)
+    c.smem_unknown(); // the previous iteration's wgmma read the other buffer: a barrier
   c.smem_before_write();
-  store_operand(c, a, sa, base_a);
-  store_operand(c, bv, sb, base_b);
+  store_operand(c, a, sa, base_a, buf_off);
+  store_operand(c, bv, sb, base_b, buf_off);
   simt::fence_proxy_async(b);
   c.smem_after_write();
 
@@ -147,6 +171,11 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
     desc_a = simt::wgmma_desc(b, start_a, da);
     desc_b = simt::wgmma_desc(b, start_b, db);
   });
+  if (loop) { // the start field (address >> 4) of this iteration's buffer
+    Reg off = b.cvt(Ty::U64, Ty::U32, b.shr(Ty::U32, buf_off, simt::imm(4)));
+    desc_a = b.add(Ty::U64, desc_a, off);
+    desc_b = b.add(Ty::U64, desc_b, off);
+  }
   auto desc_at = [&](Reg base, uint32_t start) -> Operand {
     if (start == 0)
       return base;
@@ -179,11 +208,14 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
     TILEC_ASSERT(it != accm.end(), "wgmma lowering: an accumulator element no register holds");
     return it->second;
   };
+  // pipelined: the accumulator stays in the loop-carried registers (in flight between
+  // iterations, nothing else may touch them); else fresh copies
   int nfrag = in / 2; // elements per thread per tile
   for (const Coords &o : tiles) {
     std::vector<Reg> &d = d_of[o];
     for (int i = 0; i < nfrag; i += f16_acc ? 2 : 1)
       d.push_back(f16_acc ? b.pack(Ty::F16x2, {elem(o, i), elem(o, i + 1)})
+                  : loop  ? elem(o, i)
                           : b.mov(Ty::F32, elem(o, i)));
   }
 
@@ -193,7 +225,16 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
       simt::wgmma(b, shape, d_of[o], desc_at(desc_a, sa.start(o[0], k0)), {},
                   desc_at(desc_b, sb.start(o[1], k0)), simt::imm(1), a_mn, b_mn);
   simt::wgmma_commit(b);
-  simt::wgmma_wait(b, 0);
+  if (loop) {
+    // this group runs on while the next iteration stores its operands to the other
+    // buffer; the previous group, which read that buffer, is done
+    simt::wgmma_wait(b, 1);
+    b.mov_to(buf_off, b.xor_(Ty::B32, buf_off, simt::imm(buf_bytes)));
+    simt::Builder *bp = &b;
+    c.defer_past(loop, [bp] { simt::wgmma_wait(*bp, 0); });
+  } else {
+    simt::wgmma_wait(b, 0);
+  }
 
   // the result registers in the accumulator layout's order
   std::vector<Reg> out;

@@ -109,6 +109,10 @@ void LoweringContext::run() {
   b_.set_block(b_.new_block("body"));
   lower_ops(*body);
   b_.set_loc(SourceLoc{});
+  if (deferred_scope_) {
+    deferred_scope_ = nullptr;
+    deferred_();
+  }
   b_.ret();
   int64_t shared = alloc_bytes_;
   if (extra_bytes_)
@@ -441,8 +445,24 @@ void LoweringContext::lower_ops(const ir::Block &blk) {
   }
 }
 
+void LoweringContext::defer_past(const ir::Op *scope, std::function<void()> finish) {
+  TILEC_ASSERT(!deferred_scope_ || deferred_scope_ == scope, "lowering: two deferred scopes");
+  deferred_scope_ = scope;
+  deferred_ = std::move(finish);
+}
+
 void LoweringContext::lower_op(const ir::Op &op) {
   using K = ir::OpKind;
+  if (deferred_scope_) { // leaving the scope: finish what it left in flight
+    const ir::Op *p = &op;
+    while (p && p != deferred_scope_)
+      p = p->parent() && p->parent()->parent() ? p->parent()->parent()->parent() : nullptr;
+    if (!p) {
+      deferred_scope_ = nullptr;
+      std::function<void()> f = std::move(deferred_);
+      f();
+    }
+  }
   b_.set_loc(op.loc());
   switch (op.kind()) {
   case K::Constant:

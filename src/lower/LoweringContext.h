@@ -143,6 +143,11 @@ public:
   void smem_store(const Operand &addr, Reg v, const ir::Type &elem);
   Reg smem_load(const Operand &addr, const ir::Type &elem);
 
+  // ---- asynchronous work left in flight ----
+  // `finish` (e.g. wgmma.wait_group 0) runs before the first op lowered outside `scope`
+  // (a loop whose wgmma groups stay in flight across iterations), or at the kernel's end.
+  void defer_past(const ir::Op *scope, std::function<void()> finish);
+
   // ---- lowering ----
   void lower_ops(const ir::Block &blk); // every op but the terminator
   void lower_op(const ir::Op &op);
@@ -167,6 +172,8 @@ private:
   int64_t alloc_bytes_ = 0; // shared bytes allocate_shared gave out
   int64_t extra_bytes_ = 0; // scratch past it (ops without a large enough allocation)
   bool smem_readers_ = false;
+  const ir::Op *deferred_scope_ = nullptr;
+  std::function<void()> deferred_;
 };
 
 // The op families (one file each). Each lowers the ops of its family and records results.

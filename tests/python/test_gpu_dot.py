@@ -1,5 +1,7 @@
-"""tl.dot on a CUDA GPU (mma.sync): the seed matmul at 512^3 (autotuned over its 8
-configs), the seed fused attention, and a few shapes and dtypes against torch.
+"""tl.dot on a CUDA GPU (wgmma on sm_90a for 4/8 warps and M a multiple of 64, else
+mma.sync): the seed matmul at 512^3 (autotuned over its 8 configs, and each config on
+its own), the seed fused attention, and a few shapes, dtypes and operand orders against
+torch.
 
 Every test is marked `gpu` and skipped without torch, a CUDA device or a driver;
 scripts/gpu_check.sh runs them (`pytest -m gpu`) on a GPU machine."""
@@ -83,6 +85,10 @@ CASES = [
     ("float32", 128, 128, 128, (64, 64, 16, 4), "tf32", False, 1e-2),
     ("float32", 128, 64, 96, (32, 32, 16, 4), "ieee", False, 1e-5),
     ("int8", 128, 128, 256, (64, 64, 64, 4), "tf32", False, 0),
+    # wgmma on sm_90a: fp16 accumulator, two warpgroups along M and along N, K loops
+    ("float16", 256, 192, 320, (64, 64, 32, 4), "tf32", True, 1e-2),
+    ("float16", 512, 512, 1024, (128, 256, 64, 8), "tf32", False, 1e-2),
+    ("bfloat16", 192, 320, 200, (64, 128, 32, 8), "tf32", False, 2e-2),
 ]
 
 
@@ -133,4 +139,59 @@ def test_seed_attention_against_sdpa(shape):
                                                            scale=1.0)
     err = rel_err(o, ref)
     print(f"seed attention {shape}: rel err {err:.2e}")
+    assert err <= 1e-2
+
+
+def _is_sm90():
+    return torch.cuda.get_device_capability()[0] == 9
+
+
+@pytest.mark.parametrize("cfg", range(8))
+def test_seed_matmul_each_config(cfg):
+    # every config of the seed matmul on its own (ragged sizes: masked tails), so that the
+    # wgmma configs (4 and 8 warps on sm_90a) all run, whichever the autotuner picks
+    c = sk.matmul_kernel.configs[cfg]
+    M, N, K = 640, 576, 520
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn((K, N), device="cuda", dtype=torch.float16, generator=g)
+    out = torch.empty((M, N), device="cuda", dtype=torch.float16)
+    kw = dict(c.kwargs)
+    grid = (triton.cdiv(M, kw["BLOCK_SIZE_M"]) * triton.cdiv(N, kw["BLOCK_SIZE_N"]),)
+    k = sk.matmul_kernel.fn[grid](a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                  b.stride(1), out.stride(0), out.stride(1), GROUP_SIZE_M=8,
+                                  num_warps=c.num_warps, num_stages=c.num_stages, **kw)
+    torch.cuda.synchronize()
+    ptx = k.asm["ptx"]
+    path = "wgmma" if "wgmma.mma_async" in ptx else "mma.sync"
+    err = rel_err(out, a.float() @ b.float())
+    print(f"seed matmul config {kw} warps {c.num_warps}: {path}, {k.n_regs} registers, "
+          f"rel err {err:.2e}")
+    if _is_sm90():
+        assert (path == "wgmma") == (c.num_warps % 4 == 0)
+    assert err <= 1e-2
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_dot_operand_orders(ta, tb):
+    # column-major A and/or B: the wgmma operands are MN- or K-major in shared memory
+    M, N, K = 256, 256, 192
+    g = torch.Generator(device="cuda").manual_seed(4)
+    a = torch.randn((M, K), device="cuda", generator=g).half()
+    b = torch.randn((K, N), device="cuda", generator=g).half()
+    if ta:
+        a = a.t().contiguous().t()
+    if tb:
+        b = b.t().contiguous().t()
+    c = torch.empty((M, N), device="cuda", dtype=torch.float32)
+    BM, BN, BK, warps = 128, 128, 64, 8
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    k = _dot_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                          c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, PREC="tf32",
+                          OUT16=False, num_warps=warps)
+    torch.cuda.synchronize()
+    err = rel_err(c.double(), a.double() @ b.double())
+    print(f"dot operand orders trans_a={ta} trans_b={tb}: rel err {err:.2e}")
+    if _is_sm90():
+        assert "wgmma.mma_async" in k.asm["ptx"]
     assert err <= 1e-2

@@ -114,5 +114,8 @@ def test_matmul_compiles_to_mma():
     fs = _sources.function_source(jit_fn(sk.matmul_kernel))
     specs = [ptr("fp16"), ptr("fp16"), ptr("fp16")] + [i32(True)] * 9 + [cx(64), cx(64), cx(32),
                                                                         cx(8)]
-    ptx, _ = _C.compile_ptx(fs, specs, 4, 3, False, "sm_90a")
+    ptx, _ = _C.compile_ptx(fs, specs, 4, 3, False, "sm_80")
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+    # sm_90a: a 64-row tile on 4 warps is one warpgroup's wgmma
+    ptx, _ = _C.compile_ptx(fs, specs, 4, 3, False, "sm_90a")
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx

@@ -288,4 +288,62 @@ def chain(a_ptr, b_ptr, v_ptr, o_ptr):
   EXPECT_EQ(k.ptx().find("mma.sync"), std::string::npos);
 }
 
+namespace {
+
+// A K loop; `body` computes acc from a and b (a loop-carried accumulator), after the loop
+// `epi` is stored (the simulator runs it against the tile interpreter).
+void run_k_loop(const std::string &body, const std::string &epi, int M, int N, int K, int BK,
+                int warps, bool pipelined) {
+  SCOPED_TRACE(body + " " + std::to_string(M) + "x" + std::to_string(N) + " K " +
+               std::to_string(K) + " BK " + std::to_string(BK));
+  std::string src = R"(@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        kk = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :], mask=kk[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * BN + rn[None, :], mask=kk[:, None] < K, other=0.0)
+        )" + body + R"(
+    c = )" + epi + R"(
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
+)";
+  GpuKernelUnderTest k(src, "mm",
+                       {"*fp16:16", "*fp16:16", "*fp32:16", "i32", "=" + std::to_string(M),
+                        "=" + std::to_string(N), "=" + std::to_string(BK)},
+                       warps, 90);
+  const std::string &ptx = k.ptx();
+  EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);
+  EXPECT_EQ(ptx.find("wgmma.wait_group.sync.aligned 1") != std::string::npos, pipelined) << ptx;
+  Inputs in;
+  int a = add_buffer(in, "fp16", quarters(static_cast<size_t>(M * K), 1), "a");
+  int b = add_buffer(in, "fp16", quarters(static_cast<size_t>(K * N), 2), "b");
+  int c = add_buffer(in, "fp32", std::vector<double>(static_cast<size_t>(M * N), -1), "c");
+  in.args = {Arg::buffer(a), Arg::buffer(b), Arg::buffer(c), Arg::integer(K)};
+  k.expect_agree(in);
+}
+
+} // namespace
+
+TEST(LowerDot, WgmmaKLoopKeepsOneGroupInFlight) {
+  // acc = dot(a, b, acc) in a loop: two operand buffers, wait_group 1, the accumulator in
+  // the carried registers, wait_group 0 after the loop (before the epilogue's scratch)
+  const char *chain = "acc = tl.dot(a, b, acc)";
+  run_k_loop(chain, "acc", 64, 32, 96, 32, 4, true);
+  run_k_loop(chain, "acc", 128, 64, 80, 16, 8, true); // masked tail, two warpgroups
+  run_k_loop(chain, "acc", 64, 64, 16, 16, 4, true);  // one iteration
+  run_k_loop(chain, "acc", 64, 32, 0, 32, 4, true);   // no iteration
+  // the epilogue reduces across warps through shared memory right after the loop
+  run_k_loop(chain, "acc + tl.max(acc, axis=0)[None, :]", 128, 32, 64, 32, 8, true);
+  // acc += dot(a, b) is folded into the chain
+  run_k_loop("acc += tl.dot(a, b)", "acc", 64, 32, 64, 32, 4, true);
+  // not a chain (the accumulator is scaled first; another scratch user in the loop): one
+  // group at a time
+  run_k_loop("acc = acc * 0.5 + tl.dot(a, b)", "acc", 64, 32, 64, 32, 4, false);
+  run_k_loop("acc = tl.dot(a, b, acc) + tl.max(acc, axis=0)[None, :]", "acc", 128, 32, 64, 32, 8,
+             false);
+}
+
 } // namespace tilec::lower::test
