@@ -108,6 +108,24 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
   }
 }
 
+const std::vector<LinearLayout::Basis> &bases_of(const LinearLayout &l, const char *dim) {
+  return l.in_dims()[static_cast<size_t>(l.in_dim_index(dim))].bases;
+}
+
+// Whether every thread holds, in `a` ([M, K]), the wgmma A register fragments of its
+// warp's 16 rows of every 64-row tile of the result `lc` (attention's p, a wgmma result
+// itself): the lanes are the D fragment's and the warps step the result's rows, N
+// warpgroups broadcast. Lowering then reads A from registers (no shared-memory trip).
+bool a_fragments_in_registers(const LinearLayout &a, const LinearLayout &lc) {
+  const std::vector<LinearLayout::Basis> want_lane = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  if (bases_of(a, layout::kLane) != want_lane)
+    return false;
+  std::vector<LinearLayout::Basis> want_warp;
+  for (const LinearLayout::Basis &w : bases_of(lc, layout::kWarp))
+    want_warp.push_back({w[0], 0});
+  return bases_of(a, layout::kWarp) == want_warp;
+}
+
 } // namespace
 
 void lower_wgmma(LoweringContext &c, const ir::Op &op) {
@@ -124,8 +142,18 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   const int32_t in = enc.instr_shape[1];
   TILEC_ASSERT(wg_m * wg_n * 4 == c.num_warps(), "wgmma lowering: warpgroups do not cover the CTA");
 
-  // 1. the operands in shared memory; a pipelined K loop alternates two buffers
+  // 1. the operands in shared memory (A in registers when they hold its fragments); a
+  // pipelined K loop alternates two buffers
   const ir::Op *loop = layout::wgmma_pipelined_loop(op);
+  const LinearLayout &lc = c.layout_of(rt);
+  std::map<Coords, Reg> a_held; // A from registers: coordinates (lane = warp = 0) -> register
+  if (a_fragments_in_registers(c.layout_of(a->type), lc)) {
+    const LinearLayout &la = c.layout_of(a->type);
+    const std::vector<Reg> &ar = c.get(a);
+    for (int32_t r = 0; r < static_cast<int32_t>(ar.size()); ++r)
+      a_held.emplace(LoweringContext::reg_coords(la, r), ar[static_cast<size_t>(r)]);
+  }
+  bool a_regs = !a_held.empty();
   bool a_mn = mn_major_source(c.layout_of(a->type), false);
   bool b_mn = mn_major_source(c.layout_of(bv->type), true);
   WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, 2, a_mn, false, 64);
@@ -142,7 +170,8 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   if (loop)
     c.smem_unknown(); // the previous iteration's wgmma read the other buffer: a barrier
   c.smem_before_write();
-  store_operand(c, a, sa, base_a, buf_off);
+  if (!a_regs)
+    store_operand(c, a, sa, base_a, buf_off);
   store_operand(c, bv, sb, base_b, buf_off);
   simt::fence_proxy_async(b);
   c.smem_after_write();
@@ -183,7 +212,6 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   };
 
   // 3. accumulator tiles (64 x in at lane = warp = 0), in the order their registers appear
-  const LinearLayout &lc = c.layout_of(rt);
   TILEC_ASSERT(c.layout_of(acc->type) == lc, "wgmma lowering: acc and result layouts differ");
   bool f16_acc = rt.elem == ir::DType::F16;
   simt::WgmmaShape shape{in, f16_acc ? Ty::F16 : Ty::F32,
@@ -209,21 +237,46 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
     return it->second;
   };
   // pipelined: the accumulator stays in the loop-carried registers (in flight between
-  // iterations, nothing else may touch them); else fresh copies
+  // iterations, nothing else may touch them); a zero accumulator is not filled in (the
+  // first K step scales D by 0); else fresh copies
+  const ir::Op *acc_def = acc->def;
+  bool zero_acc =
+      acc_def && acc_def->kind() == ir::OpKind::Constant && acc_def->float_attr("value", 1) == 0;
   int nfrag = in / 2; // elements per thread per tile
   for (const Coords &o : tiles) {
     std::vector<Reg> &d = d_of[o];
     for (int i = 0; i < nfrag; i += f16_acc ? 2 : 1)
-      d.push_back(f16_acc ? b.pack(Ty::F16x2, {elem(o, i), elem(o, i + 1)})
-                  : loop  ? elem(o, i)
-                          : b.mov(Ty::F32, elem(o, i)));
+      d.push_back(zero_acc  ? b.reg(f16_acc ? Ty::F16x2 : Ty::F32)
+                  : f16_acc ? b.pack(Ty::F16x2, {elem(o, i), elem(o, i + 1)})
+                  : loop    ? elem(o, i)
+                            : b.mov(Ty::F32, elem(o, i)));
   }
 
+  // A from registers: the 4 b32 of (m0, k0): pairs at rows +0 / +8, columns +0 / +8 (lane 0)
+  std::map<Coords, std::vector<Reg>> a_frag;
+  auto a_tile = [&](int32_t m0, int32_t k0) -> const std::vector<Reg> & {
+    std::vector<Reg> &f = a_frag[{m0, k0}];
+    if (f.empty())
+      for (int i = 0; i < 4; ++i) {
+        int32_t row = m0 + 8 * (i % 2), col = k0 + 8 * (i / 2);
+        auto lo = a_held.find({row, col}), hi = a_held.find({row, col + 1});
+        TILEC_ASSERT(lo != a_held.end() && hi != a_held.end(),
+                     "wgmma lowering: an A fragment element no register holds");
+        f.push_back(b.pack(Ty::B32, {lo->second, hi->second}));
+      }
+    return f;
+  };
   simt::wgmma_fence(b);
   for (int32_t k0 = 0; k0 < K; k0 += 16)
-    for (const Coords &o : tiles)
-      simt::wgmma(b, shape, d_of[o], desc_at(desc_a, sa.start(o[0], k0)), {},
-                  desc_at(desc_b, sb.start(o[1], k0)), simt::imm(1), a_mn, b_mn);
+    for (const Coords &o : tiles) {
+      Operand b_desc = desc_at(desc_b, sb.start(o[1], k0));
+      Operand scale_d = simt::imm(zero_acc && k0 == 0 ? 0 : 1);
+      if (a_regs)
+        simt::wgmma(b, shape, d_of[o], {}, a_tile(o[0], k0), b_desc, scale_d, false, b_mn);
+      else
+        simt::wgmma(b, shape, d_of[o], desc_at(desc_a, sa.start(o[0], k0)), {}, b_desc, scale_d,
+                    a_mn, b_mn);
+    }
   simt::wgmma_commit(b);
   if (loop) {
     // this group runs on while the next iteration stores its operands to the other

@@ -286,6 +286,8 @@ def chain(a_ptr, b_ptr, v_ptr, o_ptr):
   k.expect_agree(in);
   EXPECT_NE(k.ptx().find("wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16"), std::string::npos);
   EXPECT_EQ(k.ptx().find("mma.sync"), std::string::npos);
+  // p's registers are the second product's A fragments: that wgmma reads A from registers
+  EXPECT_NE(k.ptx().find("}, {%r"), std::string::npos) << k.ptx();
 }
 
 namespace {
