@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include "layout/ConvertPlan.h"
 #include "layout/Layouts.h"
@@ -170,6 +171,12 @@ struct Buffer {
   int64_t offset = 0;
 };
 
+bool nested_in(const ir::Op *op, const ir::Op *loop) {
+  while (op && op != loop)
+    op = op->parent() && op->parent()->parent() ? op->parent()->parent()->parent() : nullptr;
+  return op != nullptr;
+}
+
 // First fit, largest first, among buffers whose lifetimes overlap.
 int64_t place(std::vector<Buffer> &bufs) {
   std::vector<Buffer *> order;
@@ -204,13 +211,27 @@ void allocate_shared(ir::Module &m) {
   int64_t total = 0;
   for (auto &f : m.functions) {
     std::vector<Buffer> bufs;
+    std::map<const ir::Op *, int64_t> number;
     int64_t index = 0;
     ir::walk(f->entry(), [&](ir::Op *op) {
       int64_t n = index++;
+      number[op] = n;
       int64_t bytes = scratch_bytes(*op);
       if (bytes > 0)
         bufs.push_back({op, bytes, n, n});
     });
+    // a wgmma dot staging a loop-invariant operand once before its loop: live in all of it
+    for (Buffer &b : bufs) {
+      const ir::Op *loop = nullptr;
+      for (int i = 0; i < 2 && !loop; ++i)
+        loop = wgmma_invariant_operand_loop(*b.op, i);
+      if (!loop)
+        continue;
+      b.start = number[loop];
+      for (const auto &[op, n] : number)
+        if (n > b.end && nested_in(op, loop))
+          b.end = n;
+    }
     total = std::max(total, place(bufs));
     for (const Buffer &b : bufs) {
       b.op->set_attr("smem_offset", b.offset);

@@ -264,6 +264,25 @@ const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
   return other_scratch_user(*body, dot) ? nullptr : loop;
 }
 
+const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i) {
+  if (!is_wgmma_dot(dot))
+    return nullptr;
+  const ir::Block *body = dot.parent();
+  const ir::Op *loop = body->parent() ? body->parent()->parent() : nullptr;
+  if (!loop || loop->kind() != ir::OpKind::For)
+    return nullptr;
+  const ir::Value *v = dot.operand(static_cast<size_t>(i));
+  // nested in the loop: defined by an op inside it or an argument of a block inside it
+  const ir::Block *b = v->def ? v->def->parent() : v->owner;
+  while (b) {
+    const ir::Op *p = b->parent() ? b->parent()->parent() : nullptr;
+    if (p == loop)
+      return nullptr;
+    b = p ? p->parent() : nullptr;
+  }
+  return loop;
+}
+
 int64_t wgmma_dot_buffer_bytes(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
   int64_t eb = ir::bits(a.elem) / 8;

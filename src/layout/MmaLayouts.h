@@ -48,6 +48,11 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
 // scratch. Lowering then keeps the wgmma groups in flight across iterations
 // (wait_group 1, the accumulator in the carried registers) with two operand buffers.
 const ir::Op *wgmma_pipelined_loop(const ir::Op &dot);
+// The `for` loop whose body holds a #mma<v=3> `dot` when its operand i (0: A, 1: B) is
+// defined outside that loop (null otherwise): lowering stores that operand to shared
+// memory once, before the loop, and allocate_shared keeps the dot's scratch for the whole
+// loop.
+const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i);
 // Operand staging bytes of one buffer (A and B, each 1024-byte aligned: the swizzle is a
 // function of address bits).
 int64_t wgmma_dot_buffer_bytes(const ir::Op &dot);

@@ -169,10 +169,27 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
     c.in_prologue([&] { buf_off = b.mov(Ty::U32, simt::imm(0)); });
   if (loop)
     c.smem_unknown(); // the previous iteration's wgmma read the other buffer: a barrier
+  // an operand defined outside the loop around the dot (attention's q) is stored once,
+  // before that loop (its scratch is the dot's for the whole loop)
+  const ir::Op *hoist_a = a_regs ? nullptr : layout::wgmma_invariant_operand_loop(op, 0);
+  const ir::Op *hoist_b = layout::wgmma_invariant_operand_loop(op, 1);
+  if (hoist_a || hoist_b) {
+    simt::BlockId here = b.block();
+    b.set_block(c.block_before(hoist_a ? hoist_a : hoist_b));
+    b.bar_sync(0); // earlier readers of this scratch
+    if (hoist_a)
+      store_operand(c, a, sa, base_a, Reg{});
+    if (hoist_b)
+      store_operand(c, bv, sb, base_b, Reg{});
+    simt::fence_proxy_async(b);
+    b.bar_sync(0);
+    b.set_block(here);
+  }
   c.smem_before_write();
-  if (!a_regs)
+  if (!a_regs && !hoist_a)
     store_operand(c, a, sa, base_a, buf_off);
-  store_operand(c, bv, sb, base_b, buf_off);
+  if (!hoist_b)
+    store_operand(c, bv, sb, base_b, buf_off);
   simt::fence_proxy_async(b);
   c.smem_after_write();
 
@@ -202,8 +219,10 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   });
   if (loop) { // the start field (address >> 4) of this iteration's buffer
     Reg off = b.cvt(Ty::U64, Ty::U32, b.shr(Ty::U32, buf_off, simt::imm(4)));
-    desc_a = b.add(Ty::U64, desc_a, off);
-    desc_b = b.add(Ty::U64, desc_b, off);
+    if (!hoist_a)
+      desc_a = b.add(Ty::U64, desc_a, off);
+    if (!hoist_b)
+      desc_b = b.add(Ty::U64, desc_b, off);
   }
   auto desc_at = [&](Reg base, uint32_t start) -> Operand {
     if (start == 0)

@@ -451,8 +451,16 @@ void LoweringContext::defer_past(const ir::Op *scope, std::function<void()> fini
   deferred_ = std::move(finish);
 }
 
+simt::BlockId LoweringContext::block_before(const ir::Op *loop) const {
+  auto it = preheaders_.find(loop);
+  TILEC_ASSERT(it != preheaders_.end(), "lowering: block_before of a loop not lowered");
+  return it->second;
+}
+
 void LoweringContext::lower_op(const ir::Op &op) {
   using K = ir::OpKind;
+  if (op.kind() == K::For)
+    preheaders_[&op] = b_.block();
   if (deferred_scope_) { // leaving the scope: finish what it left in flight
     const ir::Op *p = &op;
     while (p && p != deferred_scope_)

@@ -147,6 +147,9 @@ public:
   // `finish` (e.g. wgmma.wait_group 0) runs before the first op lowered outside `scope`
   // (a loop whose wgmma groups stay in flight across iterations), or at the kernel's end.
   void defer_past(const ir::Op *scope, std::function<void()> finish);
+  // The block that falls through into `loop`'s header (where its carried values are
+  // initialised): code appended there runs once before the loop.
+  simt::BlockId block_before(const ir::Op *loop) const;
 
   // ---- lowering ----
   void lower_ops(const ir::Block &blk); // every op but the terminator
@@ -174,6 +177,7 @@ private:
   bool smem_readers_ = false;
   const ir::Op *deferred_scope_ = nullptr;
   std::function<void()> deferred_;
+  std::map<const ir::Op *, simt::BlockId> preheaders_; // loop -> block_before(loop)
 };
 
 // The op families (one file each). Each lowers the ops of its family and records results.

@@ -349,3 +349,37 @@ TEST(LowerDot, WgmmaKLoopKeepsOneGroupInFlight) {
 }
 
 } // namespace tilec::lower::test
+
+namespace tilec::lower::test {
+
+TEST(LowerDot, WgmmaLoopInvariantOperandStoredOnce) {
+  // q is loaded before the loop: its shared-memory copy is made once, before the loop
+  // (attention's q @ k^T); a reduction in the loop uses scratch beside it
+  const char *src = R"(@triton.jit
+def inv(q_ptr, k_ptr, o_ptr, N):
+    r = tl.arange(0, 64)
+    c = tl.arange(0, 32)
+    q = tl.load(q_ptr + r[:, None] * 32 + c[None, :])
+    acc = tl.zeros((64, 32), dtype=tl.float32)
+    for n0 in range(0, N, 32):
+        kt = tl.load(k_ptr + (n0 + c)[:, None] * 32 + c[None, :])
+        s = tl.dot(q, tl.trans(kt))
+        acc = acc * 0.5 + s + tl.max(s, axis=0)[None, :]
+    tl.store(o_ptr + r[:, None] * 32 + c[None, :], acc)
+)";
+  GpuKernelUnderTest k(src, "inv", {"*fp16:16", "*fp16:16", "*fp32:16", "i32"}, 4, 90);
+  const std::string &ptx = k.ptx();
+  size_t loop = ptx.find("$L__loop:");
+  ASSERT_NE(loop, std::string::npos) << ptx;
+  size_t first_store = ptx.find("st.shared");
+  EXPECT_LT(first_store, loop) << "q is not stored before the loop:\n" << ptx;
+  EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);
+  Inputs in;
+  int pq = add_buffer(in, "fp16", quarters(64 * 32, 1), "q");
+  int pk = add_buffer(in, "fp16", quarters(96 * 32, 2), "k");
+  int po = add_buffer(in, "fp32", std::vector<double>(64 * 32, 0), "o");
+  in.args = {Arg::buffer(pq), Arg::buffer(pk), Arg::buffer(po), Arg::integer(96)};
+  k.expect_agree(in);
+}
+
+} // namespace tilec::lower::test
