@@ -67,6 +67,8 @@ private:
         }
         if (in.op == Op::AssertFail)
           uses_assert_ = true;
+        if (in.op == Op::Wgmma) // swizzled operand layouts are functions of address bits
+          smem_align_ = 1024;
         for (const Operand &o : in.src)
           if (o.kind == Operand::Kind::Shared)
             uses_shared_ = true;
@@ -109,7 +111,8 @@ private:
            std::to_string(s.size() + 1) + "] = {" + bytes + "};");
     }
     if (uses_shared_ || fn_.shared_bytes > 0)
-      line(std::string(".extern .shared .align 16 .b8 ") + kSharedSymbol + "[];");
+      line(".extern .shared .align " + std::to_string(smem_align_) + " .b8 " + kSharedSymbol +
+           "[];");
     line("");
   }
 
@@ -210,6 +213,7 @@ private:
   RegNames rn_;
   std::string out_;
   bool uses_vprintf_ = false, uses_assert_ = false, uses_shared_ = false;
+  int smem_align_ = 16;
   uint32_t depot_ = 0;
 };
 

@@ -242,6 +242,7 @@ TEST(LowerDot, WgmmaOnSm90a) {
   EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 0"), std::string::npos);
   EXPECT_EQ(ptx.find("ldmatrix"), std::string::npos);
   EXPECT_NE(ptx.find("st.shared.v4.b32"), std::string::npos) << "16-byte operand stores";
+  EXPECT_NE(ptx.find(".extern .shared .align 1024"), std::string::npos) << "swizzle atoms";
   // two warpgroups along N (each its 64 x 16 of the result: B read at its column)
   run_case({"fp16", "fp32", "tl.dot(a, b) + acc", 64, 32, 32, 8, false, 90});
   // two along M, M repeated in registers, K = 16 (32B swizzle), B K-major (a tl.trans)
