@@ -5,6 +5,7 @@ __cuda_array_interface__ with its numpy dtype, so every dtype the suites use tra
 is), the kernel runs on the GPU, and after a synchronisation the device bytes are copied
 back into the caller's writable arrays. The suites' numpy references then check the GPU."""
 
+import ctypes
 import os
 
 import numpy as np
@@ -14,21 +15,36 @@ from tilec.jit import JITFunction
 _ON = os.environ.get("TILEC_TEST_ON_GPU", "0") not in ("", "0")
 
 
+try:  # numpy >= 2
+    from numpy.lib.array_utils import byte_bounds as _byte_bounds
+except ImportError:
+    _byte_bounds = np.byte_bounds
+
+
+def _footprint(a):
+    """The bytes a (possibly strided) array spans, as a uint8 array over its memory, and the
+    offset of its first element in them."""
+    low, high = _byte_bounds(a)
+    span = np.ctypeslib.as_array((ctypes.c_uint8 * (high - low)).from_address(low))
+    return span, a.__array_interface__["data"][0] - low
+
+
 class DeviceArray:
-    """Device memory holding a copy of a numpy array (kept alive by `buf`)."""
+    """Device memory holding a copy of the bytes a numpy array spans (kept alive by `buf`):
+    a strided view keeps its strides, as the kernel's own stride arguments expect."""
 
     def __init__(self, a, torch):
         self.host = a
-        flat = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-        self.buf = torch.from_numpy(flat.copy()).to("cuda")
+        span, first = _footprint(a)
+        self.buf = torch.from_numpy(span.copy()).to("cuda")
         self.__cuda_array_interface__ = {
-            "shape": a.shape, "typestr": a.dtype.str, "strides": None,
-            "data": (self.buf.data_ptr(), not a.flags.writeable), "version": 3}
+            "shape": a.shape, "typestr": a.dtype.str, "strides": a.strides,
+            "data": (self.buf.data_ptr() + first, not a.flags.writeable), "version": 3}
 
     def copy_back(self):
         if self.host.flags.writeable:
-            data = self.buf.cpu().numpy()
-            self.host.reshape(-1).view(np.uint8)[...] = data
+            span, _ = _footprint(self.host)
+            span[...] = self.buf.cpu().numpy()
 
 
 def _launch_on_gpu(jitfn, grid, args, kwargs):
