@@ -261,7 +261,17 @@ const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
   if (!loop || loop->kind() != ir::OpKind::For || yield != body->terminator() ||
       yield->num_operands() < acc->index || yield->operand(acc->index - 1) != res)
     return nullptr;
-  return other_scratch_user(*body, dot) ? nullptr : loop;
+  // the wait for the last group goes before the op after the loop: there must be one (a
+  // terminator, e.g. an outer loop's yield, would read the accumulator first)
+  const ir::Block *outer = loop->parent();
+  bool next_op = false;
+  for (auto it = outer->ops().begin(); it != outer->ops().end(); ++it)
+    if (it->get() == loop) {
+      ++it;
+      next_op = it != outer->ops().end() && !ir::is_terminator((*it)->kind());
+      break;
+    }
+  return next_op && !other_scratch_user(*body, dot) ? loop : nullptr;
 }
 
 const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i) {

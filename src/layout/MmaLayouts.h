@@ -44,8 +44,8 @@ bool dot_uses_mma(const ir::Op &dot);
 bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
 // The loop whose K iterations a #mma<v=3> dot pipelines (null: none): the dot accumulates
 // into a loop-carried fp32 tile (acc is a `for` body argument used only by the dot, the
-// result only yielded back into it), and no other op of the loop body uses shared
-// scratch. Lowering then keeps the wgmma groups in flight across iterations
+// result only yielded back into it), no other op of the loop body uses shared scratch,
+// and an op (not a terminator) follows the loop. Lowering then keeps the wgmma groups in flight across iterations
 // (wait_group 1, the accumulator in the carried registers) with two operand buffers.
 const ir::Op *wgmma_pipelined_loop(const ir::Op &dot);
 // The `for` loop whose body holds a #mma<v=3> `dot` when its operand i (0: A, 1: B) is

@@ -384,3 +384,34 @@ def inv(q_ptr, k_ptr, o_ptr, N):
 }
 
 } // namespace tilec::lower::test
+
+namespace tilec::lower::test {
+
+TEST(LowerDot, WgmmaChainLastInAnOuterLoopIsNotPipelined) {
+  // the inner K loop is the outer body's last op: its yield would read the accumulator
+  // before a wait after the loop could run, so the chain waits for each group
+  const char *src = R"(@triton.jit
+def nest(a_ptr, b_ptr, c_ptr, K):
+    rm = tl.arange(0, 64)
+    rn = tl.arange(0, 32)
+    rk = tl.arange(0, 16)
+    acc = tl.zeros((64, 32), dtype=tl.float32)
+    for j in range(0, 2):
+        for k0 in range(0, K, 16):
+            a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+            b = tl.load(b_ptr + (k0 + rk)[:, None] * 32 + rn[None, :])
+            acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * 32 + rn[None, :], acc)
+)";
+  GpuKernelUnderTest k(src, "nest", {"*fp16:16", "*fp16:16", "*fp32:16", "i32"}, 4, 90);
+  EXPECT_NE(k.ptx().find("wgmma.mma_async"), std::string::npos);
+  EXPECT_EQ(k.ptx().find("wgmma.wait_group.sync.aligned 1"), std::string::npos) << k.ptx();
+  Inputs in;
+  int pa = add_buffer(in, "fp16", quarters(64 * 48, 1), "a");
+  int pb = add_buffer(in, "fp16", quarters(48 * 32, 2), "b");
+  int pc = add_buffer(in, "fp32", std::vector<double>(64 * 32, 0), "c");
+  in.args = {Arg::buffer(pa), Arg::buffer(pb), Arg::buffer(pc), Arg::integer(48)};
+  k.expect_agree(in);
+}
+
+} // namespace tilec::lower::test
