@@ -293,11 +293,27 @@ const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i) {
   return loop;
 }
 
+bool wgmma_a_from_registers(const ir::Op &dot) {
+  const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
+  if (!is_wgmma_dot(dot) || !a.layout)
+    return false;
+  LinearLayout la = to_linear(a), lc = to_linear(r);
+  auto bases = [](const LinearLayout &l, const char *dim) {
+    return l.in_dims()[static_cast<size_t>(l.in_dim_index(dim))].bases;
+  };
+  const std::vector<Basis> want_lane = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  std::vector<Basis> want_warp;
+  for (const Basis &w : bases(lc, kWarp))
+    want_warp.push_back({w[0], 0});
+  return bases(la, kLane) == want_lane && bases(la, kWarp) == want_warp;
+}
+
 int64_t wgmma_dot_buffer_bytes(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
   int64_t eb = ir::bits(a.elem) / 8;
   auto up = [](int64_t v) { return (v + 1023) & ~int64_t{1023}; };
-  return up(a.shape[0] * a.shape[1] * eb) + up(a.shape[1] * r.shape[1] * eb);
+  return (wgmma_a_from_registers(dot) ? 0 : up(a.shape[0] * a.shape[1] * eb)) +
+         up(a.shape[1] * r.shape[1] * eb);
 }
 
 int64_t wgmma_dot_smem_bytes(const ir::Op &dot) {

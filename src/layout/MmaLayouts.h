@@ -45,14 +45,19 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
 // The loop whose K iterations a #mma<v=3> dot pipelines (null: none): the dot accumulates
 // into a loop-carried fp32 tile (acc is a `for` body argument used only by the dot, the
 // result only yielded back into it), no other op of the loop body uses shared scratch,
-// and an op (not a terminator) follows the loop. Lowering then keeps the wgmma groups in flight across iterations
-// (wait_group 1, the accumulator in the carried registers) with two operand buffers.
+// and an op (not a terminator) follows the loop. Lowering then keeps the wgmma groups in flight
+// across iterations (wait_group 1, the accumulator in the carried registers) with two operand
+// buffers.
 const ir::Op *wgmma_pipelined_loop(const ir::Op &dot);
 // The `for` loop whose body holds a #mma<v=3> `dot` when its operand i (0: A, 1: B) is
 // defined outside that loop (null otherwise): lowering stores that operand to shared
 // memory once, before the loop, and allocate_shared keeps the dot's scratch for the whole
 // loop.
 const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i);
+// Whether every thread already holds, in the A operand's registers, the wgmma A fragments
+// of its warp's 16 rows of each 64-row tile (attention's p, itself a wgmma result with the
+// warps along M): lowering reads A from registers and stages only B.
+bool wgmma_a_from_registers(const ir::Op &dot);
 // Operand staging bytes of one buffer (A and B, each 1024-byte aligned: the swizzle is a
 // function of address bits).
 int64_t wgmma_dot_buffer_bytes(const ir::Op &dot);

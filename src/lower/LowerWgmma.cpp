@@ -108,24 +108,6 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
   }
 }
 
-const std::vector<LinearLayout::Basis> &bases_of(const LinearLayout &l, const char *dim) {
-  return l.in_dims()[static_cast<size_t>(l.in_dim_index(dim))].bases;
-}
-
-// Whether every thread holds, in `a` ([M, K]), the wgmma A register fragments of its
-// warp's 16 rows of every 64-row tile of the result `lc` (attention's p, a wgmma result
-// itself): the lanes are the D fragment's and the warps step the result's rows, N
-// warpgroups broadcast. Lowering then reads A from registers (no shared-memory trip).
-bool a_fragments_in_registers(const LinearLayout &a, const LinearLayout &lc) {
-  const std::vector<LinearLayout::Basis> want_lane = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
-  if (bases_of(a, layout::kLane) != want_lane)
-    return false;
-  std::vector<LinearLayout::Basis> want_warp;
-  for (const LinearLayout::Basis &w : bases_of(lc, layout::kWarp))
-    want_warp.push_back({w[0], 0});
-  return bases_of(a, layout::kWarp) == want_warp;
-}
-
 } // namespace
 
 void lower_wgmma(LoweringContext &c, const ir::Op &op) {
@@ -147,7 +129,7 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   const ir::Op *loop = layout::wgmma_pipelined_loop(op);
   const LinearLayout &lc = c.layout_of(rt);
   std::map<Coords, Reg> a_held; // A from registers: coordinates (lane = warp = 0) -> register
-  if (a_fragments_in_registers(c.layout_of(a->type), lc)) {
+  if (layout::wgmma_a_from_registers(op)) {
     const LinearLayout &la = c.layout_of(a->type);
     const std::vector<Reg> &ar = c.get(a);
     for (int32_t r = 0; r < static_cast<int32_t>(ar.size()); ++r)
@@ -158,7 +140,7 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   bool b_mn = mn_major_source(c.layout_of(bv->type), true);
   WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, 2, a_mn, false, 64);
   WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, 2, b_mn, true, in);
-  int64_t a_bytes = (sa.bytes() + 1023) & ~int64_t{1023};
+  int64_t a_bytes = a_regs ? 0 : (sa.bytes() + 1023) & ~int64_t{1023};
   int64_t buf_bytes = layout::wgmma_dot_buffer_bytes(op);
   TILEC_ASSERT(buf_bytes == a_bytes + ((sb.bytes() + 1023) & ~int64_t{1023}),
                "wgmma lowering: operand buffers differ from the allocation");
