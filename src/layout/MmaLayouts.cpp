@@ -214,7 +214,9 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps) {
     return false;
   ir::DType e = a.elem;
   bool types = ((e == ir::DType::F16) && (r.elem == ir::DType::F32 || r.elem == ir::DType::F16)) ||
-               (e == ir::DType::BF16 && r.elem == ir::DType::F32);
+               (e == ir::DType::BF16 && r.elem == ir::DType::F32) ||
+               (e == ir::DType::F32 && r.elem == ir::DType::F32 &&
+                dot.str_attr("input_precision") == "tf32");
   int64_t M = a.shape[0], K = a.shape[1], N = r.shape[1];
   if (!types || M % 64 != 0 || N < 16 || K < 16)
     return false;
@@ -295,7 +297,7 @@ const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i) {
 
 bool wgmma_a_from_registers(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
-  if (!is_wgmma_dot(dot) || !a.layout)
+  if (!is_wgmma_dot(dot) || !a.layout || ir::bits(a.elem) != 16)
     return false;
   LinearLayout la = to_linear(a), lc = to_linear(r);
   auto bases = [](const LinearLayout &l, const char *dim) {

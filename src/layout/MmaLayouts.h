@@ -38,7 +38,8 @@ int32_t mma_k_width(ir::DType operand);
 // precision, int8, fp8) and M >= 16, N >= 8, K >= the instruction's K. The layout
 // choices below follow it; lowering relies on the same test.
 bool dot_uses_mma(const ir::Op &dot);
-// Whether `dot` can run on wgmma (sm_90a): rank 2, fp16/bf16 -> fp32 or fp16 -> fp16,
+// Whether `dot` can run on wgmma (sm_90a): rank 2, fp16/bf16 -> fp32, fp16 -> fp16 or fp32
+// as tf32 -> fp32,
 // num_warps a multiple of 4, M a multiple of 64 with every warpgroup given its own
 // 64-row x N/wg_n block (none replicated), N >= 16, K >= 16.
 bool dot_uses_wgmma(const ir::Op &dot, int num_warps);

@@ -28,7 +28,7 @@ namespace tilec::lower {
 using layout::LinearLayout;
 
 int smem_store_run(LoweringContext &c, const LinearLayout &l, int32_t r,
-                   const std::vector<bool> &uniq);
+                   const std::vector<bool> &uniq, int max_run = 8);
 
 namespace {
 
@@ -89,14 +89,14 @@ int ldmatrix_conflicts(const LinearLayout &rows_off) {
 
 } // namespace
 
-// Registers from r on (up to 8, aligned) whose offsets are consecutive in every thread.
+// Registers from r on (up to max_run, aligned) whose offsets are consecutive in every thread.
 int smem_store_run(LoweringContext &c, const LinearLayout &l, int32_t r,
-                   const std::vector<bool> &uniq) {
+                   const std::vector<bool> &uniq, int max_run) {
   int32_t n = l.in_dim_size(layout::kRegister);
   const ThreadCoords &tc = c.thread_coords(l);
   int64_t f0 = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r));
   int v = 1;
-  for (int w = 2; w <= 8; w *= 2) {
+  for (int w = 2; w <= max_run; w *= 2) {
     if (r % w != 0 || r + w > n || f0 % w != 0 || (tc.flat_span & (w - 1)) != 0)
       break;
     bool ok = true;

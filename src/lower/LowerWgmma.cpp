@@ -35,7 +35,7 @@ namespace tilec::lower {
 
 // Registers from r on whose offsets in `l` are consecutive in every thread (LowerDotOperand.cpp).
 int smem_store_run(LoweringContext &c, const layout::LinearLayout &l, int32_t r,
-                   const std::vector<bool> &uniq);
+                   const std::vector<bool> &uniq, int max_run = 8);
 
 namespace {
 
@@ -71,7 +71,8 @@ bool mn_major_source(const LinearLayout &src, bool operand_b) {
 
 // Stores every element this thread holds first of `v` at its offset in `s` (bytes from
 // `base`, plus `buf_off` when valid: the buffer in use), 16-byte stores where the
-// offsets run on.
+// offsets run on. fp32 (tf32) elements are rounded to tf32 first (cvt.rna, as mma.sync's
+// operands are).
 void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSmem &s, int64_t base,
                    Reg buf_off) {
   simt::Builder &b = c.b();
@@ -79,7 +80,7 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
   LinearLayout src_off = src.compose(s.layout.invert());
   std::map<uint32_t, Reg> moved; // address register -> + buf_off
   auto addr = [&](int32_t r) {
-    Operand o = c.smem_operand(src_off, base, 2, r);
+    Operand o = c.smem_operand(src_off, base, s.elem_bytes, r);
     if (!buf_off.valid())
       return o;
     auto it = moved.find(o.reg().id);
@@ -89,13 +90,19 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
   };
   const std::vector<Reg> &regs = c.get(v);
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
+  int eb = s.elem_bytes;
   for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
     if (!uniq[static_cast<size_t>(r)]) {
       ++r;
       continue;
     }
-    int n = smem_store_run(c, src_off, r, uniq);
-    if (n == 1) {
+    int n = smem_store_run(c, src_off, r, uniq, 16 / eb);
+    if (eb == 4) {
+      std::vector<Operand> words;
+      for (int j = 0; j < n; ++j)
+        words.push_back(b.cvt(Ty::TF32, Ty::F32, regs[static_cast<size_t>(r + j)], simt::Rnd::Rna));
+      b.st(simt::Space::Shared, Ty::B32, addr(r), std::move(words));
+    } else if (n == 1) {
       b.st(simt::Space::Shared, Ty::B16, addr(r), {regs[static_cast<size_t>(r)]});
     } else {
       std::vector<Operand> words;
@@ -115,9 +122,11 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   const ir::Value *a = op.operand(0), *bv = op.operand(1), *acc = op.operand(2);
   const ir::Type &rt = op.result(0)->type;
   const ir::Layout &enc = *rt.layout;
+  const int eb = mem_bytes(a->type.element());
+  const bool tf32 = a->type.elem == ir::DType::F32;
   TILEC_ASSERT(c.opts().sm >= 90 && enc.mma_version == 3 && rt.rank() == 2 &&
-                   mem_bytes(a->type.element()) == 2,
-               "wgmma lowering: an sm_90a dot of 16-bit operands");
+                   (eb == 2 || (tf32 && eb == 4)),
+               "wgmma lowering: an sm_90a dot of 16-bit or tf32 operands");
   const int32_t M = static_cast<int32_t>(rt.shape[0]), N = static_cast<int32_t>(rt.shape[1]);
   const int32_t K = static_cast<int32_t>(a->type.shape[1]);
   const int32_t wg_m = enc.warps_per_cta[0] / 4, wg_n = enc.warps_per_cta[1];
@@ -136,10 +145,11 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
       a_held.emplace(LoweringContext::reg_coords(la, r), ar[static_cast<size_t>(r)]);
   }
   bool a_regs = !a_held.empty();
-  bool a_mn = mn_major_source(c.layout_of(a->type), false);
-  bool b_mn = mn_major_source(c.layout_of(bv->type), true);
-  WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, 2, a_mn, false, 64);
-  WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, 2, b_mn, true, in);
+  // tf32 operands are K-major only
+  bool a_mn = !tf32 && mn_major_source(c.layout_of(a->type), false);
+  bool b_mn = !tf32 && mn_major_source(c.layout_of(bv->type), true);
+  WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, eb, a_mn, false, 64);
+  WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, eb, b_mn, true, in);
   int64_t a_bytes = a_regs ? 0 : (sa.bytes() + 1023) & ~int64_t{1023};
   int64_t buf_bytes = layout::wgmma_dot_buffer_bytes(op);
   TILEC_ASSERT(buf_bytes == a_bytes + ((sb.bytes() + 1023) & ~int64_t{1023}),
@@ -216,7 +226,9 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   TILEC_ASSERT(c.layout_of(acc->type) == lc, "wgmma lowering: acc and result layouts differ");
   bool f16_acc = rt.elem == ir::DType::F16;
   simt::WgmmaShape shape{in, f16_acc ? Ty::F16 : Ty::F32,
-                         a->type.elem == ir::DType::BF16 ? Ty::BF16 : Ty::F16};
+                         tf32                              ? Ty::TF32
+                         : a->type.elem == ir::DType::BF16 ? Ty::BF16
+                                                           : Ty::F16};
   const std::vector<Reg> &acc_regs = c.get(acc);
   std::map<Coords, Reg> accm;
   std::vector<Coords> tiles;
@@ -268,7 +280,7 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
     return f;
   };
   simt::wgmma_fence(b);
-  for (int32_t k0 = 0; k0 < K; k0 += 16)
+  for (int32_t k0 = 0; k0 < K; k0 += shape.k())
     for (const Coords &o : tiles) {
       Operand b_desc = desc_at(desc_b, sb.start(o[1], k0));
       Operand scale_d = simt::imm(zero_acc && k0 == 0 ? 0 : 1);

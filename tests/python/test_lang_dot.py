@@ -188,15 +188,16 @@ def test_seed_matmul_small(mnk, blocks):
 
 # Shapes that lower to wgmma on sm_90a (the SIMT suite compiles for sm_90a, so there they
 # run on the simulator's wgmma): one and two warpgroups, along M and along N, K from 16.
-@pytest.mark.parametrize("pair", ["fp16-fp32", "bf16-fp32", "fp16-fp16"])
+@pytest.mark.parametrize("pair", ["fp16-fp32", "bf16-fp32", "fp16-fp16", "tf32-fp32"])
 @pytest.mark.parametrize("M,N,K,warps", [(64, 32, 64, 4), (128, 64, 32, 8), (64, 64, 16, 8)])
 def test_dot_wgmma_shapes(pair, M, N, K, warps):
     _run_pair(pair, M, N, K, num_warps=warps)
 
 
+@pytest.mark.parametrize("pair", ["fp16-fp32", "tf32-fp32"])
 @pytest.mark.parametrize("ta,tb", [(False, True), (True, False), (True, True)])
-def test_dot_wgmma_transposed(ta, tb):
-    _run_pair("fp16-fp32", 64, 32, 32, trans_a=ta, trans_b=tb)
+def test_dot_wgmma_transposed(pair, ta, tb):
+    _run_pair(pair, 64, 32, 32, trans_a=ta, trans_b=tb)
 
 
 def _ptx(kernel, sig, consts, warps, target):
@@ -214,10 +215,13 @@ def test_dot_lowers_to_wgmma_on_sm90a_only():
     assert "fence.proxy.async" in ptx and "wgmma.wait_group.sync.aligned" in ptx
     ptx80 = _ptx(k, sig, big, 4, "cuda:80")
     assert "mma.sync.aligned.m16n8k16" in ptx80 and "wgmma" not in ptx80
-    # no wgmma: M below a warpgroup's 64 rows, 2 warps, tf32
+    # tf32: wgmma k8; no wgmma: M below a warpgroup's 64 rows, 2 warps, ieee fp32
+    f32 = "*fp32:16,*fp32:16,*fp32:16"
+    assert "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32" in _ptx(k, f32, big, 4, "cuda:90")
     assert "wgmma" not in _ptx(k, sig, {"M": 32, "N": 64, "K": 32}, 4, "cuda:90")
     assert "wgmma" not in _ptx(k, sig, big, 2, "cuda:90")
-    assert "wgmma" not in _ptx(k, "*fp32:16,*fp32:16,*fp32:16", big, 4, "cuda:90")
+    ieee = _kernel("c = tl.dot(a, b, acc, input_precision='ieee')")
+    assert "wgmma" not in _ptx(ieee, f32, big, 4, "cuda:90")
 
 
 _MATMUL_SIG = ("*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,"

@@ -252,13 +252,20 @@ TEST(LowerDot, WgmmaOnSm90a) {
   EXPECT_NE(wide.ptx().find("m64n256k16"), std::string::npos);
   run_case({"bf16", "fp32", "tl.dot(a, b, acc)", 64, 64, 32, 4, false, 90});
   run_case({"fp16", "fp16", "tl.dot(a, b, acc, out_dtype=tl.float16)", 128, 64, 32, 4, true, 90});
+  // tf32 (k8, K-major operands only: a row-major B is stored transposed)
+  auto t = run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 64, 16, 32, 4, false, 90});
+  EXPECT_NE(t.ptx().find("wgmma.mma_async.sync.aligned.m64n16k8.f32.tf32.tf32"), std::string::npos);
+  EXPECT_NE(t.ptx().find("cvt.rna.tf32.f32"), std::string::npos);
+  run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 128, 32, 64, 8, true, 90});
+  // ieee fp32 stays on FMA
+  run_case({"fp32", "fp32", "tl.dot(a, b, acc, input_precision='ieee')", 64, 16, 16, 4, false, 90},
+           false);
 }
 
 TEST(LowerDot, WgmmaFallsBackToMmaSync) {
-  // sm_90a, but M < 64, 2 warps, tf32 / int8: mma.sync
+  // sm_90a, but M < 64, 2 warps, int8: mma.sync
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 32, 32, 4, false, 90, false});
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 32, 2, false, 90, false});
-  run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 64, 16, 32, 4, false, 90, false});
   run_case({"i8", "i32", "tl.dot(a, b, acc)", 64, 32, 64, 4, false, 90, false});
   // sm_80 never has wgmma
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 64, 4, false, 80});
