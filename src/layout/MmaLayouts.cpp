@@ -216,9 +216,10 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps) {
   bool types = ((e == ir::DType::F16) && (r.elem == ir::DType::F32 || r.elem == ir::DType::F16)) ||
                (e == ir::DType::BF16 && r.elem == ir::DType::F32) ||
                (e == ir::DType::F32 && r.elem == ir::DType::F32 &&
-                dot.str_attr("input_precision") == "tf32");
+                dot.str_attr("input_precision") == "tf32") ||
+               (e == ir::DType::I8 && r.elem == ir::DType::I32);
   int64_t M = a.shape[0], K = a.shape[1], N = r.shape[1];
-  if (!types || M % 64 != 0 || N < 16 || K < 16)
+  if (!types || M % 64 != 0 || N < 16 || K < (e == ir::DType::I8 ? 32 : 16))
     return false;
   std::vector<int32_t> wgs =
       wgmma_warpgroups(static_cast<int32_t>(M), static_cast<int32_t>(N), num_warps);
@@ -251,7 +252,8 @@ bool other_scratch_user(const ir::Block &blk, const ir::Op &except) {
 } // namespace
 
 const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
-  if (!is_wgmma_dot(dot) || dot.result(0)->type.elem != ir::DType::F32)
+  ir::DType re = dot.result(0)->type.elem;
+  if (!is_wgmma_dot(dot) || (re != ir::DType::F32 && re != ir::DType::I32))
     return nullptr;
   const ir::Value *acc = dot.operand(2), *res = dot.result(0);
   if (!acc->is_block_arg() || acc->owner != dot.parent() || acc->users.size() != 1 ||

@@ -38,13 +38,13 @@ int32_t mma_k_width(ir::DType operand);
 // precision, int8, fp8) and M >= 16, N >= 8, K >= the instruction's K. The layout
 // choices below follow it; lowering relies on the same test.
 bool dot_uses_mma(const ir::Op &dot);
-// Whether `dot` can run on wgmma (sm_90a): rank 2, fp16/bf16 -> fp32, fp16 -> fp16 or fp32
-// as tf32 -> fp32,
+// Whether `dot` can run on wgmma (sm_90a): rank 2, fp16/bf16 -> fp32, fp16 -> fp16, fp32
+// as tf32 -> fp32 or int8 -> int32 (K >= 32),
 // num_warps a multiple of 4, M a multiple of 64 with every warpgroup given its own
 // 64-row x N/wg_n block (none replicated), N >= 16, K >= 16.
 bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
 // The loop whose K iterations a #mma<v=3> dot pipelines (null: none): the dot accumulates
-// into a loop-carried fp32 tile (acc is a `for` body argument used only by the dot, the
+// into a loop-carried fp32 or int32 tile (acc is a `for` body argument used only by the dot, the
 // result only yielded back into it), no other op of the loop body uses shared scratch,
 // and an op (not a terminator) follows the loop. Lowering then keeps the wgmma groups in flight
 // across iterations (wait_group 1, the accumulator in the carried registers) with two operand

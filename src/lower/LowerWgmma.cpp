@@ -97,7 +97,21 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
       continue;
     }
     int n = smem_store_run(c, src_off, r, uniq, 16 / eb);
-    if (eb == 4) {
+    if (eb == 1 && n < 4) { // single bytes
+      for (int j = 0; j < n; ++j) {
+        Operand o = addr(r);
+        o.value += j;
+        c.smem_store(o, regs[static_cast<size_t>(r + j)], v->type.element());
+      }
+    } else if (eb == 1) { // four bytes (held sign-extended in 16-bit registers) a word
+      std::vector<Operand> words;
+      for (int j = 0; j < n; j += 4) {
+        auto at = [&](int i) { return regs[static_cast<size_t>(r + j + i)]; };
+        Reg lo = b.pack(Ty::B32, {at(0), at(1)}), hi = b.pack(Ty::B32, {at(2), at(3)});
+        words.push_back(b.ternary(simt::Op::Prmt, Ty::B32, lo, hi, simt::imm(0x6420)));
+      }
+      b.st(simt::Space::Shared, Ty::B32, addr(r), std::move(words));
+    } else if (eb == 4) {
       std::vector<Operand> words;
       for (int j = 0; j < n; ++j)
         words.push_back(b.cvt(Ty::TF32, Ty::F32, regs[static_cast<size_t>(r + j)], simt::Rnd::Rna));
@@ -123,10 +137,10 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   const ir::Type &rt = op.result(0)->type;
   const ir::Layout &enc = *rt.layout;
   const int eb = mem_bytes(a->type.element());
-  const bool tf32 = a->type.elem == ir::DType::F32;
+  const bool tf32 = a->type.elem == ir::DType::F32, s8 = a->type.elem == ir::DType::I8;
   TILEC_ASSERT(c.opts().sm >= 90 && enc.mma_version == 3 && rt.rank() == 2 &&
-                   (eb == 2 || (tf32 && eb == 4)),
-               "wgmma lowering: an sm_90a dot of 16-bit or tf32 operands");
+                   (eb == 2 || (tf32 && eb == 4) || (s8 && eb == 1)),
+               "wgmma lowering: an sm_90a dot of 16-bit, tf32 or int8 operands");
   const int32_t M = static_cast<int32_t>(rt.shape[0]), N = static_cast<int32_t>(rt.shape[1]);
   const int32_t K = static_cast<int32_t>(a->type.shape[1]);
   const int32_t wg_m = enc.warps_per_cta[0] / 4, wg_n = enc.warps_per_cta[1];
@@ -145,9 +159,9 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
       a_held.emplace(LoweringContext::reg_coords(la, r), ar[static_cast<size_t>(r)]);
   }
   bool a_regs = !a_held.empty();
-  // tf32 operands are K-major only
-  bool a_mn = !tf32 && mn_major_source(c.layout_of(a->type), false);
-  bool b_mn = !tf32 && mn_major_source(c.layout_of(bv->type), true);
+  // tf32 and int8 operands are K-major only
+  bool a_mn = eb == 2 && mn_major_source(c.layout_of(a->type), false);
+  bool b_mn = eb == 2 && mn_major_source(c.layout_of(bv->type), true);
   WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, eb, a_mn, false, 64);
   WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, eb, b_mn, true, in);
   int64_t a_bytes = a_regs ? 0 : (sa.bytes() + 1023) & ~int64_t{1023};
@@ -225,8 +239,10 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   // 3. accumulator tiles (64 x in at lane = warp = 0), in the order their registers appear
   TILEC_ASSERT(c.layout_of(acc->type) == lc, "wgmma lowering: acc and result layouts differ");
   bool f16_acc = rt.elem == ir::DType::F16;
-  simt::WgmmaShape shape{in, f16_acc ? Ty::F16 : Ty::F32,
+  Ty acc_ty = f16_acc ? Ty::F16 : s8 ? Ty::S32 : Ty::F32;
+  simt::WgmmaShape shape{in, acc_ty,
                          tf32                              ? Ty::TF32
+                         : s8                              ? Ty::S8
                          : a->type.elem == ir::DType::BF16 ? Ty::BF16
                                                            : Ty::F16};
   const std::vector<Reg> &acc_regs = c.get(acc);
@@ -259,10 +275,10 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   for (const Coords &o : tiles) {
     std::vector<Reg> &d = d_of[o];
     for (int i = 0; i < nfrag; i += f16_acc ? 2 : 1)
-      d.push_back(zero_acc  ? b.reg(f16_acc ? Ty::F16x2 : Ty::F32)
+      d.push_back(zero_acc  ? b.reg(f16_acc ? Ty::F16x2 : acc_ty)
                   : f16_acc ? b.pack(Ty::F16x2, {elem(o, i), elem(o, i + 1)})
                   : loop    ? elem(o, i)
-                            : b.mov(Ty::F32, elem(o, i)));
+                            : b.mov(acc_ty, elem(o, i)));
   }
 
   // A from registers: the 4 b32 of (m0, k0): pairs at rows +0 / +8, columns +0 / +8 (lane 0)

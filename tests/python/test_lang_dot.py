@@ -188,13 +188,14 @@ def test_seed_matmul_small(mnk, blocks):
 
 # Shapes that lower to wgmma on sm_90a (the SIMT suite compiles for sm_90a, so there they
 # run on the simulator's wgmma): one and two warpgroups, along M and along N, K from 16.
-@pytest.mark.parametrize("pair", ["fp16-fp32", "bf16-fp32", "fp16-fp16", "tf32-fp32"])
+@pytest.mark.parametrize("pair", ["fp16-fp32", "bf16-fp32", "fp16-fp16", "tf32-fp32",
+                                  "int8-int32"])
 @pytest.mark.parametrize("M,N,K,warps", [(64, 32, 64, 4), (128, 64, 32, 8), (64, 64, 16, 8)])
 def test_dot_wgmma_shapes(pair, M, N, K, warps):
     _run_pair(pair, M, N, K, num_warps=warps)
 
 
-@pytest.mark.parametrize("pair", ["fp16-fp32", "tf32-fp32"])
+@pytest.mark.parametrize("pair", ["fp16-fp32", "tf32-fp32", "int8-int32"])
 @pytest.mark.parametrize("ta,tb", [(False, True), (True, False), (True, True)])
 def test_dot_wgmma_transposed(pair, ta, tb):
     _run_pair(pair, 64, 32, 32, trans_a=ta, trans_b=tb)
@@ -220,6 +221,8 @@ def test_dot_lowers_to_wgmma_on_sm90a_only():
     assert "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32" in _ptx(k, f32, big, 4, "cuda:90")
     assert "wgmma" not in _ptx(k, sig, {"M": 32, "N": 64, "K": 32}, 4, "cuda:90")
     assert "wgmma" not in _ptx(k, sig, big, 2, "cuda:90")
+    i8 = "*i8:16,*i8:16,*i32:16"
+    assert "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8" in _ptx(k, i8, big, 4, "cuda:90")
     ieee = _kernel("c = tl.dot(a, b, acc, input_precision='ieee')")
     assert "wgmma" not in _ptx(ieee, f32, big, 4, "cuda:90")
 

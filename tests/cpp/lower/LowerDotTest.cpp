@@ -257,16 +257,21 @@ TEST(LowerDot, WgmmaOnSm90a) {
   EXPECT_NE(t.ptx().find("wgmma.mma_async.sync.aligned.m64n16k8.f32.tf32.tf32"), std::string::npos);
   EXPECT_NE(t.ptx().find("cvt.rna.tf32.f32"), std::string::npos);
   run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 128, 32, 64, 8, true, 90});
-  // ieee fp32 stays on FMA
+  // int8 (k32, K-major: bytes packed four to a word, a row-major B stored byte by byte)
+  auto i8 = run_case({"i8", "i32", "tl.dot(a, b, acc)", 64, 32, 64, 4, false, 90});
+  EXPECT_NE(i8.ptx().find("wgmma.mma_async.sync.aligned.m64n32k32.s32.s8.s8"), std::string::npos);
+  run_case({"i8", "i32", "tl.dot(a, b)", 128, 16, 32, 8, true, 90});
+  // int8 with K = 16 and ieee fp32 stay on FMA
+  run_case({"i8", "i32", "tl.dot(a, b, acc)", 64, 16, 16, 4, false, 90}, false);
   run_case({"fp32", "fp32", "tl.dot(a, b, acc, input_precision='ieee')", 64, 16, 16, 4, false, 90},
            false);
 }
 
 TEST(LowerDot, WgmmaFallsBackToMmaSync) {
-  // sm_90a, but M < 64, 2 warps, int8: mma.sync
+  // sm_90a, but M < 64 or 2 warps: mma.sync
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 32, 32, 32, 4, false, 90, false});
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 32, 2, false, 90, false});
-  run_case({"i8", "i32", "tl.dot(a, b, acc)", 64, 32, 64, 4, false, 90, false});
+  run_case({"i8", "i32", "tl.dot(a, b, acc)", 32, 32, 64, 4, false, 90, false});
   // sm_80 never has wgmma
   run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 64, 4, false, 80});
 }
