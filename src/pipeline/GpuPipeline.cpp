@@ -6,6 +6,7 @@
 #include "frontend/sema/Sema.h"
 #include "lower/Lower.h"
 #include "simt/Format.h"
+#include "support/Env.h"
 #include "transforms/PipelineLoads.h"
 
 namespace tilec::pipeline {
@@ -53,7 +54,8 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // Software pipelining is for the GPU path only (the interpreter runs loops as written);
   // it runs before "layouts", whose dump shows it.
   transforms::pipeline_loads(*k.tile.module);
-  if (target.arch_specific) // layouts: dots that qualify lower to wgmma (#mma<v=3>)
+  // layouts: the dots that qualify lower to wgmma (#mma<v=3>); TILEC_WGMMA=0 turns it off
+  if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
   run_gpu_stages(k.tile, opts.pipeline, hooks);
   const ir::Module &m = *k.tile.module;

@@ -1,6 +1,7 @@
 // tl.dot lowered to mma.sync (and FMA) and run on the SIMT simulator against the tile
 // interpreter. Inputs are small multiples of 1/4 so that every fp32 sum is exact and the
 // two agree bit for bit (fp16 results: to fp16 rounding).
+#include <cstdlib>
 #include <random>
 
 #include "LowerTestUtil.h"
@@ -424,6 +425,18 @@ def nest(a_ptr, b_ptr, c_ptr, K):
   int pc = add_buffer(in, "fp32", std::vector<double>(64 * 32, 0), "c");
   in.args = {Arg::buffer(pa), Arg::buffer(pb), Arg::buffer(pc), Arg::integer(48)};
   k.expect_agree(in);
+}
+
+} // namespace tilec::lower::test
+
+namespace tilec::lower::test {
+
+TEST(LowerDot, WgmmaOffByEnvironment) {
+  // TILEC_WGMMA=0: the same dot on sm_90a takes mma.sync
+  ::setenv("TILEC_WGMMA", "0", 1);
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 32, 4, false, 90, false});
+  ::unsetenv("TILEC_WGMMA");
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 64, 32, 32, 4, false, 90});
 }
 
 } // namespace tilec::lower::test
