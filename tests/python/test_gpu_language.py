@@ -4,7 +4,8 @@ control flow, atomics, 1-/2-/3-D grids, memory, math, shape ops, device_print) r
 tensors and on the CPU tile interpreter with the same inputs, and must agree: bitwise for
 integers and exact float operations, within a tolerance for fp32/fp64 math (looser for the
 approximated exp/log family). Atomics whose order is not fixed are checked for the
-invariants both runs must meet. tl.dot is not lowered for the GPU yet and is not here.
+invariants both runs must meet. tl.dot is in test_gpu_dot.py; every case of the suites
+runs on the GPU in test_gpu_lang_suites.py.
 
 Every test is marked `gpu` and skipped without torch, a CUDA device or a driver;
 scripts/gpu_check.sh runs them (`pytest -m gpu`) on a GPU machine."""

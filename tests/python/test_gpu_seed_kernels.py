@@ -1,7 +1,7 @@
 """The user's kernels (seed_kernels.py) on a CUDA GPU: the seeds' own host wrappers with
 torch CUDA tensors, checked against torch references, and a few kernels checked against
-the CPU tile interpreter on the same inputs (numpy copies). tl.dot is not lowered for the
-GPU yet, so the matmul and attention seeds are not here.
+the CPU tile interpreter on the same inputs (numpy copies). The matmul and attention
+seeds (tl.dot) are in test_gpu_dot.py.
 
 Every test is marked `gpu` and skipped without torch, a CUDA device or a driver;
 scripts/gpu_check.sh runs them (`pytest -m gpu`) on a GPU machine."""
