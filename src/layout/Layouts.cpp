@@ -72,16 +72,6 @@ LinearLayout fit_to_shape(const LinearLayout &cta, const ir::Shape &shape,
   return l;
 }
 
-namespace {
-
-int log2i(int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v)
-    ++k;
-  return k;
-}
-
-} // namespace
 
 LinearLayout blocked(const std::vector<int32_t> &spt, const std::vector<int32_t> &tpw,
                      const std::vector<int32_t> &wpc, const std::vector<int32_t> &order,

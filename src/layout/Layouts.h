@@ -16,6 +16,14 @@ namespace tilec::layout {
 
 inline constexpr int kWarpSize = 32;
 
+// The smallest k with 2^k >= v (bits of an index over v elements).
+inline int log2i(int64_t v) {
+  int k = 0;
+  while ((int64_t{1} << k) < v)
+    ++k;
+  return k;
+}
+
 // A blocked layout for `shape`, as Triton builds it: registers (size_per_thread), then
 // lanes, then warps, each filling dims in `order` (fastest first). Where the CTA tile
 // (spt*tpw*wpc) is larger than the shape, the lane/warp bits that would step past it

@@ -13,13 +13,6 @@ namespace {
 
 using Basis = LinearLayout::Basis;
 
-int log2i(int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v)
-    ++k;
-  return k;
-}
-
 // A basis of `rank` zeros with the last two dims (row, col) set.
 Basis rc(int rank, int32_t row, int32_t col) {
   Basis b(static_cast<size_t>(rank), 0);

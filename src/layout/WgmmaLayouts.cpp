@@ -11,13 +11,6 @@ namespace {
 
 using Basis = LinearLayout::Basis;
 
-int log2i(int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v)
-    ++k;
-  return k;
-}
-
 bool pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 } // namespace
