@@ -15,6 +15,7 @@ import pytest
 import tilec
 import tilec as triton
 import tilec.language as tl
+from gpu_util import HAVE_GPU
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -294,17 +295,8 @@ def test_seed_matmul_prints_tuning_and_a_second_process_skips_it(tmp_path):
 
 # -- on the GPU ----------------------------------------------------------------------------
 
-def _have_gpu():
-    try:
-        import torch
-    except ImportError:
-        return False
-    ok, _ = tilec._C.gpu_driver_available()
-    return ok and tilec._C.gpu_device_count() > 0 and torch.cuda.is_available()
-
-
 @pytest.mark.gpu
-@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
 def test_gpu_autotune_times_with_events_and_caches(tmp_path, monkeypatch, capsys):
     import torch
 
@@ -332,7 +324,7 @@ def test_gpu_autotune_times_with_events_and_caches(tmp_path, monkeypatch, capsys
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
 def test_gpu_do_bench_uses_cuda_events():
     import torch
 

@@ -14,20 +14,7 @@ from tilec import _C
 
 import seed_kernels as sk
 
-try:
-    import torch
-except ImportError:  # the CPU-only CI image
-    torch = None
-
-
-def _have_gpu():
-    if torch is None or not hasattr(_C, "gpu_driver_available"):
-        return False
-    ok, _ = _C.gpu_driver_available()
-    return ok and torch.cuda.is_available()
-
-
-HAVE_GPU = _have_gpu()
+from gpu_util import HAVE_GPU, torch
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU, its driver and torch")]
 

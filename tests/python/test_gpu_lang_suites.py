@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_gpu_language import HAVE_GPU
+from gpu_util import HAVE_GPU
 
 HERE = Path(__file__).resolve().parent
 SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",

@@ -30,20 +30,7 @@ from test_lang_memory import _grid_kernel
 from test_lang_reduce import (_argmax_combine, _custom_max, _mul_combine, _pair_scan,
                               _running_max)
 
-try:
-    import torch
-except ImportError:  # the CPU-only CI image
-    torch = None
-
-
-def _have_gpu():
-    if torch is None or not hasattr(_C, "gpu_driver_available"):
-        return False
-    ok, _ = _C.gpu_driver_available()
-    return ok and torch.cuda.is_available()
-
-
-HAVE_GPU = _have_gpu()
+from gpu_util import HAVE_GPU, torch
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU, its driver and torch")]
 

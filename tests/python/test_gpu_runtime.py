@@ -29,18 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # a child Python set up like this one (-S when site was skipped to test a private build)
 PYTHON = [sys.executable] + (["-S"] if sys.flags.no_site else [])
 
-try:
-    import torch
-except ImportError:  # the CPU-only CI image
-    torch = None
-
-
-def _have_gpu():
-    ok, _ = _C.gpu_driver_available()
-    return ok and _C.gpu_device_count() > 0 and torch is not None and torch.cuda.is_available()
-
-
-HAVE_GPU = _have_gpu()
+from gpu_util import HAVE_GPU, torch
 gpu = [pytest.mark.gpu, pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")]
 
 

@@ -22,23 +22,12 @@ from tilec import _C
 
 import seed_kernels as sk
 
-try:
-    import torch
-except ImportError:  # the CPU-only CI image
-    torch = None
+from gpu_util import HAVE_GPU, torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = [sys.executable] + (["-S"] if sys.flags.no_site else [])
 
 
-def _have_gpu():
-    if torch is None or not hasattr(_C, "gpu_driver_available"):
-        return False
-    ok, _ = _C.gpu_driver_available()
-    return ok and torch.cuda.is_available()
-
-
-HAVE_GPU = _have_gpu()
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU, its driver and torch")]
 

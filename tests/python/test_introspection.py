@@ -14,15 +14,7 @@ import tilec as triton
 import tilec.language as tl
 from tilec import _C, _introspect
 
-try:
-    import torch
-except ImportError:
-    torch = None
-
-
-def _have_gpu():
-    ok, _ = _C.gpu_driver_available()
-    return ok and _C.gpu_device_count() > 0 and torch is not None and torch.cuda.is_available()
+from gpu_util import HAVE_GPU, torch
 
 
 @triton.jit
@@ -107,7 +99,7 @@ def test_cubin_resources_rejects_garbage():
 # -- on the GPU ----------------------------------------------------------------------------
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
 def test_gpu_warmup_compiles_without_launching():
     x = torch.ones(1024, device="cuda")
     y = torch.zeros_like(x)
@@ -132,7 +124,7 @@ def test_gpu_warmup_compiles_without_launching():
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
 def test_gpu_compile_api_kernel_launches_like_warmup():
     """tilec.compile's cubin equals what a launch builds (same PTX path)."""
     x = torch.ones(1024, device="cuda")
@@ -194,7 +186,7 @@ def test_device_assert_on_the_simt_simulator_names_the_program(tmp_path):
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _have_gpu(), reason="needs a CUDA GPU and torch")
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
 def test_gpu_device_assert_names_file_line_pid_and_kernel(tmp_path):
     """On the GPU: the device's output names file:line, the program id and the condition;
     the Python error after the failed launch names the kernel."""
