@@ -72,7 +72,6 @@ LinearLayout fit_to_shape(const LinearLayout &cta, const ir::Shape &shape,
   return l;
 }
 
-
 LinearLayout blocked(const std::vector<int32_t> &spt, const std::vector<int32_t> &tpw,
                      const std::vector<int32_t> &wpc, const std::vector<int32_t> &order,
                      const ir::Shape &shape) {
