@@ -82,7 +82,8 @@ class Autotuner(KernelInterface):
     compiled first (in parallel threads: the C++ compile releases the GIL), then timed one
     by one; a config that fails to compile or does not fit the device counts as infinitely
     slow. `best_config`, `configs_timings` (config -> ms), `configs_failures` (config ->
-    why) and `bench_time` (seconds) describe the last tuning."""
+    why), `bench_time` (seconds, compiles included) and `compile_time` (seconds spent
+    compiling the configs up front) describe the last tuning."""
 
     def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None,
                  pre_hook=None, post_hook=None, prune_configs_by=None, warmup=None, rep=None,
@@ -117,6 +118,7 @@ class Autotuner(KernelInterface):
         self.configs_timings = None
         self.configs_failures = {}
         self.bench_time = 0.0
+        self.compile_time = 0.0
         self.from_disk_cache = False
         self.nargs = None
         self.__name__ = getattr(fn, "__name__", "kernel")
@@ -232,6 +234,7 @@ class Autotuner(KernelInterface):
         start = time.perf_counter()
         pruned = self.prune_configs(kwargs, nargs)
         failures = self._precompile(pruned, args, kwargs, grid)
+        self.compile_time = time.perf_counter() - start
         timings = {}
         for c in pruned:
             if c not in failures:
@@ -292,7 +295,7 @@ class Autotuner(KernelInterface):
                 timings[by_str[s]] = float(t)
         self.configs_timings = timings
         self.configs_failures = {}
-        self.bench_time = 0.0
+        self.bench_time = self.compile_time = 0.0
         self.from_disk_cache = True
         return self.configs[i]
 
