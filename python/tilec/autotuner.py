@@ -110,6 +110,9 @@ class Autotuner(KernelInterface):
         self.early_config_prune = prune_configs_by.get("early_config_prune")
         self.num_warmups = 25 if warmup is None else warmup
         self.num_reps = 100 if rep is None else rep
+        # with nothing said about timing, configs are timed in two rounds (_time_configs)
+        self.two_rounds = warmup is None and rep is None and do_bench is None and \
+            not use_cuda_graph
         self.use_cuda_graph = use_cuda_graph
         self._do_bench = do_bench
         self.cache_results = cache_results
@@ -156,8 +159,11 @@ class Autotuner(KernelInterface):
             raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}. "
                              "Make sure that you don't re-define auto-tuned symbols.")
 
-    def _bench(self, args, kwargs, nargs, config, grid):
+    def _bench(self, args, kwargs, nargs, config, grid, warmup=None, rep=None):
         from .testing import do_bench, do_bench_cudagraph
+
+        warmup = self.num_warmups if warmup is None else warmup
+        rep = self.num_reps if rep is None else rep
 
         self._check_conflicts(kwargs, config)
         current = {**kwargs, **config.all_kwargs()}
@@ -185,11 +191,10 @@ class Autotuner(KernelInterface):
 
         quantiles = (0.5, 0.2, 0.8)
         if self._do_bench is not None:
-            return _call_user_bench(self._do_bench, call, self.num_warmups, self.num_reps,
-                                    quantiles)
+            return _call_user_bench(self._do_bench, call, warmup, rep, quantiles)
         if self.use_cuda_graph:
-            return do_bench_cudagraph(call, rep=self.num_reps, quantiles=quantiles)
-        return do_bench(call, warmup=self.num_warmups, rep=self.num_reps, quantiles=quantiles)
+            return do_bench_cudagraph(call, rep=rep, quantiles=quantiles)
+        return do_bench(call, warmup=warmup, rep=rep, quantiles=quantiles)
 
     def _precompile(self, configs, args, kwargs, grid):
         """Compiles every config (without launching); returns {config: why} for those that
@@ -215,6 +220,41 @@ class Autotuner(KernelInterface):
                 failures[c] = why
         return failures
 
+    # Two rounds when the caller chose no timing (warmup/rep/do_bench/cuda graph): every
+    # config briefly, then the few within 10% of the fastest again, longer. The ranking of
+    # close configs gets the long measurement; clearly slower ones do not cost it (8 seed
+    # matmul configs: ~0.3 s instead of ~1 s at 25 + 100 ms each).
+    QUICK = (5, 10)         # warmup, rep (ms) of the first round
+    FINAL = (10, 40)        # of the second
+    FINALISTS, CLOSE = 3, 1.10
+
+    def _time_configs(self, configs, failures, args, kwargs, nargs, grid):
+        """config -> ms (inf for the failed ones, which are added to `failures`)."""
+        def time_all(cs, *timing):  # timing: () (the tuner's own) or (warmup, rep)
+            out = {}
+            for c in cs:
+                if c not in failures:
+                    try:
+                        t = self._bench(args, kwargs, nargs, c, grid, *timing)
+                    except (OutOfResources, CompilationError) as e:
+                        failures[c] = _first_line(e)
+                    else:
+                        out[c] = float(t[0] if isinstance(t, (list, tuple)) else t)
+                if c in failures:
+                    out[c] = float("inf")
+            return out
+
+        live = [c for c in configs if c not in failures]
+        if not self.two_rounds or len(live) <= 1:
+            return time_all(configs)
+        timings = time_all(configs, *self.QUICK)
+        best = builtins.min(timings.values())
+        close = sorted((c for c, t in timings.items() if t <= best * self.CLOSE),
+                       key=timings.get)[:self.FINALISTS]
+        if len(close) > 1:
+            timings.update(time_all(close, *self.FINAL))
+        return timings
+
     def _tune(self, key, args, kwargs, nargs, grid):
         verbose = _tunecache.env_flag("TILEC_PRINT_AUTOTUNING")
         disk = self.cache_results or _tunecache.env_flag("TILEC_CACHE_AUTOTUNING")
@@ -235,17 +275,7 @@ class Autotuner(KernelInterface):
         pruned = self.prune_configs(kwargs, nargs)
         failures = self._precompile(pruned, args, kwargs, grid)
         self.compile_time = time.perf_counter() - start
-        timings = {}
-        for c in pruned:
-            if c not in failures:
-                try:
-                    t = self._bench(args, kwargs, nargs, c, grid)
-                except (OutOfResources, CompilationError) as e:
-                    failures[c] = _first_line(e)
-                else:
-                    timings[c] = float(t[0] if isinstance(t, (list, tuple)) else t)
-            if c in failures:
-                timings[c] = float("inf")
+        timings = self._time_configs(pruned, failures, args, kwargs, nargs, grid)
         self.bench_time = time.perf_counter() - start
         self.configs_timings = timings
         self.configs_failures = failures

@@ -335,3 +335,45 @@ def test_gpu_do_bench_uses_cuda_events():
     g = triton.testing.do_bench_cudagraph(lambda: x.mul_(1.0), rep=20)
     assert 0.005 < g < 10, g
     print(f"do_bench x*2 over 64 MB: {ms:.4f} ms; cudagraph x.mul_: {g:.4f} ms")
+
+
+def _rounds_kernel(first, second, **kw):
+    """A kernel whose _bench returns first[BLOCK] in the quick round and second[BLOCK] when
+    timed again; records (BLOCK, timing) per call."""
+    k = _double_kernel([triton.Config({"BLOCK": b}) for b in first], **kw)
+    calls = []
+    orig = k._bench
+
+    def bench(args, kwargs, nargs, config, grid, *timing):
+        orig(args, kwargs, nargs, config, grid, *((1, 1) if timing else ()))  # runs it once
+        b = config.kwargs["BLOCK"]
+        calls.append((b, timing))
+        return (second if timing == k.FINAL else first)[b]
+
+    k._bench = bench
+    return k, calls
+
+
+def test_default_timing_retimes_only_the_close_configs():
+    # 16 and 32 are within 10% of the best (64); 128 is not and is timed once, briefly
+    first = {16: 1.05, 32: 1.08, 64: 1.0, 128: 3.0}
+    second = {16: 0.9, 32: 1.2, 64: 1.0, 128: 99.0}
+    k, calls = _rounds_kernel(first, second)
+    x = np.ones(256, np.float32)
+    y = np.zeros_like(x)
+    k[_grid(256)](x, y, 256)
+    np.testing.assert_array_equal(y, 2 * x)
+    assert [c for c in calls if c[1] == k.QUICK] == [(b, k.QUICK) for b in first]
+    assert sorted(b for b, t in calls if t == k.FINAL) == [16, 32, 64]
+    assert k.best_config.kwargs == {"BLOCK": 16}  # the second round decides
+    assert k.configs_timings[triton.Config({"BLOCK": 128})] == 3.0
+
+
+def test_explicit_timing_is_one_round_as_asked():
+    first = {16: 1.05, 32: 1.0}
+    k, calls = _rounds_kernel(first, {16: 0.5, 32: 2.0}, warmup=3, rep=7)
+    x = np.ones(64, np.float32)
+    k[_grid(64)](x, np.zeros_like(x), 64)
+    assert calls == [(16, ()), (32, ())]  # the tuner's own warmup=3, rep=7
+    assert k.num_warmups == 3 and k.num_reps == 7
+    assert k.best_config.kwargs == {"BLOCK": 32}
