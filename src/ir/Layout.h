@@ -83,7 +83,12 @@ struct Layout {
   static LayoutRef dot_operand(int32_t idx, LayoutRef parent, int32_t k_width);
 
   int rank() const; // tile rank the layout applies to
-  bool is_distributed() const { return kind != LayoutKind::Shared; }
+  // Shared layouts and linear ones over the single input "offset" (the ring buffers of
+  // local_alloc) place elements in memory; the others distribute them over threads.
+  bool is_distributed() const {
+    return kind != LayoutKind::Shared &&
+           !(kind == LayoutKind::Linear && bases.size() == 1 && bases[0].first == "offset");
+  }
   // Product of warps_per_cta for blocked (through slices); 0 if not known from the encoding.
   int num_warps() const;
   std::string str() const; // the syntax above

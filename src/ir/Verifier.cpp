@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "ir/Printer.h"
+#include "ir/RingOps.h"
 
 namespace tilec::ir {
 
@@ -82,6 +83,8 @@ private:
 
   void check_types_of(const std::vector<Type> &ts, const Op *op) const {
     for (const Type &t : ts) {
+      if (op && op->kind() == OpKind::LocalAlloc)
+        continue; // a ring buffer (S stages, any S, in memory): verify_ring_op checks it
       for (int64_t d : t.shape)
         if (!is_power_of_two(d))
           fail(op, "tile dimensions must be powers of two, got " + t.str());
@@ -263,6 +266,11 @@ private:
 };
 
 void Verifier::verify_specific(const Op &op) {
+  if (is_ring_op(op.kind())) {
+    std::string problem = verify_ring_op(op);
+    check(problem.empty(), op, problem);
+    return;
+  }
   auto same_types = [&](const char *what) {
     const Type &t = op.result(0)->type;
     for (size_t i = 0; i < op.num_operands(); ++i)

@@ -102,6 +102,12 @@ void Exec::exec_node(const Node &n) {
     return exec_assert(*this, n);
   case OpKind::Barrier:
     return; // programs do not share memory the barrier would order
+  case OpKind::LocalAlloc:
+  case OpKind::AsyncCopy:
+  case OpKind::AsyncCommit:
+  case OpKind::AsyncWait:
+  case OpKind::LocalLoad:
+    return exec_ring(*this, n);
   case OpKind::If:
     return exec_if(n);
   case OpKind::For:

@@ -154,6 +154,8 @@ void exec_reduce_scan(Exec &ex, const Node &n); // reduce, scan
 void exec_dot(Exec &ex, const Node &n);
 void exec_print(Exec &ex, const Node &n);
 void exec_assert(Exec &ex, const Node &n);
+void exec_ring(Exec &ex, const Node &n); // local_alloc async_copy async_commit async_wait
+                                         // local_load (OpsRing.cpp)
 
 // "(3,)" / "(3, 4)": the multi-index of flat element `flat` of `shape`.
 std::string format_index(const std::vector<int64_t> &shape, int64_t flat);
