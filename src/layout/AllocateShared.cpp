@@ -106,8 +106,34 @@ int warps_along(const LinearLayout &l, int axis) {
 
 } // namespace
 
+bool ring_feeds_wgmma(const ir::Op &local_alloc) {
+  bool any = false;
+  for (const ir::Op *u : local_alloc.result(0)->users) {
+    if (u->kind() != OpKind::LocalLoad)
+      continue;
+    for (const ir::Op *d : u->result(0)->users) {
+      const ir::LayoutRef &l = d->num_results() ? d->result(0)->type.layout : ir::LayoutRef{};
+      if (d->kind() != OpKind::Dot || !l || l->kind != ir::LayoutKind::Mma || l->mma_version != 3)
+        return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
+int64_t ring_alignment(const ir::Op &local_alloc) {
+  return ring_feeds_wgmma(local_alloc) ? 1024 : 128;
+}
+
+int64_t ring_bytes(const ir::Op &local_alloc) {
+  const ir::Type &t = local_alloc.result(0)->type;
+  return t.numel() * elem_bytes(t);
+}
+
 int64_t scratch_bytes(const ir::Op &op) {
   switch (op.kind()) {
+  case OpKind::LocalAlloc: // the start aligned within the 16-byte aligned allocation
+    return align16(ring_bytes(op)) + ring_alignment(op) - 16;
   case OpKind::ConvertLayout: {
     const ir::Type &a = op.operand(0)->type, &r = op.result(0)->type;
     if (!a.layout || !r.layout || !needs_smem(to_linear(a), to_linear(r)))
@@ -177,6 +203,35 @@ bool nested_in(const ir::Op *op, const ir::Op *loop) {
   return op != nullptr;
 }
 
+// The outermost op around `op` in the block `blk` (null: not nested in it).
+const ir::Op *ancestor_in(const ir::Op *op, const ir::Block *blk) {
+  while (op && op->parent() != blk)
+    op = op->parent() && op->parent()->parent() ? op->parent()->parent()->parent() : nullptr;
+  return op;
+}
+
+// A ring lives through its last use (the whole loop around it: the next iteration reads
+// what this one copied) and the first async_wait {pending = 0} after that (copies still in
+// flight write to it).
+void extend_ring(Buffer &b, const std::map<const ir::Op *, int64_t> &number) {
+  const ir::Block *home = b.op->parent();
+  for (const ir::Op *u : b.op->result(0)->users) {
+    const ir::Op *top = ancestor_in(u, home);
+    if (!top)
+      top = u;
+    for (const auto &[op, n] : number)
+      if (n > b.end && (op == top || nested_in(op, top)))
+        b.end = n;
+  }
+  int64_t wait = -1;
+  for (const auto &[op, n] : number)
+    if (n > b.end && op->kind() == OpKind::AsyncWait && op->int_attr("pending", 0) == 0 &&
+        (wait < 0 || n < wait))
+      wait = n;
+  if (wait >= 0)
+    b.end = wait;
+}
+
 // First fit, largest first, among buffers whose lifetimes overlap.
 int64_t place(std::vector<Buffer> &bufs) {
   std::vector<Buffer *> order;
@@ -232,6 +287,9 @@ void allocate_shared(ir::Module &m) {
         if (n > b.end && nested_in(op, loop))
           b.end = n;
     }
+    for (Buffer &b : bufs)
+      if (b.op->kind() == OpKind::LocalAlloc)
+        extend_ring(b, number);
     total = std::max(total, place(bufs));
     for (const Buffer &b : bufs) {
       b.op->set_attr("smem_offset", b.offset);

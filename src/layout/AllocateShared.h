@@ -26,7 +26,18 @@ namespace tilec::layout {
 //  - scan whose axis is split across warps: per value, the whole operand tile;
 //  - atomics whose old value is used: one element (scalar), or the tile when some threads
 //    hold replicas (the owner publishes the value).
+//  - local_alloc (a shared-memory ring): its S stages from an aligned start (ring_alignment),
+//    live from the local_alloc through the last use of the buffer and the first
+//    async_wait {pending = 0} after it (masked-off copies still zero-fill until then).
 int64_t scratch_bytes(const ir::Op &op);
+
+// A ring buffer (local_alloc): whether a wgmma reads it through matrix descriptors (its
+// stages are local_load'ed only into #mma<v=3> dots), the alignment its start needs (1024
+// then: the swizzle is a function of address bits; else 128, whole ldmatrix rows) and its
+// bytes (S stages of d0 x d1 elements, stage s at s * stage bytes).
+bool ring_feeds_wgmma(const ir::Op &local_alloc);
+int64_t ring_alignment(const ir::Op &local_alloc);
+int64_t ring_bytes(const ir::Op &local_alloc);
 
 void allocate_shared(ir::Module &m);
 

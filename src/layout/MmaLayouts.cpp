@@ -309,14 +309,20 @@ int64_t wgmma_dot_buffer_bytes(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
   int64_t eb = ir::bits(a.elem) / 8;
   auto up = [](int64_t v) { return (v + 1023) & ~int64_t{1023}; };
-  return (wgmma_a_from_registers(dot) ? 0 : up(a.shape[0] * a.shape[1] * eb)) +
-         up(a.shape[1] * r.shape[1] * eb);
+  // an operand from a ring stage (local_load) is read in place: no staging buffer
+  auto ring = [&](size_t i) {
+    const ir::Op *d = dot.operand(i)->def;
+    return d && d->kind() == ir::OpKind::LocalLoad;
+  };
+  return (wgmma_a_from_registers(dot) || ring(0) ? 0 : up(a.shape[0] * a.shape[1] * eb)) +
+         (ring(1) ? 0 : up(a.shape[1] * r.shape[1] * eb));
 }
 
 int64_t wgmma_dot_smem_bytes(const ir::Op &dot) {
   if (!is_wgmma_dot(dot))
     return 0;
-  return 1024 + wgmma_dot_buffer_bytes(dot) * (wgmma_pipelined_loop(dot) ? 2 : 1);
+  int64_t buf = wgmma_dot_buffer_bytes(dot);
+  return buf ? 1024 + buf * (wgmma_pipelined_loop(dot) ? 2 : 1) : 0;
 }
 
 ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma) {

@@ -87,6 +87,11 @@ int ldmatrix_conflicts(const LinearLayout &rows_off) {
   return worst;
 }
 
+// The tile dim along which offsets 0, 1, 2, .. of a shared layout run.
+int ldmatrix_inner_dim(const LinearLayout &shared) {
+  return shared.basis(layout::kOffset, 0)[0] != 0 ? 0 : 1;
+}
+
 } // namespace
 
 // Registers from r on (up to max_run, aligned) whose offsets are consecutive in every thread.
@@ -108,6 +113,67 @@ int smem_store_run(LoweringContext &c, const LinearLayout &l, int32_t r,
     v = w;
   }
   return v;
+}
+
+// The registers of an mma operand (layout `dst`) read by ldmatrix from a tile placed in
+// shared memory by `shared` ("offset" -> (d0, d1): runs of 8 elements contiguous along one
+// dim and 16-byte aligned) at `base` (+ `extra`, a u32 register, when valid).
+std::vector<Reg> ldmatrix_operand(LoweringContext &c, const LinearLayout &dst,
+                                  const LinearLayout &shared, bool a, int64_t base, Reg extra,
+                                  Ty et) {
+  simt::Builder &b = c.b();
+  int kdim = a ? 1 : 0;
+  bool trans = ldmatrix_inner_dim(shared) != kdim;
+  const auto &dregs = dst.in_dims()[static_cast<size_t>(dst.in_dim_index(layout::kRegister))].bases;
+  bool b_pairs = !a && std::find(dregs.begin(), dregs.end(), rc(0, 8)) != dregs.end();
+  LinearLayout rows = row_address_layout(dst, a, trans, b_pairs);
+  LinearLayout rows_off = rows.compose(shared.invert());
+  std::map<uint32_t, Reg> moved; // address register -> + extra
+  // one ldmatrix per tile; its pairs are the fragment's a0..a7 / b0..b3 (lane 0 positions)
+  std::map<Coords, Reg> held;
+  for (int32_t t = 0; t < rows.in_dim_size(layout::kRegister); ++t) {
+    Coords o = LoweringContext::reg_coords(rows, t);
+    Operand addr = c.smem_operand(rows_off, base, 2, t);
+    if (extra.valid()) {
+      auto it = moved.find(addr.reg().id);
+      if (it == moved.end())
+        it = moved.emplace(addr.reg().id, b.add(Ty::U32, addr.reg(), extra)).first;
+      addr = Operand::addr(it->second, addr.value);
+    }
+    std::vector<Reg> d = b.ldmatrix(a || b_pairs ? 4 : 2, trans, addr);
+    for (size_t i = 0; i < d.size(); ++i) {
+      std::vector<Reg> h = b.unpack(et, 2, d[i]);
+      // pair i: A (m + 8 (i % 2), k + 8 (i / 2)), B (k + 8 (i % 2), n + 8 (i / 2));
+      // elements k, k + 1
+      int32_t dx = 8 * static_cast<int32_t>(a ? i % 2 : i / 2);
+      int32_t dk = 8 * static_cast<int32_t>(a ? i / 2 : i % 2);
+      for (int32_t e = 0; e < 2; ++e) {
+        Coords p = o;
+        p[static_cast<size_t>(kdim)] += dk + e;
+        p[static_cast<size_t>(1 - kdim)] += dx;
+        held[p] = h[static_cast<size_t>(e)];
+      }
+    }
+  }
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < dst.in_dim_size(layout::kRegister); ++r) {
+    auto it = held.find(LoweringContext::reg_coords(dst, r));
+    TILEC_ASSERT(it != held.end(), "dot operand staging: an element no ldmatrix loaded");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+bool ldmatrix_readable(const LinearLayout &shared) {
+  if (shared.num_out_dims() != 2 || shared.in_dim_bits(layout::kOffset) < 3)
+    return false;
+  int inner = ldmatrix_inner_dim(shared);
+  for (int i = 0; i < 3; ++i) {
+    Basis want = inner == 0 ? rc(1 << i, 0) : rc(0, 1 << i);
+    if (shared.basis(layout::kOffset, i) != want)
+      return false;
+  }
+  return true;
 }
 
 bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
@@ -159,7 +225,7 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
       }
     }
   LinearLayout to_offset = best.invert(); // coords -> offset
-  LinearLayout src_off = src.compose(to_offset), rows_off = rows.compose(to_offset);
+  LinearLayout src_off = src.compose(to_offset);
 
   simt::Builder &b = c.b();
   int64_t base = c.scratch(op, x->type.numel() * 2);
@@ -186,34 +252,7 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
   }
   c.smem_after_write();
 
-  // one ldmatrix per tile; its pairs are the fragment's a0..a7 / b0..b3 (lane 0 positions)
-  Ty et = reg_ty(x->type.element());
-  std::map<Coords, Reg> held;
-  for (int32_t t = 0; t < rows.in_dim_size(layout::kRegister); ++t) {
-    Coords o = LoweringContext::reg_coords(rows, t);
-    std::vector<Reg> d =
-        b.ldmatrix(a || b_pairs ? 4 : 2, trans, c.smem_operand(rows_off, base, 2, t));
-    for (size_t i = 0; i < d.size(); ++i) {
-      std::vector<Reg> h = b.unpack(et, 2, d[i]);
-      // pair i: A (m + 8 (i % 2), k + 8 (i / 2)), B (k + 8 (i % 2), n + 8 (i / 2));
-      // elements k, k + 1
-      int32_t dx = 8 * static_cast<int32_t>(a ? i % 2 : i / 2);
-      int32_t dk = 8 * static_cast<int32_t>(a ? i / 2 : i % 2);
-      for (int32_t e = 0; e < 2; ++e) {
-        Coords p = o;
-        p[static_cast<size_t>(kdim)] += dk + e;
-        p[static_cast<size_t>(1 - kdim)] += dx;
-        held[p] = h[static_cast<size_t>(e)];
-      }
-    }
-  }
-  std::vector<Reg> out;
-  for (int32_t r = 0; r < dst.in_dim_size(layout::kRegister); ++r) {
-    auto it = held.find(LoweringContext::reg_coords(dst, r));
-    TILEC_ASSERT(it != held.end(), "dot operand staging: an element no ldmatrix loaded");
-    out.push_back(it->second);
-  }
-  c.set(res, std::move(out));
+  c.set(res, ldmatrix_operand(c, dst, best, a, base, Reg{}, reg_ty(x->type.element())));
   return true;
 }
 

@@ -24,10 +24,12 @@
 // and columns of B) computed once, plus a compile-time offset per (tile, k) added to the
 // 64-bit descriptor (the start is its low 14 bits, no carry out for shared addresses).
 #include <map>
+#include <tuple>
 
 #include "layout/Layouts.h"
 #include "layout/MmaLayouts.h"
 #include "layout/WgmmaLayouts.h"
+#include "lower/LowerRing.h"
 #include "lower/LoweringContext.h"
 #include "simt/AsyncInstrs.h"
 
@@ -129,6 +131,23 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
   }
 }
 
+bool ring_operand(const ir::Value *v) { return v->def && v->def->kind() == ir::OpKind::LocalLoad; }
+
+// Whether the ring's stage placement is the MN-major canonical layout (else K-major; an
+// internal error when it is neither: the pass and the lowering disagree).
+bool ring_major(const RingView &r, int32_t mn, int32_t k, int eb, bool operand_b,
+                int32_t mn_instr) {
+  for (bool mn_major : {false, true}) {
+    if (mn_major && eb != 2)
+      continue;
+    if (layout::wgmma_operand_smem(mn, k, eb, mn_major, operand_b, mn_instr).layout == r.stage)
+      return mn_major;
+  }
+  TILEC_ASSERT(false,
+               "wgmma lowering: a ring stage in no canonical wgmma layout: " + r.stage.str());
+  return false;
+}
+
 } // namespace
 
 void lower_wgmma(LoweringContext &c, const ir::Op &op) {
@@ -152,28 +171,47 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   const ir::Op *loop = layout::wgmma_pipelined_loop(op);
   const LinearLayout &lc = c.layout_of(rt);
   std::map<Coords, Reg> a_held; // A from registers: coordinates (lane = warp = 0) -> register
-  if (layout::wgmma_a_from_registers(op)) {
+  if (layout::wgmma_a_from_registers(op) && !ring_operand(a)) {
     const LinearLayout &la = c.layout_of(a->type);
     const std::vector<Reg> &ar = c.get(a);
     for (int32_t r = 0; r < static_cast<int32_t>(ar.size()); ++r)
       a_held.emplace(LoweringContext::reg_coords(la, r), ar[static_cast<size_t>(r)]);
   }
   bool a_regs = !a_held.empty();
+  // an operand from a ring stage (local_load) is read in place: its placement is the
+  // stage's (the pass chose it with wgmma_operand_smem; K- or MN-major, found here)
+  const bool ring_a = !a_regs && ring_operand(a), ring_b = ring_operand(bv);
   // tf32 and int8 operands are K-major only
   bool a_mn = eb == 2 && mn_major_source(c.layout_of(a->type), false);
   bool b_mn = eb == 2 && mn_major_source(c.layout_of(bv->type), true);
+  RingView ra, rb;
+  if (ring_a)
+    ra = ring_view(c, a->def->operand(0));
+  if (ring_b)
+    rb = ring_view(c, bv->def->operand(0));
+  if (ring_a)
+    a_mn = ring_major(ra, M, K, eb, false, 64);
+  if (ring_b)
+    b_mn = ring_major(rb, N, K, eb, true, in);
   WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, eb, a_mn, false, 64);
   WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, eb, b_mn, true, in);
-  int64_t a_bytes = a_regs ? 0 : (sa.bytes() + 1023) & ~int64_t{1023};
+  int64_t a_bytes = a_regs || ring_a ? 0 : (sa.bytes() + 1023) & ~int64_t{1023};
+  int64_t b_bytes = ring_b ? 0 : (sb.bytes() + 1023) & ~int64_t{1023};
   int64_t buf_bytes = layout::wgmma_dot_buffer_bytes(op);
-  TILEC_ASSERT(buf_bytes == a_bytes + ((sb.bytes() + 1023) & ~int64_t{1023}),
+  TILEC_ASSERT(buf_bytes == a_bytes + b_bytes,
                "wgmma lowering: operand buffers differ from the allocation");
-  int64_t base_a = (c.scratch(op, layout::wgmma_dot_smem_bytes(op)) + 1023) & ~int64_t{1023};
+  int64_t base_a =
+      buf_bytes ? (c.scratch(op, layout::wgmma_dot_smem_bytes(op)) + 1023) & ~int64_t{1023} : 0;
   int64_t base_b = base_a + a_bytes;
+  Reg ring_off_a, ring_off_b; // the stage read: its offset from the ring's start (bytes)
+  if (ring_a)
+    std::tie(base_a, ring_off_a) = ring_stage_start(c, ra, a->def->operand(1));
+  if (ring_b)
+    std::tie(base_b, ring_off_b) = ring_stage_start(c, rb, bv->def->operand(1));
   Reg buf_off; // pipelined: 0 or buf_bytes, the buffer this iteration stores to
-  if (loop)
+  if (loop && buf_bytes)
     c.in_prologue([&] { buf_off = b.mov(Ty::U32, simt::imm(0)); });
-  if (loop)
+  if (loop && buf_bytes)
     c.smem_unknown(); // the previous iteration's wgmma read the other buffer: a barrier
   // an operand defined outside the loop around the dot (attention's q) is stored once,
   // before that loop (its scratch is the dot's for the whole loop)
@@ -191,13 +229,16 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
     b.bar_sync(0);
     b.set_block(here);
   }
-  c.smem_before_write();
-  if (!a_regs && !hoist_a)
-    store_operand(c, a, sa, base_a, buf_off);
-  if (!hoist_b)
-    store_operand(c, bv, sb, base_b, buf_off);
-  simt::fence_proxy_async(b);
-  c.smem_after_write();
+  bool store_a = !a_regs && !hoist_a && !ring_a, store_b = !hoist_b && !ring_b;
+  if (store_a || store_b) {
+    c.smem_before_write();
+    if (store_a)
+      store_operand(c, a, sa, base_a, buf_off);
+    if (store_b)
+      store_operand(c, bv, sb, base_b, buf_off);
+    simt::fence_proxy_async(b);
+    c.smem_after_write();
+  }
 
   // 2. descriptors: this warpgroup's rows of A and columns of B
   Reg desc_a, desc_b;
@@ -223,13 +264,14 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
     desc_a = simt::wgmma_desc(b, start_a, da);
     desc_b = simt::wgmma_desc(b, start_b, db);
   });
-  if (loop) { // the start field (address >> 4) of this iteration's buffer
-    Reg off = b.cvt(Ty::U64, Ty::U32, b.shr(Ty::U32, buf_off, simt::imm(4)));
-    if (!hoist_a)
-      desc_a = b.add(Ty::U64, desc_a, off);
-    if (!hoist_b)
-      desc_b = b.add(Ty::U64, desc_b, off);
-  }
+  // the start field (address >> 4) of this iteration's buffer or ring stage
+  auto shifted = [&](Reg desc, Reg off_bytes) {
+    if (!off_bytes.valid())
+      return desc;
+    return b.add(Ty::U64, desc, b.cvt(Ty::U64, Ty::U32, b.shr(Ty::U32, off_bytes, simt::imm(4))));
+  };
+  desc_a = shifted(desc_a, ring_a ? ring_off_a : store_a ? buf_off : Reg{});
+  desc_b = shifted(desc_b, ring_b ? ring_off_b : store_b ? buf_off : Reg{});
   auto desc_at = [&](Reg base, uint32_t start) -> Operand {
     if (start == 0)
       return base;
@@ -311,12 +353,17 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
     // this group runs on while the next iteration stores its operands to the other
     // buffer; the previous group, which read that buffer, is done
     simt::wgmma_wait(b, 1);
-    b.mov_to(buf_off, b.xor_(Ty::B32, buf_off, simt::imm(buf_bytes)));
+    if (buf_off.valid())
+      b.mov_to(buf_off, b.xor_(Ty::B32, buf_off, simt::imm(buf_bytes)));
     simt::Builder *bp = &b;
     c.defer_past(loop, [bp] { simt::wgmma_wait(*bp, 0); });
   } else {
     simt::wgmma_wait(b, 0);
   }
+  // a ring stage the retired group read may be overwritten by the copies that follow once
+  // every warpgroup has retired it
+  if (ring_a || ring_b)
+    b.bar_sync(0);
 
   // the result registers in the accumulator layout's order
   std::vector<Reg> out;

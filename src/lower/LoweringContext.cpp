@@ -1,4 +1,5 @@
 #include "lower/LoweringContext.h"
+#include "lower/LowerRing.h"
 #include "lower/SinkFragmentLoads.h"
 
 #include "layout/Layouts.h"
@@ -523,6 +524,13 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::For:
   case K::While:
     lower_control_flow(*this, op);
+    return;
+  case K::LocalAlloc:
+  case K::AsyncCopy:
+  case K::AsyncCommit:
+  case K::AsyncWait:
+  case K::LocalLoad:
+    lower_ring(*this, op); // LowerRing.cpp
     return;
   case K::ConvertLayout:
     if (!lower_convert_to_dot_operand(*this, op))

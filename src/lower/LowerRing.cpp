@@ -1,0 +1,204 @@
+// The shared-memory ring of pipelined dot loops (Ops.def: local_alloc, async_copy,
+// async_commit, async_wait, local_load; docs/ARCHITECTURE.md, "The fast matmul path").
+//
+// - local_alloc: the buffer is the op's scratch from allocate_shared (S stages, its start
+//   aligned up to layout::ring_alignment within the allocation); no registers.
+// - async_copy: per thread, per run of the pointer tile's registers that are consecutive
+//   in global memory (vector_width: layout, contiguity, alignment, one mask value) and in
+//   the stage's placement, one cp.async of 16, 8 or 4 bytes to buf + stage * stage bytes
+//   + offset(coords), source size mask ? bytes : 0 (zero fill). Runs under 4 bytes (no
+//   cp.async) load into registers and st.shared instead: correct, synchronous.
+//   Replicated elements are copied by their owner only.
+// - async_commit / async_wait n: cp.async.commit_group / wait_group n, then
+//   fence.proxy.async when a wgmma reads a ring (the copies are generic-proxy writes) and
+//   bar.sync (the other threads' copies become visible).
+// - local_load: nothing when only wgmma dots use it (LowerWgmma reads the stage through
+//   descriptors: ring_stage_smem below); ldmatrix for a #dot_op of #mma<v=2> with 16-bit
+//   elements (LowerDotOperand's ldmatrix_operand with the stage as its source); else
+//   ld.shared per element.
+#include "lower/LowerRing.h"
+
+#include <map>
+
+#include "layout/AllocateShared.h"
+#include "layout/Layouts.h"
+#include "lower/MemoryAccess.h"
+#include "simt/AsyncInstrs.h"
+
+namespace tilec::lower {
+
+// LowerDotOperand.cpp
+int smem_store_run(LoweringContext &c, const layout::LinearLayout &l, int32_t r,
+                   const std::vector<bool> &uniq, int max_run = 8);
+std::vector<Reg> ldmatrix_operand(LoweringContext &c, const layout::LinearLayout &dst,
+                                  const layout::LinearLayout &shared, bool a, int64_t base,
+                                  Reg extra, Ty et);
+bool ldmatrix_readable(const layout::LinearLayout &shared);
+
+RingView ring_view(LoweringContext &c, const ir::Value *buf) {
+  const ir::Op *alloc = buf->def;
+  TILEC_ASSERT(alloc && alloc->kind() == ir::OpKind::LocalAlloc,
+               "ring lowering: a buffer that no local_alloc made");
+  const ir::Type &t = buf->type;
+  RingView r;
+  r.alloc = alloc;
+  r.d0 = t.shape[1];
+  r.d1 = t.shape[2];
+  r.elem_bytes = mem_bytes(t.element());
+  r.stage_bytes = r.d0 * r.d1 * r.elem_bytes;
+  std::vector<layout::LinearLayout::Basis> bases;
+  const auto &all = t.layout->bases.at(0).second;
+  for (int32_t i = 0; (int64_t{1} << i) < r.d0 * r.d1; ++i)
+    bases.push_back({all.at(static_cast<size_t>(i)).at(1), all.at(static_cast<size_t>(i)).at(2)});
+  r.stage = layout::LinearLayout({{layout::kOffset, std::move(bases)}},
+                                 {{layout::dim_name(0), static_cast<int32_t>(r.d0)},
+                                  {layout::dim_name(1), static_cast<int32_t>(r.d1)}});
+  int64_t align = layout::ring_alignment(*alloc);
+  int64_t off = c.scratch(*alloc, layout::scratch_bytes(*alloc));
+  r.base = (off + align - 1) & ~(align - 1);
+  return r;
+}
+
+std::pair<int64_t, Reg> ring_stage_start(LoweringContext &c, const RingView &r,
+                                         const ir::Value *stage) {
+  const ir::Op *d = stage->def;
+  if (d && d->kind() == ir::OpKind::Constant)
+    return {r.base + d->int_attr("value") * r.stage_bytes, Reg{}};
+  return {r.base, c.b().mul(Ty::U32, c.scalar(stage), simt::imm(r.stage_bytes))};
+}
+
+namespace {
+
+// `addr` + extra (memoised per address register: the stage offset is added once).
+struct AddrPlus {
+  LoweringContext &c;
+  Reg extra;
+  std::map<uint32_t, Reg> moved;
+  Operand operator()(Operand addr) {
+    if (!extra.valid())
+      return addr;
+    auto it = moved.find(addr.reg().id);
+    if (it == moved.end())
+      it = moved.emplace(addr.reg().id, c.b().add(Ty::U32, addr.reg(), extra)).first;
+    return Operand::addr(it->second, addr.value);
+  }
+};
+
+void lower_async_copy(LoweringContext &c, const ir::Op &op) {
+  simt::Builder &b = c.b();
+  RingView ring = ring_view(c, op.operand(0));
+  const ir::Value *ptr = op.operand(2);
+  const ir::Value *mask = op.num_operands() > 3 ? op.operand(3) : nullptr;
+  expect_same_layout(c, op, {ptr, mask});
+  ir::Type elem = ptr->type.element();
+  elem.ptr = false;
+  const int eb = ring.elem_bytes;
+  const layout::LinearLayout &pl = c.layout_of(ptr->type);
+  layout::LinearLayout to_off = pl.compose(ring.stage.invert()); // (reg, lane, warp) -> offset
+  auto [base, extra] = ring_stage_start(c, ring, op.operand(1));
+  AddrPlus at{c, extra, {}};
+  int vec = vector_width(c, ptr, mask, pl, eb);
+  std::vector<bool> uniq = LoweringContext::unique_regs(pl);
+  Reg owner = c.owner_pred(pl);
+  const std::vector<Reg> &pr = c.get(ptr);
+  int32_t n = static_cast<int32_t>(pr.size());
+  for (int32_t r = 0; r < n;) {
+    if (!uniq[static_cast<size_t>(r)]) {
+      ++r;
+      continue;
+    }
+    int run = smem_store_run(c, to_off, r, uniq, vec);
+    int bytes = run * eb;
+    Reg m = mask ? c.get(mask)[static_cast<size_t>(c.get(mask).size() == 1 ? 0 : r)] : Reg{};
+    Operand dst = at(c.smem_operand(to_off, base, eb, r));
+    Reg src = pr[static_cast<size_t>(r)];
+    if (bytes >= 4) {
+      Operand src_bytes =
+          m.valid() ? Operand(b.selp(Ty::U32, simt::imm(bytes), simt::imm(0), m)) : Operand{};
+      simt::Builder::GuardScope g(b, simt::Guard{owner, false});
+      simt::cp_async(b, dst, Operand::addr(src, 0), bytes, src_bytes);
+    } else { // too narrow for cp.async: through registers
+      std::vector<Reg> vals = load_vector(c, src, run, elem, m, mask != nullptr, {}, {});
+      simt::Builder::GuardScope g(b, simt::Guard{owner, false});
+      for (int j = 0; j < run; ++j) {
+        Operand o = dst;
+        o.value += j * eb;
+        c.smem_store(o, vals[static_cast<size_t>(j)], elem);
+      }
+    }
+    r += run;
+  }
+}
+
+// Whether a wgmma reads some ring of the function holding `op`.
+bool function_rings_feed_wgmma(const ir::Op &op) {
+  const ir::Op *top = &op;
+  while (top->parent() && top->parent()->parent() && top->parent()->parent()->parent())
+    top = top->parent()->parent()->parent();
+  ir::Block *entry = const_cast<ir::Block *>(top->parent());
+  bool any = false;
+  if (entry)
+    ir::walk(entry, [&](ir::Op *o) {
+      if (o->kind() == ir::OpKind::LocalAlloc && layout::ring_feeds_wgmma(*o))
+        any = true;
+    });
+  return any;
+}
+
+void lower_local_load(LoweringContext &c, const ir::Op &op) {
+  const ir::Value *res = op.result(0);
+  bool wgmma_only = !res->users.empty();
+  for (const ir::Op *u : res->users) {
+    const ir::LayoutRef &l = u->num_results() ? u->result(0)->type.layout : ir::LayoutRef{};
+    wgmma_only &=
+        u->kind() == ir::OpKind::Dot && l && l->kind == ir::LayoutKind::Mma && l->mma_version == 3;
+  }
+  if (wgmma_only) // LowerWgmma reads the stage in place: the value has no registers
+    return;
+  RingView ring = ring_view(c, op.operand(0));
+  auto [base, extra] = ring_stage_start(c, ring, op.operand(1));
+  const layout::LinearLayout &dst = c.layout_of(res->type);
+  const ir::LayoutRef &dl = res->type.layout;
+  ir::Type elem = res->type.element();
+  if (dl->kind == ir::LayoutKind::DotOperand && dl->parent &&
+      dl->parent->kind == ir::LayoutKind::Mma && dl->parent->mma_version == 2 && dl->k_width == 2 &&
+      ring.elem_bytes == 2 && c.opts().sm >= 80 && ldmatrix_readable(ring.stage)) {
+    c.set(res, ldmatrix_operand(c, dst, ring.stage, dl->op_idx == 0, base, extra, reg_ty(elem)));
+    return;
+  }
+  layout::LinearLayout to_off = dst.compose(ring.stage.invert());
+  AddrPlus at{c, extra, {}};
+  std::vector<Reg> out;
+  for (int32_t r = 0; r < c.num_regs(res->type); ++r)
+    out.push_back(c.smem_load(at(c.smem_operand(to_off, base, ring.elem_bytes, r)), elem));
+  c.set(res, std::move(out));
+}
+
+} // namespace
+
+void lower_ring(LoweringContext &c, const ir::Op &op) {
+  simt::Builder &b = c.b();
+  switch (op.kind()) {
+  case ir::OpKind::LocalAlloc: // its users find the buffer through the op
+    return;
+  case ir::OpKind::AsyncCopy:
+    lower_async_copy(c, op);
+    return;
+  case ir::OpKind::AsyncCommit:
+    simt::cp_async_commit(b);
+    return;
+  case ir::OpKind::AsyncWait:
+    simt::cp_async_wait(b, static_cast<int>(op.int_attr("pending", 0)));
+    if (c.opts().sm >= 90 && function_rings_feed_wgmma(op))
+      simt::fence_proxy_async(b);
+    b.bar_sync(0);
+    return;
+  case ir::OpKind::LocalLoad:
+    lower_local_load(c, op);
+    return;
+  default:
+    TILEC_ASSERT(false, "lower_ring: not a ring op");
+  }
+}
+
+} // namespace tilec::lower
