@@ -8,6 +8,7 @@
 #include "codegen/PtxPrinter.h"
 #include "ir/IRParser.h"
 #include "layout/AllocateShared.h"
+#include "layout/MmaLayouts.h"
 #include "layout/WgmmaLayouts.h"
 #include "lower/Lower.h"
 #include "simt/Format.h"
@@ -376,6 +377,46 @@ TEST(LowerRing, WgmmaReadsStagesInPlace) {
   }
   std::string t = run_dot_ring(wgmma_case(128, 128, 64, 8, false), 90);
   EXPECT_FALSE(has(t, "st.shared")) << t;
+}
+
+} // namespace
+} // namespace tilec::lower::test
+
+namespace tilec::lower::test {
+namespace {
+
+DotRingCase mma_case(int m, int n, int k, int warps, bool b_kmajor, bool swizzle) {
+  DotRingCase c;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.warps = warps;
+  c.b_kmajor = b_kmajor;
+  std::vector<int32_t> wpc = layout::mma_warps_per_cta({m, n}, warps);
+  c.lc = "#mma<v=2, wpc=" + list({wpc[0], wpc[1]}) + ", instr=[16, 8]>";
+  c.la = blocked({1, 8}, {8, 4}, {warps, 1}, {1, 0});
+  c.lb = b_kmajor ? blocked({8, 1}, {4, 8}, {1, warps}, {0, 1})
+                  : blocked({1, 8}, {4, 8}, {warps, 1}, {1, 0});
+  c.oa = "#dot_op<idx=0, parent=" + c.lc + ", k_width=2>";
+  c.ob = "#dot_op<idx=1, parent=" + c.lc + ", k_width=2>";
+  c.ring_a = ring_type(2, m, k, "fp16", 1, swizzle);
+  c.ring_b = ring_type(2, k, n, "fp16", b_kmajor ? 0 : 1, swizzle);
+  return c;
+}
+
+TEST(LowerRing, MmaSyncReadsStagesByLdmatrix) {
+  for (bool kmaj : {false, true})
+    for (bool swz : {false, true}) {
+      SCOPED_TRACE(std::string(kmaj ? "B K-major" : "B N-major") + (swz ? ", swizzled" : ""));
+      std::string t = run_dot_ring(mma_case(64, 64, 32, 4, kmaj, swz), 80);
+      EXPECT_TRUE(has(t, "ldmatrix")) << t;
+      EXPECT_TRUE(has(t, "mma.sync")) << t;
+      EXPECT_FALSE(has(t, "st.shared")) << t;
+      EXPECT_FALSE(has(t, "ld.shared")) << t;
+    }
+  // 2 warps, another shape; on sm_90 too (no wgmma: the layouts say mma.sync)
+  std::string t = run_dot_ring(mma_case(32, 64, 64, 2, false, true), 90);
+  EXPECT_TRUE(has(t, "ldmatrix")) << t;
 }
 
 } // namespace
