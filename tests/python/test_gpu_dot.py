@@ -182,3 +182,53 @@ def test_dot_operand_orders(ta, tb):
     if _is_sm90():
         assert "wgmma.mma_async" in k.asm["ptx"]
     assert err <= 1e-2
+
+
+RING_CONFIGS = [  # (BLOCK_M, BLOCK_N, BLOCK_K, warps): the seed's big wgmma configs, a
+    (128, 256, 64, 8),  # smaller one and a 2-warp mma.sync one
+    (64, 256, 32, 4),
+    (128, 128, 32, 4),
+    (64, 64, 32, 2),
+]
+
+
+def _seed_matmul(a, b, cfg, stages):
+    BM, BN, BK, warps = cfg
+    M, K = a.shape
+    N = b.shape[1]
+    out = torch.empty((M, N), device="cuda", dtype=torch.float16)
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    k = sk.matmul_kernel.fn[grid](a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                  b.stride(1), out.stride(0), out.stride(1), BLOCK_SIZE_M=BM,
+                                  BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8,
+                                  num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+    return out, k
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("cfg", RING_CONFIGS, ids=lambda c: "x".join(map(str, c)))
+def test_seed_matmul_ring_stages(cfg, stages, monkeypatch):
+    # the shared-memory ring (cp.async S-1 iterations ahead; docs/ARCHITECTURE.md "The fast
+    # matmul path") at num_stages 2..4, ragged sizes (masked tails), against torch; then
+    # TILEC_RING=0 (no ring: register prefetch) must give the same bits (same MMAs, same order)
+    M, N, K = 640, 576, 520
+    g = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16, generator=g)
+    b = torch.randn((K, N), device="cuda", dtype=torch.float16, generator=g)
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_RING", "1")
+    out, k = _seed_matmul(a, b, cfg, stages)
+    ptx = k.asm["ptx"]
+    ring = "cp.async.cg.shared.global" in ptx
+    path = "wgmma" if "wgmma.mma_async" in ptx else "mma.sync"
+    err = rel_err(out, a.float() @ b.float())
+    monkeypatch.setenv("TILEC_RING", "0")
+    out0, k0 = _seed_matmul(a, b, cfg, stages)
+    print(f"seed matmul {cfg} stages {stages}: {path}, ring {'on' if ring else 'OFF'}, "
+          f"{k.n_regs} registers (ring off: {k0.n_regs}), rel err {err:.2e}, "
+          f"ring off {'bit-identical' if torch.equal(out, out0) else 'DIFFERS'}")
+    assert err <= 1e-2
+    assert ring, "the ring was not used (no cp.async in the PTX)"
+    assert "cp.async.cg.shared.global" not in k0.asm["ptx"]
+    assert torch.equal(out, out0)
