@@ -100,14 +100,17 @@ struct Compare {
 class GpuKernelUnderTest {
 public:
   GpuKernelUnderTest(const std::string &text, const std::string &name,
-                     const std::vector<std::string> &sig, int num_warps = 4, int sm = 90)
-      : GpuKernelUnderTest(kernel_source(name, text), sig, num_warps, sm) {}
+                     const std::vector<std::string> &sig, int num_warps = 4, int sm = 90,
+                     int num_stages = 3)
+      : GpuKernelUnderTest(kernel_source(name, text), sig, num_warps, sm, num_stages) {}
 
   GpuKernelUnderTest(const std::shared_ptr<sema::FunctionSource> &src,
-                     const std::vector<std::string> &sig, int num_warps = 4, int sm = 90) {
+                     const std::vector<std::string> &sig, int num_warps = 4, int sm = 90,
+                     int num_stages = 3) {
     pipeline::PipelineOptions po;
     po.verify = true;
     po.compile.num_warps = num_warps;
+    po.compile.num_stages = num_stages;
     tile_ = pipeline::compile_to_tile_ir(src, specs(sig), po, nullptr);
     pipeline::GpuCompileOptions go;
     go.pipeline = po;
