@@ -22,7 +22,7 @@ enum : uint8_t {
 };
 
 struct Names {
-  PyObject *data_ptr, *dtype, *get_device, *cai, *dlpack, *dlpack_device, *array_if;
+  PyObject *data_ptr, *dtype, *get_device, *cai, *dlpack, *dlpack_device, *array_if, *torch;
 };
 Names g_names{};
 
@@ -42,9 +42,11 @@ Torch g_torch;
 void find_torch() {
   if (g_torch.tensor_type)
     return;
-  PyObject *mod = PyDict_GetItemString(PyImport_GetModuleDict(), "torch"); // borrowed
-  if (!mod)
+  PyObject *mod = PyDict_GetItemWithError(PyImport_GetModuleDict(), g_names.torch); // borrowed
+  if (!mod) {
+    PyErr_Clear();
     return;
+  }
   PyObject *t = PyObject_GetAttrString(mod, "Tensor");
   if (!t || !PyType_Check(t)) {
     Py_XDECREF(t);
@@ -168,9 +170,7 @@ void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
   uint8_t code = torch_dtype(dt.ptr());
   if (code == kDNone)
     bad_dtype(name, "torch tensors of dtype " + nb::cast<std::string>(nb::str(dt)));
-  uint64_t p = PyLong_AsUnsignedLongLong(ptr.ptr());
-  if (p == static_cast<uint64_t>(-1) && PyErr_Occurred())
-    throw nb::python_error();
+  uint64_t p = to_u64(ptr.ptr());
   out.cls = ArgClass::DeviceArray;
   out.i = static_cast<int64_t>(p);
   out.aligned = p % 16 == 0;
@@ -386,6 +386,21 @@ void int_value(PyObject *v, ArgInfo &out) {
 
 } // namespace
 
+uint64_t to_u64(PyObject *v) {
+  // PyLong_AsUnsignedLongLong goes through _PyLong_AsByteArray (CPython 3.11): slow for the
+  // pointers of every launch, which always fit in 63 bits
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (!overflow && x >= 0)
+    return static_cast<uint64_t>(x);
+  if (x == -1 && PyErr_Occurred())
+    throw nb::python_error();
+  uint64_t u = PyLong_AsUnsignedLongLong(v); // the exact error for negatives
+  if (u == static_cast<uint64_t>(-1) && PyErr_Occurred())
+    throw nb::python_error();
+  return u;
+}
+
 const char *dtype_name(uint8_t dtype) {
   return dtype < std::size(kDtypeNames) ? kDtypeNames[dtype] : "?";
 }
@@ -415,6 +430,7 @@ void init_arg_names() {
   intern(g_names.dlpack, "__dlpack__");
   intern(g_names.dlpack_device, "__dlpack_device__");
   intern(g_names.array_if, "__array_interface__");
+  intern(g_names.torch, "torch");
 }
 
 void classify(PyObject *v, const char *name, ArgInfo &out) {
@@ -432,14 +448,18 @@ void classify(PyObject *v, const char *name, ArgInfo &out) {
     int_value(v, out);
     return;
   }
+  find_torch();
+  auto *tensor = reinterpret_cast<PyTypeObject *>(g_torch.tensor_type);
+  if (t == tensor) { // before PyFloat_Check, which walks the MRO of anything not a float
+    torch_arg(v, name, out);
+    return;
+  }
   if (PyFloat_Check(v)) {
     out.cls = ArgClass::Float;
     out.f = PyFloat_AS_DOUBLE(v);
     return;
   }
-  find_torch();
-  if (g_torch.tensor_type && PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject *>(
-                                                       g_torch.tensor_type))) {
+  if (tensor && PyType_IsSubtype(t, tensor)) {
     torch_arg(v, name, out);
     return;
   }

@@ -45,6 +45,10 @@ const char *dtype_name(uint8_t dtype);
 // pointer that is not device memory, a GPU array without a CUDA driver.
 void classify(PyObject *v, const char *name, ArgInfo &out);
 
+// A Python int (data_ptr(), a stream handle) as 64 bits; OverflowError (a Python error,
+// thrown) for negatives and values past 2^64. Cheaper than PyLong_AsUnsignedLongLong.
+uint64_t to_u64(PyObject *v);
+
 // torch._C._cuda_getCurrentRawStream when torch is imported (borrowed; nullptr otherwise).
 PyObject *torch_raw_stream_fn();
 

@@ -12,8 +12,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 #include "Gpu.h"
 #include "support/Env.h"
@@ -29,22 +31,47 @@ constexpr int kNumOptions = 8;
 constexpr int kStreamOption = 7;
 constexpr int kDebugOption = 4;
 
-// Stack storage for per-launch arrays; the heap only for kernels with many parameters.
+// Stack storage for per-launch arrays; the heap only for kernels with many parameters. Only
+// the `n` elements used are constructed (an ArgInfo holds an nb::object: constructing and
+// destroying all N cost more than the rest of the binding).
 template <typename T, size_t N> class Scratch {
 public:
-  explicit Scratch(size_t n) : data_(n <= N ? inline_ : (heap_ = std::make_unique<T[]>(n)).get()) {}
+  explicit Scratch(size_t n) : n_(n) {
+    if (n <= N) {
+      data_ = std::uninitialized_value_construct_n(reinterpret_cast<T *>(inline_), n) - n;
+    } else {
+      heap_ = std::make_unique<T[]>(n);
+      data_ = heap_.get();
+    }
+  }
+  ~Scratch() {
+    if (!heap_)
+      std::destroy_n(data_, n_);
+  }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
   T &operator[](size_t i) { return data_[i]; }
   T *data() { return data_; }
 
 private:
-  T inline_[N];
+  alignas(T) unsigned char inline_[N * sizeof(T)];
   std::unique_ptr<T[]> heap_;
+  size_t n_;
   T *data_;
 };
 
+// TILEC_DEBUG with env::flag's rules, read at every launch (the Python path reads it per
+// launch too) without building a std::string.
+bool debug_env() {
+  static const env::VarInfo &info = env::info(env::Var::Debug);
+  const char *s = std::getenv(info.name);
+  std::string_view v = s ? s : info.default_value;
+  return !(v.empty() || v == "0" || v == "false" || v == "False" || v == "off" || v == "no");
+}
+
 enum Word : uint64_t {
   kNoneArg = 1, kBoolArg, kIntArg, kFloatArg, kPtrArg,
-  kConstNone, kConstBool, kConstInt, kConstFloat, kConstObj, kOptAbsent, kOptInt, kOptBool,
+  kConstNone, kConstBool, kConstInt, kConstFloat, kConstObj, kOptInt, kOptBool,
   kOptNone, kDeviceCc,
 };
 
@@ -82,7 +109,6 @@ struct Bound {
   Scratch<ArgInfo, 16> infos;
   PyObject *options[kNumOptions] = {};
   int device = -1;
-  uint64_t hash = 0;
 };
 
 class Dispatcher {
@@ -139,7 +165,7 @@ public:
       return false;
     auto kernel = nb::cast<std::shared_ptr<runtime::GpuKernel>>(kernel_obj.attr("_native"));
     Entry e;
-    e.hash = b.hash;
+    e.hash = key_hash();
     e.key = scratch_key_;
     e.kernel = kernel;
     e.positions = param_positions(kernel->meta(), names_);
@@ -148,7 +174,7 @@ public:
         e.const_objs.emplace_back(static_cast<int>(i), nb::borrow(unwrap(b.values[i])));
     e.result = std::move(kernel_obj);
     for (auto &old : entries_)
-      if (old->hash == e.hash && old->key == e.key && same_consts(*old, b)) {
+      if (old->hash == e.hash && same_key(*old) && same_consts(*old, b)) {
         *old = std::move(e);
         last_ = old.get();
         return true;
@@ -282,29 +308,36 @@ private:
       return Status::Unsupported;
     std::vector<uint64_t> &key = scratch_key_;
     key.clear();
-    for (int j = 0; j < kNumOptions; ++j) {
-      if (j == kStreamOption)
-        continue;
+    // the options: one word saying which were given, then the words of those given
+    uint64_t given = 0;
+    for (int j = 0; j < kNumOptions; ++j)
+      if (b.options[j] && j != kStreamOption)
+        given |= uint64_t(1) << j;
+    key.push_back(given);
+    for (int j = 0; given >> j; ++j) {
       PyObject *o = b.options[j];
-      if (!o)
-        key.push_back(kOptAbsent);
-      else if (o == Py_None)
+      if (!(given >> j & 1))
+        continue;
+      if (o == Py_None) {
         key.push_back(kOptNone);
-      else if (PyBool_Check(o))
-        key.insert(key.end(), {kOptBool, uint64_t(o == Py_True)});
-      else if (PyLong_CheckExact(o))
-        key.insert(key.end(), {kOptInt, uint64_t(PyLong_AsLongLong(o))});
-      else
-        return Status::Unsupported;
-      if (PyErr_Occurred()) {
-        PyErr_Clear();
+      } else if (PyBool_Check(o)) {
+        key.push_back(kOptBool);
+        key.push_back(o == Py_True);
+      } else if (PyLong_CheckExact(o)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow)
+          return Status::Unsupported;
+        key.push_back(kOptInt);
+        key.push_back(uint64_t(v));
+      } else {
         return Status::Unsupported;
       }
     }
     // without a debug option, TILEC_DEBUG (read at each launch, as the Python path does)
     // decides whether asserts are compiled in: part of the key
     if (!b.options[kDebugOption] || b.options[kDebugOption] == Py_None)
-      key.push_back(env::flag(env::Var::Debug) ? 1 : 0);
+      key.push_back(debug_env() ? 1 : 0);
     int device = -1;
     int first_gpu = -1, first_host = -1;
     for (size_t i = 0; i < n; ++i) {
@@ -376,12 +409,21 @@ private:
     if (device < 0)
       device = current_device_index();
     b.device = device;
-    key.insert(key.end(), {kDeviceCc, uint64_t(device_cc(device))});
-    uint64_t h = 0;
-    for (uint64_t w : key)
-      h = mix(h, w);
-    b.hash = h;
+    key.push_back(kDeviceCc);
+    key.push_back(uint64_t(device_cc(device)));
     return Status::Ready;
+  }
+
+  uint64_t key_hash() const {
+    uint64_t h = 0;
+    for (uint64_t w : scratch_key_)
+      h = mix(h, w);
+    return h;
+  }
+
+  bool same_key(const Entry &e) const {
+    return e.key.size() == scratch_key_.size() &&
+           std::memcmp(e.key.data(), scratch_key_.data(), scratch_key_.size() * 8) == 0;
   }
 
   bool const_words(PyObject *v, std::vector<uint64_t> &key) const {
@@ -389,25 +431,30 @@ private:
     if (v == Py_None) {
       key.push_back(kConstNone);
     } else if (PyBool_Check(v)) {
-      key.insert(key.end(), {kConstBool, uint64_t(v == Py_True)});
+      key.push_back(kConstBool);
+      key.push_back(v == Py_True);
     } else if (PyLong_CheckExact(v)) {
       int overflow = 0;
       long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
       if (overflow)
         return false;
-      key.insert(key.end(), {kConstInt, uint64_t(x)});
+      key.push_back(kConstInt);
+      key.push_back(uint64_t(x));
     } else if (PyFloat_CheckExact(v)) {
       double d = PyFloat_AS_DOUBLE(v);
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
-      key.insert(key.end(), {kConstFloat, bits});
+      key.push_back(kConstFloat);
+      key.push_back(bits);
     } else {
       Py_hash_t h = PyObject_Hash(v);
       if (h == -1 && PyErr_Occurred()) {
         PyErr_Clear();
         return false;
       }
-      key.insert(key.end(), {kConstObj, uint64_t(h), reinterpret_cast<uint64_t>(Py_TYPE(v))});
+      key.push_back(kConstObj);
+      key.push_back(uint64_t(h));
+      key.push_back(reinterpret_cast<uint64_t>(Py_TYPE(v)));
     }
     return true;
   }
@@ -452,11 +499,14 @@ private:
     return cc;
   }
 
+  // The last entry launched is compared first, word by word; the key is hashed only when it
+  // differs.
   const Entry *find(Bound &b) {
-    if (last_ && last_->hash == b.hash && last_->key == scratch_key_ && same_consts(*last_, b))
+    if (last_ && same_key(*last_) && same_consts(*last_, b))
       return last_;
+    uint64_t h = key_hash();
     for (const auto &e : entries_)
-      if (e->hash == b.hash && e->key == scratch_key_ && same_consts(*e, b)) {
+      if (e->hash == h && same_key(*e) && same_consts(*e, b)) {
         last_ = e.get();
         return last_;
       }

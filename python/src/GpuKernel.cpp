@@ -335,20 +335,14 @@ runtime::CUstream resolve_stream(PyObject *stream, int device) {
       }
       s = attr.ptr();
     }
-    uint64_t v = PyLong_AsUnsignedLongLong(s);
-    if (PyErr_Occurred())
-      throw nb::python_error();
-    return reinterpret_cast<runtime::CUstream>(v);
+    return reinterpret_cast<runtime::CUstream>(to_u64(s));
   }
   if (PyObject *fn = torch_raw_stream_fn()) {
     nb::object dev = nb::steal(PyLong_FromLong(device < 0 ? 0 : device));
     nb::object r = nb::steal(PyObject_CallOneArg(fn, dev.ptr()));
     if (!r.is_valid())
       throw nb::python_error();
-    uint64_t v = PyLong_AsUnsignedLongLong(r.ptr());
-    if (PyErr_Occurred())
-      throw nb::python_error();
-    return reinterpret_cast<runtime::CUstream>(v);
+    return reinterpret_cast<runtime::CUstream>(to_u64(r.ptr()));
   }
   return nullptr;
 }
@@ -410,7 +404,7 @@ void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, n
 // launch path; benchmarks/gpu_launch_breakdown.py).
 double launch_loop(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid,
                    const std::vector<std::string> &names, const nb::list &values, int device,
-                   int count) {
+                   int count, nb::object stream) {
   size_t n = nb::len(values);
   std::vector<ArgInfo> infos(n);
   for (size_t i = 0; i < n; ++i)
@@ -418,7 +412,7 @@ double launch_loop(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid,
   std::vector<int> pos = param_positions(k.meta(), names);
   runtime::PackedParams params(pos.size());
   pack_params(k.meta(), pos, infos.data(), names, params.slots.data());
-  runtime::CUstream s = resolve_stream(nullptr, device);
+  runtime::CUstream s = resolve_stream(stream.ptr(), device);
   runtime::LaunchGrid g{std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)};
   nb::gil_scoped_release release;
   auto t0 = std::chrono::steady_clock::now();
@@ -450,7 +444,16 @@ void bind_gpu_kernel(nb::module_ &m) {
            }, nb::arg("key"), nb::arg("cache_dir") = "",
            "Stores the kernel in the disk cache under `key`; (ok, error).")
       .def("_launch_loop", &launch_loop, nb::arg("grid"), nb::arg("names"), nb::arg("values"),
-           nb::arg("device"), nb::arg("count"))
+           nb::arg("device"), nb::arg("count"), nb::arg("stream").none() = nb::none(),
+           "Host seconds for `count` launches from C++ on `stream` (None: torch's current "
+           "stream, else the legacy default stream; 2 is CU_STREAM_PER_THREAD).")
+      .def_prop_ro("param_layout",
+                   [](const GpuKernel &k) {
+                     runtime::ParamLayout l = runtime::param_layout(k.meta());
+                     return nb::make_tuple(l.offsets, l.sizes, l.size);
+                   },
+                   "(offsets, sizes, total bytes) of the .param buffer the `extra` launch "
+                   "form passes.")
       .def_static("load_cached",
                   [](const std::string &key, const std::string &dir)
                       -> std::shared_ptr<GpuKernel> {
@@ -514,6 +517,18 @@ void bind_gpu_kernel(nb::module_ &m) {
         "recorder(name, grid, device, stream, params) (None: do nothing); 0 restores the "
         "driver.");
   m.def("gpu_last_kernel", &runtime::last_launched_kernel, nb::arg("device") = 0);
+  m.def("gpu_set_launch_form", [](const std::string &form) {
+    if (form != "params" && form != "extra")
+      throw nb::value_error("launch form must be 'params' or 'extra'");
+    runtime::set_launch_form(form == "extra" ? runtime::LaunchForm::ExtraBuffer
+                                             : runtime::LaunchForm::KernelParams);
+  }, nb::arg("form"),
+        "How launches pass parameters to cuLaunchKernel: 'params' (kernelParams, the "
+        "default) or 'extra' (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer). For comparing the "
+        "two on a GPU.");
+  m.def("gpu_launch_form", [] {
+    return runtime::launch_form() == runtime::LaunchForm::ExtraBuffer ? "extra" : "params";
+  });
   m.def("gpu_find_ptxas", [] { return runtime::find_ptxas(); });
   m.def("gpu_compile_ptx", [](const std::string &ptx, const std::string &arch,
                               const std::string &name) {

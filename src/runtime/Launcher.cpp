@@ -102,6 +102,31 @@ uint64_t pack_param(ParamKind k, int64_t i, double f) {
   return (u << shift) >> shift;
 }
 
+namespace {
+std::atomic<LaunchForm> g_launch_form{LaunchForm::KernelParams};
+constexpr uint32_t kMaxParamBuffer = 4096; // cuLaunchKernel's classic parameter limit
+// cuda.h's CU_LAUNCH_PARAM_END / _BUFFER_POINTER / _BUFFER_SIZE
+void *const kParamEnd = nullptr;
+void *const kParamBufferPointer = reinterpret_cast<void *>(uintptr_t(1));
+void *const kParamBufferSize = reinterpret_cast<void *>(uintptr_t(2));
+} // namespace
+
+void set_launch_form(LaunchForm form) { g_launch_form.store(form, std::memory_order_relaxed); }
+LaunchForm launch_form() { return g_launch_form.load(std::memory_order_relaxed); }
+
+ParamLayout param_layout(const KernelMetadata &meta) {
+  ParamLayout l;
+  for (const auto &p : meta.params) {
+    int bits = param_kind_bits(p.kind);
+    uint32_t bytes = p.kind == ParamKind::I1 ? 4 : bits <= 16 ? 2 : static_cast<uint32_t>(bits / 8);
+    l.size = (l.size + bytes - 1) / bytes * bytes;
+    l.offsets.push_back(l.size);
+    l.sizes.push_back(bytes);
+    l.size += bytes;
+  }
+  return l;
+}
+
 const DeviceProps &device_props(int device) {
   static std::mutex mu;
   static std::vector<std::unique_ptr<DeviceProps>> cache;
@@ -140,7 +165,8 @@ const DeviceProps &device_props(int device) {
 }
 
 GpuKernel::GpuKernel(KernelBinary bin)
-    : bin_(std::move(bin)), interned_name_(intern(bin_.meta.name)) {}
+    : bin_(std::move(bin)), layout_(param_layout(bin_.meta)),
+      interned_name_(intern(bin_.meta.name)) {}
 
 const GpuKernel::Loaded *GpuKernel::find(CUcontext ctx, int device) {
   const Loaded *last = last_.load(std::memory_order_acquire);
@@ -233,14 +259,26 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params)
   const Loaded *l = cur ? find(cur, device) : nullptr;
   CUresult r;
   unsigned block = 32u * static_cast<unsigned>(bin_.meta.num_warps);
+  // the `extra` form: the values copied into one buffer laid out as the .params are (the
+  // slots are little-endian: a value's bytes start at its slot)
+  alignas(8) unsigned char buf[kMaxParamBuffer];
+  size_t buf_size = layout_.size;
+  void *extra[] = {kParamBufferPointer, buf, kParamBufferSize, &buf_size, kParamEnd};
+  void **extra_arg = nullptr;
+  if (launch_form() == LaunchForm::ExtraBuffer && layout_.size <= kMaxParamBuffer) {
+    for (size_t i = 0; i < layout_.offsets.size(); ++i)
+      std::memcpy(buf + layout_.offsets[i], params[i], layout_.sizes[i]);
+    extra_arg = extra;
+    params = nullptr;
+  }
   if (l) {
     r = d.cuLaunchKernel(l->fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream, params,
-                         nullptr);
+                         extra_arg);
   } else {
     DeviceContextScope scope(device);
     const Loaded &nl = load(scope.context(), device);
     r = d.cuLaunchKernel(nl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream, params,
-                         nullptr);
+                         extra_arg);
   }
   if (r == CUDA_SUCCESS) {
     last_kernels()[device].store(interned_name_, std::memory_order_relaxed);

@@ -60,6 +60,22 @@ struct PackedParams {
 // even), pointers take `i` as the address.
 uint64_t pack_param(ParamKind k, int64_t i, double f);
 
+// The .param buffer of a kernel as tilec's PTX declares its parameters (i1 as .u32, 8-bit
+// ints as 16-bit, each aligned to its size): what cuLaunchKernel's `extra`
+// (CU_LAUNCH_PARAM_BUFFER_POINTER) form takes.
+struct ParamLayout {
+  std::vector<uint32_t> offsets, sizes;
+  uint32_t size = 0;
+};
+ParamLayout param_layout(const KernelMetadata &meta);
+
+// How GpuKernel::launch hands the parameters to cuLaunchKernel: `kernelParams` (one pointer
+// per .param; the default) or `extra` (one packed buffer). Process-wide, for comparing the
+// two on a GPU (benchmarks/gpu_launch_breakdown.py).
+enum class LaunchForm : uint8_t { KernelParams, ExtraBuffer };
+void set_launch_form(LaunchForm form);
+LaunchForm launch_form();
+
 class GpuKernel {
 public:
   explicit GpuKernel(KernelBinary bin);
@@ -90,6 +106,7 @@ private:
   void check_grid(int device, LaunchGrid g) const;
 
   KernelBinary bin_;
+  ParamLayout layout_;
   const std::string *interned_name_; // lives for the process: last-launch tracking
   std::mutex mu_;
   std::vector<std::unique_ptr<Loaded>> loaded_; // modules are never unloaded

@@ -274,3 +274,56 @@ def test_a_test_device_without_recorder_launches_nothing(fake_gpu):
     for _ in range(3):
         add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
     assert len(launches) == 1 and add._gpu_dispatch.fast_launches == 3
+
+
+def test_tilec_debug_spellings(fake_gpu, monkeypatch):
+    _, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    for value in ("0", "off", "false", "False", "no", ""):  # env::flag's "false" spellings
+        monkeypatch.setenv("TILEC_DEBUG", value)
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    monkeypatch.delenv("TILEC_DEBUG")
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)  # unset: the default, off
+    for value in ("1", "yes", "on"):
+        monkeypatch.setenv("TILEC_DEBUG", value)
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    assert [c[2][2] for c in compiles] == [False, True]
+    assert add._gpu_dispatch.fast_launches == 8
+
+
+def test_launch_options_are_keyed(fake_gpu):
+    launches, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    for _ in range(2):
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64, num_warps=8)
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64, num_warps=8, debug=True)
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64, num_stages=2, num_warps=8)
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64, debug=None)
+    assert [c[2] for c in compiles] == [(4, 3, False), (8, 3, False), (8, 3, True),
+                                        (8, 2, False)]
+    assert add._gpu_dispatch.fast_launches == 5 and len(launches) == 10
+    # an option value the fast path cannot key goes to the Python path, which reports it
+    with pytest.raises(Exception):
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64, num_warps=1 << 80)
+
+
+def test_large_and_negative_handles(fake_gpu):
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    high = Tensor((1 << 64) - 4096)  # past 2^63: still a valid 64-bit address
+    for _ in range(2):
+        add[(1,)](high, y, out, 100, BLOCK_SIZE=64, stream=(1 << 64) - 16)
+    assert [l[4][0] for l in launches] == [high._ptr] * 2
+    assert [l[3] for l in launches] == [(1 << 64) - 16] * 2
+    assert add._gpu_dispatch.fast_launches == 1
+    with pytest.raises(OverflowError):
+        add[(1,)](Tensor(-16), y, out, 100, BLOCK_SIZE=64)
+    with pytest.raises(OverflowError):
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64, stream=-1)
+    with pytest.raises(OverflowError):
+        add[(1,)](x, y, out, 100, BLOCK_SIZE=64, stream=1 << 64)
+    assert len(launches) == 2
