@@ -1,10 +1,17 @@
 """Where the host time of a tilec launch goes (the seed add kernel, hand-written PTX when
 tilec's code generator is not built), each part measured alone over back-to-back calls:
 
-    python benchmarks/gpu_launch_breakdown.py [--json PATH] [--count N]
+    python benchmarks/gpu_launch_breakdown.py [--json PATH] [--count N] [--fake]
 
   C++ loop, empty kernel   cuLaunchKernel through GpuKernel::launch, no Python at all
   C++ loop, add kernel     the same with the add kernel's four parameters
+  C++ loop ..., stream 0 / per-thread / non-blocking
+                           the same on the legacy default stream (0), on
+                           CU_STREAM_PER_THREAD, and on a stream created non-blocking
+                           (torch.cuda.Stream()); the rows above use torch's current stream
+  ..., extra               the launch with the parameters in one
+                           CU_LAUNCH_PARAM_BUFFER_POINTER buffer (`extra`) instead of
+                           kernelParams (_C.gpu_set_launch_form)
   torch current stream     torch._C._cuda_getCurrentRawStream(device)
   classify in C++          tilec's reading of the 4 arguments (3 tensors: get_device,
                            data_ptr, dtype) in a C++ loop: the torch queries alone
@@ -16,11 +23,16 @@ tilec's code generator is not built), each part measured alone over back-to-back
                            host work tilec adds on top of cuLaunchKernel
   kernel[grid](...)        the whole launch, tuple grid / the seed's lambda grid
 
-The last lines compare the tuple-grid launch with issue 3's limit (must <= 4 us) and split
-it into cuLaunchKernel (the C++ loop) and tilec's own host work.
+The last lines compare the tuple-grid launch with issue 3's limit (must <= 4 us), split it
+into cuLaunchKernel (the C++ loop) and tilec's own host work, and tabulate cuLaunchKernel by
+stream kind and parameter form.
+
+--fake: no GPU needed: a stand-in torch (tensor methods written in Python) and tilec's test
+device (launches skipped) time tilec's own host work only, to compare builds on one machine.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -73,12 +85,99 @@ def behind_sleep(torch, fn, count):
     return statistics.median(out)
 
 
+@contextlib.contextmanager
+def launch_form(form):
+    from tilec import _C
+
+    _C.gpu_set_launch_form(form)
+    try:
+        yield
+    finally:
+        _C.gpu_set_launch_form("params")
+
+
+def fake_host_work(count):
+    """tilec's host work per launch with a stand-in torch and the test device (no GPU)."""
+    import types
+
+    class Dtype:
+        def __str__(self):
+            return "torch.float32"
+
+    class Tensor:
+        __slots__ = ("_ptr", "_dtype")
+
+        def __init__(self, ptr, dtype):
+            self._ptr, self._dtype = ptr, dtype
+
+        def get_device(self):
+            return 0
+
+        def data_ptr(self):
+            return self._ptr
+
+        @property
+        def dtype(self):
+            return self._dtype
+
+    torch = types.ModuleType("torch")
+    torch.Tensor = Tensor
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda i: 0)
+    sys.modules["torch"] = torch
+    import tilec
+    from tilec import _C, _gpu
+
+    _C._gpu_test_device(90, None)
+    _gpu.set_ptx_generator(gpu_copy.hand_written_add)
+    sk = gpu_copy.load_seeds("tilec")
+    f32 = Dtype()
+    x, y, out = (Tensor(0x7F0000000000 + i * 0x10000, f32) for i in range(3))
+    n, grid = 4096, (4,)
+    sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)
+
+    def best(fn, rounds=15):
+        ts = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for _ in range(count):
+                fn()
+            ts.append((time.perf_counter() - t0) / count)
+        return min(ts)  # the least disturbed round: the machine may be shared
+
+    loop = best(lambda: None)
+    rows = [("kernel[grid](...), tuple, no launch",
+             best(lambda: sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)) - loop),
+            ("kernel[grid] (no call)", best(lambda: sk.add_kernel[grid]) - loop),
+            ("torch queries (stand-in, Python methods)",
+             _C._gpu_classify_loop([x, y, out, n], count * 10) / (count * 10)),
+            ("current stream (stand-in, Python)",
+             best(lambda: torch._C._cuda_getCurrentRawStream(0)) - loop)]
+    d = sk.add_kernel._gpu_dispatch
+    print(f"tilec host work per launch, stand-in torch and test device (min of 15 rounds of "
+          f"{count}; fast-path launches: {d.fast_launches}, fallbacks: {d.fallbacks}):")
+    for name, t in rows:
+        print(f"  {name:44} {t * 1e9:7.0f} ns")
+    own = rows[0][1] - rows[2][1] - rows[3][1]
+    print(f"  {'tilec alone (without the stand-in calls)':44} {own * 1e9:7.0f} ns")
+    _C._gpu_test_device(0, None)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=os.path.join(HERE, "results", "gpu_launch_breakdown.json"))
     ap.add_argument("--count", type=int, default=1000)
+    ap.add_argument("--fake", action="store_true",
+                    help="no GPU: time tilec's host work with a stand-in torch and device")
     args = ap.parse_args()
-    import torch
+    if args.fake:
+        fake_host_work(args.count * 20)
+        return
+    try:
+        import torch
+    except ImportError:
+        print("gpu_launch_breakdown.py: torch is not installed (--fake times tilec's host work "
+              "without a GPU)")
+        return
 
     if not torch.cuda.is_available():
         print("gpu_launch_breakdown.py: no CUDA device")
@@ -95,12 +194,12 @@ def main():
     out = torch.empty_like(x)
     rows = []
 
-    def loop_time(k, names, values):
-        k._launch_loop((1, 1, 1), names, values, dev, 10)
+    def loop_time(k, names, values, stream=None):
+        k._launch_loop((1, 1, 1), names, values, dev, 10, stream)
         torch.cuda.synchronize()
         ts = []
         for _ in range(7):
-            ts.append(k._launch_loop((4, 1, 1), names, values, dev, count) / count)
+            ts.append(k._launch_loop((4, 1, 1), names, values, dev, count, stream) / count)
             torch.cuda.synchronize()
         return statistics.median(ts)
 
@@ -112,6 +211,16 @@ def main():
     add = _C.gpu_build(ptx, meta, arch, dev)
     names = ["x_ptr", "y_ptr", "output_ptr", "n_elements"]
     rows.append(("C++ loop, add kernel", loop_time(add, names, [x, y, out, n])))
+    # why cuLaunchKernel costs what it does: the stream kind and the parameter form
+    side = torch.cuda.Stream()  # torch creates its streams non-blocking
+    streams = [("stream 0", 0), ("per-thread", 2), ("non-blocking", side.cuda_stream)]
+    for label, st in streams:
+        rows.append((f"C++ loop, empty, {label}", loop_time(empty, [], [], st)))
+        rows.append((f"C++ loop, add, {label}", loop_time(add, names, [x, y, out, n], st)))
+    with launch_form("extra"):
+        rows.append(("C++ loop, add kernel, extra", loop_time(add, names, [x, y, out, n])))
+        rows.append(("C++ loop, add, non-blocking, extra",
+                     loop_time(add, names, [x, y, out, n], side.cuda_stream)))
     rows.append(("C++ loop, add, GPU busy", behind_sleep(
         torch, lambda: add._launch_loop((4, 1, 1), names, [x, y, out, n], dev, 100), 1) / 100))
     raw = torch._C._cuda_getCurrentRawStream
@@ -157,6 +266,10 @@ def main():
     rows.append(("kernel[grid](...), lambda grid",
                  per_call(torch, lambda: sk.add_kernel[lam](x, y, out, n, BLOCK_SIZE=1024),
                           count)))
+    with launch_form("extra"):
+        rows.append(("kernel[grid](...), tuple grid, extra",
+                     per_call(torch, lambda: sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024),
+                              count)))
     rows.append(("torch.add(out=)", per_call(torch, lambda: torch.add(x, y, out=out), count)))
     rows.append(("kernel[grid](...), tuple, GPU busy",
                  behind_sleep(torch, lambda: sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024),
@@ -180,6 +293,20 @@ def main():
           f"{own * 1e6:.2f} us + cuLaunchKernel {r['C++ loop, add kernel'] * 1e6:.2f} us "
           f"(+ {max(0.0, full - own - r['C++ loop, add kernel']) * 1e6:.2f} us unexplained); "
           f"issue 3: must <= 4 us -> {'PASS' if full <= 4e-6 else 'FAIL'}, aim <= 2 us")
+    print("cuLaunchKernel from a C++ loop (us per launch), by stream and parameter form:")
+    print(f"  {'stream':28} {'empty kernel':>12} {'add kernel':>12} {'add, extra':>12}")
+    table = [("torch current", "C++ loop, empty kernel", "C++ loop, add kernel",
+              "C++ loop, add kernel, extra")]
+    table += [(label, f"C++ loop, empty, {label}", f"C++ loop, add, {label}",
+               "C++ loop, add, non-blocking, extra" if label == "non-blocking" else None)
+              for label, _ in streams]
+    for label, a, b, c in table:
+        extra_us = f"{r[c] * 1e6:12.2f}" if c else f"{'':>12}"
+        print(f"  {label:28} {r[a] * 1e6:12.2f} {r[b] * 1e6:12.2f} {extra_us}")
+    fx = r["kernel[grid](...), tuple grid, extra"]
+    print(f"kernel[grid](...) from Python: kernelParams {full * 1e6:.2f} us, extra {fx * 1e6:.2f} us "
+          f"-> {'extra' if fx < full * 0.97 else 'kernelParams'} "
+          "(extra only if >3% faster: then make it the default in Launcher.cpp)")
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"count": count, "us": {k: v * 1e6 for k, v in rows},
