@@ -278,6 +278,14 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
   for (size_t i = 0; i < meta.params.size(); ++i) {
     ParamKind kind = meta.params[i].kind;
     const ArgInfo &a = infos[positions[i]];
+    // the common cases first: a GPU array for a pointer, an int already in the range of
+    // the .param's kind (the slot is the value, sign-extended, as pack_param would make it)
+    if ((kind == ParamKind::Ptr && a.cls == ArgClass::DeviceArray) ||
+        (a.cls == ArgClass::Int && a.int_class != kU64 &&
+         (kind == ParamKind::I64 || (kind == ParamKind::I32 && a.int_class == kI32)))) {
+      slots[i] = static_cast<uint64_t>(a.i);
+      continue;
+    }
     const std::string &name = names[positions[i]];
     auto fail = [&](const std::string &what) {
       throw nb::type_error(("argument '" + name + "' of kernel '" + meta.name + "': " + what)
