@@ -9,6 +9,7 @@
 #include "ir/Verifier.h"
 #include "layout/AllocateShared.h"
 #include "layout/AssignLayouts.h"
+#include "layout/PipelineLoops.h"
 #include "support/Env.h"
 #include "transforms/CSE.h"
 #include "transforms/Canonicalize.h"
@@ -36,6 +37,7 @@ const std::vector<Stage> &stages() {
       {"dce", transforms::dce},
       {"cleanup", transforms::canonicalize}, // fold what LICM/CSE/DCE exposed
       {"layouts", layout::assign_layouts, true}, // + conversions, and their removal
+      {"pipeline-loops", layout::pipeline_loops, true}, // the cp.async rings of dot loops
       {"allocate-shared", layout::allocate_shared, true},
       {"lower", nullptr, true}, // Tile IR -> Thread IR
       {"ptx", nullptr, true},   // Thread IR -> PTX text

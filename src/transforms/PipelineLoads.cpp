@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 
 #include "transforms/CSE.h"
 #include "transforms/DCE.h"
+#include "transforms/LoopShift.h"
 
 namespace tilec::transforms {
 
@@ -37,99 +37,6 @@ bool has_side_effects(Block *b) {
   return found;
 }
 
-// Values of the loop body re-computed at another point: at the top of the body for the
-// current iteration (`current`) or the next one (`next`), or before the loop for the
-// first one (`first`). A value that needs an op with side effects or regions fails.
-class Shifter {
-public:
-  Shifter(Op &loop, Block &body) : loop_(loop), body_(body) {}
-
-  bool inside(const Value *v) const {
-    const Block *b = v->def ? v->def->parent() : v->owner;
-    return b == &body_;
-  }
-
-  // `v` in iteration `which` (0: first, 1: current, 2: next), emitted with `b`.
-  Value *at(Value *v, int which, Builder &b) {
-    if (!v || !inside(v))
-      return v;
-    auto key = std::make_pair(v, which);
-    if (auto it = memo_.find(key); it != memo_.end())
-      return it->second;
-    Value *r = nullptr;
-    if (v->is_block_arg()) {
-      if (v->index == 0) // the induction variable
-        r = which == 0 ? loop_.operand(0) : which == 1 ? v : iv_next(b);
-      else if (which == 0)
-        r = loop_.operand(2 + v->index); // the initial value
-      else if (which == 1)
-        r = v;
-      else // the value the current iteration yields
-        r = at(body_.terminator()->operand(v->index - 1), 1, b);
-    } else {
-      Op *op = v->def;
-      if (!is_pure(op->kind()) || op->num_regions() != 0)
-        return nullptr;
-      std::vector<Value *> ops;
-      for (Value *o : op->operands()) {
-        Value *x = at(o, which, b);
-        if (!x)
-          return nullptr;
-        ops.push_back(x);
-      }
-      std::vector<Type> types;
-      for (size_t i = 0; i < op->num_results(); ++i)
-        types.push_back(op->result(i)->type);
-      Op *c = b.create(op->kind(), ops, types, op->attrs(), op->loc());
-      for (size_t i = 0; i < op->num_results(); ++i)
-        memo_[{op->result(i), which}] = c->result(i);
-      r = c->result(v->index);
-    }
-    memo_[key] = r;
-    return r;
-  }
-
-private:
-  Value *iv_next(Builder &b) {
-    if (!next_iv_) {
-      Value *iv = body_.arg(0);
-      next_iv_ =
-          b.create(OpKind::Add, {iv, loop_.operand(2)}, {iv->type}, {}, loop_.loc())->result();
-    }
-    return next_iv_;
-  }
-
-  Op &loop_;
-  Block &body_;
-  std::map<std::pair<Value *, int>, Value *> memo_;
-  Value *next_iv_ = nullptr;
-};
-
-// A dry run of Shifter::at: can `v` be recomputed for the next iteration (`next`) or the
-// current one at the top of the body (no side effects on the way)? Every iteration
-// recomputation (first, current, next) needs the same ops, so one check covers all.
-bool recomputable(Value *v, Block &body, bool next,
-                  std::map<std::pair<Value *, bool>, bool> &seen) {
-  const Block *b = v->def ? v->def->parent() : v->owner;
-  if (b != &body)
-    return true;
-  auto key = std::make_pair(v, next);
-  if (auto it = seen.find(key); it != seen.end())
-    return it->second;
-  bool ok;
-  if (v->is_block_arg()) // a carried value of the next iteration: what this one yields
-    ok = !next || v->index == 0 ||
-         recomputable(body.terminator()->operand(v->index - 1), body, false, seen);
-  else {
-    Op *op = v->def;
-    ok = is_pure(op->kind()) && op->num_regions() == 0;
-    for (size_t i = 0; ok && i < op->num_operands(); ++i)
-      ok = recomputable(op->operand(i), body, next, seen);
-  }
-  seen[key] = ok;
-  return ok;
-}
-
 // cond (i1 scalar) broadcast to `t`'s shape, and-ed into `mask` (may be null).
 Value *and_in_bounds(Builder &b, Value *mask, Value *cond, const Type &ptr_t, SourceLoc loc) {
   Value *c = cond;
@@ -140,7 +47,7 @@ Value *and_in_bounds(Builder &b, Value *mask, Value *cond, const Type &ptr_t, So
   return b.create(OpKind::And, {mask, c}, {mask->type}, {}, loc)->result();
 }
 
-bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
+bool pipeline_loop(Op &loop, int64_t stages, int64_t threads, const LoadFilter &skip) {
   Block *body = loop.region(0)->block();
   int64_t own = loop.int_attr("num_stages", stages);
   if (own < 2 || has_side_effects(body))
@@ -149,7 +56,7 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
   std::vector<Op *> loads;
   for (auto &op : body->ops()) {
     has_dot = has_dot || op->kind() == OpKind::Dot;
-    if (op->kind() == OpKind::Load && op->int_attr("volatile", 0) == 0)
+    if (op->kind() == OpKind::Load && op->int_attr("volatile", 0) == 0 && !(skip && skip(*op)))
       loads.push_back(op.get());
   }
   if (!has_dot || loads.empty())
@@ -159,12 +66,12 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
   if (!step_def || step_def->kind() != OpKind::Constant || !loop.operand(2)->type.is_scalar() ||
       step_def->int_attr("value", 0) <= 0)
     return false;
-  std::map<std::pair<Value *, bool>, bool> seen;
+  LoopShift sh(loop, false);
   std::vector<Op *> chosen;
   for (Op *ld : loads) {
     bool ok = true;
     for (Value *v : ld->operands())
-      ok = ok && recomputable(v, *body, true, seen);
+      ok = ok && sh.recomputable(v);
     if (ok)
       chosen.push_back(ld);
   }
@@ -178,7 +85,6 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
   if (chosen.empty() || bytes > kPrefetchBytesPerThread * threads)
     return false;
 
-  Shifter sh(loop, *body);
   Builder pre;
   pre.set_insertion_point(&loop);
   Builder top;
@@ -191,10 +97,10 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
                         ->result();
   Value *next_ok = nullptr;
   for (Op *ld : chosen) {
-    auto emit = [&](Builder &b, int which, Value *ok) {
+    auto emit = [&](Builder &b, bool first, Value *ok) {
       std::vector<Value *> ops;
       for (Value *v : ld->operands())
-        ops.push_back(sh.at(v, which, b));
+        ops.push_back(first ? sh.from_start(v, 0, b) : sh.ahead(v, 1, b));
       Value *mask = ops.size() > 1 ? ops[1] : nullptr;
       Value *m = and_in_bounds(b, mask, ok, ld->operand(0)->type, ld->loc());
       if (ops.size() > 1)
@@ -203,14 +109,14 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
         ops.push_back(m);
       return b.create(OpKind::Load, ops, {ld->result()->type}, ld->attrs(), ld->loc())->result();
     };
-    Value *first = emit(pre, 0, first_ok);
+    Value *first = emit(pre, true, first_ok);
     if (!next_ok) {
-      Value *iv_next = sh.at(body->arg(0), 2, top);
+      Value *iv_next = sh.ahead(body->arg(0), 1, top);
       next_ok = top.create(OpKind::Cmp, {iv_next, ub}, {Type(DType::I1)},
                            {{"pred", std::string("lt")}}, loc)
                     ->result();
     }
-    Value *next = emit(top, 2, next_ok);
+    Value *next = emit(top, false, next_ok);
     loop.add_operand(first);
     Value *carried = body->add_arg(ld->result()->type);
     loop.add_result(ld->result()->type);
@@ -222,23 +128,23 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
   return true;
 }
 
-void process(Block &b, int64_t stages, int64_t threads, bool &changed) {
+void process(Block &b, int64_t stages, int64_t threads, const LoadFilter &skip, bool &changed) {
   for (auto it = b.ops().begin(); it != b.ops().end();) {
     Op *op = (it++)->get();
     for (size_t r = 0; r < op->num_regions(); ++r)
-      process(*op->region(r)->block(), stages, threads, changed);
+      process(*op->region(r)->block(), stages, threads, skip, changed);
     if (op->kind() == OpKind::For)
-      changed = pipeline_loop(*op, stages, threads) || changed;
+      changed = pipeline_loop(*op, stages, threads, skip) || changed;
   }
 }
 
 } // namespace
 
-void pipeline_loads(Module &m) {
+void pipeline_loads(Module &m, const LoadFilter &skip) {
   bool changed = false;
   int64_t stages = module_int(m, "num_stages", 3), threads = 32 * module_int(m, "num_warps", 4);
   for (auto &f : m.functions)
-    process(*f->entry(), stages, threads, changed);
+    process(*f->entry(), stages, threads, skip, changed);
   if (changed) { // the recomputed pointers repeat the body's; the old masks may be dead
     cse(m);
     dce(m);

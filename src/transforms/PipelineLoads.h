@@ -9,14 +9,18 @@
 //
 // so the loads of iteration i+1 are in flight while iteration i computes. Loops with a
 // store or atomic in them, volatile loads, and num_stages < 2 (module attribute, or the
-// loop's own) are left alone. The cp.async ring in shared memory (num_stages - 1
-// iterations ahead) replaces this once dot operands are staged explicitly.
+// loop's own) are left alone, and so are the loads `skip` names: those the cp.async ring
+// in shared memory (layout/PipelineLoops, num_stages - 1 iterations ahead) will take.
 #pragma once
+
+#include <functional>
 
 #include "ir/IR.h"
 
 namespace tilec::transforms {
 
-void pipeline_loads(ir::Module &m);
+using LoadFilter = std::function<bool(const ir::Op &load)>;
+
+void pipeline_loads(ir::Module &m, const LoadFilter &skip = {});
 
 } // namespace tilec::transforms

@@ -1,0 +1,311 @@
+#include "layout/PipelineLoops.h"
+
+#include <cmath>
+#include <optional>
+
+#include "analysis/AxisInfo.h"
+#include "ir/RingOps.h"
+#include "layout/AssignLayouts.h"
+#include "layout/LayoutRules.h"
+#include "layout/Layouts.h"
+#include "layout/RingLayouts.h"
+#include "support/Env.h"
+#include "transforms/CSE.h"
+#include "transforms/DCE.h"
+#include "transforms/LoopShift.h"
+
+namespace tilec::layout {
+
+using namespace ir;
+using transforms::LoopShift;
+
+namespace {
+
+int64_t module_int(const Module &m, const char *name, int64_t def) {
+  for (const NamedAttr &a : m.attrs)
+    if (a.name == name)
+      if (auto *v = std::get_if<int64_t>(&a.value))
+        return *v;
+  return def;
+}
+
+bool has_side_effects(Block *b) {
+  bool found = false;
+  walk(b, [&](Op *op) {
+    OpKind k = op->kind();
+    found = found || k == OpKind::Store || k == OpKind::AtomicRmw || k == OpKind::AtomicCas ||
+            k == OpKind::Barrier || k == OpKind::Print || k == OpKind::Assert || is_ring_op(k);
+  });
+  return found;
+}
+
+bool is_zero_constant(const Value *v) {
+  const Op *d = v->def;
+  if (d && d->kind() == OpKind::Splat)
+    d = d->operand(0)->def;
+  if (!d || d->kind() != OpKind::Constant)
+    return false;
+  const AttrValue *a = d->attr("value");
+  if (!a)
+    return false;
+  if (auto *i = std::get_if<int64_t>(a))
+    return *i == 0;
+  if (auto *f = std::get_if<double>(a))
+    return *f == 0.0 && !std::signbit(*f);
+  return false;
+}
+
+// One load going into a ring.
+struct Candidate {
+  Op *load = nullptr;
+  Op *dot = nullptr;
+  int operand = 0;
+  std::vector<Op *> chain; // the permute / convert_layout ops from the load to the dot
+  std::vector<std::vector<int32_t>> stage_bases;
+  Value *buf = nullptr;
+};
+
+// Whether each thread's copies along `cdim` of the load's pointer (and mask) tile are runs
+// of 4 bytes or more that cp.async can take: contiguous in the thread's registers and in
+// memory, aligned, and under one mask bit.
+bool copies_in_runs(const Op &load, int cdim, const analysis::AxisInfoAnalysis &ax) {
+  const Value *ptr = load.operand(0);
+  int64_t eb = byte_size(ptr->type.elem);
+  int64_t run = contiguous_per_thread(to_linear(ptr->type), cdim);
+  run = std::min(run, ax.ptr_vector_elems(ptr, cdim));
+  if (load.num_operands() > 1) {
+    const analysis::AxisInfo &m = ax.get(load.operand(1));
+    if (m.rank() == ptr->type.rank())
+      run = std::min(run, m.constancy[static_cast<size_t>(cdim)]);
+    else
+      run = 1;
+  }
+  return run * eb >= 4;
+}
+
+std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
+                                   const analysis::AxisInfoAnalysis &ax, bool force) {
+  if (load.parent() != &body || load.int_attr("volatile", 0) != 0)
+    return std::nullopt;
+  auto [dot_c, operand] = ring_dot_operand(load);
+  if (!dot_c || dot_c->parent() != &body)
+    return std::nullopt;
+  Op *dot = const_cast<Op *>(dot_c);
+  const Type &pt = load.operand(0)->type;
+  if (pt.rank() != 2 || !pt.layout || pt.layout->kind != LayoutKind::Blocked ||
+      byte_size(pt.elem) < 2 || !same_layout(pt.layout, load.result()->type.layout))
+    return std::nullopt;
+  if (load.num_operands() > 2 && !is_zero_constant(load.operand(2)))
+    return std::nullopt;
+  for (size_t i = 0; i < std::min<size_t>(2, load.num_operands()); ++i)
+    if (!sh.recomputable(load.operand(i)))
+      return std::nullopt;
+  Candidate c;
+  c.load = &load;
+  c.dot = dot;
+  c.operand = operand;
+  for (Op *u = load.result()->users.front(); u != dot; u = u->result()->users.front())
+    c.chain.push_back(u);
+  // the memory-contiguous dim, followed through the permutes
+  int cdim = pt.layout->order[0];
+  if (!copies_in_runs(load, cdim, ax))
+    return std::nullopt;
+  for (Op *p : c.chain)
+    if (p->kind() == OpKind::Permute) {
+      std::vector<int64_t> order = p->ints_attr("order");
+      for (size_t i = 0; i < order.size(); ++i)
+        if (order[i] == cdim) {
+          cdim = static_cast<int>(i);
+          break;
+        }
+    }
+  if (!force && !ring_consumer_supported(*dot, operand))
+    return std::nullopt;
+  std::optional<LinearLayout> stage = ring_stage_layout(*dot, operand, cdim);
+  if (!stage)
+    return std::nullopt;
+  for (int i = 0; i < stage->in_dim_bits(kOffset); ++i)
+    c.stage_bases.push_back(stage->basis(kOffset, i));
+  return c;
+}
+
+// `t` (a pointer or mask tile of the load) through the candidate's permutes.
+Value *through_chain(Builder &b, const Candidate &c, Value *t) {
+  for (Op *p : c.chain) {
+    if (p->kind() != OpKind::Permute)
+      continue;
+    std::vector<int64_t> order = p->ints_attr("order");
+    Shape s;
+    for (int64_t o : order)
+      s.push_back(t->type.shape[static_cast<size_t>(o)]);
+    Type rt = t->type.with_shape(s).with_layout(rules::permuted(t->type.layout, order, false));
+    t = b.create(OpKind::Permute, {t}, {rt}, p->attrs(), p->loc())->result();
+  }
+  return t;
+}
+
+// async_copy of the candidate's tile in the iteration whose pointer / mask are `ptr` /
+// `mask` (mask may be null) and whose `in_range` (scalar i1) says it exists.
+void copy(Builder &b, const Candidate &c, Value *stage, Value *ptr, Value *mask,
+          Value *in_range) {
+  SourceLoc loc = c.load->loc();
+  Type mt = ptr->type.with_elem(DType::I1);
+  Value *m = b.create(OpKind::Splat, {in_range}, {mt}, {}, loc)->result();
+  if (mask)
+    m = b.create(OpKind::And, {mask, m}, {mt}, {}, loc)->result();
+  b.create(OpKind::AsyncCopy, {c.buf, stage, through_chain(b, c, ptr), through_chain(b, c, m)},
+           {}, {}, loc);
+}
+
+Value *i32(Builder &b, int64_t v, SourceLoc loc) { return b.constant_int(Type(DType::I32), v, loc); }
+
+Value *cmp(Builder &b, const char *pred, Value *x, Value *y, SourceLoc loc) {
+  return b.create(OpKind::Cmp, {x, y}, {Type(DType::I1)}, {{"pred", std::string(pred)}}, loc)
+      ->result();
+}
+
+Value *select(Builder &b, Value *c, Value *x, Value *y, SourceLoc loc) {
+  return b.create(OpKind::Select, {c, x, y}, {x->type}, {}, loc)->result();
+}
+
+bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnalysis &ax,
+                   bool force) {
+  Block *body = loop.region(0)->block();
+  int64_t S = loop.int_attr("num_stages", module_stages);
+  if (S < 2 || has_side_effects(body))
+    return false;
+  Value *step = loop.operand(2);
+  if (!step->def || step->def->kind() != OpKind::Constant || !step->type.is_scalar() ||
+      step->def->int_attr("value", 0) <= 0)
+    return false;
+  LoopShift sh(loop, true);
+  std::vector<Candidate> cands;
+  for (auto &op : body->ops())
+    if (op->kind() == OpKind::Load)
+      if (auto c = candidate(*op, *body, sh, ax, force))
+        cands.push_back(std::move(*c));
+  if (cands.empty())
+    return false;
+
+  SourceLoc loc = loop.loc();
+  Value *ub = loop.operand(1), *iv = body->arg(0);
+  // the rings and the prologue: iterations 0 .. S-2 into stages 0 .. S-2
+  Builder pre;
+  pre.set_insertion_point(&loop);
+  for (Candidate &c : cands) {
+    const Type &ot = c.dot->operand(static_cast<size_t>(c.operand))->type;
+    Type bt = ring_buffer_type(ot.elem, S, ot.shape[0], ot.shape[1], c.stage_bases);
+    c.buf = pre.create(OpKind::LocalAlloc, {}, {bt}, {}, c.load->loc())->result();
+  }
+  for (int s = 0; s + 1 < S; ++s) {
+    Value *ok = cmp(pre, "lt", sh.from_start(iv, s, pre), ub, loc);
+    Value *stage = i32(pre, s, loc);
+    for (Candidate &c : cands) {
+      Value *mask = c.load->num_operands() > 1 ? sh.from_start(c.load->operand(1), s, pre) : nullptr;
+      copy(pre, c, stage, sh.from_start(c.load->operand(0), s, pre), mask, ok);
+    }
+    pre.create(OpKind::AsyncCommit, {}, {}, {}, loc);
+  }
+  Value *c0 = i32(pre, 0, loc);
+
+  // the stage counter, carried
+  Value *cur = body->add_arg(Type(DType::I32));
+  loop.add_operand(c0);
+  loop.add_result(Type(DType::I32));
+
+  // iteration i + S-1 into stage (c + S-1) % S, before the yield (after every dot)
+  Op *yield = body->terminator();
+  Builder end;
+  end.set_insertion_point(yield);
+  Value *ok = cmp(end, "lt", sh.ahead(iv, static_cast<int>(S - 1), end), ub, loc);
+  Value *prev = select(end, cmp(end, "eq", cur, i32(end, 0, loc), loc), i32(end, S - 1, loc),
+                       end.create(OpKind::Sub, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)
+                           ->result(),
+                       loc);
+  for (Candidate &c : cands) {
+    Value *mask = c.load->num_operands() > 1
+                      ? sh.ahead(c.load->operand(1), static_cast<int>(S - 1), end)
+                      : nullptr;
+    copy(end, c, prev, sh.ahead(c.load->operand(0), static_cast<int>(S - 1), end), mask, ok);
+  }
+  end.create(OpKind::AsyncCommit, {}, {}, {}, loc);
+  Value *next = end.create(OpKind::Add, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)->result();
+  yield->add_operand(select(end, cmp(end, "eq", next, i32(end, S, loc), loc), i32(end, 0, loc),
+                            next, loc));
+
+  // the top: wait for iteration i's group; the dots read their stage
+  Builder top;
+  top.set_insertion_point(body->ops().front().get());
+  top.create(OpKind::AsyncWait, {}, {}, {{"pending", S - 2}}, loc);
+  for (Candidate &c : cands) {
+    Builder at;
+    at.set_insertion_point(c.dot);
+    const Type &ot = c.dot->operand(static_cast<size_t>(c.operand))->type;
+    Value *x = at.create(OpKind::LocalLoad, {c.buf, cur}, {ot}, {}, c.load->loc())->result();
+    c.dot->set_operand(static_cast<size_t>(c.operand), x);
+    for (auto it = c.chain.rbegin(); it != c.chain.rend(); ++it) {
+      (*it)->drop_operands();
+      (*it)->erase();
+    }
+    c.load->drop_operands();
+    c.load->erase();
+  }
+  // every copy has landed before what follows the loop (shared memory is reused)
+  Builder post;
+  post.set_insertion_point(std::next(loop.self_iterator())->get()); // a terminator at least
+  post.create(OpKind::AsyncWait, {}, {}, {{"pending", int64_t{0}}}, loc);
+  return true;
+}
+
+void process(Block &b, int64_t stages, const analysis::AxisInfoAnalysis &ax, bool force,
+             bool &changed) {
+  for (auto it = b.ops().begin(); it != b.ops().end();) {
+    Op *op = (it++)->get();
+    for (size_t r = 0; r < op->num_regions(); ++r)
+      process(*op->region(r)->block(), stages, ax, force, changed);
+    if (op->kind() == OpKind::For)
+      changed = pipeline_loop(*op, stages, ax, force) || changed;
+  }
+}
+
+} // namespace
+
+std::pair<const Op *, int> ring_dot_operand(const Op &load) {
+  const Value *v = load.result();
+  while (v->users.size() == 1) {
+    const Op *u = v->users.front();
+    if (u->parent() != load.parent())
+      break;
+    if (u->kind() == OpKind::Dot) {
+      for (int i = 0; i < 2; ++i)
+        if (u->operand(static_cast<size_t>(i)) == v)
+          return {u, i};
+      break;
+    }
+    if (u->kind() != OpKind::Permute && u->kind() != OpKind::ConvertLayout)
+      break;
+    v = u->result();
+  }
+  return {nullptr, -1};
+}
+
+void pipeline_loops(Module &m) {
+  if (env::get(env::Var::Ring) == "0")
+    return;
+  pipeline_loops(m, PipelineLoopsOptions{});
+}
+
+void pipeline_loops(Module &m, const PipelineLoopsOptions &opts) {
+  int64_t stages = module_int(m, "num_stages", 3);
+  bool changed = false;
+  for (auto &f : m.functions) {
+    analysis::AxisInfoAnalysis ax(*f, &m);
+    process(*f->entry(), stages, ax, opts.force, changed);
+  }
+  if (changed) { // the recomputed pointer math repeats the body's; the old may be dead
+    transforms::cse(m);
+    transforms::dce(m);
+  }
+}
+
+} // namespace tilec::layout
