@@ -224,3 +224,123 @@ TEST(PipelineLoops, SeedMatmulMmaSync) {
   check_matmul({128, 64, 32, 4, 2, false, false, 128, 64, 64});
   check_matmul({64, 128, 32, 4, 4, false, true, 65, 144, 0}); // no iteration at all
 }
+
+namespace {
+
+// Runs `src` with layouts, then pipeline-loops (forced), in the interpreter before and
+// after; returns the pipelined IR text. Buffers: fp16 inputs, the last one the output
+// (`out_halves` 16-bit words).
+std::string check_kernel(const std::string &kname, const std::string &text,
+                         const std::vector<sema::ArgSpec> &args, const std::vector<int64_t> &ints,
+                         std::vector<size_t> in_sizes, size_t out_halves,
+                         std::array<int64_t, 3> grid, int warps, int stages, bool wgmma) {
+  auto src = source(kname, text);
+  auto before = with_layouts(src, args, warps, stages, wgmma);
+  auto after = with_layouts(src, args, warps, stages, wgmma);
+  layout::PipelineLoopsOptions o;
+  o.force = true;
+  layout::pipeline_loops(*after.module, o);
+  ir::verify(*after.module);
+  std::vector<std::vector<uint16_t>> bufs;
+  for (size_t i = 0; i < in_sizes.size(); ++i)
+    bufs.push_back(quarters(in_sizes[i], static_cast<unsigned>(i + 7)));
+  bufs.emplace_back(out_halves);
+  std::vector<uint16_t> want = run(before, bufs, ints, grid), got = run(after, bufs, ints, grid);
+  EXPECT_TRUE(want == got) << kname;
+  size_t marker = 0;
+  for (uint16_t w : want)
+    marker += w == 0x7e00;
+  EXPECT_LT(marker, want.size()) << "the kernel stored nothing";
+  return ir::print(*after.module);
+}
+
+const char *kOtherAndStore = R"(@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        kk = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :], mask=kk[None, :] < K, other=OTHER)
+        b = tl.load(b_ptr + kk[:, None] * BN + rn[None, :], mask=kk[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        STORE
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+)";
+
+std::string other_and_store(const std::string &other, bool store) {
+  std::string s = kOtherAndStore;
+  s.replace(s.find("OTHER"), 5, other);
+  s.replace(s.find("STORE"), 5,
+            store ? "tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)" : "");
+  return s;
+}
+
+std::string run_other_and_store(const std::string &other, bool store, bool wgmma) {
+  int64_t K = 80, BM = 64, BN = 64, BK = 32;
+  std::vector<sema::ArgSpec> args = {ptr16(), ptr16(), ptr16(), integer(K), constexpr_int(BM),
+                                     constexpr_int(BN), constexpr_int(BK)};
+  args[2].dtype = ir::DType::F32;
+  return check_kernel("mm", other_and_store(other, store), args, {K},
+                      {size_t(BM * K), size_t(K * BN)}, size_t(2 * BM * BN), {1, 1, 1}, 4, 3,
+                      wgmma);
+}
+
+} // namespace
+
+TEST(PipelineLoops, NonZeroOtherIsNotPipelined) {
+  for (bool wgmma : {false, true}) {
+    std::string ir = run_other_and_store("1.0", false, wgmma);
+    EXPECT_EQ(count(ir, "= local_alloc"), 1u) << ir; // b only
+    EXPECT_EQ(count(ir, " = load "), 1u) << ir;      // a, still in the loop
+    ir = run_other_and_store("0.0", false, wgmma);
+    EXPECT_EQ(count(ir, "= local_alloc"), 2u) << ir;
+  }
+}
+
+TEST(PipelineLoops, LoopWithStoreIsNotPipelined) {
+  std::string ir = run_other_and_store("0.0", true, true);
+  EXPECT_EQ(count(ir, "= local_alloc"), 0u) << ir;
+  EXPECT_EQ(count(ir, "async_"), 0u) << ir;
+}
+
+TEST(PipelineLoops, SeedAttention) {
+  // k and v pipelined (k reaches its dot through tl.trans), q invariant (loaded before the
+  // loop, untouched); masked tail: N_CTX not a multiple of BLOCK_N
+  const int64_t Z = 1, H = 2, N = 72, D = 64;
+  for (auto [bm, bn, warps, stages, wgmma] :
+       {std::tuple{128, 64, 4, 2, true}, std::tuple{64, 32, 4, 3, true},
+        std::tuple{64, 32, 4, 3, false}, std::tuple{32, 32, 2, 4, false}}) {
+    SCOPED_TRACE(std::to_string(bm) + "x" + std::to_string(bn) + " S" + std::to_string(stages) +
+                 (wgmma ? " wgmma" : " mma"));
+    std::vector<int64_t> ints;
+    for (int t = 0; t < 4; ++t)
+      for (int64_t s : {H * N * D, N * D, D, int64_t{1}})
+        ints.push_back(s);
+    for (int64_t v : {Z, H, N})
+      ints.push_back(v);
+    std::vector<sema::ArgSpec> args = {ptr16(), ptr16(), ptr16(), ptr16()};
+    for (int64_t v : ints)
+      args.push_back(integer(v));
+    for (int64_t v : {int64_t(bm), int64_t(bn), D})
+      args.push_back(constexpr_int(v));
+    size_t n = size_t(Z * H * N * D);
+    std::string ir = check_kernel("fused_attention_kernel",
+                                  test::seed_kernel("fused_attention_kernel"), args, ints,
+                                  {n, n, n}, n, {(N + bm - 1) / bm, Z * H, 1}, warps, stages,
+                                  wgmma);
+    size_t for_at = ir.find(" = for ");
+    ASSERT_NE(for_at, std::string::npos) << ir;
+    EXPECT_EQ(count(ir, "= local_alloc"), 2u) << ir;
+    EXPECT_EQ(count(ir, "= local_load"), 2u) << ir;
+    EXPECT_EQ(count(ir, " = load "), 1u) << ir; // q
+    EXPECT_LT(ir.find(" = load "), for_at) << ir;
+    // k^T: the ring holds the dot operand [D, BLOCK_N], copied through permuted pointers
+    EXPECT_NE(ir.find("local_alloc : tile<" + std::to_string(stages) + "x" + std::to_string(D) +
+                      "x" + std::to_string(bn) + "xfp16"),
+              std::string::npos)
+        << ir;
+    EXPECT_NE(ir.find("= permute "), std::string::npos) << ir;
+  }
+}
