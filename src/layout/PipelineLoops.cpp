@@ -1,6 +1,8 @@
 #include "layout/PipelineLoops.h"
 
 #include <cmath>
+#include <map>
+#include <memory>
 #include <optional>
 
 #include "analysis/AxisInfo.h"
@@ -287,6 +289,41 @@ std::pair<const Op *, int> ring_dot_operand(const Op &load) {
     v = u->result();
   }
   return {nullptr, -1};
+}
+
+std::function<bool(const Op &)> ring_load_predictor(const Module &m) {
+  if (env::get(env::Var::Ring) == "0")
+    return {};
+  auto ax = std::make_shared<std::map<const Function *, analysis::AxisInfoAnalysis>>();
+  return [&m, ax](const Op &load) {
+    auto [dot, operand] = ring_dot_operand(load);
+    if (!dot || !ring_consumer_supported_before_layouts(*dot, operand, m))
+      return false;
+    const Value *ptr = load.operand(0);
+    if (ptr->type.rank() != 2 || byte_size(ptr->type.elem) < 2 ||
+        (load.num_operands() > 2 && !is_zero_constant(load.operand(2))))
+      return false;
+    const Function *fn = nullptr;
+    for (const auto &f : m.functions) {
+      bool in = false;
+      walk(f->entry(), [&](Op *op) { in = in || op == &load; });
+      if (in)
+        fn = f.get();
+    }
+    if (!fn)
+      return false;
+    auto it = ax->find(fn);
+    if (it == ax->end())
+      it = ax->emplace(fn, analysis::AxisInfoAnalysis(*fn, &m)).first;
+    const analysis::AxisInfoAnalysis &a = it->second;
+    int cdim = a.order_by_contiguity(ptr).front();
+    int64_t run = a.ptr_vector_elems(ptr, cdim);
+    if (load.num_operands() > 1) {
+      const analysis::AxisInfo &mi = a.get(load.operand(1));
+      run = mi.rank() == 2 ? std::min(run, mi.constancy[static_cast<size_t>(cdim)]) : 1;
+    }
+    return run * byte_size(ptr->type.elem) >= 4;
+  };
 }
 
 void pipeline_loops(Module &m) {

@@ -25,6 +25,7 @@
 // turns the stage off.
 #pragma once
 
+#include <functional>
 #include <utility>
 
 #include "ir/IR.h"
@@ -41,5 +42,11 @@ void pipeline_loops(ir::Module &m, const PipelineLoopsOptions &opts);
 // The dot operand (dot, 0 or 1) that `load`'s result reaches through single-use permute /
 // convert_layout ops in the same block; (null, -1) when there is none.
 std::pair<const ir::Op *, int> ring_dot_operand(const ir::Op &load);
+
+// Before layout assignment (transforms::pipeline_loads's `skip`): whether this stage
+// will take `load` (TILEC_RING, the consumer the dot will have, a zero `other`, 2-byte or
+// wider elements, runs of 4 bytes or more by axis info), so that register prefetch leaves
+// it alone.
+std::function<bool(const ir::Op &load)> ring_load_predictor(const ir::Module &m);
 
 } // namespace tilec::layout

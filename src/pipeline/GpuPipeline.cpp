@@ -5,7 +5,6 @@
 #include "codegen/PtxPrinter.h"
 #include "frontend/sema/Sema.h"
 #include "layout/PipelineLoops.h"
-#include "layout/RingLayouts.h"
 #include "lower/Lower.h"
 #include "simt/Format.h"
 #include "support/Env.h"
@@ -59,12 +58,7 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // Software pipelining is for the GPU path only (the interpreter runs loops as written).
   // Register prefetch runs before "layouts", whose dump shows it; it leaves alone the
   // loads that the stage "pipeline-loops" puts into shared-memory rings (TILEC_RING).
-  const ir::Module &mod = *k.tile.module;
-  bool ring = env::get(env::Var::Ring) != "0";
-  transforms::pipeline_loads(*k.tile.module, [&](const ir::Op &load) {
-    auto [dot, operand] = layout::ring_dot_operand(load);
-    return ring && dot && layout::ring_consumer_supported_before_layouts(*dot, operand, mod);
-  });
+  transforms::pipeline_loads(*k.tile.module, layout::ring_load_predictor(*k.tile.module));
   run_gpu_stages(k.tile, opts.pipeline, hooks);
   const ir::Module &m = *k.tile.module;
   k.num_warps = static_cast<int>(module_int(m, "num_warps", 4));

@@ -99,3 +99,18 @@ TEST(PipelineLoads, LargePrefetchesPerThreadAreLeftAlone) {
   EXPECT_EQ(run(big, 3, true, 1), run(big, 3, false, 1));
   EXPECT_EQ(count(run(big, 3, true, 32), " = load "), 3u);
 }
+
+// The loads the shared-memory ring (layout/PipelineLoops) will take are left to it.
+TEST(PipelineLoads, LeavesTheLoadsItIsToldToSkip) {
+  std::string plain = loop(false);
+  auto m = tilec::ir::parse_module(plain);
+  m->attrs.push_back({"num_stages", int64_t{3}});
+  m->attrs.push_back({"num_warps", int64_t{4}});
+  int asked = 0;
+  tilec::transforms::pipeline_loads(*m, [&](const tilec::ir::Op &load) {
+    ++asked;
+    return load.num_operands() == 2; // the masked load in the loop
+  });
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(tilec::ir::print(*m), run(plain, 3, false));
+}
