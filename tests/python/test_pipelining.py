@@ -1,7 +1,10 @@
-"""Software pipelining of dot loops (transforms/PipelineLoads.h, the GPU path only): the
-loads of iteration i+1 are issued before iteration i's dot. The layouts-stage IR shows
-it; the SIMT simulator (TILEC_SIMT=1) runs the pipelined loops and must agree with
-numpy for every num_stages; on a GPU the seed matmul agrees with torch."""
+"""Software pipelining of dot loops (the GPU path only): the loads of iteration i+1 are
+issued before iteration i's dot (transforms/PipelineLoads.h), or the operand loads go into
+a shared-memory ring filled num_stages - 1 iterations ahead by cp.async
+(layout/PipelineLoops.h, for the dot consumers whose lowering supports it; TILEC_RING=0
+turns it off). The layouts-stage IR shows it; the SIMT simulator (TILEC_SIMT=1) runs the
+pipelined loops and must agree with numpy for every num_stages; on a GPU the seed matmul
+agrees with torch, ring on and off."""
 
 import numpy as np
 import pytest
@@ -29,8 +32,9 @@ def loop_dot(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.conste
 
 
 def _loads_before_loop(ttgir: str) -> bool:
+    """Iteration 0's operands are fetched before the loop: into registers or a ring."""
     head = ttgir[: ttgir.index(" = for ")]
-    return " = load " in head
+    return " = load " in head or "async_copy " in head
 
 
 @pytest.mark.parametrize("num_stages,pipelined", [(1, False), (2, True), (3, True)])
@@ -73,3 +77,60 @@ def test_seed_matmul_on_the_gpu(num_stages):
                               BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8, num_warps=4,
                               num_stages=num_stages)
     torch.testing.assert_close(c.float(), (a.float() @ b.float()), rtol=1e-2, atol=5e-2)
+
+
+def _compile_seed_matmul(num_stages, **kw):
+    return triton.compile(sk.matmul_kernel.fn,
+                          "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
+                          constexprs={"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128,
+                                      "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+                          num_warps=4, num_stages=num_stages, **kw)
+
+
+def test_ring_off_leaves_no_ring_ops(monkeypatch):
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_RING", "0")
+    ttgir = _compile_seed_matmul(3).asm["ttgir"]
+    for op in ("local_alloc", "async_copy", "async_wait", "local_load"):
+        assert op not in ttgir
+
+
+def test_ring_ops_come_as_a_whole(monkeypatch):
+    # whichever consumers are enabled: a ring has its prologue, wait, copy and final wait
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    ttgir = _compile_seed_matmul(3).asm["ttgir"]
+    rings = ttgir.count("= local_alloc")
+    if rings:
+        assert ttgir.count("async_copy ") == 3 * rings  # S-1 = 2 before the loop, 1 in it
+        assert "async_wait {pending = 1}" in ttgir and "async_wait {pending = 0}" in ttgir
+    print(f"seed matmul 128x128x32 S=3: {rings} operand(s) in shared-memory rings")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("ring", ["0", "1"])
+@pytest.mark.parametrize("b_transposed", [False, True])
+def test_seed_matmul_ring_on_and_off_on_the_gpu(monkeypatch, ring, b_transposed):
+    """The seed matmul with and without the ring (TILEC_RING), N-major and K-major B, M/N/K
+    tails; prints whether the ring was used."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_RING", ring)
+    M, N, K = 500, 392, 336
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+    b = (torch.randn((N, K), device="cuda", dtype=torch.float16).t() if b_transposed
+         else torch.randn((K, N), device="cuda", dtype=torch.float16))
+    for BM, BN, BK, warps, stages in [(128, 256, 64, 8, 3), (64, 256, 32, 4, 4),
+                                      (128, 128, 32, 4, 4), (64, 32, 32, 2, 5)]:
+        c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+        grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+        k = sk.matmul_kernel.fn[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                      b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=BM,
+                                      BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=8,
+                                      num_warps=warps, num_stages=stages)
+        torch.testing.assert_close(c.float(), (a.float() @ b.float()), rtol=1e-2, atol=5e-2)
+        asm = getattr(k, "asm", None)
+        rings = asm["ttgir"].count("= local_alloc") if asm and "ttgir" in asm else "?"
+        print(f"TILEC_RING={ring} B {'K' if b_transposed else 'N'}-major "
+              f"{BM}x{BN}x{BK} w{warps} S{stages}: ok, rings {rings}")
