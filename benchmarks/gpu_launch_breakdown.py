@@ -303,6 +303,9 @@ def main():
     for label, a, b, c in table:
         extra_us = f"{r[c] * 1e6:12.2f}" if c else f"{'':>12}"
         print(f"  {label:28} {r[a] * 1e6:12.2f} {r[b] * 1e6:12.2f} {extra_us}")
+    if not add.param_buffer_layout(dev):
+        print("NOTE: this driver does not report parameter layouts (cuFuncGetParamInfo, CUDA "
+              "12.4): the 'extra' rows launched with kernelParams")
     fx = r["kernel[grid](...), tuple grid, extra"]
     print(f"kernel[grid](...) from Python: kernelParams {full * 1e6:.2f} us, extra {fx * 1e6:.2f} us "
           f"-> {'extra' if fx < full * 0.97 else 'kernelParams'} "

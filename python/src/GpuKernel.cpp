@@ -455,13 +455,9 @@ void bind_gpu_kernel(nb::module_ &m) {
            nb::arg("device"), nb::arg("count"), nb::arg("stream").none() = nb::none(),
            "Host seconds for `count` launches from C++ on `stream` (None: torch's current "
            "stream, else the legacy default stream; 2 is CU_STREAM_PER_THREAD).")
-      .def_prop_ro("param_layout",
-                   [](const GpuKernel &k) {
-                     runtime::ParamLayout l = runtime::param_layout(k.meta());
-                     return nb::make_tuple(l.offsets, l.sizes, l.size);
-                   },
-                   "(offsets, sizes, total bytes) of the .param buffer the `extra` launch "
-                   "form passes.")
+      .def("param_buffer_layout", &GpuKernel::param_buffer_layout, nb::arg("device") = 0,
+           "(offset, size) of each .param in the buffer of the 'extra' launch form, as the "
+           "driver reports them; [] when it cannot (launches then use kernelParams).")
       .def_static("load_cached",
                   [](const std::string &key, const std::string &dir)
                       -> std::shared_ptr<GpuKernel> {

@@ -1,10 +1,15 @@
 #include "runtime/Launcher.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <set>
 #include <stdexcept>
+
+#include "support/Env.h"
 
 namespace tilec::runtime {
 
@@ -114,18 +119,23 @@ void *const kParamBufferSize = reinterpret_cast<void *>(uintptr_t(2));
 void set_launch_form(LaunchForm form) { g_launch_form.store(form, std::memory_order_relaxed); }
 LaunchForm launch_form() { return g_launch_form.load(std::memory_order_relaxed); }
 
-ParamLayout param_layout(const KernelMetadata &meta) {
-  ParamLayout l;
-  for (const auto &p : meta.params) {
-    int bits = param_kind_bits(p.kind);
-    uint32_t bytes = p.kind == ParamKind::I1 ? 4 : bits <= 16 ? 2 : static_cast<uint32_t>(bits / 8);
-    l.size = (l.size + bytes - 1) / bytes * bytes;
-    l.offsets.push_back(l.size);
-    l.sizes.push_back(bytes);
-    l.size += bytes;
-  }
-  return l;
+namespace {
+
+// cuFuncGetParamInfo (CUDA 12.4 on), looked up in the driver tilec loaded; null before.
+using ParamInfoFn = CUresult (*)(CUfunction, size_t, size_t *, size_t *);
+ParamInfoFn param_info_fn() {
+  static ParamInfoFn fn = [] {
+    driver(); // loaded first
+    std::string name = env::get(env::Var::Libcuda);
+    if (name.empty())
+      name = env::info(env::Var::Libcuda).default_value;
+    void *lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    return lib ? reinterpret_cast<ParamInfoFn>(dlsym(lib, "cuFuncGetParamInfo")) : nullptr;
+  }();
+  return fn;
 }
+
+} // namespace
 
 const DeviceProps &device_props(int device) {
   static std::mutex mu;
@@ -165,8 +175,7 @@ const DeviceProps &device_props(int device) {
 }
 
 GpuKernel::GpuKernel(KernelBinary bin)
-    : bin_(std::move(bin)), layout_(param_layout(bin_.meta)),
-      interned_name_(intern(bin_.meta.name)) {}
+    : bin_(std::move(bin)), interned_name_(intern(bin_.meta.name)) {}
 
 const GpuKernel::Loaded *GpuKernel::find(CUcontext ctx, int device) {
   const Loaded *last = last_.load(std::memory_order_acquire);
@@ -232,7 +241,24 @@ const GpuKernel::Loaded &GpuKernel::load(CUcontext ctx, int device) {
     check(d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                bin_.meta.shared),
           "cuFuncSetAttribute", kname);
-  loaded_.push_back(std::make_unique<Loaded>(Loaded{ctx, device, fn}));
+  auto l = std::make_unique<Loaded>();
+  l->ctx = ctx;
+  l->device = device;
+  l->fn = fn;
+  if (ParamInfoFn info = param_info_fn(); info && !bin_.meta.params.empty()) {
+    l->extra_ok = true;
+    for (size_t i = 0; i < bin_.meta.params.size() && l->extra_ok; ++i) {
+      size_t off = 0, size = 0;
+      l->extra_ok = info(fn, i, &off, &size) == CUDA_SUCCESS && size > 0 && size <= 8 &&
+                    off + size <= kMaxParamBuffer;
+      l->offsets.push_back(static_cast<uint32_t>(off));
+      l->sizes.push_back(static_cast<uint32_t>(size));
+      l->buf_size = std::max(l->buf_size, static_cast<uint32_t>(off + size));
+    }
+    size_t off = 0; // one more parameter than the metadata says: the metadata is wrong
+    l->extra_ok = l->extra_ok && info(fn, bin_.meta.params.size(), &off, nullptr) != CUDA_SUCCESS;
+  }
+  loaded_.push_back(std::move(l));
   return *loaded_.back();
 }
 
@@ -259,26 +285,25 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params)
   const Loaded *l = cur ? find(cur, device) : nullptr;
   CUresult r;
   unsigned block = 32u * static_cast<unsigned>(bin_.meta.num_warps);
-  // the `extra` form: the values copied into one buffer laid out as the .params are (the
-  // slots are little-endian: a value's bytes start at its slot)
-  alignas(8) unsigned char buf[kMaxParamBuffer];
-  size_t buf_size = layout_.size;
-  void *extra[] = {kParamBufferPointer, buf, kParamBufferSize, &buf_size, kParamEnd};
-  void **extra_arg = nullptr;
-  if (launch_form() == LaunchForm::ExtraBuffer && layout_.size <= kMaxParamBuffer) {
-    for (size_t i = 0; i < layout_.offsets.size(); ++i)
-      std::memcpy(buf + layout_.offsets[i], params[i], layout_.sizes[i]);
-    extra_arg = extra;
-    params = nullptr;
-  }
+  auto go = [&](const Loaded &fl) {
+    if (launch_form() != LaunchForm::ExtraBuffer || !fl.extra_ok)
+      return d.cuLaunchKernel(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream,
+                              params, nullptr);
+    // the `extra` form: the values copied into one buffer as the driver lays the .params
+    // out (the slots are little-endian: a value's bytes start at its slot)
+    alignas(8) unsigned char buf[kMaxParamBuffer];
+    size_t buf_size = fl.buf_size;
+    void *extra[] = {kParamBufferPointer, buf, kParamBufferSize, &buf_size, kParamEnd};
+    for (size_t i = 0; i < fl.offsets.size(); ++i)
+      std::memcpy(buf + fl.offsets[i], params[i], fl.sizes[i]);
+    return d.cuLaunchKernel(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream,
+                            nullptr, extra);
+  };
   if (l) {
-    r = d.cuLaunchKernel(l->fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream, params,
-                         extra_arg);
+    r = go(*l);
   } else {
     DeviceContextScope scope(device);
-    const Loaded &nl = load(scope.context(), device);
-    r = d.cuLaunchKernel(nl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream, params,
-                         extra_arg);
+    r = go(load(scope.context(), device));
   }
   if (r == CUDA_SUCCESS) {
     last_kernels()[device].store(interned_name_, std::memory_order_relaxed);
@@ -304,6 +329,16 @@ int GpuKernel::num_regs(int device) {
   check(driver().cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, function(device)),
         "cuFuncGetAttribute", name());
   return v;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> GpuKernel::param_buffer_layout(int device) {
+  DeviceContextScope scope(device);
+  const Loaded &l = load(scope.context(), device);
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  if (l.extra_ok)
+    for (size_t i = 0; i < l.offsets.size(); ++i)
+      out.emplace_back(l.offsets[i], l.sizes[i]);
+  return out;
 }
 
 int GpuKernel::spill_bytes(int device) {

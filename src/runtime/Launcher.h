@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/Driver.h"
@@ -60,18 +61,11 @@ struct PackedParams {
 // even), pointers take `i` as the address.
 uint64_t pack_param(ParamKind k, int64_t i, double f);
 
-// The .param buffer of a kernel as tilec's PTX declares its parameters (i1 as .u32, 8-bit
-// ints as 16-bit, each aligned to its size): what cuLaunchKernel's `extra`
-// (CU_LAUNCH_PARAM_BUFFER_POINTER) form takes.
-struct ParamLayout {
-  std::vector<uint32_t> offsets, sizes;
-  uint32_t size = 0;
-};
-ParamLayout param_layout(const KernelMetadata &meta);
-
 // How GpuKernel::launch hands the parameters to cuLaunchKernel: `kernelParams` (one pointer
-// per .param; the default) or `extra` (one packed buffer). Process-wide, for comparing the
-// two on a GPU (benchmarks/gpu_launch_breakdown.py).
+// per .param; the default) or `extra` (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer laid out as
+// the driver reports the kernel's parameters, cuFuncGetParamInfo: drivers of CUDA 12.4 on;
+// older ones keep kernelParams). Process-wide, for comparing the two on a GPU
+// (benchmarks/gpu_launch_breakdown.py).
 enum class LaunchForm : uint8_t { KernelParams, ExtraBuffer };
 void set_launch_form(LaunchForm form);
 LaunchForm launch_form();
@@ -94,19 +88,24 @@ public:
   CUfunction function(int device);
   int num_regs(int device);
   int spill_bytes(int device); // local memory per thread, mostly register spills
+  // (offset, size) of each .param in the buffer of the `extra` launch form on `device`;
+  // empty when the driver cannot tell (the launch then passes kernelParams).
+  std::vector<std::pair<uint32_t, uint32_t>> param_buffer_layout(int device);
 
 private:
   struct Loaded {
-    CUcontext ctx;
-    int device;
-    CUfunction fn;
+    CUcontext ctx = nullptr;
+    int device = -1;
+    CUfunction fn = nullptr;
+    std::vector<uint32_t> offsets, sizes; // the .param buffer (the `extra` form)
+    uint32_t buf_size = 0;
+    bool extra_ok = false; // the driver reported the layout and it fits the buffer
   };
   const Loaded *find(CUcontext ctx, int device);
   const Loaded &load(CUcontext ctx, int device);
   void check_grid(int device, LaunchGrid g) const;
 
   KernelBinary bin_;
-  ParamLayout layout_;
   const std::string *interned_name_; // lives for the process: last-launch tracking
   std::mutex mu_;
   std::vector<std::unique_ptr<Loaded>> loaded_; // modules are never unloaded
