@@ -10,8 +10,11 @@ namespace {
 
 // The lowering of each consumer kind lands separately (lower/LowerRing.cpp, LowerWgmma,
 // LowerDotOperand): until it does, the pass leaves that kind's loops alone.
-constexpr bool kWgmmaRingLowered = false;
-constexpr bool kMmaSyncRingLowered = false;
+constexpr bool kWgmmaRingLowered = true;
+constexpr bool kMmaSyncRingLowered = true;
+// tf32 operands are not put in rings: wgmma reads the top 19 bits of fp32 in shared
+// memory (truncation) while tl.dot rounds them to tf32 (the staged path's cvt.rna).
+constexpr bool kWgmmaRingTf32 = false;
 
 int elem_bytes(const ir::Type &t) { return ir::bits(t.elem) / 8; }
 
@@ -23,8 +26,7 @@ bool is_wgmma(const ir::Op &dot) {
 bool is_mma_sync_operand(const ir::Op &dot, int operand) {
   const ir::LayoutRef &l = dot.operand(static_cast<size_t>(operand))->type.layout;
   return l && l->kind == ir::LayoutKind::DotOperand && l->parent &&
-         l->parent->kind == ir::LayoutKind::Mma && l->parent->mma_version == 2 &&
-         l->k_width == 2;
+         l->parent->kind == ir::LayoutKind::Mma && l->parent->mma_version == 2 && l->k_width == 2;
 }
 
 // Whether a ring could feed the operand (layouts, rank, dtype), lowered or not.
@@ -45,11 +47,13 @@ bool eligible(const ir::Op &dot, int operand) {
 bool ring_consumer_supported(const ir::Op &dot, int operand) {
   if (!eligible(dot, operand))
     return false;
-  return is_wgmma(dot) ? kWgmmaRingLowered : kMmaSyncRingLowered;
+  if (is_wgmma(dot))
+    return kWgmmaRingLowered &&
+           (kWgmmaRingTf32 || elem_bytes(dot.operand(static_cast<size_t>(operand))->type) != 4);
+  return kMmaSyncRingLowered;
 }
 
-bool ring_consumer_supported_before_layouts(const ir::Op &dot, int operand,
-                                            const ir::Module &m) {
+bool ring_consumer_supported_before_layouts(const ir::Op &dot, int operand, const ir::Module &m) {
   if (dot.kind() != ir::OpKind::Dot || dot.result(0)->type.rank() != 2)
     return false;
   int64_t warps = 4;
@@ -68,7 +72,7 @@ bool ring_consumer_supported_before_layouts(const ir::Op &dot, int operand,
   const ir::Type &t = dot.operand(static_cast<size_t>(operand))->type;
   int eb = elem_bytes(t);
   if (r->mma_version == 3)
-    return (eb == 2 || eb == 4 || eb == 1) && kWgmmaRingLowered;
+    return (eb == 2 || (eb == 4 && kWgmmaRingTf32) || eb == 1) && kWgmmaRingLowered;
   return eb == 2 && mma_k_width(t.elem) == 2 && kMmaSyncRingLowered;
 }
 
@@ -90,8 +94,7 @@ std::optional<WgmmaOperandSmem> ring_wgmma_smem(const ir::Op &dot, int operand,
   return wgmma_operand_smem(mn, k, eb, mn_major, b, mn_instr);
 }
 
-std::optional<LinearLayout> ring_stage_layout(const ir::Op &dot, int operand,
-                                              int contiguous_dim) {
+std::optional<LinearLayout> ring_stage_layout(const ir::Op &dot, int operand, int contiguous_dim) {
   if (!eligible(dot, operand) || (contiguous_dim != 0 && contiguous_dim != 1))
     return std::nullopt;
   if (is_wgmma(dot)) {

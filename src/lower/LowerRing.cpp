@@ -2,7 +2,8 @@
 // async_commit, async_wait, local_load; docs/ARCHITECTURE.md, "The fast matmul path").
 //
 // - local_alloc: the buffer is the op's scratch from allocate_shared (S stages, its start
-//   aligned up to layout::ring_alignment within the allocation); no registers.
+//   aligned up to layout::ring_alignment within the allocation); no registers. A barrier
+//   when earlier scratch may still be read (the ring may reuse its space).
 // - async_copy: per thread, per run of the pointer tile's registers that are consecutive
 //   in global memory (vector_width: layout, contiguity, alignment, one mask value) and in
 //   the stage's placement, one cp.async of 16, 8 or 4 bytes to buf + stage * stage bytes
@@ -179,7 +180,10 @@ void lower_local_load(LoweringContext &c, const ir::Op &op) {
 void lower_ring(LoweringContext &c, const ir::Op &op) {
   simt::Builder &b = c.b();
   switch (op.kind()) {
-  case ir::OpKind::LocalAlloc: // its users find the buffer through the op
+  case ir::OpKind::LocalAlloc:
+    // its users find the buffer through the op; its space may be scratch that other
+    // threads still read (e.g. a convert_layout just before): the copies into it wait
+    c.smem_before_write();
     return;
   case ir::OpKind::AsyncCopy:
     lower_async_copy(c, op);

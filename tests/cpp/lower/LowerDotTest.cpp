@@ -416,15 +416,20 @@ def nest(a_ptr, b_ptr, c_ptr, K):
             acc = tl.dot(a, b, acc)
     tl.store(c_ptr + rm[:, None] * 32 + rn[None, :], acc)
 )";
-  GpuKernelUnderTest k(src, "nest", {"*fp16:16", "*fp16:16", "*fp32:16", "i32"}, 4, 90);
-  EXPECT_NE(k.ptx().find("wgmma.mma_async"), std::string::npos);
-  EXPECT_EQ(k.ptx().find("wgmma.wait_group.sync.aligned 1"), std::string::npos) << k.ptx();
-  Inputs in;
-  int pa = add_buffer(in, "fp16", quarters(64 * 48, 1), "a");
-  int pb = add_buffer(in, "fp16", quarters(48 * 32, 2), "b");
-  int pc = add_buffer(in, "fp32", std::vector<double>(64 * 32, 0), "c");
-  in.args = {Arg::buffer(pa), Arg::buffer(pb), Arg::buffer(pc), Arg::integer(48)};
-  k.expect_agree(in);
+  // With num_stages > 1 the shared-memory ring's async_wait follows the inner loop: the
+  // chain's wait goes before it, and the chain is pipelined.
+  for (int stages : {1, 3}) {
+    GpuKernelUnderTest k(src, "nest", {"*fp16:16", "*fp16:16", "*fp32:16", "i32"}, 4, 90, stages);
+    EXPECT_NE(k.ptx().find("wgmma.mma_async"), std::string::npos);
+    EXPECT_EQ(k.ptx().find("wgmma.wait_group.sync.aligned 1") != std::string::npos, stages > 1)
+        << k.ptx();
+    Inputs in;
+    int pa = add_buffer(in, "fp16", quarters(64 * 48, 1), "a");
+    int pb = add_buffer(in, "fp16", quarters(48 * 32, 2), "b");
+    int pc = add_buffer(in, "fp32", std::vector<double>(64 * 32, 0), "c");
+    in.args = {Arg::buffer(pa), Arg::buffer(pb), Arg::buffer(pc), Arg::integer(48)};
+    k.expect_agree(in);
+  }
 }
 
 } // namespace tilec::lower::test
