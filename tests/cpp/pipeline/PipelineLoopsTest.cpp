@@ -308,10 +308,11 @@ TEST(PipelineLoops, LoopWithStoreIsNotPipelined) {
 TEST(PipelineLoops, SeedAttention) {
   // k and v pipelined (k reaches its dot through tl.trans), q invariant (loaded before the
   // loop, untouched); masked tail: N_CTX not a multiple of BLOCK_N
-  const int64_t Z = 1, H = 2, N = 72, D = 64;
+  const int64_t Z = 1, H = 2, N = 144, D = 64;
   for (auto [bm, bn, warps, stages, wgmma] :
        {std::tuple{128, 64, 4, 2, true}, std::tuple{64, 32, 4, 3, true},
-        std::tuple{64, 32, 4, 3, false}, std::tuple{32, 32, 2, 4, false}}) {
+        std::tuple{64, 32, 4, 3, false}, std::tuple{32, 32, 2, 4, false},
+        std::tuple{64, 64, 4, 2, false}}) {
     SCOPED_TRACE(std::to_string(bm) + "x" + std::to_string(bn) + " S" + std::to_string(stages) +
                  (wgmma ? " wgmma" : " mma"));
     std::vector<int64_t> ints;
