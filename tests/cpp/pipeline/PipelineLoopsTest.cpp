@@ -260,7 +260,7 @@ def mm(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.conste
     rn = tl.arange(0, BN)
     rk = tl.arange(0, BK)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k0 in range(0, K, BK):
+    for k0 in RANGE:
         kk = k0 + rk
         a = tl.load(a_ptr + rm[:, None] * K + kk[None, :], mask=kk[None, :] < K, other=OTHER)
         b = tl.load(b_ptr + kk[:, None] * BN + rn[None, :], mask=kk[:, None] < K, other=0.0)
@@ -269,20 +269,23 @@ def mm(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.conste
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
 )";
 
-std::string other_and_store(const std::string &other, bool store) {
+std::string other_and_store(const std::string &other, bool store,
+                            const std::string &range = "range(0, K, BK)") {
   std::string s = kOtherAndStore;
+  s.replace(s.find("RANGE"), 5, range);
   s.replace(s.find("OTHER"), 5, other);
   s.replace(s.find("STORE"), 5,
             store ? "tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)" : "");
   return s;
 }
 
-std::string run_other_and_store(const std::string &other, bool store, bool wgmma) {
+std::string run_other_and_store(const std::string &other, bool store, bool wgmma,
+                                const std::string &range = "range(0, K, BK)") {
   int64_t K = 80, BM = 64, BN = 64, BK = 32;
   std::vector<sema::ArgSpec> args = {ptr16(), ptr16(), ptr16(), integer(K), constexpr_int(BM),
                                      constexpr_int(BN), constexpr_int(BK)};
   args[2].dtype = ir::DType::F32;
-  return check_kernel("mm", other_and_store(other, store), args, {K},
+  return check_kernel("mm", other_and_store(other, store, range), args, {K},
                       {size_t(BM * K), size_t(K * BN)}, size_t(2 * BM * BN), {1, 1, 1}, 4, 3,
                       wgmma);
 }
@@ -344,4 +347,14 @@ TEST(PipelineLoops, SeedAttention) {
         << ir;
     EXPECT_NE(ir.find("= permute "), std::string::npos) << ir;
   }
+}
+
+TEST(PipelineLoops, TheLoopsOwnNumStages) {
+  // tl.range(num_stages=) over the module's 3: 1 turns the ring off, 4 makes 3 prologue copies
+  std::string ir = run_other_and_store("0.0", false, true, "tl.range(0, K, BK, num_stages=1)");
+  EXPECT_EQ(count(ir, "= local_alloc"), 0u) << ir;
+  ir = run_other_and_store("0.0", false, false, "tl.range(0, K, BK, num_stages=4)");
+  EXPECT_EQ(count(ir, "= local_alloc : tile<4x"), 2u) << ir;
+  EXPECT_EQ(count(ir.substr(0, ir.find(" = for ")), "async_copy "), 6u) << ir;
+  EXPECT_NE(ir.find("async_wait {pending = 2}"), std::string::npos) << ir;
 }
