@@ -234,3 +234,44 @@ def test_seed_matmul_ring_stages(cfg, stages, monkeypatch):
     assert ring, "the ring was not used (no cp.async in the PTX)"
     assert "cp.async.cg.shared.global" not in k0.asm["ptx"]
     assert torch.equal(out, out0)
+
+
+def _seed_attention(q, k, v, block_m, warps, stages):
+    Z, H, N_CTX, D = q.shape
+    o = torch.empty_like(q)
+    grid = (triton.cdiv(N_CTX, block_m), Z * H)
+    kern = sk.fused_attention_kernel[grid](q, k, v, o, *q.stride(), *k.stride(), *v.stride(),
+                                           *o.stride(), Z, H, N_CTX, BLOCK_M=block_m,
+                                           BLOCK_N=64, BLOCK_K=D, num_warps=warps,
+                                           num_stages=stages)
+    torch.cuda.synchronize()
+    return o, kern
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+@pytest.mark.parametrize("block_m,warps", [(128, 4), (128, 8), (64, 4)])
+def test_seed_attention_ring_stages(block_m, warps, stages, monkeypatch):
+    # k (through tl.trans) and v through shared-memory rings, q once before the loop;
+    # N_CTX not a multiple of BLOCK_N (masked rows); against SDPA (scale 1, keys past N_CTX
+    # padded with zeros as the seed treats them), and TILEC_RING=0 close to it
+    shape = (1, 4, 1000, 64)
+    g = torch.Generator(device="cuda").manual_seed(6)
+    q, k, v = (0.5 * torch.randn(shape, device="cuda", generator=g).half() for _ in range(3))
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_RING", "1")
+    o, kern = _seed_attention(q, k, v, block_m, warps, stages)
+    copies = kern.asm["ptx"].count("cp.async.cg.shared.global")
+    monkeypatch.setenv("TILEC_RING", "0")
+    o0, kern0 = _seed_attention(q, k, v, block_m, warps, stages)
+    pad = (-shape[2]) % 64
+    kp = torch.nn.functional.pad(k, (0, 0, 0, pad))
+    vp = torch.nn.functional.pad(v, (0, 0, 0, pad))
+    ref = torch.nn.functional.scaled_dot_product_attention(q.float(), kp.float(), vp.float(),
+                                                           scale=1.0)
+    err, err0 = rel_err(o, ref), rel_err(o, o0)
+    print(f"seed attention BLOCK_M {block_m} warps {warps} stages {stages}: {copies} cp.async "
+          f"in the PTX, {kern.n_regs} registers (ring off: {kern0.n_regs}), rel err {err:.2e}, "
+          f"vs ring off {err0:.2e}{' (bit-identical)' if torch.equal(o, o0) else ''}")
+    assert copies >= 2, "k and v did not go through rings"
+    assert err <= 1e-2
+    assert err0 <= 1e-3
