@@ -14,8 +14,8 @@
 //   fence.proxy.async when a wgmma reads a ring (the copies are generic-proxy writes) and
 //   bar.sync (the other threads' copies become visible).
 // - local_load: nothing when only wgmma dots use it (LowerWgmma reads the stage through
-//   descriptors: ring_stage_smem below); ldmatrix for a #dot_op of #mma<v=2> with 16-bit
-//   elements (LowerDotOperand's ldmatrix_operand with the stage as its source); else
+//   descriptors: ring_view / ring_stage_start, LowerRing.h); ldmatrix for a #dot_op of #mma<v=2>
+//   with 16-bit elements (LowerDotOperand's ldmatrix_operand with the stage as its source); else
 //   ld.shared per element.
 #include "lower/LowerRing.h"
 
@@ -23,6 +23,7 @@
 
 #include "layout/AllocateShared.h"
 #include "layout/Layouts.h"
+#include "layout/RingLayouts.h"
 #include "lower/MemoryAccess.h"
 #include "simt/AsyncInstrs.h"
 
@@ -46,14 +47,8 @@ RingView ring_view(LoweringContext &c, const ir::Value *buf) {
   r.d0 = t.shape[1];
   r.d1 = t.shape[2];
   r.elem_bytes = mem_bytes(t.element());
-  r.stage_bytes = r.d0 * r.d1 * r.elem_bytes;
-  std::vector<layout::LinearLayout::Basis> bases;
-  const auto &all = t.layout->bases.at(0).second;
-  for (int32_t i = 0; (int64_t{1} << i) < r.d0 * r.d1; ++i)
-    bases.push_back({all.at(static_cast<size_t>(i)).at(1), all.at(static_cast<size_t>(i)).at(2)});
-  r.stage = layout::LinearLayout({{layout::kOffset, std::move(bases)}},
-                                 {{layout::dim_name(0), static_cast<int32_t>(r.d0)},
-                                  {layout::dim_name(1), static_cast<int32_t>(r.d1)}});
+  r.stage_bytes = layout::ring_stage_bytes(t);
+  r.stage = layout::ring_stage_linear(t);
   int64_t align = layout::ring_alignment(*alloc);
   int64_t off = c.scratch(*alloc, layout::scratch_bytes(*alloc));
   r.base = (off + align - 1) & ~(align - 1);
