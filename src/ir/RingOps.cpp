@@ -104,8 +104,8 @@ std::string verify_ring_op(const Op &op) {
     const Type &b = op.operand(0)->type, &p = op.operand(2)->type;
     if (!p.ptr || p.elem != b.elem || p.shape != Shape{b.shape[1], b.shape[2]})
       return "the pointer tile must be tile<" + std::to_string(b.shape[1]) + "x" +
-             std::to_string(b.shape[2]) + "xptr<" + std::string(ir_name(b.elem)) +
-             ">>, got " + p.str();
+             std::to_string(b.shape[2]) + "xptr<" + std::string(ir_name(b.elem)) + ">>, got " +
+             p.str();
     if (op.num_operands() == 4) {
       const Type &m = op.operand(3)->type;
       if (m.ptr || m.elem != DType::I1 || m.shape != p.shape)
@@ -128,9 +128,8 @@ std::string verify_ring_op(const Op &op) {
       return e;
     const Type &b = op.operand(0)->type, &r = op.result(0)->type;
     if (r.ptr || r.elem != b.elem || r.shape != Shape{b.shape[1], b.shape[2]})
-      return "result must be a [" + std::to_string(b.shape[1]) + ", " +
-             std::to_string(b.shape[2]) + "] tile of " + std::string(ir_name(b.elem)) +
-             ", got " + r.str();
+      return "result must be a [" + std::to_string(b.shape[1]) + ", " + std::to_string(b.shape[2]) +
+             "] tile of " + std::string(ir_name(b.elem)) + ", got " + r.str();
     return "";
   }
   default:

@@ -148,18 +148,19 @@ Value *through_chain(Builder &b, const Candidate &c, Value *t) {
 
 // async_copy of the candidate's tile in the iteration whose pointer / mask are `ptr` /
 // `mask` (mask may be null) and whose `in_range` (scalar i1) says it exists.
-void copy(Builder &b, const Candidate &c, Value *stage, Value *ptr, Value *mask,
-          Value *in_range) {
+void copy(Builder &b, const Candidate &c, Value *stage, Value *ptr, Value *mask, Value *in_range) {
   SourceLoc loc = c.load->loc();
   Type mt = ptr->type.with_elem(DType::I1);
   Value *m = b.create(OpKind::Splat, {in_range}, {mt}, {}, loc)->result();
   if (mask)
     m = b.create(OpKind::And, {mask, m}, {mt}, {}, loc)->result();
-  b.create(OpKind::AsyncCopy, {c.buf, stage, through_chain(b, c, ptr), through_chain(b, c, m)},
-           {}, {}, loc);
+  b.create(OpKind::AsyncCopy, {c.buf, stage, through_chain(b, c, ptr), through_chain(b, c, m)}, {},
+           {}, loc);
 }
 
-Value *i32(Builder &b, int64_t v, SourceLoc loc) { return b.constant_int(Type(DType::I32), v, loc); }
+Value *i32(Builder &b, int64_t v, SourceLoc loc) {
+  return b.constant_int(Type(DType::I32), v, loc);
+}
 
 Value *cmp(Builder &b, const char *pred, Value *x, Value *y, SourceLoc loc) {
   return b.create(OpKind::Cmp, {x, y}, {Type(DType::I1)}, {{"pred", std::string(pred)}}, loc)
@@ -203,7 +204,8 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
     Value *ok = cmp(pre, "lt", sh.from_start(iv, s, pre), ub, loc);
     Value *stage = i32(pre, s, loc);
     for (Candidate &c : cands) {
-      Value *mask = c.load->num_operands() > 1 ? sh.from_start(c.load->operand(1), s, pre) : nullptr;
+      Value *mask =
+          c.load->num_operands() > 1 ? sh.from_start(c.load->operand(1), s, pre) : nullptr;
       copy(pre, c, stage, sh.from_start(c.load->operand(0), s, pre), mask, ok);
     }
     pre.create(OpKind::AsyncCommit, {}, {}, {}, loc);
@@ -220,10 +222,9 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   Builder end;
   end.set_insertion_point(yield);
   Value *ok = cmp(end, "lt", sh.ahead(iv, static_cast<int>(S - 1), end), ub, loc);
-  Value *prev = select(end, cmp(end, "eq", cur, i32(end, 0, loc), loc), i32(end, S - 1, loc),
-                       end.create(OpKind::Sub, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)
-                           ->result(),
-                       loc);
+  Value *prev =
+      select(end, cmp(end, "eq", cur, i32(end, 0, loc), loc), i32(end, S - 1, loc),
+             end.create(OpKind::Sub, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)->result(), loc);
   for (Candidate &c : cands) {
     Value *mask = c.load->num_operands() > 1
                       ? sh.ahead(c.load->operand(1), static_cast<int>(S - 1), end)
@@ -232,8 +233,8 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   }
   end.create(OpKind::AsyncCommit, {}, {}, {}, loc);
   Value *next = end.create(OpKind::Add, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)->result();
-  yield->add_operand(select(end, cmp(end, "eq", next, i32(end, S, loc), loc), i32(end, 0, loc),
-                            next, loc));
+  yield->add_operand(
+      select(end, cmp(end, "eq", next, i32(end, S, loc), loc), i32(end, 0, loc), next, loc));
 
   // the top: wait for iteration i's group; the dots read their stage
   Builder top;

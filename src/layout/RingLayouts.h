@@ -40,8 +40,7 @@ std::optional<LinearLayout> ring_stage_layout(const ir::Op &dot, int operand, in
 
 // For a wgmma operand: the WgmmaOperandSmem whose .layout ring_stage_layout returns
 // (swizzle, LBO, SBO, starts for the descriptors).
-std::optional<WgmmaOperandSmem> ring_wgmma_smem(const ir::Op &dot, int operand,
-                                                int contiguous_dim);
+std::optional<WgmmaOperandSmem> ring_wgmma_smem(const ir::Op &dot, int operand, int contiguous_dim);
 
 // The contiguous dim a ring buffer type was made for (read back from its layout: the
 // dim its first offset basis steps).

@@ -19,8 +19,8 @@ uint8_t *stage_ptr(Exec &ex, const Node &n, int64_t &stage_elems) {
   stage_elems = s[1] * s[2];
   int64_t stage = read_int_scalar(ex, n.in[1]);
   if (stage < 0 || stage >= s[0])
-    ex.fail(n, "ring stage " + std::to_string(stage) + " out of range [0, " +
-                   std::to_string(s[0]) + ")");
+    ex.fail(n, "ring stage " + std::to_string(stage) + " out of range [0, " + std::to_string(s[0]) +
+                   ")");
   return ex.ptr<uint8_t>(n.in[0]) + stage * stage_elems * buf.elem_bytes;
 }
 

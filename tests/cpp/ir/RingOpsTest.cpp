@@ -90,13 +90,11 @@ TEST(RingOps, VerifierRejects) {
   expect_error(kernel("tile<2x2x2xfp16, #linear<rank=3, offset=[[0,0,1],[0,1,0]]>>", ""),
                "needs 3 offset bases");
   // two bases reach the same element
-  expect_error(
-      kernel("tile<2x2x2xfp16, #linear<rank=3, offset=[[0,0,1],[0,0,1],[1,0,0]]>>", ""),
-      "reach every element");
+  expect_error(kernel("tile<2x2x2xfp16, #linear<rank=3, offset=[[0,0,1],[0,0,1],[1,0,0]]>>", ""),
+               "reach every element");
   // a stage bit that is not one
-  expect_error(
-      kernel("tile<2x2x2xfp16, #linear<rank=3, offset=[[0,0,1],[0,1,0],[1,1,0]]>>", ""),
-      "must select the stage");
+  expect_error(kernel("tile<2x2x2xfp16, #linear<rank=3, offset=[[0,0,1],[0,1,0],[1,1,0]]>>", ""),
+               "must select the stage");
   // a non-power-of-two operand tile
   expect_error(kernel("tile<2x3x2xfp16, #linear<rank=3, offset=[[0,0,1],[0,1,0],[1,0,0]]>>", ""),
                "powers of two");

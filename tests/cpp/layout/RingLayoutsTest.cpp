@@ -20,8 +20,9 @@ std::unique_ptr<ir::Module> dot_module(const std::string &elem, int m, int n, in
     return "tile<" + std::to_string(r) + "x" + std::to_string(c) + "x" + e + ", " + l + ">";
   };
   std::string a = t(m, k, elem, la), b = t(k, n, elem, lb), c = t(m, n, "fp32", res);
-  std::string text = "tt.func @k(%a: " + a + ", %b: " + b + ", %c: " + c + ") {\n  %0 = dot %a, %b, %c : " +
-                     a + ", " + b + ", " + c + " -> " + c + "\n  return\n}\n";
+  std::string text = "tt.func @k(%a: " + a + ", %b: " + b + ", %c: " + c +
+                     ") {\n  %0 = dot %a, %b, %c : " + a + ", " + b + ", " + c + " -> " + c +
+                     "\n  return\n}\n";
   auto mod = ir::parse_module(text);
   ir::verify(*mod);
   return mod;
@@ -42,8 +43,8 @@ ir::Type buffer_for(const LinearLayout &l, ir::DType e, int64_t stages, int64_t 
 
 TEST(RingLayouts, WgmmaIsTheDescriptorLayout) {
   // the seed matmul 128x256x64 on 8 warps: wgmma, B's instruction N 256 / wg_n
-  auto m = dot_module("fp16", 128, 256, 64, "#mma<v=3, wpc=[8,1], instr=[64,256]>", kBlocked,
-                      kBlocked);
+  auto m =
+      dot_module("fp16", 128, 256, 64, "#mma<v=3, wpc=[8,1], instr=[64,256]>", kBlocked, kBlocked);
   const ir::Op &dot = the_dot(*m);
   for (int op = 0; op < 2; ++op)
     for (int cdim = 0; cdim < 2; ++cdim) {
@@ -52,9 +53,8 @@ TEST(RingLayouts, WgmmaIsTheDescriptorLayout) {
       ASSERT_TRUE(l && s) << op << cdim;
       bool b = op == 1;
       bool mn_major = cdim != (b ? 0 : 1);
-      WgmmaOperandSmem want =
-          b ? wgmma_operand_smem(256, 64, 2, mn_major, true, 256)
-            : wgmma_operand_smem(128, 64, 2, mn_major, false, 64);
+      WgmmaOperandSmem want = b ? wgmma_operand_smem(256, 64, 2, mn_major, true, 256)
+                                : wgmma_operand_smem(128, 64, 2, mn_major, false, 64);
       EXPECT_EQ(*l, want.layout);
       EXPECT_EQ(s->lbo, want.lbo);
       EXPECT_EQ(s->sbo, want.sbo);
@@ -67,8 +67,8 @@ TEST(RingLayouts, WgmmaIsTheDescriptorLayout) {
 }
 
 TEST(RingLayouts, WgmmaTf32IsKMajorOnly) {
-  auto m = dot_module("fp32", 64, 64, 32, "#mma<v=3, wpc=[4,1], instr=[64,64]>", kBlocked,
-                      kBlocked);
+  auto m =
+      dot_module("fp32", 64, 64, 32, "#mma<v=3, wpc=[4,1], instr=[64,64]>", kBlocked, kBlocked);
   EXPECT_TRUE(ring_stage_layout(the_dot(*m), 0, 1).has_value());  // A K-major
   EXPECT_FALSE(ring_stage_layout(the_dot(*m), 0, 0).has_value()); // A M-major
   EXPECT_TRUE(ring_stage_layout(the_dot(*m), 1, 0).has_value());  // B K-major

@@ -127,9 +127,9 @@ struct MatmulCase {
 
 std::string name(const MatmulCase &c) {
   return std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk) + " w" +
-         std::to_string(c.warps) + " S" + std::to_string(c.stages) +
-         (c.wgmma ? " wgmma" : " mma") + (c.b_k_major ? " B K-major" : " B N-major") + " M" +
-         std::to_string(c.M) + " N" + std::to_string(c.N) + " K" + std::to_string(c.K);
+         std::to_string(c.warps) + " S" + std::to_string(c.stages) + (c.wgmma ? " wgmma" : " mma") +
+         (c.b_k_major ? " B K-major" : " B N-major") + " M" + std::to_string(c.M) + " N" +
+         std::to_string(c.N) + " K" + std::to_string(c.K);
 }
 
 void check_matmul(const MatmulCase &c) {
@@ -282,8 +282,9 @@ std::string other_and_store(const std::string &other, bool store,
 std::string run_other_and_store(const std::string &other, bool store, bool wgmma,
                                 const std::string &range = "range(0, K, BK)") {
   int64_t K = 80, BM = 64, BN = 64, BK = 32;
-  std::vector<sema::ArgSpec> args = {ptr16(), ptr16(), ptr16(), integer(K), constexpr_int(BM),
-                                     constexpr_int(BN), constexpr_int(BK)};
+  std::vector<sema::ArgSpec> args = {ptr16(),          ptr16(),           ptr16(),
+                                     integer(K),       constexpr_int(BM), constexpr_int(BN),
+                                     constexpr_int(BK)};
   args[2].dtype = ir::DType::F32;
   return check_kernel("mm", other_and_store(other, store, range), args, {K},
                       {size_t(BM * K), size_t(K * BN)}, size_t(2 * BM * BN), {1, 1, 1}, 4, 3,
@@ -330,10 +331,9 @@ TEST(PipelineLoops, SeedAttention) {
     for (int64_t v : {int64_t(bm), int64_t(bn), D})
       args.push_back(constexpr_int(v));
     size_t n = size_t(Z * H * N * D);
-    std::string ir = check_kernel("fused_attention_kernel",
-                                  test::seed_kernel("fused_attention_kernel"), args, ints,
-                                  {n, n, n}, n, {(N + bm - 1) / bm, Z * H, 1}, warps, stages,
-                                  wgmma);
+    std::string ir =
+        check_kernel("fused_attention_kernel", test::seed_kernel("fused_attention_kernel"), args,
+                     ints, {n, n, n}, n, {(N + bm - 1) / bm, Z * H, 1}, warps, stages, wgmma);
     size_t for_at = ir.find(" = for ");
     ASSERT_NE(for_at, std::string::npos) << ir;
     EXPECT_EQ(count(ir, "= local_alloc"), 2u) << ir;
