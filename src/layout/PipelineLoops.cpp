@@ -301,7 +301,10 @@ std::function<bool(const Op &)> ring_load_predictor(const Module &m) {
     if (!dot || !ring_consumer_supported_before_layouts(*dot, operand, m))
       return false;
     const Value *ptr = load.operand(0);
+    // a tile smaller than 4 bytes a thread leaves runs under 4 bytes in some thread
+    int64_t threads = 32 * module_int(m, "num_warps", 4);
     if (ptr->type.rank() != 2 || byte_size(ptr->type.elem) < 2 ||
+        ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
         (load.num_operands() > 2 && !is_zero_constant(load.operand(2))))
       return false;
     const Function *fn = nullptr;

@@ -358,3 +358,62 @@ TEST(PipelineLoops, TheLoopsOwnNumStages) {
   EXPECT_EQ(count(ir.substr(0, ir.find(" = for ")), "async_copy "), 6u) << ir;
   EXPECT_NE(ir.find("async_wait {pending = 2}"), std::string::npos) << ir;
 }
+
+#include "pipeline/GpuPipeline.h"
+
+namespace {
+
+// After the GPU path's pipeline-loops stage: the loads in `for` bodies that still reach a
+// dot operand directly (neither in a ring nor prefetched into registers by PipelineLoads,
+// whose loads feed the loop's yield instead).
+int unpipelined_dot_loads(const std::shared_ptr<sema::FunctionSource> &src,
+                          const std::vector<sema::ArgSpec> &args, int warps, int stages, int sm,
+                          int *rings) {
+  pipeline::GpuCompileOptions o;
+  o.pipeline.verify = true;
+  o.pipeline.compile.num_warps = warps;
+  o.pipeline.compile.num_stages = stages;
+  o.pipeline.stop_after = "pipeline-loops";
+  o.sm = sm;
+  pipeline::CompiledGpuKernel k = pipeline::compile_to_ptx(src, args, o, nullptr);
+  int n = 0;
+  *rings = 0;
+  ir::walk(k.tile.module->functions[0]->entry(), [&](ir::Op *op) {
+    *rings += op->kind() == ir::OpKind::LocalAlloc;
+    if (op->kind() != ir::OpKind::Load || !op->parent()->parent())
+      return;
+    const ir::Op *holder = op->parent()->parent()->parent();
+    if (!holder || holder->kind() != ir::OpKind::For)
+      return;
+    n += layout::ring_dot_operand(*op).first != nullptr;
+  });
+  return n;
+}
+
+} // namespace
+
+// The register prefetch and the ring never both pass a dot's load by: what the predictor
+// (before layouts) promises the stage (after them) takes.
+TEST(PipelineLoops, EveryDotLoadIsPipelinedOneWayOrTheOther) {
+  auto src = source("matmul_kernel", test::seed_kernel("matmul_kernel"));
+  for (int sm : {80, 90})
+    for (bool aligned : {true, false})
+      for (auto [bm, bn, bk, warps, stages] :
+           {std::tuple{128, 256, 64, 8, 3}, std::tuple{64, 32, 32, 2, 5},
+            std::tuple{16, 16, 16, 8, 3}, std::tuple{128, 128, 32, 4, 4}}) {
+        SCOPED_TRACE("sm " + std::to_string(sm) + (aligned ? " aligned " : " unaligned ") +
+                     std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk));
+        std::vector<sema::ArgSpec> args = {ptr16(), ptr16(), ptr16()};
+        // M, N, K, then strides am, ak, bk, bn, cm, cn: row-major, pitches aligned or not
+        for (int64_t v : {aligned ? 512 : 500, 512, aligned ? 512 : 504, aligned ? 512 : 504, 1,
+                          512, 1, 512, 1})
+          args.push_back(integer(v));
+        for (int64_t v : {int64_t(bm), int64_t(bn), int64_t(bk), int64_t(8)})
+          args.push_back(constexpr_int(v));
+        int rings = 0;
+        EXPECT_EQ(unpipelined_dot_loads(src, args, warps, stages, sm, &rings), 0);
+        if (aligned && bm * bk >= 4 * 32 * warps) {
+          EXPECT_EQ(rings, 2);
+        }
+      }
+}
