@@ -417,3 +417,22 @@ TEST(PipelineLoops, EveryDotLoadIsPipelinedOneWayOrTheOther) {
         }
       }
 }
+
+TEST(PipelineLoops, EveryAttentionDotLoadIsPipelinedOneWayOrTheOther) {
+  auto src = source("fused_attention_kernel", test::seed_kernel("fused_attention_kernel"));
+  for (int sm : {80, 90})
+    for (int64_t row : {64, 65}) { // row pitch of q, k, v, o: 16-byte aligned or not
+      SCOPED_TRACE("sm " + std::to_string(sm) + " row pitch " + std::to_string(row));
+      std::vector<sema::ArgSpec> args = {ptr16(), ptr16(), ptr16(), ptr16()};
+      for (int t = 0; t < 4; ++t)
+        for (int64_t s : {2 * 128 * row, 128 * row, row, int64_t{1}})
+          args.push_back(integer(s));
+      for (int64_t v : {1, 2, 128})
+        args.push_back(integer(v));
+      for (int64_t v : {128, 64, 64})
+        args.push_back(constexpr_int(v));
+      int rings = 0;
+      EXPECT_EQ(unpipelined_dot_loads(src, args, 4, 2, sm, &rings), 0);
+      EXPECT_EQ(rings, row == 64 ? 2 : 0);
+    }
+}
