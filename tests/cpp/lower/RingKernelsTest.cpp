@@ -224,6 +224,32 @@ TEST(RingKernels, SeedMatmulSmallConfigs) {
   run_seed_matmul(128, 64, 32, 4, 4, 80, 144, 80, 80);
 }
 
+// allocate_shared keeps every ring apart from the scratch of the ops inside its loop (the
+// softmax's reductions here), which run while copies land in the ring.
+void expect_rings_apart_from_loop_scratch(ir::Module &m) {
+  std::vector<std::pair<int64_t, int64_t>> rings, in_loop;
+  int rings_seen = 0;
+  ir::walk(m.functions.front()->entry(), [&](ir::Op *op) {
+    if (!op->has_attr("smem_offset"))
+      return;
+    std::pair<int64_t, int64_t> r{op->int_attr("smem_offset"),
+                                  op->int_attr("smem_offset") + op->int_attr("smem_size")};
+    if (op->kind() == ir::OpKind::LocalAlloc) {
+      rings.push_back(r);
+      ++rings_seen;
+    } else if (op->parent() != m.functions.front()->entry()) {
+      in_loop.push_back(r);
+    }
+  });
+  EXPECT_EQ(rings_seen, 2);
+  EXPECT_FALSE(in_loop.empty());
+  for (auto a : rings)
+    for (auto b : in_loop)
+      EXPECT_TRUE(a.second <= b.first || b.second <= a.first)
+          << "ring [" << a.first << ", " << a.second << ") overlaps loop scratch [" << b.first
+          << ", " << b.second << ")";
+}
+
 void run_seed_attention(int block_m, int block_n, int d, int warps, int stages, int sm, int n_ctx) {
   SCOPED_TRACE("seed attention " + std::to_string(block_m) + "x" + std::to_string(block_n) + " D " +
                std::to_string(d) + " warps " + std::to_string(warps) + " stages " +
@@ -263,6 +289,7 @@ void run_seed_attention(int block_m, int block_n, int d, int warps, int stages, 
                   {Compare::exact(), Compare::exact(), Compare::exact(), Compare::f16(2e-2, 2e-3)});
   // k and v through rings; q loaded once before the loop
   EXPECT_GE(count(kt.ptx(), "cp.async.cg.shared.global"), 2) << kt.thread_ir();
+  expect_rings_apart_from_loop_scratch(*kt.gpu().tile.module);
 }
 
 TEST(RingKernels, SeedAttentionWgmma) {
