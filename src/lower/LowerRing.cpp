@@ -190,7 +190,10 @@ void lower_ring(LoweringContext &c, const ir::Op &op) {
     simt::cp_async_wait(b, static_cast<int>(op.int_attr("pending", 0)));
     if (c.opts().sm >= 90 && function_rings_feed_wgmma(op))
       simt::fence_proxy_async(b);
-    b.bar_sync(0);
+    // the barrier; it also orders every earlier shared-memory read before later scratch
+    // writes, so the next scratch user needs none of its own
+    c.smem_unknown();
+    c.smem_before_write();
     return;
   case ir::OpKind::LocalLoad:
     lower_local_load(c, op);
