@@ -22,11 +22,6 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-CONFIGS = [  # the seed matmul's autotune list: (BM, BN, BK, num_stages, num_warps)
-    (128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
-    (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
-]
-
 
 def child(args):
     """Runs in a fresh process with TILEC_RING set: prints one JSON line per case."""
@@ -35,6 +30,8 @@ def child(args):
     from gpu_kernels import Timer, load_seeds
     seeds = load_seeds("tilec")
     kernel = seeds.matmul_kernel.fn  # the @jit function under the autotuner
+    configs = [(c.kwargs["BLOCK_SIZE_M"], c.kwargs["BLOCK_SIZE_N"], c.kwargs["BLOCK_SIZE_K"],
+                c.num_stages, c.num_warps) for c in seeds.matmul_kernel.configs]
     timer = Timer(torch, args.reps, flush=True)
     out = []
     for n in args.sizes:
@@ -42,7 +39,7 @@ def child(args):
         a = torch.randn((n, n), device="cuda", generator=g).half()
         b = torch.randn((n, n), device="cuda", generator=g).half()
         ref = torch.matmul(a, b).float()
-        for bm, bn, bk, stages, warps in CONFIGS:
+        for bm, bn, bk, stages, warps in configs:
             name = f"matmul {n}^3 {bm}x{bn}x{bk} S{stages} w{warps}"
             try:
                 c = torch.empty((n, n), device="cuda", dtype=torch.float16)
@@ -83,7 +80,10 @@ def child(args):
 
 def run_setting(ring, argv):
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, TILEC_RING=ring, TILEC_CACHE_DIR=cache, TILEC_ALWAYS_COMPILE="1")
+        # a fresh process and cache per setting (TILEC_RING is not part of cache keys); no
+        # TILEC_ALWAYS_COMPILE: it would recompile at every timed launch
+        env = dict(os.environ, TILEC_RING=ring, TILEC_CACHE_DIR=cache)
+        env.pop("TILEC_ALWAYS_COMPILE", None)
         p = subprocess.run([sys.executable, __file__, "--child"] + argv, env=env,
                            capture_output=True, text=True, timeout=600)
     for line in p.stdout.splitlines():
