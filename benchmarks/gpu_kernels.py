@@ -44,12 +44,14 @@ ROOT = os.path.dirname(HERE)
 SEEDS = os.path.join(ROOT, "tests", "data", "seed_kernels.py")
 
 
-def load_seeds(impl):
-    """The seed kernels module with IMPL=impl (tilec or triton), under its own name."""
+def load_seeds(impl, path=SEEDS):
+    """The kernels module at `path` (the seeds by default) with IMPL=impl (tilec or
+    triton), under its own name."""
     old = os.environ.get("IMPL")
     os.environ["IMPL"] = impl
     try:
-        spec = importlib.util.spec_from_file_location(f"seed_kernels_bench_{impl}", SEEDS)
+        name = os.path.splitext(os.path.basename(path))[0]
+        spec = importlib.util.spec_from_file_location(f"{name}_bench_{impl}", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         return mod
