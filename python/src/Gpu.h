@@ -40,6 +40,7 @@ void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
 // queries answer compute capability `cc`, and gpu_build skips ptxas.
 struct TestDevice {
   int cc = 0;
+  int devices = 1; // the device count it reports (the one-device tensor shortcut, GpuArgs)
   nb::object recorder;
 };
 TestDevice *test_device(); // nullptr unless enabled

@@ -1,6 +1,7 @@
 // Argument classification for GPU launches (GpuArgs.h). Runs on every launch: the common
 // cases (torch tensors, Python ints/floats) use the C API directly.
 #include "GpuArgs.h"
+#include "Gpu.h"
 
 #include <cstring>
 #include <string_view>
@@ -22,7 +23,7 @@ enum : uint8_t {
 };
 
 struct Names {
-  PyObject *data_ptr, *dtype, *get_device, *cai, *dlpack, *dlpack_device, *array_if, *torch;
+  PyObject *data_ptr, *dtype, *get_device, *is_cuda, *cai, *dlpack, *dlpack_device, *array_if, *torch;
 };
 Names g_names{};
 
@@ -98,6 +99,7 @@ struct TensorType {
   PyTypeObject *type = nullptr;
   unsigned version = 0;
   PyObject *data_ptr = nullptr, *get_device = nullptr, *dtype = nullptr; // borrowed from the MRO
+  PyObject *is_cuda = nullptr; // nullptr: the type has none (get_device decides)
 };
 constexpr int kTensorTypes = 4;
 TensorType g_tensor_types[kTensorTypes];
@@ -117,6 +119,7 @@ const TensorType *tensor_type(PyTypeObject *t) {
   e.data_ptr = _PyType_Lookup(t, g_names.data_ptr);
   e.get_device = _PyType_Lookup(t, g_names.get_device);
   e.dtype = _PyType_Lookup(t, g_names.dtype);
+  e.is_cuda = _PyType_Lookup(t, g_names.is_cuda);
   return &e;
 }
 
@@ -140,10 +143,40 @@ PyObject *get_attr(PyObject *v, PyObject *descr, PyObject *name) {
   return PyObject_GetAttr(v, name);
 }
 
-void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
-  // Three queries per tensor: get_device() is -1 for CPU tensors, the CUDA ordinal
-  // otherwise (is_cuda would be a fourth query).
-  const TensorType *tt = tensor_type(Py_TYPE(v));
+// Whether the process sees exactly one CUDA device (the driver's count, asked once; the
+// test device reports its own): a tensor whose is_cuda is true is then on device 0.
+int g_single_device = -1; // -1: not asked yet
+
+bool single_device() {
+  if (g_single_device < 0) {
+    if (TestDevice *t = test_device()) {
+      g_single_device = t->devices == 1;
+    } else {
+      g_single_device = 0;
+      try {
+        if (runtime::driver_available())
+          g_single_device = runtime::device_count() == 1;
+      } catch (const std::exception &) {
+        // no usable driver: get_device decides, and the launch reports the driver's error
+      }
+    }
+  }
+  return g_single_device == 1;
+}
+
+// The tensor's CUDA ordinal, -1 when it is not on a CUDA device. With one device, torch's
+// is_cuda (a getter returning a bool singleton) answers for CUDA tensors, far cheaper than
+// get_device(); anything else asks get_device().
+long tensor_device(PyObject *v, const TensorType *tt) {
+  if (tt && tt->is_cuda && single_device()) {
+    PyObject *c = get_attr(v, tt->is_cuda, g_names.is_cuda);
+    if (!c)
+      throw nb::python_error();
+    bool cuda = c == Py_True;
+    Py_DECREF(c);
+    if (cuda)
+      return 0;
+  }
   nb::object dev = nb::steal(tt ? call_noargs(v, tt->get_device, g_names.get_device)
                                 : PyObject_CallMethodNoArgs(v, g_names.get_device));
   if (!dev.is_valid())
@@ -151,6 +184,14 @@ void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
   long device = PyLong_AsLong(dev.ptr());
   if (device == -1 && PyErr_Occurred())
     throw nb::python_error();
+  return device;
+}
+
+void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
+  // Three queries per tensor: the device (is_cuda or get_device(), -1 for CPU tensors),
+  // data_ptr() and dtype.
+  const TensorType *tt = tensor_type(Py_TYPE(v));
+  long device = tensor_device(v, tt);
   if (device < 0) {
     out.cls = ArgClass::HostArray;
     out.host_kind = "a CPU tensor";
@@ -387,6 +428,24 @@ void int_value(PyObject *v, ArgInfo &out) {
 } // namespace
 
 uint64_t to_u64(PyObject *v) {
+#if PY_VERSION_HEX < 0x030C0000
+  // CPython 3.11: an int of at most two digits (< 2^60, every pointer data_ptr() returns)
+  // read from its digits, a third of PyLong_AsLongLongAndOverflow's instructions. 3.12
+  // changed the layout (and its compact ints hold one digit): the general path below.
+  if (PyLong_CheckExact(v)) {
+    const digit *d = reinterpret_cast<PyLongObject *>(v)->ob_digit;
+    switch (Py_SIZE(v)) {
+    case 0:
+      return 0;
+    case 1:
+      return d[0];
+    case 2:
+      return d[0] | uint64_t(d[1]) << PyLong_SHIFT;
+    default:
+      break;
+    }
+  }
+#endif
   // PyLong_AsUnsignedLongLong goes through _PyLong_AsByteArray (CPython 3.11): slow for the
   // pointers of every launch, which always fit in 63 bits
   int overflow = 0;
@@ -411,6 +470,7 @@ PyObject *torch_raw_stream_fn() {
 }
 
 void reset_arg_types() {
+  g_single_device = -1;
   Py_CLEAR(g_torch.tensor_type);
   Py_CLEAR(g_torch.raw_stream);
   for (auto &e : g_torch.dtypes)
@@ -426,6 +486,7 @@ void init_arg_names() {
   intern(g_names.data_ptr, "data_ptr");
   intern(g_names.dtype, "dtype");
   intern(g_names.get_device, "get_device");
+  intern(g_names.is_cuda, "is_cuda");
   intern(g_names.cai, "__cuda_array_interface__");
   intern(g_names.dlpack, "__dlpack__");
   intern(g_names.dlpack_device, "__dlpack_device__");

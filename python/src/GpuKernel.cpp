@@ -511,15 +511,16 @@ void bind_gpu_kernel(nb::module_ &m) {
   }, nb::arg("device") = -1,
         "Waits for the GPU work of `device` (-1: every device tilec launched on); a fault is "
         "raised as tilec.CudaError naming the last kernel tilec launched there.");
-  m.def("_gpu_test_device", [](int cc, nb::object recorder) {
+  m.def("_gpu_test_device", [](int cc, nb::object recorder, int devices) {
     TestDevice &t = test_device_state();
     t.cc = cc;
+    t.devices = devices;
     t.recorder = cc && !recorder.is_none() ? std::move(recorder) : nb::object();
     reset_arg_types(); // the test may have stood in (or removed) a fake torch module
-  }, nb::arg("cc"), nb::arg("recorder").none(),
-        "Tests only: cc > 0 stands in a GPU of that compute capability whose launches call "
-        "recorder(name, grid, device, stream, params) (None: do nothing); 0 restores the "
-        "driver.");
+  }, nb::arg("cc"), nb::arg("recorder").none(), nb::arg("devices") = 1,
+        "Tests only: cc > 0 stands in `devices` GPUs of that compute capability whose "
+        "launches call recorder(name, grid, device, stream, params) (None: do nothing); 0 "
+        "restores the driver.");
   m.def("gpu_last_kernel", &runtime::last_launched_kernel, nb::arg("device") = 0);
   m.def("gpu_set_launch_form", [](const std::string &form) {
     if (form != "params" && form != "extra")

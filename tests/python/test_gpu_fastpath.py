@@ -327,3 +327,68 @@ def test_large_and_negative_handles(fake_gpu):
     with pytest.raises(OverflowError):
         add[(1,)](x, y, out, 100, BLOCK_SIZE=64, stream=1 << 64)
     assert len(launches) == 2
+
+
+class CudaTensor(Tensor):
+    """A tensor with torch's is_cuda: with one CUDA device, tilec reads it instead of
+    get_device() (counted apart)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.get_device_calls = 0
+
+    def get_device(self):
+        self.get_device_calls += 1
+        return super().get_device()
+
+    @property
+    def is_cuda(self):
+        return self._device >= 0
+
+
+def cuda_tensors(device=0):
+    return [CudaTensor(0x7F0000000000 + i * 0x1000, device=device) for i in range(3)]
+
+
+def launch_three(add, x, y, out):
+    add[(1,)](x, y, out, 64, BLOCK_SIZE=64)  # compiles and registers the fast path
+    for t in (x, y, out):
+        t.get_device_calls = 0
+    before = add._gpu_dispatch.fast_launches
+    for _ in range(3):
+        add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+    assert add._gpu_dispatch.fast_launches - before == 3
+    return [t.get_device_calls for t in (x, y, out)]
+
+
+def test_one_device_reads_is_cuda_not_get_device(fake_gpu):
+    launches, _ = fake_gpu  # the test device reports one GPU
+    x, y, out = cuda_tensors()
+    assert launch_three(make_add(), x, y, out) == [0, 0, 0]
+    assert [l[2] for l in launches] == [0] * 4  # on device 0
+    assert [l[4][:3] for l in launches[1:]] == [[x._ptr, y._ptr, out._ptr]] * 3
+
+
+def test_two_devices_ask_get_device(fake_gpu):
+    launches, _ = fake_gpu
+    _C._gpu_test_device(90, lambda *a: launches.append(a), 2)
+    x, y, out = cuda_tensors(device=1)
+    assert launch_three(make_add(), x, y, out) == [3, 3, 3]
+    assert [l[2] for l in launches] == [1] * 4  # device 1's context, as get_device said
+    with pytest.raises(ValueError, match="'output_ptr' is on cuda:0.*on one device"):
+        make_add()[(1,)](x, y, CudaTensor(0x2000, device=0), 64, BLOCK_SIZE=64)
+
+
+def test_one_device_cpu_tensor_keeps_its_error(fake_gpu):
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = cuda_tensors()
+    cpu = CudaTensor(0x1000, device=-1)
+    add[(1,)](x, y, out, 64, BLOCK_SIZE=64)  # registers the fast path
+    for _ in range(2):  # the fast path and (with a fresh function) the Python path
+        with pytest.raises(ValueError, match="argument 'y_ptr' is a CPU tensor, but argument "
+                                             "'x_ptr' is on the GPU"):
+            add[(1,)](x, cpu, out, 64, BLOCK_SIZE=64)
+        add = make_add()
+    assert cpu.get_device_calls >= 1  # is_cuda False: get_device() decides, as before
+    assert len(launches) == 1
