@@ -23,7 +23,8 @@ enum : uint8_t {
 };
 
 struct Names {
-  PyObject *data_ptr, *dtype, *get_device, *is_cuda, *cai, *dlpack, *dlpack_device, *array_if, *torch;
+  PyObject *data_ptr, *dtype, *get_device, *is_cuda, *cai, *dlpack, *dlpack_device, *array_if,
+      *torch;
 };
 Names g_names{};
 

@@ -392,3 +392,16 @@ def test_one_device_cpu_tensor_keeps_its_error(fake_gpu):
         add = make_add()
     assert cpu.get_device_calls >= 1  # is_cuda False: get_device() decides, as before
     assert len(launches) == 1
+
+
+def test_launch_breakdown_fake_runs():
+    """benchmarks/gpu_launch_breakdown.py --fake (what compares builds without a GPU): every
+    launch on the fast path, the plain-loop row present."""
+    import os
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, os.path.join(root, "benchmarks", "gpu_launch_breakdown.py"),
+                        "--fake", "--count", "5"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "fallbacks: 0" in r.stdout and "plain loop: kernel[grid](...)" in r.stdout

@@ -118,3 +118,38 @@ def test_fast_path_launches_with_the_extra_form():
         _C.gpu_set_launch_form("params")
     assert add._gpu_dispatch.fast_launches == 3
     torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
+def test_one_gpu_reads_is_cuda_not_get_device():
+    """With one visible GPU the fast path learns a tensor's device from is_cuda; with more it
+    asks get_device(). A CPU tensor keeps its error either way."""
+
+    class Counting(torch.Tensor):
+        calls = 0
+
+        def get_device(self):
+            Counting.calls += 1
+            return super().get_device()
+
+    @triton.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = o < n
+        tl.store(out_ptr + o, tl.load(x_ptr + o, mask=m) + tl.load(y_ptr + o, mask=m), mask=m)
+
+    n = 1000
+    x, y = (torch.rand(n, device="cuda").as_subclass(Counting) for _ in range(2))
+    out = torch.zeros(n, device="cuda").as_subclass(Counting)
+    add[(4,)](x, y, out, n, BLOCK=256)
+    Counting.calls = 0
+    for _ in range(3):
+        add[(4,)](x, y, out, n, BLOCK=256)
+    torch.cuda.synchronize()
+    assert add._gpu_dispatch.fast_launches == 3
+    assert Counting.calls == (0 if _C.gpu_device_count() == 1 else 9)
+    plain = [t.as_subclass(torch.Tensor) for t in (x, y, out)]
+    torch.testing.assert_close(plain[2], plain[0] + plain[1])
+    with pytest.raises(ValueError, match="argument 'y_ptr' is a CPU tensor"):
+        add[(4,)](x, torch.rand(n), out, n, BLOCK=256)
