@@ -1,4 +1,5 @@
 #include "lower/LoweringContext.h"
+#include "lower/FuseCvtPacks.h"
 #include "lower/LowerRing.h"
 #include "lower/SinkFragmentLoads.h"
 
@@ -583,6 +584,8 @@ simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
   LoweringContext ctx(m, fn, out, opts);
   ctx.run();
   sink_fragment_loads(out); // mma operands loaded step by step (SinkFragmentLoads.h)
+  // cvt, cvt, pack -> one cvt.f16x2 (FuseCvtPacks.h)
+  fuse_cvt_packs(out, opts.sm);
   simt::verify(out);
   return out;
 }
