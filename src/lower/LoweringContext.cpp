@@ -1,4 +1,5 @@
 #include "lower/LoweringContext.h"
+#include "lower/CoalesceCopies.h"
 #include "lower/FuseCvtPacks.h"
 #include "lower/LowerRing.h"
 #include "lower/SinkFragmentLoads.h"
@@ -586,6 +587,7 @@ simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
   sink_fragment_loads(out); // mma operands loaded step by step (SinkFragmentLoads.h)
   // cvt, cvt, pack -> one cvt.f16x2 (FuseCvtPacks.h)
   fuse_cvt_packs(out, opts.sm);
+  coalesce_copies(out); // a loop's yield writes its carried registers directly
   simt::verify(out);
   return out;
 }
