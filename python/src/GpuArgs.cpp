@@ -110,8 +110,13 @@ const TensorType *tensor_type(PyTypeObject *t) {
   for (const auto &e : g_tensor_types)
     if (e.type == t && e.version == t->tp_version_tag && e.version != 0)
       return &e;
-  if (t->tp_version_tag == 0) // no valid tag yet (the attribute lookups below assign one)
-    return nullptr;
+  if (t->tp_version_tag == 0) {
+    // no valid tag: setting a class attribute (a subclass counting calls in a class
+    // variable) clears it; a lookup through the type's method cache assigns a new one
+    _PyType_Lookup(t, g_names.data_ptr);
+    if (t->tp_version_tag == 0)
+      return nullptr;
+  }
   TensorType &e = g_tensor_types[g_tensor_types_next++ % kTensorTypes];
   Py_XDECREF(e.type);
   Py_INCREF(t);

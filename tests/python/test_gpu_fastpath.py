@@ -369,6 +369,28 @@ def test_one_device_reads_is_cuda_not_get_device(fake_gpu):
     assert [l[4][:3] for l in launches[1:]] == [[x._ptr, y._ptr, out._ptr]] * 3
 
 
+def test_class_attribute_writes_keep_the_is_cuda_path(fake_gpu):
+    """Writing a class attribute (a subclass counting calls in a class variable, as users
+    do) clears the type's version tag; the fast path assigns a new one instead of falling
+    back to get_device()."""
+
+    class Counting(CudaTensor):
+        launches = 0
+
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = (Counting(0x7F0000000000 + i * 0x1000) for i in range(3))
+    add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+    for t in (x, y, out):
+        t.get_device_calls = 0
+    for _ in range(3):
+        Counting.launches += 1  # the write clears Counting's version tag
+        add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+    assert add._gpu_dispatch.fast_launches == 3
+    assert [t.get_device_calls for t in (x, y, out)] == [0, 0, 0]
+    assert len(launches) == 4
+
+
 def test_two_devices_ask_get_device(fake_gpu):
     launches, _ = fake_gpu
     _C._gpu_test_device(90, lambda *a: launches.append(a), 2)
