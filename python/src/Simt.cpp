@@ -43,7 +43,8 @@ std::pair<int, bool> parse_arch(const std::string &arch) {
 
 pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSource> &fs,
                                         const nb::list &specs, int num_warps, int num_stages,
-                                        bool debug, int sm, bool arch_specific, bool dumps) {
+                                        bool debug, int sm, bool arch_specific, bool dumps,
+                                        bool fp_fusion, int maxnreg) {
   std::vector<sema::ArgSpec> args;
   for (size_t i = 0; i < nb::len(specs); ++i)
     args.push_back(to_arg_spec(specs[i], i));
@@ -55,6 +56,8 @@ pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSour
     o.pipeline.dump_stage = "all";
   o.sm = sm;
   o.arch_specific = arch_specific;
+  o.fp_fusion = fp_fusion;
+  o.maxnreg = maxnreg;
   auto sources = std::make_shared<SourceManager>();
   nb::gil_scoped_release release;
   try {
@@ -65,10 +68,11 @@ pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSour
 }
 
 nb::tuple compile_ptx(const std::shared_ptr<sema::FunctionSource> &fs, const nb::list &specs,
-                      int num_warps, int num_stages, bool debug, const std::string &arch) {
+                      int num_warps, int num_stages, bool debug, const std::string &arch,
+                      bool enable_fp_fusion, int maxnreg) {
   auto [sm, specific] = parse_arch(arch);
-  pipeline::CompiledGpuKernel k =
-      compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific, false);
+  pipeline::CompiledGpuKernel k = compile_gpu(fs, specs, num_warps, num_stages, debug, sm,
+                                              specific, false, enable_fp_fusion, maxnreg);
   nb::dict meta;
   meta["name"] = k.name;
   meta["arch"] = k.arch;
@@ -156,6 +160,7 @@ std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
 void bind_simt(nb::module_ &m) {
   m.def("compile_ptx", &compile_ptx, nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4,
         nb::arg("num_stages") = 3, nb::arg("debug") = false, nb::arg("arch") = "sm_90a",
+        nb::arg("enable_fp_fusion") = true, nb::arg("maxnreg") = 0,
         "Compiles `fn` specialised by `specs` to PTX for `arch`; returns (ptx, metadata) with "
         "metadata name, arch, num_warps, num_stages, shared (dynamic shared memory bytes), "
         "static_output and params [(jit parameter name, kind)].");
@@ -206,14 +211,17 @@ void bind_simt(nb::module_ &m) {
   m.def(
       "compile_simt",
       [](const std::shared_ptr<sema::FunctionSource> &fs, const nb::list &specs, int num_warps,
-         int num_stages, bool debug, const std::string &arch) {
+         int num_stages, bool debug, const std::string &arch, bool enable_fp_fusion,
+         int maxnreg) {
         auto [sm, specific] = parse_arch(arch);
         auto k = std::make_shared<SimtKernel>();
-        k->gpu = compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific, true);
+        k->gpu = compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific, true,
+                             enable_fp_fusion, maxnreg);
         return k;
       },
       nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4, nb::arg("num_stages") = 3,
-      nb::arg("debug") = false, nb::arg("arch") = "sm_90a",
+      nb::arg("debug") = false, nb::arg("arch") = "sm_90a", nb::arg("enable_fp_fusion") = true,
+      nb::arg("maxnreg") = 0,
       "Compiles `fn` down the GPU path; the result runs on the SIMT simulator (the same "
       "interface as compile()'s Kernel).");
 }

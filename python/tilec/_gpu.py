@@ -50,8 +50,9 @@ def _generate_ptx(jitfn, fs, specs, options, arch):
             f"cannot compile '{jitfn.__name__}' for the GPU: tilec's PTX code generation is "
             "not built yet. Run the kernel on the CPU interpreter with host arrays (numpy "
             "arrays or CPU tensors)")
-    num_warps, num_stages, debug = options
-    return gen(fs, specs, num_warps, num_stages, debug, arch)
+    num_warps, num_stages, debug, fp_fusion, maxnreg = options
+    return gen(fs, specs, num_warps, num_stages, debug, arch, enable_fp_fusion=fp_fusion,
+               maxnreg=maxnreg or 0)
 
 
 class GpuCompiledKernel:
@@ -66,7 +67,7 @@ class GpuCompiledKernel:
         self._native = native
         self.function = jitfn
         self.name = native.name
-        num_warps, num_stages, debug = options
+        num_warps, num_stages, debug, self._fp_fusion, self._maxnreg = options
         meta = native.metadata
         self.metadata = _introspect.Metadata(
             name=self.name, num_warps=meta["num_warps"], num_stages=num_stages, debug=debug,
@@ -88,7 +89,9 @@ class GpuCompiledKernel:
             if stages is None and self._source is not None:
                 fs, specs = self._source
                 m = self.metadata
-                k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch)
+                k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch,
+                                    enable_fp_fusion=self._fp_fusion,
+                                    maxnreg=self._maxnreg or 0)
                 stages = {st: k.ir(st) for st in k.stages}
                 stages["thread_ir"] = k.thread_ir
             asm.update(_introspect.ir_aliases(stages or {}))
@@ -220,9 +223,10 @@ def _specialize(jitfn, values, info):
 
 
 def _compile(jitfn, specs, keys, options, arch, device):
-    num_warps, num_stages, debug = options
+    num_warps, num_stages, debug, fp_fusion, maxnreg = options
     fs = _sources.function_source(jitfn)
     opts = f"num_warps={num_warps};num_stages={num_stages};debug={int(bool(debug))}"
+    opts += f";fp_fusion={int(fp_fusion)};maxnreg={maxnreg or 0}"
     if _ptx_generator is not None:  # hand-written PTX must not be mistaken for tilec's
         opts += f";generator={_ptx_generator.__module__}.{_ptx_generator.__qualname__}"
     key = _C.gpu_cache_key(fs, repr(tuple(keys)), opts, arch)

@@ -162,13 +162,14 @@ def parse_target(target) -> tuple:
 
 
 def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=False,
-            target="cuda:90"):
+            target="cuda:90", enable_fp_fusion=True, maxnreg=None):
     """Compiles a @jit function ahead of time for a GPU, without one present.
 
     `signature` is `tilec ptx`'s string, one entry per non-constexpr parameter in order
     (e.g. "*fp32:16,*fp32:16,*fp32:16,i32": pointers to fp32, 16-byte aligned, and an
     i32), or a dict {parameter: entry}; `constexprs` gives the constexpr parameters'
-    values ({"BLOCK_SIZE": 1024}). Returns a CompiledKernel with `asm["ptx"]`,
+    values ({"BLOCK_SIZE": 1024}). `enable_fp_fusion` and `maxnreg` are the launch options
+    of the same names. Returns a CompiledKernel with `asm["ptx"]`,
     `asm["cubin"]` when ptxas is found, the IR of every stage, and `metadata`."""
     from . import _gpu, _sources
     from .errors import CompilationError
@@ -185,7 +186,7 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=Fal
     fs = _sources.function_source(jitfn)
     try:
         r = _C.compile_aot(fs, signature, constexprs, num_warps, num_stages, bool(debug), cc,
-                           specific)
+                           specific, bool(enable_fp_fusion), maxnreg or 0)
     except CompilationError as e:
         raise e.with_traceback(None) from None
     if r["static_output"]:
@@ -198,5 +199,5 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=Fal
     native = _C.GpuKernel(r["ptx"], cubin, meta)
     stages = dict(r["stages"])
     stages["thread_ir"] = r["thread_ir"]
-    return _gpu.GpuCompiledKernel(native, jitfn, (num_warps, num_stages, bool(debug)),
-                                  r["arch"], stages=stages)
+    options = (num_warps, num_stages, bool(debug), bool(enable_fp_fusion), maxnreg)
+    return _gpu.GpuCompiledKernel(native, jitfn, options, r["arch"], stages=stages)

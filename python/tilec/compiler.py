@@ -17,7 +17,7 @@ class CompiledKernel:
         self._native = native
         self.name = native.name
         self.function = jitfn
-        num_warps, num_stages, debug = options
+        num_warps, num_stages, debug = options[:3]
         # shared memory, registers and spills belong to GPU code: none on the interpreter
         self.metadata = _introspect.Metadata(name=self.name, num_warps=num_warps,
                                              num_stages=num_stages, debug=debug, shared=0,
@@ -83,14 +83,18 @@ class CompiledKernel:
 
 def compile_kernel(jitfn, specs, options) -> CompiledKernel:
     """Compiles `jitfn` for `specs` (one (kind, payload) per parameter) and `options`
-    (num_warps, num_stages, debug). Prints static_print output, as Triton does."""
+    (num_warps, num_stages, debug, enable_fp_fusion, maxnreg; the interpreter ignores the last
+    two). Prints static_print output, as Triton does."""
     fs = _sources.function_source(jitfn)
-    num_warps, num_stages, debug = options
+    num_warps, num_stages, debug, fp_fusion, maxnreg = options
     try:
         # TILEC_SIMT=1: the lowered GPU code on the SIMT simulator (tests the GPU path
         # without a GPU); otherwise the tile interpreter
-        compile_fn = _C.compile_simt if _C.env_flag("TILEC_SIMT") else _C.compile
-        native = compile_fn(fs, specs, num_warps, num_stages, debug)
+        if _C.env_flag("TILEC_SIMT"):
+            native = _C.compile_simt(fs, specs, num_warps, num_stages, debug,
+                                     enable_fp_fusion=fp_fusion, maxnreg=maxnreg or 0)
+        else:
+            native = _C.compile(fs, specs, num_warps, num_stages, debug)
     except CompilationError as e:
         raise e.with_traceback(None) from None
     kernel = CompiledKernel(native, jitfn, specs, options)

@@ -56,8 +56,9 @@ def _describe_keys(jit, keys) -> dict:
 
 
 def _describe_options(options) -> dict:
-    num_warps, num_stages, debug = options
-    return {"num_warps": num_warps, "num_stages": num_stages, "debug": debug}
+    num_warps, num_stages, debug, fp_fusion, maxnreg = options
+    return {"num_warps": num_warps, "num_stages": num_stages, "debug": debug,
+            "enable_fp_fusion": fp_fusion, "maxnreg": maxnreg}
 
 
 class _Param:
@@ -184,8 +185,10 @@ class JITFunction(KernelInterface):
         return values
 
     def _options(self, kwargs):
-        """(num_warps, num_stages, debug), popping launch options out of kwargs."""
+        """(num_warps, num_stages, debug, enable_fp_fusion, maxnreg), popping launch options
+        out of kwargs. maxnreg None: no register limit."""
         num_warps, num_stages, debug = 4, 3, self.debug
+        fp_fusion, maxnreg = True, None
         if kwargs:
             for k in LAUNCH_OPTIONS:
                 if k in kwargs and k not in self._index:
@@ -201,9 +204,16 @@ class JITFunction(KernelInterface):
                         num_stages = v
                     elif k == "debug" and v is not None:
                         debug = v
+                    elif k == "enable_fp_fusion" and v is not None:
+                        fp_fusion = bool(v)
+                    elif k == "maxnreg" and v is not None:
+                        if isinstance(v, bool) or not isinstance(v, int) or not 16 <= v <= 255:
+                            raise ValueError(
+                                f"maxnreg must be an int from 16 to 255, got {v!r}")
+                        maxnreg = v
         if debug is None:
             debug = _C.env_flag("TILEC_DEBUG")
-        return (num_warps, num_stages, bool(debug))
+        return (num_warps, num_stages, bool(debug), fp_fusion, maxnreg)
 
     # -- launching ------------------------------------------------------------------------
     def __getitem__(self, grid):

@@ -123,6 +123,8 @@ private:
            "_param_" + std::to_string(i) + (i + 1 < fn_.params.size() ? "," : ""));
     line(")");
     line(".maxntid " + std::to_string(fn_.num_threads()) + ", 1, 1");
+    if (fn_.maxnreg > 0)
+      line(".maxnreg " + std::to_string(fn_.maxnreg));
     line("{");
     if (depot_ > 0) {
       line("  .local .align 8 .b8 __local_depot[" + std::to_string(depot_) + "];");

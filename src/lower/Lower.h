@@ -16,6 +16,9 @@ namespace tilec::lower {
 
 struct LowerOptions {
   int sm = 90; // the target's compute capability (80, 89, 90, ...): picks instructions
+  // enable_fp_fusion: the user's f32/f64 add/sub/mul get no rounding modifier, so ptxas may
+  // contract mul+add into fma (Triton's default); off: `.rn`, which forbids it.
+  bool fp_fusion = true;
 };
 
 // Lowers `fn` of `m` (which carries num_warps and, after allocate_shared, shared_bytes).

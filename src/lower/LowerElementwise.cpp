@@ -95,16 +95,17 @@ Reg select_pred(LoweringContext &c, Reg p, Reg a, Reg b) {
   return bb.or_(Ty::Pred, t, f);
 }
 
-// Float binary op on f32/f64 registers.
-Reg float_binary(LoweringContext &c, const ir::Op &op, Ty t, Reg a, Reg b) {
+// Float binary op on f32/f64 registers. `contract`: add/sub/mul without `.rn`, which lets
+// ptxas fuse a mul into a following add (enable_fp_fusion; the simulator reads it as rn).
+Reg float_binary(LoweringContext &c, const ir::Op &op, Ty t, Reg a, Reg b, bool contract = false) {
   simt::Builder &bb = c.b();
   switch (op.kind()) {
   case K::Add:
-    return bb.add(t, a, b);
+    return contract ? bb.binary(Op::Add, t, a, b, simt::Mods{}) : bb.add(t, a, b);
   case K::Sub:
-    return bb.sub(t, a, b);
+    return contract ? bb.binary(Op::Sub, t, a, b, simt::Mods{}) : bb.sub(t, a, b);
   case K::Mul:
-    return bb.mul(t, a, b);
+    return contract ? bb.binary(Op::Mul, t, a, b, simt::Mods{}) : bb.mul(t, a, b);
   case K::Div: {
     if (t == Ty::F32 && op.str_attr("rounding") != "rn" &&
         op.operand(0)->type.elem == ir::DType::F32) {
@@ -286,7 +287,7 @@ Reg emit_one(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &in) {
     return emit_math(c, op, t, in[0]);
   if (k == K::Fma)
     return b.fma(t, in[0], in[1], in[2]);
-  return float_binary(c, op, t, in[0], in[1]);
+  return float_binary(c, op, t, in[0], in[1], c.opts().fp_fusion);
 }
 
 } // namespace

@@ -30,6 +30,9 @@ bool names_tile_stage(const std::string &s) {
 } // namespace
 
 CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompileOptions &opts) {
+  if (opts.maxnreg != 0 && (opts.maxnreg < 16 || opts.maxnreg > 255))
+    throw CompileError(SourceLoc{}, "maxnreg must be from 16 to 255 registers per thread, got " +
+                                        std::to_string(opts.maxnreg));
   CompiledGpuKernel k;
   k.tile = std::move(tile);
   TILEC_ASSERT(k.tile.module && !k.tile.module->functions.empty(),
@@ -44,7 +47,9 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   hooks.lower = [&] {
     lower::LowerOptions lo;
     lo.sm = opts.sm;
+    lo.fp_fusion = opts.fp_fusion;
     k.thread_ir = std::make_shared<simt::Function>(lower::lower_function(*k.tile.module, fn, lo));
+    k.thread_ir->maxnreg = opts.maxnreg;
     k.thread_ir_text = simt::dump(*k.thread_ir);
     return k.thread_ir_text;
   };

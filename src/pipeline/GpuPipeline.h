@@ -20,6 +20,11 @@ struct GpuCompileOptions {
   PipelineOptions pipeline;  // num_warps, num_stages, debug, dumps, stop_after
   int sm = 90;               // compute capability (80, 86, 89, 90, ...)
   bool arch_specific = true; // sm_90a rather than sm_90 (only for sm >= 90)
+  // Triton's launch options: enable_fp_fusion lets ptxas contract the user's f32/f64
+  // mul+add into fma (their add/sub/mul print without .rn); maxnreg > 0 prints
+  // `.maxnreg N` (16..255, else CompileError); 0: no limit.
+  bool fp_fusion = true;
+  int maxnreg = 0;
 };
 
 // One kernel .param, in order: the @jit parameter it carries and its kind, named as the

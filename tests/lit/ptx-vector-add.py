@@ -8,7 +8,7 @@
 # CHECK: .maxntid 128, 1, 1
 # CHECK: mov.u32 %r{{[0-9]+}}, %ctaid.x;
 # CHECK: @%p{{[0-9]+}} ld.global.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}];
-# CHECK: add.rn.f32
+# CHECK: add.f32
 # CHECK: @%p{{[0-9]+}} st.global.v4.b32 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
 # CHECK: ret;
 import tilec as triton

@@ -31,8 +31,9 @@ std::pair<int, bool> parse_arch(const std::string &arch) {
 
 int run_ptx(const std::vector<std::string> &args) {
   ParsedArgs a =
-      parse_args(args, {"signature", "constexpr", "num-warps", "num-stages", "arch", "output"},
-                 {"debug", "thread-ir"});
+      parse_args(args,
+                 {"signature", "constexpr", "num-warps", "num-stages", "arch", "output", "maxnreg"},
+                 {"debug", "thread-ir", "no-fp-fusion"});
   if (a.positional.size() != 1)
     throw UsageError("ptx takes one FILE.py:KERNEL");
   const std::string &target = a.positional[0];
@@ -46,6 +47,8 @@ int run_ptx(const std::vector<std::string> &args) {
   opts.pipeline.compile.num_warps = parse_count(a, "num-warps", 4);
   opts.pipeline.compile.num_stages = parse_count(a, "num-stages", 3);
   opts.pipeline.compile.debug = a.has("debug");
+  opts.fp_fusion = !a.has("no-fp-fusion");
+  opts.maxnreg = parse_count(a, "maxnreg", 0);
   auto [sm, specific] = parse_arch(a.get("arch", "sm_90a"));
   opts.sm = sm;
   opts.arch_specific = specific;

@@ -1,0 +1,43 @@
+"""enable_fp_fusion and maxnreg at launch, on the stand-in GPU of test_gpu_fastpath.py: each
+setting is its own compiled variant, and the C++ fast path never hands a kernel compiled
+with one setting to a launch asking for the other."""
+import pytest
+
+from test_gpu_fastpath import fake_gpu, make_add, tensors  # noqa: F401 (fixture)
+
+
+def test_fp_fusion_compiles_a_variant_each(fake_gpu):  # noqa: F811
+    launches, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, enable_fp_fusion=False)
+    assert len(compiles) == 2
+    assert [c[2][3] for c in compiles] == [True, False]
+    for _ in range(2):  # both now launch from the fast path, each with its own kernel
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, enable_fp_fusion=False)
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, enable_fp_fusion=True)
+    assert len(compiles) == 2
+    variants = add.compiled_variants()
+    assert sorted(v.options["enable_fp_fusion"] for v in variants) == [False, True]
+    d = add._gpu_dispatch
+    assert d.fast_launches >= 4
+
+
+def test_maxnreg_is_part_of_the_key(fake_gpu):  # noqa: F811
+    launches, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, maxnreg=64)
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, maxnreg=128)
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, maxnreg=64)
+    assert [c[2][4] for c in compiles] == [64, 128]
+
+
+@pytest.mark.parametrize("bad", [8, 256, 1.5, True])
+def test_maxnreg_errors(fake_gpu, bad):  # noqa: F811
+    add = make_add()
+    x, y, out = tensors()
+    with pytest.raises(ValueError, match="maxnreg"):
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, maxnreg=bad)
