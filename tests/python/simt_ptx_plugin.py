@@ -28,11 +28,12 @@ def _save(ptx: str, arch: str) -> None:
 if _DIR:
     _compile_simt = _C.compile_simt
 
-    def _compile_and_save(fs, specs, num_warps=4, num_stages=3, debug=False, arch="sm_90a"):
-        kernel = _compile_simt(fs, specs, num_warps, num_stages, debug, arch)
+    def _compile_and_save(fs, specs, num_warps=4, num_stages=3, debug=False, arch="sm_90a",
+                          **options):  # enable_fp_fusion, maxnreg: passed on as given
+        kernel = _compile_simt(fs, specs, num_warps, num_stages, debug, arch, **options)
         _save(kernel.ptx, "sm_90a")
         try:
-            ptx80, _ = _C.compile_ptx(fs, specs, num_warps, num_stages, debug, "sm_80")
+            ptx80, _ = _C.compile_ptx(fs, specs, num_warps, num_stages, debug, "sm_80", **options)
             _save(ptx80, "sm_80")
         except Exception as e:  # a target limit (fp8 needs sm_89) is a clear error: fine
             if "needs sm_" not in str(e):
