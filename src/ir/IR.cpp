@@ -152,8 +152,8 @@ std::list<std::unique_ptr<Op>>::iterator Op::self_iterator() {
 
 void Op::erase() {
   for (auto &r : results_)
-    TILEC_ASSERT(r->users.empty(), std::string("erasing ") + std::string(name()) +
-                                       " whose result is still used");
+    TILEC_ASSERT(r->users.empty(),
+                 std::string("erasing ") + std::string(name()) + " whose result is still used");
   Block *b = parent_;
   TILEC_ASSERT(b, "erasing an op with no parent");
   b->ops().erase(self_iterator()); // destroys *this
@@ -205,6 +205,14 @@ Function *Module::add_function(std::string name) {
   functions.push_back(std::make_unique<Function>());
   functions.back()->name = std::move(name);
   return functions.back().get();
+}
+
+int64_t Module::int_attr(std::string_view name, int64_t def) const {
+  for (const NamedAttr &a : attrs)
+    if (a.name == name)
+      if (auto *v = std::get_if<int64_t>(&a.value))
+        return *v;
+  return def;
 }
 
 Function *Module::lookup(std::string_view name) const {

@@ -37,9 +37,9 @@ class Region;
 class Value {
 public:
   Type type;
-  Op *def = nullptr;      // defining op, or null for a block argument
-  Block *owner = nullptr; // the block of a block argument
-  unsigned index = 0;     // result number or argument number
+  Op *def = nullptr;       // defining op, or null for a block argument
+  Block *owner = nullptr;  // the block of a block argument
+  unsigned index = 0;      // result number or argument number
   std::vector<Op *> users; // one entry per use (an op using it twice appears twice)
 
   bool is_block_arg() const { return def == nullptr; }
@@ -162,6 +162,8 @@ public:
   std::vector<std::unique_ptr<Function>> functions;
   std::vector<NamedAttr> attrs; // e.g. num_warps
   Function *add_function(std::string name);
+  // The integer attribute `name` (num_warps, num_stages, wgmma, ...), or `def` when absent.
+  int64_t int_attr(std::string_view name, int64_t def) const;
   Function *lookup(std::string_view name) const;
 };
 

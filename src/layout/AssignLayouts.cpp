@@ -12,19 +12,9 @@ namespace tilec::layout {
 using ir::LayoutRef;
 using ir::OpKind;
 
-int module_num_warps(const ir::Module &m) {
-  for (const ir::NamedAttr &a : m.attrs)
-    if (a.name == "num_warps" && std::holds_alternative<int64_t>(a.value))
-      return static_cast<int>(std::get<int64_t>(a.value));
-  return 4;
-}
+int module_num_warps(const ir::Module &m) { return static_cast<int>(m.int_attr("num_warps", 4)); }
 
-bool module_has_wgmma(const ir::Module &m) {
-  for (const ir::NamedAttr &a : m.attrs)
-    if (a.name == "wgmma" && std::holds_alternative<int64_t>(a.value))
-      return std::get<int64_t>(a.value) != 0;
-  return false;
-}
+bool module_has_wgmma(const ir::Module &m) { return m.int_attr("wgmma", 0) != 0; }
 
 LayoutRef coalesced_layout(const ir::Value *ptr, const analysis::AxisInfoAnalysis &ax,
                            int num_warps) {

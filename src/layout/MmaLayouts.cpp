@@ -185,16 +185,21 @@ int32_t mma_k_width(ir::DType d) {
   return b >= 32 ? 1 : 32 / b;
 }
 
+// The operand/result type pairs the tensor cores run (mma.sync and wgmma alike).
+static bool tensor_core_types(const ir::Op &dot) {
+  ir::DType e = dot.operand(0)->type.elem, r = dot.result(0)->type.elem;
+  return (e == ir::DType::F16 && (r == ir::DType::F32 || r == ir::DType::F16)) ||
+         (e == ir::DType::BF16 && r == ir::DType::F32) ||
+         (e == ir::DType::F32 && r == ir::DType::F32 &&
+          dot.str_attr("input_precision") == "tf32") ||
+         (e == ir::DType::I8 && r == ir::DType::I32);
+}
+
 bool dot_uses_mma(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
   int rank = a.rank();
   ir::DType e = a.elem;
-  bool types = ((e == ir::DType::F16) && (r.elem == ir::DType::F32 || r.elem == ir::DType::F16)) ||
-               (e == ir::DType::BF16 && r.elem == ir::DType::F32) ||
-               (e == ir::DType::F32 && r.elem == ir::DType::F32 &&
-                dot.str_attr("input_precision") == "tf32") ||
-               (e == ir::DType::I8 && r.elem == ir::DType::I32);
-  if (!types)
+  if (!tensor_core_types(dot))
     return false;
   int64_t M = a.shape[static_cast<size_t>(rank - 2)], K = a.shape[static_cast<size_t>(rank - 1)];
   int64_t N = r.shape[static_cast<size_t>(rank - 1)];
@@ -206,13 +211,8 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps) {
   if (a.rank() != 2 || num_warps < 4 || num_warps % 4 != 0)
     return false;
   ir::DType e = a.elem;
-  bool types = ((e == ir::DType::F16) && (r.elem == ir::DType::F32 || r.elem == ir::DType::F16)) ||
-               (e == ir::DType::BF16 && r.elem == ir::DType::F32) ||
-               (e == ir::DType::F32 && r.elem == ir::DType::F32 &&
-                dot.str_attr("input_precision") == "tf32") ||
-               (e == ir::DType::I8 && r.elem == ir::DType::I32);
   int64_t M = a.shape[0], K = a.shape[1], N = r.shape[1];
-  if (!types || M % 64 != 0 || N < 16 || K < (e == ir::DType::I8 ? 32 : 16))
+  if (!tensor_core_types(dot) || M % 64 != 0 || N < 16 || K < (e == ir::DType::I8 ? 32 : 16))
     return false;
   std::vector<int32_t> wgs =
       wgmma_warpgroups(static_cast<int32_t>(M), static_cast<int32_t>(N), num_warps);

@@ -23,14 +23,6 @@ using transforms::LoopShift;
 
 namespace {
 
-int64_t module_int(const Module &m, const char *name, int64_t def) {
-  for (const NamedAttr &a : m.attrs)
-    if (a.name == name)
-      if (auto *v = std::get_if<int64_t>(&a.value))
-        return *v;
-  return def;
-}
-
 bool has_side_effects(Block *b) {
   bool found = false;
   walk(b, [&](Op *op) {
@@ -302,7 +294,7 @@ std::function<bool(const Op &)> ring_load_predictor(const Module &m) {
       return false;
     const Value *ptr = load.operand(0);
     // a tile smaller than 4 bytes a thread leaves runs under 4 bytes in some thread
-    int64_t threads = 32 * module_int(m, "num_warps", 4);
+    int64_t threads = 32 * m.int_attr("num_warps", 4);
     if (ptr->type.rank() != 2 || byte_size(ptr->type.elem) < 2 ||
         ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
         (load.num_operands() > 2 && !is_zero_constant(load.operand(2))))
@@ -337,7 +329,7 @@ void pipeline_loops(Module &m) {
 }
 
 void pipeline_loops(Module &m, const PipelineLoopsOptions &opts) {
-  int64_t stages = module_int(m, "num_stages", 3);
+  int64_t stages = m.int_attr("num_stages", 3);
   bool changed = false;
   for (auto &f : m.functions) {
     analysis::AxisInfoAnalysis ax(*f, &m);

@@ -56,17 +56,8 @@ bool ring_consumer_supported(const ir::Op &dot, int operand) {
 bool ring_consumer_supported_before_layouts(const ir::Op &dot, int operand, const ir::Module &m) {
   if (dot.kind() != ir::OpKind::Dot || dot.result(0)->type.rank() != 2)
     return false;
-  int64_t warps = 4;
-  bool wgmma = false;
-  for (const ir::NamedAttr &a : m.attrs) {
-    if (const int64_t *v = std::get_if<int64_t>(&a.value)) {
-      if (a.name == "num_warps")
-        warps = *v;
-      else if (a.name == "wgmma")
-        wgmma = *v != 0;
-    }
-  }
-  ir::LayoutRef r = dot_result_layout(dot, static_cast<int>(warps), wgmma);
+  ir::LayoutRef r = dot_result_layout(dot, static_cast<int>(m.int_attr("num_warps", 4)),
+                                      m.int_attr("wgmma", 0) != 0);
   if (!r || r->kind != ir::LayoutKind::Mma)
     return false;
   const ir::Type &t = dot.operand(static_cast<size_t>(operand))->type;

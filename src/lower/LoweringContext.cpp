@@ -68,14 +68,6 @@ Ty param_ty(const ir::Type &t) {
   }
 }
 
-int64_t module_int(const ir::Module &m, const char *name, int64_t def) {
-  for (const ir::NamedAttr &a : m.attrs)
-    if (a.name == name)
-      if (auto *v = std::get_if<int64_t>(&a.value))
-        return *v;
-  return def;
-}
-
 int log2i(int64_t v) {
   int k = 0;
   while ((int64_t{1} << k) < v)
@@ -91,8 +83,8 @@ LoweringContext::LoweringContext(const ir::Module &m, const ir::Function &fn, si
                                  const LowerOptions &opts)
     : m_(m), ir_fn_(fn), out_(out), opts_(opts), b_(out) {
   out_.name = fn.name;
-  out_.num_warps = static_cast<int>(module_int(m, "num_warps", 4));
-  alloc_bytes_ = module_int(m, "shared_bytes", 0);
+  out_.num_warps = static_cast<int>(m.int_attr("num_warps", 4));
+  alloc_bytes_ = m.int_attr("shared_bytes", 0);
   axis_ = std::make_unique<analysis::AxisInfoAnalysis>(fn, &m);
 }
 

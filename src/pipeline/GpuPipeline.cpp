@@ -14,14 +14,6 @@ namespace tilec::pipeline {
 
 namespace {
 
-int64_t module_int(const ir::Module &m, const char *name, int64_t def) {
-  for (const ir::NamedAttr &a : m.attrs)
-    if (a.name == name)
-      if (auto *v = std::get_if<int64_t>(&a.value))
-        return *v;
-  return def;
-}
-
 bool names_tile_stage(const std::string &s) {
   auto names = stage_names();
   return std::find(names.begin(), names.end(), s) != names.end();
@@ -66,10 +58,10 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   transforms::pipeline_loads(*k.tile.module, layout::ring_load_predictor(*k.tile.module));
   run_gpu_stages(k.tile, opts.pipeline, hooks);
   const ir::Module &m = *k.tile.module;
-  k.num_warps = static_cast<int>(module_int(m, "num_warps", 4));
-  k.num_stages = static_cast<int>(module_int(m, "num_stages", 3));
+  k.num_warps = static_cast<int>(m.int_attr("num_warps", 4));
+  k.num_stages = static_cast<int>(m.int_attr("num_stages", 3));
   k.shared_bytes = k.thread_ir ? static_cast<int>(k.thread_ir->shared_bytes)
-                               : static_cast<int>(module_int(m, "shared_bytes", 0));
+                               : static_cast<int>(m.int_attr("shared_bytes", 0));
   const ir::Block *body = fn.entry();
   for (size_t i = 0; i < body->num_args(); ++i) {
     const ir::Type &t = body->arg(i)->type;

@@ -13,14 +13,6 @@ using namespace ir;
 
 namespace {
 
-int64_t module_int(const Module &m, const char *name, int64_t def) {
-  for (const NamedAttr &a : m.attrs)
-    if (a.name == name)
-      if (auto *v = std::get_if<int64_t>(&a.value))
-        return *v;
-  return def;
-}
-
 // The prefetched tiles live in registers across the dot: past this many bytes per thread
 // they would crowd out the accumulator and spill (the shared-memory ring is the answer).
 constexpr int64_t kPrefetchBytesPerThread = 128;
@@ -142,7 +134,7 @@ void process(Block &b, int64_t stages, int64_t threads, const LoadFilter &skip, 
 
 void pipeline_loads(Module &m, const LoadFilter &skip) {
   bool changed = false;
-  int64_t stages = module_int(m, "num_stages", 3), threads = 32 * module_int(m, "num_warps", 4);
+  int64_t stages = m.int_attr("num_stages", 3), threads = 32 * m.int_attr("num_warps", 4);
   for (auto &f : m.functions)
     process(*f->entry(), stages, threads, skip, changed);
   if (changed) { // the recomputed pointers repeat the body's; the old masks may be dead
