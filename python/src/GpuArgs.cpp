@@ -434,24 +434,6 @@ void int_value(PyObject *v, ArgInfo &out) {
 } // namespace
 
 uint64_t to_u64(PyObject *v) {
-#if PY_VERSION_HEX < 0x030C0000
-  // CPython 3.11: an int of at most two digits (< 2^60, every pointer data_ptr() returns)
-  // read from its digits, a third of PyLong_AsLongLongAndOverflow's instructions. 3.12
-  // changed the layout (and its compact ints hold one digit): the general path below.
-  if (PyLong_CheckExact(v)) {
-    const digit *d = reinterpret_cast<PyLongObject *>(v)->ob_digit;
-    switch (Py_SIZE(v)) {
-    case 0:
-      return 0;
-    case 1:
-      return d[0];
-    case 2:
-      return d[0] | uint64_t(d[1]) << PyLong_SHIFT;
-    default:
-      break;
-    }
-  }
-#endif
   // PyLong_AsUnsignedLongLong goes through _PyLong_AsByteArray (CPython 3.11): slow for the
   // pointers of every launch, which always fit in 63 bits
   int overflow = 0;
