@@ -209,19 +209,34 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   loop.add_operand(c0);
   loop.add_result(Type(DType::I32));
 
-  // iteration i + S-1 into stage (c + S-1) % S, before the yield (after every dot)
+  // iteration i + S-1 into stage (c + S-1) % S, right after the body's first ring dot: the
+  // stage it overwrites was last read in iteration i-1, and that dot's lowering retires
+  // every earlier reader (wgmma wait_group, then a barrier; ldmatrix readers passed the
+  // barrier of the top's async_wait). Issued there, the copies overlap the rest of the
+  // iteration (with S = 2, before the yield they would overlap nothing). The shifted
+  // values are recomputed from the carried ones: body values after this point are not
+  // yet defined.
+  Op *first_dot = nullptr;
+  for (auto &op : body->ops()) {
+    for (Candidate &c : cands)
+      if (c.dot == op.get())
+        first_dot = op.get();
+    if (first_dot)
+      break;
+  }
   Op *yield = body->terminator();
+  LoopShift mid(loop, false);
   Builder end;
-  end.set_insertion_point(yield);
-  Value *ok = cmp(end, "lt", sh.ahead(iv, static_cast<int>(S - 1), end), ub, loc);
+  end.set_insertion_point(std::next(first_dot->self_iterator())->get());
+  Value *ok = cmp(end, "lt", mid.ahead(iv, static_cast<int>(S - 1), end), ub, loc);
   Value *prev =
       select(end, cmp(end, "eq", cur, i32(end, 0, loc), loc), i32(end, S - 1, loc),
              end.create(OpKind::Sub, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)->result(), loc);
   for (Candidate &c : cands) {
     Value *mask = c.load->num_operands() > 1
-                      ? sh.ahead(c.load->operand(1), static_cast<int>(S - 1), end)
+                      ? mid.ahead(c.load->operand(1), static_cast<int>(S - 1), end)
                       : nullptr;
-    copy(end, c, prev, sh.ahead(c.load->operand(0), static_cast<int>(S - 1), end), mask, ok);
+    copy(end, c, prev, mid.ahead(c.load->operand(0), static_cast<int>(S - 1), end), mask, ok);
   }
   end.create(OpKind::AsyncCommit, {}, {}, {}, loc);
   Value *next = end.create(OpKind::Add, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)->result();

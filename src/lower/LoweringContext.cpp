@@ -1,6 +1,7 @@
 #include "lower/LoweringContext.h"
 #include "lower/CoalesceCopies.h"
 #include "lower/FuseCvtPacks.h"
+#include "lower/OverlapWgmma.h"
 #include "lower/LowerRing.h"
 #include "lower/SinkFragmentLoads.h"
 
@@ -580,6 +581,7 @@ simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
   // cvt, cvt, pack -> one cvt.f16x2 (FuseCvtPacks.h)
   fuse_cvt_packs(out, opts.sm);
   coalesce_copies(out); // a loop's yield writes its carried registers directly
+  overlap_wgmma(out);   // attention's two dots interleaved with the softmax by tiles
   simt::verify(out);
   return out;
 }
