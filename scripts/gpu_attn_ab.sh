@@ -12,4 +12,8 @@ for ov in 0 1; do # a cache directory each: kernels are not keyed by the variabl
   TILEC_CACHE_DIR=$(mktemp -d) TILEC_WGMMA_OVERLAP=$ov timeout 120 $PY benchmarks/gpu_kernels.py --only attention \
     --json /tmp/attn_$ov.json 2>&1 | grep -E "attention|Error|error" | tail -4
 done
-timeout 200 $PY -m pytest -q -m gpu tests/python/test_gpu_dot.py tests/python/test_gpu_seed_kernels.py 2>&1 | tail -4
+[ -n "${SKIP_TESTS:-}" ] || timeout 200 $PY -m pytest -q -m gpu tests/python/test_gpu_dot.py tests/python/test_gpu_seed_kernels.py 2>&1 | tail -4
+for ov in 0 1; do
+  echo "== register caps, TILEC_WGMMA_OVERLAP=$ov"
+  TILEC_CACHE_DIR=$(mktemp -d) TILEC_WGMMA_OVERLAP=$ov timeout 120 $PY benchmarks/attention_variants.py 2>&1 | tail -8
+done
