@@ -158,6 +158,8 @@ std::shared_ptr<GpuKernel> build_kernel(const std::string &ptx, nb::dict meta,
   runtime::PtxOptions opts;
   opts.max_registers = max_registers;
   opts.line_info = line_info;
+  opts.threads = 32 * bin.meta.num_warps;
+  opts.shared_bytes = bin.meta.shared;
   runtime::Cubin c;
   if (test_device()) {
     c.compiler = "test-device";

@@ -277,7 +277,7 @@ std::optional<size_t> interleave(std::vector<Instr> &ins, const Dot &d1, const D
 } // namespace
 
 int overlap_wgmma(simt::Function &f) {
-  if (env::get(env::Var::WgmmaOverlap) == "0")
+  if (!env::flag(env::Var::WgmmaOverlap))
     return 0;
   int done = 0;
   for (simt::Block &b : f.blocks) {

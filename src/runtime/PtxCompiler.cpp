@@ -1,4 +1,5 @@
 #include "runtime/PtxCompiler.h"
+#include "runtime/OccupancyCap.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -230,6 +231,8 @@ Cubin compile_with_ptxas(const std::string &ptxas, const std::string &ptx, const
     argv.push_back("--maxrregcount=" + std::to_string(opts.max_registers));
   if (opts.line_info)
     argv.push_back("-lineinfo");
+  if (opts.threads > 0)
+    argv.push_back("-v"); // registers and spills in the log, for the occupancy cap
   argv.insert(argv.end(), {ptx_path, "-o", cubin_path});
   std::string error;
   int rc = run_process(argv, log_path, error);
@@ -300,8 +303,22 @@ Cubin compile_with_driver(const std::string &ptx, const PtxOptions &opts,
 
 Cubin compile_ptx(const std::string &ptx, const GpuTarget &t, const PtxOptions &opts,
                   const std::string &kernel, int device) {
-  if (auto ptxas = find_ptxas())
-    return compile_with_ptxas(*ptxas, ptx, t, opts, kernel);
+  if (auto ptxas = find_ptxas()) {
+    Cubin c = compile_with_ptxas(*ptxas, ptx, t, opts, kernel);
+    if (opts.threads <= 0 || opts.max_registers > 0)
+      return c;
+    int k = occupancy_min_ctas(t, log_registers(c.log), opts.threads, opts.shared_bytes);
+    std::string capped = k > 0 ? with_min_ctas(ptx, k) : "";
+    if (capped.empty())
+      return c;
+    Cubin c2 = compile_with_ptxas(*ptxas, capped, t, opts, kernel);
+    int spill = log_spill_bytes(c2.log);
+    if (spill < 0 || spill > kMaxSpillBytes)
+      return c;
+    c2.compiler += " .minnctapersm " + std::to_string(k);
+    c2.seconds += c.seconds;
+    return c2;
+  }
   if (device < 0)
     throw PtxasError("no ptxas found (set TILEC_PTXAS, or put the CUDA toolkit's bin in PATH) "
                      "and no GPU given for the driver's JIT: cannot compile kernel '" +

@@ -26,11 +26,15 @@ struct PtxOptions {
   int opt_level = 3;   // ptxas -O
   int max_registers = 0; // --maxrregcount (0: ptxas decides)
   bool line_info = false; // -lineinfo
+  // The CTA's threads and dynamic shared memory: when given (threads > 0), compile_ptx may
+  // build again for one more CTA per SM (runtime/OccupancyCap.h).
+  int threads = 0;
+  int shared_bytes = 0;
 };
 
 struct Cubin {
   std::string image;    // the ELF bytes
-  std::string compiler; // "ptxas <path> (<version line>)" or "driver JIT (CUDA <v>)"
+  std::string compiler; // "ptxas <path>" (+ " .minnctapersm N") or "driver JIT (CUDA <v>)"
   std::string log;      // ptxas / JIT informational output
   double seconds = 0;
 };

@@ -237,3 +237,23 @@ def test_link_argument_errors_exit_2(tmp_path):
     (tmp_path / "x.h").write_text("int x;\n")
     r = tilec("link", tmp_path / "x.h", "-o", tmp_path / "all")
     assert r.returncode == 2 and "is not a header written by `tilec compile`" in r.stderr
+
+
+ATTN_SIG = ("*fp16:16,*fp16:16,*fp16:16,*fp16:16," + "i32:16,i32:16,i32:16,i32:1," * 4 +
+            "i32,i32,i32:16,128,64,64")
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None and not os.path.exists(
+    "/usr/local/cuda/bin/ptxas"), reason="no ptxas")
+def test_cubin_built_for_one_more_cta_per_sm_when_registers_allow(tmp_path):
+    """The seed attention (4 warps) takes ~200 registers with ptxas's defaults: two CTAs an
+    SM. The cubin is built again with .minnctapersm 3 (168 registers, a small spill;
+    runtime/OccupancyCap.h); the source names the compiler that built it."""
+    r = tilec("compile", f"{SEEDS}:fused_attention_kernel", "-s", ATTN_SIG, "-w", "4", "-ns", "2",
+              "--arch", "sm_90a", "-o", tmp_path / "attn")
+    assert r.returncode == 0, r.stderr
+    src = (tmp_path / "attn.cpp").read_text()
+    assert ".minnctapersm 3" in src
+    # the add kernel (few registers) is built once, as it was
+    compile_add(tmp_path / "add", ADD_SIG, "cdiv(n_elements, 1024)", "--arch", "sm_90a")
+    assert ".minnctapersm" not in (tmp_path / "add.cpp").read_text()

@@ -119,3 +119,53 @@ def test_matmul_compiles_to_mma():
     # sm_90a: a 64-row tile on 4 warps is one warpgroup's wgmma
     ptx, _ = _C.compile_ptx(fs, specs, 4, 3, False, "sm_90a")
     assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
+
+
+def attention_ptx(arch="sm_90a"):
+    fs = _sources.function_source(jit_fn(sk.fused_attention_kernel))
+    one = ("int", ("i32", False, True))  # the unit strides, specialised as Triton does
+    specs = ([ptr("fp16")] * 4 + [i32(True), i32(True), i32(True), one] * 4 +
+             [i32(), i32(), i32(True), cx(128), cx(64), cx(64)])
+    ptx, _ = _C.compile_ptx(fs, specs, 4, 2, False, arch)
+    return ptx
+
+
+def loop_body(ptx):
+    return ptx[ptx.index("$L__body_1:"):ptx.index("$L__endloop:")]
+
+
+def test_attention_ring_copies_follow_the_first_dot():
+    """With 2 stages the copies for iteration i+1 are issued right after q k^T (its wait
+    retires every earlier reader of the stage they overwrite), so they overlap the softmax
+    and p v rather than nothing."""
+    body = loop_body(attention_ptx())
+    first_wait = body.index("wgmma.wait_group.sync.aligned 0;")
+    copies = body.index("cp.async.cg.shared.global")
+    second_dot = body.index("wgmma.mma_async", copies)
+    assert first_wait < copies < body.index("ex2.approx") < second_dot
+    assert body.count("cp.async.cg.shared.global") == 8  # k and v, 4 x 16 bytes a thread each
+
+
+def test_attention_dots_interleaved_by_tiles_when_asked(monkeypatch, tmp_path):
+    """TILEC_WGMMA_OVERLAP=1: one wgmma group per 64-row tile; the first tile's softmax runs
+    while the second tile's q k^T does (wait_group 1), and ptxas keeps the wgmmas async."""
+    monkeypatch.setenv("TILEC_WGMMA_OVERLAP", "1")
+    body = loop_body(attention_ptx())
+    assert body.count("wgmma.commit_group") == 4
+    first_softmax = body.index("ex2.approx")
+    assert body.index("wgmma.wait_group.sync.aligned 1;") < first_softmax
+    # the second tile's p v is issued after the first's, with softmax work between them
+    pv0 = body.index("wgmma.fence", first_softmax)
+    pv1 = body.index("wgmma.fence", pv0 + 1)
+    assert "ex2.approx" in body[pv0:pv1]
+    monkeypatch.delenv("TILEC_WGMMA_OVERLAP")
+    assert loop_body(attention_ptx()).count("wgmma.commit_group") == 2
+    ptxas = find_ptxas()
+    if ptxas is None:
+        return
+    monkeypatch.setenv("TILEC_WGMMA_OVERLAP", "1")
+    f = tmp_path / "a.ptx"
+    f.write_text(attention_ptx())
+    r = subprocess.run([ptxas, "-arch=sm_90a", str(f), "-o", str(tmp_path / "a.cubin")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "serialized" not in r.stderr, r.stderr

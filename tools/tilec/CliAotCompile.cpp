@@ -152,7 +152,10 @@ AotKernel aot_compile(const AotRequest &req, SourceManager &sm) {
       runtime::GpuTarget t;
       t.major = cc / 10;
       t.minor = cc % 10;
-      runtime::Cubin c = runtime::compile_with_ptxas(*ptxas, k.gpu.ptx, t, {}, k.gpu.name);
+      runtime::PtxOptions po;
+      po.threads = 32 * k.gpu.num_warps;
+      po.shared_bytes = k.gpu.shared_bytes;
+      runtime::Cubin c = runtime::compile_ptx(k.gpu.ptx, t, po, k.gpu.name);
       k.cubin = std::move(c.image);
       k.compiler = std::move(c.compiler);
     }

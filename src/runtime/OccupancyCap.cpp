@@ -1,0 +1,88 @@
+#include "runtime/OccupancyCap.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "runtime/PtxCompiler.h"
+
+namespace tilec::runtime {
+
+namespace {
+
+constexpr int kRegistersPerSm = 65536;
+constexpr int kFewWarps = 16;
+
+struct SmLimits {
+  int shared_bytes; // usable by CTAs
+  int threads;
+  int ctas;
+};
+
+SmLimits sm_limits(const GpuTarget &t) {
+  switch (t.cc()) {
+  case 80: return {167936, 2048, 32};
+  case 86: return {102400, 1536, 16};
+  case 87: return {167936, 1536, 16};
+  case 89: return {102400, 1536, 24};
+  case 90: return {233472, 2048, 32};
+  default: return {0, 0, 0}; // unknown: never asks
+  }
+}
+
+int first_int(const std::string &log, const std::regex &re) {
+  std::smatch m;
+  return std::regex_search(log, m, re) ? std::stoi(m[1].str()) : -1;
+}
+
+} // namespace
+
+int occupancy_min_ctas(const GpuTarget &t, int regs, int threads, int shared_bytes) {
+  SmLimits l = sm_limits(t);
+  if (l.ctas == 0 || regs <= 0 || threads <= 0 || threads % 32 != 0)
+    return 0;
+  int per_thread = (regs + 7) / 8 * 8; // allocated per warp in units of 256
+  int by_regs = kRegistersPerSm / (per_thread * threads);
+  int by_others = std::min({l.threads / threads, l.ctas,
+                            l.shared_bytes / (std::max(shared_bytes, 0) + 1024)});
+  // only where few warps hide latency: under a quarter of the SM's 64 (sm_80/90)
+  if (by_regs < 1 || by_regs >= by_others || by_regs * threads / 32 >= kFewWarps)
+    return 0;
+  int k = by_regs + 1;
+  int cap = std::min(255, kRegistersPerSm / (k * threads) / 8 * 8);
+  return 5 * cap >= 4 * regs ? k : 0;
+}
+
+std::string with_min_ctas(const std::string &ptx, int n) {
+  if (ptx.find(".maxnreg") != std::string::npos ||
+      ptx.find(".minnctapersm") != std::string::npos)
+    return "";
+  std::string out;
+  size_t pos = 0;
+  bool found = false;
+  while (pos < ptx.size()) {
+    size_t end = ptx.find('\n', pos);
+    end = end == std::string::npos ? ptx.size() : end + 1;
+    std::string line = ptx.substr(pos, end - pos);
+    out += line;
+    if (line.rfind(".maxntid", 0) == 0) {
+      if (out.back() != '\n')
+        out += '\n';
+      out += ".minnctapersm " + std::to_string(n) + "\n";
+      found = true;
+    }
+    pos = end;
+  }
+  return found ? out : "";
+}
+
+int log_registers(const std::string &log) {
+  static const std::regex re("Used ([0-9]+) registers");
+  return first_int(log, re);
+}
+
+int log_spill_bytes(const std::string &log) {
+  static const std::regex re("([0-9]+) bytes spill stores");
+  return first_int(log, re);
+}
+
+} // namespace tilec::runtime
