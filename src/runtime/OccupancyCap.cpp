@@ -1,7 +1,7 @@
 #include "runtime/OccupancyCap.h"
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
 
 #include "runtime/PtxCompiler.h"
 
@@ -29,9 +29,27 @@ SmLimits sm_limits(const GpuTarget &t) {
   }
 }
 
-int first_int(const std::string &log, const std::regex &re) {
-  std::smatch m;
-  return std::regex_search(log, m, re) ? std::stoi(m[1].str()) : -1;
+// The number just before / after `key` in `log` (the first occurrence); -1 when absent.
+// Plain string search: std::regex crashed in the Python extension on the GPU machine
+// (its locale facets, with torch loaded).
+int number_before(const std::string &log, const std::string &key) {
+  size_t k = log.find(key);
+  if (k == std::string::npos)
+    return -1;
+  size_t b = k;
+  while (b > 0 && std::isdigit(static_cast<unsigned char>(log[b - 1])))
+    --b;
+  return b == k ? -1 : std::stoi(log.substr(b, k - b));
+}
+
+int number_after(const std::string &log, const std::string &key) {
+  size_t k = log.find(key);
+  if (k == std::string::npos)
+    return -1;
+  size_t b = k + key.size(), e = b;
+  while (e < log.size() && std::isdigit(static_cast<unsigned char>(log[e])))
+    ++e;
+  return e == b ? -1 : std::stoi(log.substr(b, e - b));
 }
 
 } // namespace
@@ -75,14 +93,8 @@ std::string with_min_ctas(const std::string &ptx, int n) {
   return found ? out : "";
 }
 
-int log_registers(const std::string &log) {
-  static const std::regex re("Used ([0-9]+) registers");
-  return first_int(log, re);
-}
+int log_registers(const std::string &log) { return number_after(log, "Used "); }
 
-int log_spill_bytes(const std::string &log) {
-  static const std::regex re("([0-9]+) bytes spill stores");
-  return first_int(log, re);
-}
+int log_spill_bytes(const std::string &log) { return number_before(log, " bytes spill stores"); }
 
 } // namespace tilec::runtime
