@@ -241,6 +241,8 @@ Reg emit_one(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &in) {
     if (!op.operand(1)->type.ptr && d == ir::DType::I1)
       return select_pred(c, in[0], in[1], in[2]);
     Ty t = reg_ty(op.operand(1)->type);
+    if (t == Ty::F32 || t == Ty::F64) // FSEL in SASS, beside the float math it feeds
+      return b.selp(t, in[1], in[2], in[0]);
     return b.selp(simt::ty_bits_of(simt::ty_reg_bits(t)), in[1], in[2], in[0]);
   }
   const ir::Type &ty = op.operand(0)->type;
@@ -303,16 +305,65 @@ Reg emit_elementwise(LoweringContext &c, const ir::Op &op, const std::vector<Reg
   return emit_one(c, op, operands);
 }
 
+namespace {
+
+// Per register, the register of this thread holding the first element of its run of equal
+// values (axis info's constancy; runs start at multiples of their length), or itself.
+// `cols < N` over 8 contiguous columns of a thread is then one compare, not eight: ptxas
+// cannot see that N is a multiple of 16.
+std::vector<int> constant_run_heads(LoweringContext &c, const ir::Value *v, int n) {
+  std::vector<int> head(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    head[static_cast<size_t>(i)] = i;
+  const ir::Type &t = v->type;
+  if (n <= 1 || t.ptr || ir::is_float(t.elem) || !t.is_tile() || !t.layout)
+    return head;
+  const analysis::AxisInfo &ai = c.axis().get(v);
+  const layout::LinearLayout &l = c.layout_of(t);
+  std::vector<int32_t> low(static_cast<size_t>(l.num_out_dims()), 0); // bits a run spans
+  bool any = false;
+  for (int d = 0; d < l.num_out_dims() && d < ai.rank(); ++d) {
+    int64_t k = ai.constancy[static_cast<size_t>(d)];
+    if (k <= 1)
+      continue;
+    // coordinates are R(r) ^ T(lane, warp): clearing R's bits below the run length keeps
+    // an element in its run whatever T is
+    low[static_cast<size_t>(d)] = static_cast<int32_t>(std::min<int64_t>(k, int64_t(1) << 30) - 1);
+    any = true;
+  }
+  if (!any)
+    return head;
+  std::map<std::vector<int32_t>, int> first;
+  for (int i = 0; i < n; ++i)
+    first.emplace(LoweringContext::reg_coords(l, i), i);
+  for (int i = 0; i < n; ++i) {
+    std::vector<int32_t> rc = LoweringContext::reg_coords(l, i);
+    for (size_t d = 0; d < rc.size(); ++d)
+      rc[d] &= ~low[d];
+    auto it = first.find(rc);
+    if (it != first.end())
+      head[static_cast<size_t>(i)] = it->second;
+  }
+  return head;
+}
+
+} // namespace
+
 void lower_elementwise(LoweringContext &c, const ir::Op &op) {
   const ir::Value *r = op.result(0);
   int n = c.num_regs(r->type);
   std::vector<const std::vector<Reg> *> ins;
   for (const ir::Value *v : op.operands())
     ins.push_back(&c.get(v));
+  std::vector<int> head = constant_run_heads(c, r, n);
   // Elements whose operands are the same registers (splats) are computed once.
   std::map<std::vector<uint32_t>, Reg> memo;
   std::vector<Reg> out;
   for (int i = 0; i < n; ++i) {
+    if (int h = head[static_cast<size_t>(i)]; h < i) {
+      out.push_back(out[static_cast<size_t>(h)]);
+      continue;
+    }
     std::vector<Reg> args;
     std::vector<uint32_t> key;
     for (const auto *v : ins) {

@@ -1,13 +1,14 @@
 // reduce: in-thread, then across lanes (shfl.sync.bfly), then across warps (shared memory).
 //
 // Every input bit of the operand's layout that is not free (a replica) and steps the
-// reduced dim is combined away: register bits inside the thread (a halving tree over the
-// thread's elements in axis order), lane bits with a butterfly shuffle, warp bits through
-// shared memory — each warp writes its partials at [warp-along-axis][result element],
-// a barrier, then every thread combines the partials of the elements it holds, in warp
-// order. Afterwards every thread holds its elements of the "reduced layout" (the
-// operand's with the axis dropped, the lanes and warps along it now replicas), which is
-// relabelled into the result's layout (the slice layout: no data movement).
+// reduced dim is combined away: register bits inside the thread (four running chains over
+// the thread's elements in axis order, then a tree over the chains), lane bits with a
+// butterfly shuffle, warp bits through shared memory — each warp writes its partials at
+// [warp-along-axis][result element], a barrier, then every thread combines the partials
+// of the elements it holds, in warp order. Afterwards every thread holds its elements of
+// the "reduced layout" (the operand's with the axis dropped, the lanes and warps along it
+// now replicas), which is relabelled into the result's layout (the slice layout: no data
+// movement).
 // Combiner regions are lowered by re-emitting their ops on scalar registers. As in
 // Triton, the combiner is taken to be associative and commutative.
 #include <algorithm>
@@ -176,6 +177,13 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
         v.push_back(c.get(op.operand(i))[static_cast<size_t>(r)]);
       items.push_back(std::move(v));
     }
+    // Up to kChains running accumulators (element i into chain i % kChains), then a tree
+    // over the chains: a chain lets ptxas fuse a sum of products into one fma per element,
+    // and several chains keep the adds independent.
+    constexpr size_t kChains = 4;
+    for (size_t i = kChains; i < items.size(); ++i)
+      items[i % kChains] = combine(c, blk, items[i % kChains], items[i]);
+    items.resize(std::min(items.size(), kChains));
     while (items.size() > 1) { // element i with element i + ceil(n/2)
       size_t half = (items.size() + 1) / 2;
       for (size_t i = 0; i + half < items.size(); ++i)

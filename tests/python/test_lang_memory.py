@@ -298,3 +298,27 @@ def test_pointer_dtype_and_element_ty():
     z = np.zeros(1, np.int64)
     k[(1,)](np.array([7.9], np.float16), z)
     assert z[0] == 7
+
+
+@triton.jit
+def _row_mask_kernel(X, Z, M, stride, n, BLOCK: tl.constexpr):
+    # a 2-D mask whose bound is a multiple of 16 on some calls: the GPU path then compares
+    # once per run of 16 columns; the selected values and the masked stores must not change
+    rows = tl.arange(0, 8)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    mask = (cols < n) & (rows < M)
+    x = tl.load(X + rows * stride + cols, mask=mask, other=-1.0)
+    y = tl.where(cols < n, x * 2.0, 7.0)
+    odd = (cols >= n) | (rows >= M)
+    tl.store(Z + rows * stride + cols, tl.where(odd, y + 100.0, y), mask=rows < M)
+
+
+@pytest.mark.parametrize("n", [48, 64, 16, 0, 40, 33])
+def test_mask_bound_multiple_of_16(n):
+    block, m = 64, 6
+    x = np.random.default_rng(n).standard_normal((m, block)).astype(np.float32)
+    z = np.full((m, block), np.nan, np.float32)
+    _row_mask_kernel[(1,)](x, z, m, block, n, BLOCK=block)
+    cols = np.arange(block)[None, :]
+    want = np.where(cols < n, x * 2.0, 107.0).astype(np.float32)
+    np.testing.assert_array_equal(z, want)

@@ -96,6 +96,40 @@ def test_softmax_uses_shared_memory_across_warps():
     assert meta["shared"] > 0
 
 
+def test_layernorm_mask_compared_once_per_run_of_columns():
+    # cols < N with N a multiple of 16 is constant over each thread's 8 contiguous columns
+    # (axis info's constancy): one compare serves the thread's loads, where and stores
+    ptx, _ = compile_case("layernorm", "sm_90a")
+    assert ptx.count("setp.lt.s32") == 1, ptx
+    assert ptx.count("selp.f32") == 8, ptx
+    # N not known to be a multiple of 16: a compare per element
+    kernel, specs, warps, _ = CASES["layernorm"]
+    specs = list(specs)
+    specs[7] = i32(False)
+    ptx, _ = _C.compile_ptx(_sources.function_source(jit_fn(kernel)), specs, warps, 3, False,
+                            "sm_90a")
+    assert ptx.count("setp.lt.s32") == 8, ptx
+
+
+def test_layernorm_sum_of_squares_in_running_chains():
+    # 32 columns a thread (8192 over 8 warps): xmean * xmean is summed by 4 running chains,
+    # so all but the first add of each chain takes one product and one partial sum, which
+    # ptxas turns into one fma per element (a halving tree adds 16 pairs of products)
+    kernel, specs, _, _ = CASES["layernorm"]
+    specs = list(specs)
+    specs[-1] = cx(8192)
+    ptx, _ = _C.compile_ptx(_sources.function_source(jit_fn(kernel)), specs, 8, 3, False,
+                            "sm_90a")
+    start = ptx.index("selp.f32")
+    body = ptx[start:ptx.index("shfl.sync.bfly", start)].splitlines()
+    products = {l.split()[1].rstrip(",") for l in body if l.strip().startswith("mul.f32")}
+    adds = [l.replace(",", " ").replace(";", " ").split() for l in body
+            if l.strip().startswith("add.f32")]
+    both = sum(1 for a in adds if a[2] in products and a[3] in products)
+    assert len(products) == 32 and len(adds) == 31, body
+    assert both == 4, body
+
+
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_seed_ptx_assembles(name, arch, tmp_path):

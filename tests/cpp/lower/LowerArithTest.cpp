@@ -3,6 +3,9 @@
 #include <random>
 
 #include "LowerTestUtil.h"
+#include "ir/IRParser.h"
+#include "lower/Lower.h"
+#include "simt/Format.h"
 
 namespace tilec::lower::test {
 namespace {
@@ -165,6 +168,70 @@ TEST(LowerArith, ComparisonsAndWhere) {
   for (const DT &d : kDtypes)
     for (const char *op : {"<", "<=", ">", ">=", "==", "!="})
       run_binary(std::string("tl.where(x ") + op + " y, x, y)", d, d, d);
+}
+
+// A thread holding 32 contiguous columns, masked by `cols < n` with n a multiple of 16:
+// the compare is constant over runs of 16 (axis info), so it is emitted once per run, and
+// the selected values must still switch at n.
+TEST(LowerArith, CompareConstantOverRunsIsEmittedOncePerRun) {
+  const std::string l = "#blocked<spt=[32], tpw=[32], wpc=[1], order=[0]>";
+  const std::string ti = "tile<1024xi32, " + l + ">", tf = "tile<1024xfp32, " + l + ">",
+                    tp = "tile<1024xptr<fp32>, " + l + ">", tb = "tile<1024xi1, " + l + ">";
+  std::string text = "module {num_warps = 1, tt.divisibility = [16, 16, 16]}\n"
+                     "tt.func @k(%x: ptr<fp32>, %z: ptr<fp32>, %n: i32) {\n"
+                     "  %c = arange {end = 1024, start = 0} : " +
+                     ti +
+                     "\n"
+                     "  %nn = splat %n : i32 -> " +
+                     ti +
+                     "\n"
+                     "  %m = cmp %c, %nn {pred = \"lt\"} : " +
+                     ti + " -> " + tb +
+                     "\n"
+                     "  %px0 = splat %x : ptr<fp32> -> " +
+                     tp +
+                     "\n"
+                     "  %px = addptr %px0, %c : " +
+                     tp + ", " + ti + " -> " + tp +
+                     "\n"
+                     "  %v = load %px : " +
+                     tp + " -> " + tf +
+                     "\n"
+                     "  %zero = constant {value = 0.0} : " +
+                     tf +
+                     "\n"
+                     "  %y = select %m, %v, %zero : " +
+                     tb + ", " + tf + ", " + tf + " -> " + tf +
+                     "\n"
+                     "  %pz0 = splat %z : ptr<fp32> -> " +
+                     tp +
+                     "\n"
+                     "  %pz = addptr %pz0, %c : " +
+                     tp + ", " + ti + " -> " + tp +
+                     "\n"
+                     "  store %pz, %y\n  return\n}\n";
+  SCOPED_TRACE(text);
+  std::unique_ptr<ir::Module> mod = ir::parse_module(text);
+  simt::Function fn = lower_function(*mod, *mod->functions.front(), LowerOptions{});
+  std::string dump = simt::dump(fn);
+  size_t setps = 0;
+  for (size_t at = dump.find("setp."); at != std::string::npos; at = dump.find("setp.", at + 1))
+    ++setps;
+  EXPECT_EQ(setps, 2u) << dump; // two runs of 16 in the thread's 32 columns
+  for (int n : {0, 16, 48, 512, 1008, 1024}) {
+    std::vector<float> x(1024), z(1024, -1.0f);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = 1.0f + static_cast<float>(i);
+    simt::run(fn,
+              {simt::SimArg::pointer(x.data()), simt::SimArg::pointer(z.data()),
+               simt::SimArg::integer(n)},
+              {{reinterpret_cast<uint64_t>(x.data()), x.size() * 4, "x"},
+               {reinterpret_cast<uint64_t>(z.data()), z.size() * 4, "z"}},
+              {});
+    for (int i = 0; i < 1024; ++i)
+      ASSERT_EQ(z[static_cast<size_t>(i)], i < n ? x[static_cast<size_t>(i)] : 0.0f)
+          << "n = " << n << ", element " << i;
+  }
 }
 
 TEST(LowerArith, MixedDtypesPromote) {
