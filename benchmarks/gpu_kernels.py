@@ -6,7 +6,10 @@ For each kernel and size, GB/s of tilec (the seed kernel compiled by tilec), tor
 kernel for the same operation) and Triton (the same seed kernel compiled by Triton, when
 importable), with the same launch parameters as the seeds' host wrappers. Bytes: each input
 read once and each output written once. Time: CUDA events around each launch, median of
---reps launches after warm-up, L2 flushed (a 256 MiB memset) before each launch.
+--reps launches after warm-up, L2 flushed (a 256 MiB memset) before each launch. The
+implementations are timed in interleaved rounds (each launched once per round, the order
+rotated), and tilec twice: the "A/A" column is the difference between tilec's two medians,
+the noise floor any comparison in that row stands on.
 
 Also measured in the same run: the device copy ceiling (torch clone of a 1 GiB tensor,
 bytes read + written) and the first call of the GELU kernel with an empty tilec cache
@@ -76,20 +79,32 @@ class Timer:
         self.cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda") if flush else None
 
     def median_ms(self, fn, warmup=5):
+        return self.interleaved_ms({"": fn}, warmup)[""]
+
+    def interleaved_ms(self, fns, warmup=5):
+        """{name: median ms} of each launcher in `fns`, timed in rounds that run every
+        launcher once, in an order rotated from round to round: clock or temperature drift
+        during the measurement falls on all of them alike, not on whichever runs last."""
         torch = self.torch
-        for _ in range(warmup):
-            fn()
+        names = list(fns)
+        for fn in fns.values():
+            for _ in range(warmup):
+                fn()
         torch.cuda.synchronize()
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(self.reps)]
-        for start, end in events:
-            if self.cache is not None:
-                self.cache.zero_()
-            start.record()
-            fn()
-            end.record()
+        events = {n: [] for n in names}
+        for i in range(self.reps):
+            for j in range(len(names)):
+                name = names[(i + j) % len(names)]
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
+                    enable_timing=True)
+                if self.cache is not None:
+                    self.cache.zero_()
+                start.record()
+                fns[name]()
+                end.record()
+                events[name].append((start, end))
         torch.cuda.synchronize()
-        return statistics.median(s.elapsed_time(e) for s, e in events)
+        return {n: statistics.median(s.elapsed_time(e) for s, e in events[n]) for n in names}
 
 
 def copy_ceiling(torch, timer):
@@ -272,6 +287,7 @@ def measure_case(torch, timer, case, impls, errors):
     launchers = {"torch": lambda: torch_fn}
     for impl, mod in impls.items():
         launchers[impl] = (lambda m: lambda: seed(m))(mod)
+    fns = {}
     for impl in ["tilec", "torch", "Triton"]:
         if impl not in launchers:
             continue
@@ -281,15 +297,28 @@ def measure_case(torch, timer, case, impls, errors):
             torch.cuda.synchronize()
             if impl == "tilec":
                 row["check"] = check()
-            ms = timer.median_ms(fn)
-            row["ms"][impl] = ms
-            row["gbps"][impl] = nbytes / (ms * 1e-3) / scale
+            fns[impl] = fn
         except Exception as e:
             errors.append(f"{name} {size} [{impl}]: {traceback.format_exc()}")
             row["gbps"][impl] = None
             row.setdefault("errors", {})[impl] = short_error(e)
             if impl == "tilec":
                 row["check"] = "n/a"
+    if "tilec" in fns:  # timed twice: the spread between equal launches, for scale
+        fns["tilec (again)"] = fns["tilec"]
+    try:
+        ms = timer.interleaved_ms(fns) if fns else {}
+    except Exception as e:
+        errors.append(f"{name} {size} [timing]: {traceback.format_exc()}")
+        row["error"] = short_error(e)
+        ms = {}
+    for impl, t in ms.items():
+        key = "tilec_again" if impl == "tilec (again)" else impl
+        row["ms"][key] = t
+        row["gbps"][key] = nbytes / (t * 1e-3) / scale
+    if "tilec" in ms:
+        a, b = ms["tilec"], ms["tilec (again)"]
+        row["aa_spread"] = abs(a - b) / min(a, b)
     ours = row["gbps"].get("tilec")
     ref = row["gbps"].get(must_ref)
     row["must_met"] = row["within_1pct"] = None
@@ -350,10 +379,10 @@ def fmt(v, spec=".0f"):
 
 def table_rows(copy_gbps, rows, first):
     header = ["kernel", "size", "tilec GB/s", "torch", "Triton", "tilec/torch", "tilec/Triton",
-              "must", "met", "check"]
+              "must", "met", "check", "A/A"]
     out = [header]
     out.append(["copy ceiling (torch clone)", "1 GiB", "", fmt(copy_gbps), "", "", "", "", "",
-                ""])
+                "", ""])
     for r in rows:
         g = r["gbps"]
         t, to, tr = g.get("tilec"), g.get("torch"), g.get("Triton")
@@ -366,16 +395,17 @@ def table_rows(copy_gbps, rows, first):
         out.append([kernel, r["size"], cell("tilec", t), cell("torch", to),
                     cell("Triton", tr), fmt(t / to if t and to else None, ".2f"),
                     fmt(t / tr if t and tr else None, ".2f"), r["must"], met,
-                    r.get("error", r["check"])])
+                    r.get("error", r["check"]),
+                    fmt(r["aa_spread"] * 100, ".1f") + "%" if "aa_spread" in r else ""])
     cold, warm, ok, err = first
     if err:
         out.append(["GELU first call, empty cache", "2^20", "ERR " + err[:70], "", "", "", "",
-                    "<= 60 ms", "n/a", ""])
+                    "<= 60 ms", "n/a", "", ""])
     else:
         out.append(["GELU first call, empty cache", "2^20", f"{cold:.1f} ms", "", "", "", "",
-                    "<= 60 ms", "yes" if cold <= 60 else "NO", "ok" if ok else "WRONG"])
+                    "<= 60 ms", "yes" if cold <= 60 else "NO", "ok" if ok else "WRONG", ""])
         out.append(["GELU first call, disk cache", "2^20", f"{warm:.1f} ms", "", "", "", "", "",
-                    "", ""])
+                    "", "", ""])
     widths = [max(len(str(r[i])) for r in out) for i in range(len(header))]
     return [[str(c).ljust(w) for c, w in zip(r, widths)] for r in out]
 
