@@ -240,12 +240,13 @@ def main():
     out = torch.empty_like(x)
     rows = []
 
-    def loop_time(k, names, values, stream=None):
+    def loop_time(k, names, values, stream=None, n=None):
+        n = n or count
         k._launch_loop((1, 1, 1), names, values, dev, 10, stream)
         torch.cuda.synchronize()
         ts = []
         for _ in range(7):
-            ts.append(k._launch_loop((4, 1, 1), names, values, dev, count, stream) / count)
+            ts.append(k._launch_loop((4, 1, 1), names, values, dev, n, stream) / n)
             torch.cuda.synchronize()
         return statistics.median(ts)
 
@@ -257,6 +258,11 @@ def main():
     add = _C.gpu_build(ptx, meta, arch, dev)
     names = ["x_ptr", "y_ptr", "output_ptr", "n_elements"]
     rows.append(("C++ loop, add kernel", loop_time(add, names, [x, y, out, n])))
+    # does the GPU keep up? (a per-launch cost that grows with the count is the launch
+    # queue filling, not the host)
+    for c in (100, 10 * count):
+        rows.append((f"C++ loop, add kernel, {c} launches",
+                     loop_time(add, names, [x, y, out, n], n=c)))
     # why cuLaunchKernel costs what it does: the stream kind and the parameter form
     side = torch.cuda.Stream()  # torch creates its streams non-blocking
     streams = [("stream 0", 0), ("per-thread", 2), ("non-blocking", side.cuda_stream)]
