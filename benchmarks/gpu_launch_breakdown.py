@@ -269,6 +269,20 @@ def main():
     for label, st in streams:
         rows.append((f"C++ loop, empty, {label}", loop_time(empty, [], [], st)))
         rows.append((f"C++ loop, add, {label}", loop_time(add, names, [x, y, out, n], st)))
+    # the driver's entry points, interleaved round by round (the host's speed drifts):
+    # cuLaunchKernel, cuLaunchKernelEx, cuLaunchKernel from cuGetProcAddress
+    forms = ("params", "ex", "gpa")
+    per_form = {f: [] for f in forms}
+    add_args = [x, y, out, n]
+    for _ in range(15):
+        for f in forms:
+            with launch_form(f):
+                per_form[f].append(add._launch_loop((4, 1, 1), names, add_args, dev, count,
+                                                    None) / count)
+                torch.cuda.synchronize()
+    for f in forms:
+        rows.append((f"C++ loop, add kernel, form {f} (interleaved)",
+                     statistics.median(per_form[f])))
     with launch_form("extra"):
         rows.append(("C++ loop, add kernel, extra", loop_time(add, names, [x, y, out, n])))
         rows.append(("C++ loop, add, non-blocking, extra",
@@ -318,10 +332,12 @@ def main():
     rows.append(("kernel[grid](...), lambda grid",
                  per_call(torch, lambda: sk.add_kernel[lam](x, y, out, n, BLOCK_SIZE=1024),
                           count)))
-    with launch_form("extra"):
-        rows.append(("kernel[grid](...), tuple grid, extra",
-                     per_call(torch, lambda: sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024),
-                              count)))
+    for form in ("extra", "ex", "gpa"):
+        with launch_form(form):
+            rows.append((f"kernel[grid](...), tuple grid, {form}",
+                         per_call(torch,
+                                  lambda: sk.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024),
+                                  count)))
     rows.append(("torch.add(out=)", per_call(torch, lambda: torch.add(x, y, out=out), count)))
     env = {"add_kernel": sk.add_kernel, "grid": grid, "x": x, "y": y, "out": out, "n": n,
            "torch": torch}

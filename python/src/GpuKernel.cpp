@@ -524,17 +524,26 @@ void bind_gpu_kernel(nb::module_ &m) {
         "launches call recorder(name, grid, device, stream, params) (None: do nothing); 0 "
         "restores the driver.");
   m.def("gpu_last_kernel", &runtime::last_launched_kernel, nb::arg("device") = 0);
+  static const std::pair<const char *, runtime::LaunchForm> kForms[] = {
+      {"params", runtime::LaunchForm::KernelParams},
+      {"extra", runtime::LaunchForm::ExtraBuffer},
+      {"ex", runtime::LaunchForm::LaunchEx},
+      {"gpa", runtime::LaunchForm::ProcAddress}};
   m.def("gpu_set_launch_form", [](const std::string &form) {
-    if (form != "params" && form != "extra")
-      throw nb::value_error("launch form must be 'params' or 'extra'");
-    runtime::set_launch_form(form == "extra" ? runtime::LaunchForm::ExtraBuffer
-                                             : runtime::LaunchForm::KernelParams);
+    for (const auto &[name, f] : kForms)
+      if (form == name)
+        return runtime::set_launch_form(f);
+    throw nb::value_error("launch form must be 'params', 'extra', 'ex' or 'gpa'");
   }, nb::arg("form"),
-        "How launches pass parameters to cuLaunchKernel: 'params' (kernelParams, the "
-        "default) or 'extra' (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer). For comparing the "
-        "two on a GPU.");
+        "How launches reach the driver: 'params' (cuLaunchKernel with kernelParams, the "
+        "default), 'extra' (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer), 'ex' "
+        "(cuLaunchKernelEx) or 'gpa' (cuLaunchKernel from cuGetProcAddress). For comparing "
+        "them on a GPU.");
   m.def("gpu_launch_form", [] {
-    return runtime::launch_form() == runtime::LaunchForm::ExtraBuffer ? "extra" : "params";
+    for (const auto &[name, f] : kForms)
+      if (runtime::launch_form() == f)
+        return name;
+    return "params";
   });
   m.def("gpu_find_ptxas", [] { return runtime::find_ptxas(); });
   m.def("gpu_compile_ptx", [](const std::string &ptx, const std::string &arch,

@@ -45,10 +45,12 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
     if (!res.valid() && af && simt::ty_reg_bits(reg_ty(od)) == 32) {
       Reg at = find(base, af->base);
       if (!at.valid()) {
-        at = b.mad_wide(reg_ty(od), af->base, simt::imm(esize), base);
+        // af->base is a thread coordinate (or one xor an in-tile constant): never
+        // negative, so the unsigned widening (one IMAD.WIDE.U32) gives the same address
+        at = b.mad_wide(Ty::U32, af->base, simt::imm(esize), base);
         memo.push_back({{base.id, af->base.id}, at});
       }
-      res = b.add(Ty::S64, at, simt::imm(af->imm * esize));
+      res = af->imm ? b.add(Ty::S64, at, simt::imm(af->imm * esize)) : at;
       memo.push_back({{base.id, off.id}, res});
     }
     if (!res.valid()) {

@@ -84,8 +84,7 @@ void lower_arange(LoweringContext &c, const ir::Op &op) {
     // The values stay within [start, end): the adds below never wrap.
     if ((rc & tc.span[0]) == 0) {
       out.push_back(rc + start == 0 ? t : b.add(Ty::S32, t, simt::imm(rc + start)));
-      if (rc + start != 0)
-        c.note_affine(out.back(), t, rc + start);
+      c.note_affine(out.back(), t, rc + start);
     } else {
       Reg x = b.xor_(Ty::B32, t, simt::imm(rc));
       out.push_back(start ? b.add(Ty::S32, x, simt::imm(start)) : x);

@@ -1,8 +1,8 @@
 #include "lower/LoweringContext.h"
 #include "lower/CoalesceCopies.h"
 #include "lower/FuseCvtPacks.h"
-#include "lower/OverlapWgmma.h"
 #include "lower/LowerRing.h"
+#include "lower/OverlapWgmma.h"
 #include "lower/SinkFragmentLoads.h"
 
 #include "layout/Layouts.h"
@@ -188,23 +188,38 @@ const ThreadCoords &LoweringContext::thread_coords(const LinearLayout &l) {
   int rank = l.num_out_dims();
   in_prologue([&] {
     struct Src {
-      const char *name;
+      std::vector<LinearLayout::Basis> bases;
       Reg reg;
-      int bits;
+      int bits; // of the register's value
+    };
+    auto bases_of = [&](const char *in) {
+      std::vector<LinearLayout::Basis> v;
+      for (int i = 0; i < l.in_dim_bits(in); ++i)
+        v.push_back(l.basis(in, i));
+      return v;
     };
     std::vector<Src> srcs;
-    if (l.in_dim_bits(layout::kLane) > 0)
-      srcs.push_back({layout::kLane, lane(), 5});
-    if (l.in_dim_bits(layout::kWarp) > 0)
-      srcs.push_back({layout::kWarp, warp(), log2i(num_warps())});
+    int lane_bits = l.in_dim_bits(layout::kLane), warp_bits = l.in_dim_bits(layout::kWarp);
+    if (lane_bits == 5 && warp_bits == log2i(num_warps())) {
+      // every bit of the thread index used: fields may run from lane into warp bits, so
+      // an fp16 row of 8 a thread is tid << 3, not (lane << 3) ^ (warp << 8)
+      std::vector<LinearLayout::Basis> all = bases_of(layout::kLane), w = bases_of(layout::kWarp);
+      all.insert(all.end(), w.begin(), w.end());
+      srcs.push_back({std::move(all), tid(), 5 + warp_bits});
+    } else {
+      if (lane_bits > 0)
+        srcs.push_back({bases_of(layout::kLane), lane(), 5});
+      if (warp_bits > 0)
+        srcs.push_back({bases_of(layout::kWarp), warp(), log2i(num_warps())});
+    }
     for (int d = 0; d < rank; ++d) {
       Reg acc;
       int32_t span = 0;
       auto accumulate = [&](Reg part) { acc = acc.valid() ? b_.xor_(Ty::B32, acc, part) : part; };
       for (const Src &s : srcs) {
-        int nbits = l.in_dim_bits(s.name);
+        int nbits = static_cast<int>(s.bases.size());
         for (int i = 0; i < nbits;) {
-          const LinearLayout::Basis &bv = l.basis(s.name, i);
+          const LinearLayout::Basis &bv = s.bases[static_cast<size_t>(i)];
           int32_t v = bv[static_cast<size_t>(d)];
           if (v == 0) {
             ++i;
@@ -224,7 +239,7 @@ const ThreadCoords &LoweringContext::thread_coords(const LinearLayout &l) {
           // A run of bits i.. mapping to consecutive coordinate bits j..: one bit field.
           int j = log2i(v), k = 1;
           while (i + k < nbits) {
-            const LinearLayout::Basis &nb = l.basis(s.name, i + k);
+            const LinearLayout::Basis &nb = s.bases[static_cast<size_t>(i + k)];
             bool next = nb[static_cast<size_t>(d)] == (v << k);
             for (int e = 0; e < rank && next; ++e)
               next = e == d || nb[static_cast<size_t>(e)] == 0;

@@ -123,14 +123,46 @@ namespace {
 
 // cuFuncGetParamInfo (CUDA 12.4 on), looked up in the driver tilec loaded; null before.
 using ParamInfoFn = CUresult (*)(CUfunction, size_t, size_t *, size_t *);
+// An entry point newer than tilec's minimum driver, from the library tilec loaded (null
+// when the driver lacks it).
+void *optional_symbol(const char *symbol) {
+  driver(); // loaded first
+  std::string name = env::get(env::Var::Libcuda);
+  if (name.empty())
+    name = env::info(env::Var::Libcuda).default_value;
+  void *lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  return lib ? dlsym(lib, symbol) : nullptr;
+}
+
 ParamInfoFn param_info_fn() {
-  static ParamInfoFn fn = [] {
-    driver(); // loaded first
-    std::string name = env::get(env::Var::Libcuda);
-    if (name.empty())
-      name = env::info(env::Var::Libcuda).default_value;
-    void *lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-    return lib ? reinterpret_cast<ParamInfoFn>(dlsym(lib, "cuFuncGetParamInfo")) : nullptr;
+  static ParamInfoFn fn = reinterpret_cast<ParamInfoFn>(optional_symbol("cuFuncGetParamInfo"));
+  return fn;
+}
+
+// cuda.h's CUlaunchConfig (CUDA 12.0 on), for cuLaunchKernelEx.
+struct LaunchConfig {
+  unsigned grid[3], block[3], shared;
+  CUstream stream;
+  void *attrs;
+  unsigned num_attrs;
+};
+using LaunchExFn = CUresult (*)(const LaunchConfig *, CUfunction, void **, void **);
+LaunchExFn launch_ex_fn() {
+  static LaunchExFn fn = reinterpret_cast<LaunchExFn>(optional_symbol("cuLaunchKernelEx"));
+  return fn;
+}
+
+// cuLaunchKernel as cuGetProcAddress hands it out (the way the CUDA runtime finds it).
+using LaunchFn = decltype(DriverApi::cuLaunchKernel);
+LaunchFn launch_gpa_fn() {
+  static LaunchFn fn = [] {
+    using GetProc = CUresult (*)(const char *, void **, int, uint64_t, int *);
+    auto gpa = reinterpret_cast<GetProc>(optional_symbol("cuGetProcAddress_v2"));
+    void *f = nullptr;
+    int status = 0;
+    if (!gpa || gpa("cuLaunchKernel", &f, 12000, 0, &status) != CUDA_SUCCESS)
+      return LaunchFn{};
+    return reinterpret_cast<LaunchFn>(f);
   }();
   return fn;
 }
@@ -286,7 +318,16 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params)
   CUresult r;
   unsigned block = 32u * static_cast<unsigned>(bin_.meta.num_warps);
   auto go = [&](const Loaded &fl) {
-    if (launch_form() != LaunchForm::ExtraBuffer || !fl.extra_ok)
+    LaunchForm form = launch_form();
+    if (form == LaunchForm::LaunchEx && launch_ex_fn()) {
+      LaunchConfig cfg{{g.x, g.y, g.z}, {block, 1, 1}, unsigned(bin_.meta.shared), stream,
+                       nullptr, 0};
+      return launch_ex_fn()(&cfg, fl.fn, params, nullptr);
+    }
+    if (form == LaunchForm::ProcAddress && launch_gpa_fn())
+      return launch_gpa_fn()(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream,
+                             params, nullptr);
+    if (form != LaunchForm::ExtraBuffer || !fl.extra_ok)
       return d.cuLaunchKernel(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream,
                               params, nullptr);
     // the `extra` form: the values copied into one buffer as the driver lays the .params

@@ -64,9 +64,10 @@ uint64_t pack_param(ParamKind k, int64_t i, double f);
 // How GpuKernel::launch hands the parameters to cuLaunchKernel: `kernelParams` (one pointer
 // per .param; the default) or `extra` (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer laid out as
 // the driver reports the kernel's parameters, cuFuncGetParamInfo: drivers of CUDA 12.4 on;
-// older ones keep kernelParams). Process-wide, for comparing the two on a GPU
-// (benchmarks/gpu_launch_breakdown.py).
-enum class LaunchForm : uint8_t { KernelParams, ExtraBuffer };
+// older ones keep kernelParams), or kernelParams through cuLaunchKernelEx (CUDA 12.0 on) or
+// through the cuLaunchKernel that cuGetProcAddress returns (as the CUDA runtime calls it).
+// Process-wide, for comparing them on a GPU (benchmarks/gpu_launch_breakdown.py).
+enum class LaunchForm : uint8_t { KernelParams, ExtraBuffer, LaunchEx, ProcAddress };
 void set_launch_form(LaunchForm form);
 LaunchForm launch_form();
 

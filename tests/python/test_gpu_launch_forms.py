@@ -1,8 +1,9 @@
-"""The two ways a launch can hand its parameters to cuLaunchKernel: `kernelParams` (one
-pointer per .param, the default) and `extra` (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer laid
-out as the driver reports the .params; _C.gpu_set_launch_form switches, for
-benchmarks/gpu_launch_breakdown.py to compare). The GPU tests run a kernel with every scalar
-kind through both forms and compare the driver's layout with the PTX's .param list."""
+"""The ways a launch can reach the driver: cuLaunchKernel with `kernelParams` (one pointer
+per .param, the default) or `extra` (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer laid out as the
+driver reports the .params), cuLaunchKernelEx (`ex`), and the cuLaunchKernel that
+cuGetProcAddress returns (`gpa`); _C.gpu_set_launch_form switches, for
+benchmarks/gpu_launch_breakdown.py to compare. The GPU tests run a kernel with every scalar
+kind through every form and compare the driver's layout with the PTX's .param list."""
 
 import re
 
@@ -59,16 +60,17 @@ def test_ptx_declares_every_parameter():
 def test_launch_form_switch():
     assert _C.gpu_launch_form() == "params"  # the default
     try:
-        _C.gpu_set_launch_form("extra")
-        assert _C.gpu_launch_form() == "extra"
-        with pytest.raises(ValueError, match="'params' or 'extra'"):
+        for form in ("extra", "ex", "gpa", "params"):
+            _C.gpu_set_launch_form(form)
+            assert _C.gpu_launch_form() == form
+        with pytest.raises(ValueError, match="'params', 'extra', 'ex' or 'gpa'"):
             _C.gpu_set_launch_form("buffer")
     finally:
         _C.gpu_set_launch_form("params")
     assert _C.gpu_launch_form() == "params"
 
 
-@pytest.mark.parametrize("form", ["params", "extra"])
+@pytest.mark.parametrize("form", ["params", "extra", "ex", "gpa"])
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
 def test_every_scalar_kind_arrives(form):

@@ -111,6 +111,19 @@ def test_layernorm_mask_compared_once_per_run_of_columns():
     assert ptx.count("setp.lt.s32") == 8, ptx
 
 
+def test_thread_columns_from_the_thread_index_in_one_shift():
+    # 8 fp16 columns a thread over 4 warps: column = tid * 8 (lane and warp bits run on),
+    # and the column's address widens unsigned (columns are never negative)
+    import re
+
+    ptx, _ = compile_case("layernorm", "sm_90a")
+    tid = re.search(r"mov\.u32 (%r\d+), %tid\.x;", ptx).group(1)
+    prologue = ptx[ptx.index("%tid.x"):ptx.index("$L__body:")]
+    col = re.search(r"shl\.b32 (%r\d+), " + tid + r", 3;", prologue)
+    assert col and "xor.b32" not in prologue, prologue
+    assert re.search(r"mad\.wide\.u32 %rd\d+, " + col.group(1) + ", 2,", ptx), ptx
+
+
 def test_layernorm_sum_of_squares_in_running_chains():
     # 32 columns a thread (8192 over 8 warps): xmean * xmean is summed by 4 running chains,
     # so all but the first add of each chain takes one product and one partial sum, which
