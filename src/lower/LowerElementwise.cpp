@@ -316,7 +316,7 @@ std::vector<int> constant_run_heads(LoweringContext &c, const ir::Value *v, int 
   for (int i = 0; i < n; ++i)
     head[static_cast<size_t>(i)] = i;
   const ir::Type &t = v->type;
-  if (n <= 1 || t.ptr || ir::is_float(t.elem) || !t.is_tile() || !t.layout)
+  if (n <= 1 || t.ptr || ir::is_float(t.elem) || !t.is_tile() || !t.layout || !c.axis_exact(v))
     return head;
   const analysis::AxisInfo &ai = c.axis().get(v);
   const layout::LinearLayout &l = c.layout_of(t);

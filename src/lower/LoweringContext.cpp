@@ -179,6 +179,29 @@ std::vector<bool> LoweringContext::unique_regs(const LinearLayout &l) {
   return u;
 }
 
+bool LoweringContext::axis_exact(const ir::Value *v) {
+  if (auto it = exact_.find(v); it != exact_.end())
+    return it->second;
+  bool exact = true;
+  if (v->is_block_arg()) {
+    exact = !v->type.is_tile(); // scalars (kernel arguments, loop counters) are splats
+  } else {
+    const ir::Op &op = *v->def;
+    if ((op.kind() == ir::OpKind::Div || op.kind() == ir::OpKind::Rem) &&
+        !ir::is_float(op.operand(0)->type.elem))
+      exact = false;
+    // results of control flow come from yields, not operands: trust only scalars
+    bool combiner = op.kind() == ir::OpKind::Reduce || op.kind() == ir::OpKind::Scan;
+    if (op.num_regions() > 0 && !combiner && v->type.is_tile())
+      exact = false;
+    exact_[v] = exact; // (a value is never its own source)
+    for (size_t i = 0; exact && i < op.num_operands(); ++i)
+      exact = axis_exact(op.operand(i));
+  }
+  exact_[v] = exact;
+  return exact;
+}
+
 const ThreadCoords &LoweringContext::thread_coords(const LinearLayout &l) {
   std::string key = l.str();
   auto it = coords_.find(key);

@@ -69,6 +69,11 @@ public:
   const LowerOptions &opts() const { return opts_; }
   int num_warps() const { return out_.num_warps; }
   const analysis::AxisInfoAnalysis &axis() const { return *axis_; }
+  // Whether v's axis facts hold whatever the signs of the values: false when an integer
+  // division or remainder (which axis info reads as if the dividend were non-negative, as
+  // Triton does) or a loop-carried tile is among v's sources. Masks guarding vector
+  // accesses share Triton's assumption; values computed once per run need exact facts.
+  bool axis_exact(const ir::Value *v);
 
   // ---- values ----
   const std::vector<Reg> &get(const ir::Value *v) const;
@@ -171,6 +176,7 @@ private:
   std::map<std::string, Reg> owners_;
   std::map<std::string, Reg> smem_addrs_; // (layout, scratch base, element size) -> address
   std::unordered_map<uint32_t, Affine> affine_;
+  std::unordered_map<const ir::Value *, bool> exact_;
   Reg tid_, lane_, warp_, thread0_;
   int64_t alloc_bytes_ = 0; // shared bytes allocate_shared gave out
   int64_t extra_bytes_ = 0; // scratch past it (ops without a large enough allocation)

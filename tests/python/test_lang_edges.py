@@ -375,3 +375,31 @@ def test_half_precision_rounds_every_operation(dt):
     # and the fp32 result differs for most elements: the test can tell
     exact = (x.astype(np.float64) * y + w) - x.astype(np.float64) * y
     assert (np.asarray(r, np.float64) != exact).sum() > N // 4
+
+
+@triton.jit
+def _negative_runs_kernel(Z, s, BLOCK: tl.constexpr):
+    # axis info reads // and % as if the dividend were non-negative (as Triton does): a
+    # thread holding a run of 4 must still compute each element of x // 4 and x % 4 when x
+    # is negative (truncating division), and so must a compare on them
+    x = tl.arange(0, BLOCK) - s
+    q = x // 4
+    r = x % 4
+    w = tl.where(q < 1, r, 100)
+    offs = tl.arange(0, BLOCK)
+    tl.store(Z + offs, q)
+    tl.store(Z + BLOCK + offs, r)
+    tl.store(Z + 2 * BLOCK + offs, w)
+
+
+@pytest.mark.parametrize("s", [16, 0, 32])
+def test_truncating_division_of_negative_runs(s):
+    block = 1024
+    z = np.zeros(3 * block, np.int32)
+    _negative_runs_kernel[(1,)](z, s, BLOCK=block)
+    x = np.arange(block) - s
+    q = np.trunc(x / 4).astype(np.int32)
+    r = (x - 4 * q).astype(np.int32)
+    np.testing.assert_array_equal(z[:block], q)
+    np.testing.assert_array_equal(z[block:2 * block], r)
+    np.testing.assert_array_equal(z[2 * block:], np.where(q < 1, r, 100))
