@@ -9,32 +9,6 @@ using simt::Op;
 
 bool is_reg(const simt::Operand &o, uint32_t r) { return o.is_reg() && o.index == r; }
 
-// Whether `in` reads r. A guarded write keeps the old value where the guard is false, and
-// wgmma accumulates into its results: both read their destinations.
-bool reads(const Instr &in, uint32_t r) {
-  for (const simt::Operand &o : in.src)
-    if (is_reg(o, r))
-      return true;
-  if (in.guard.active() && in.guard.pred.id == r)
-    return true;
-  if (in.guard.active() || in.op == Op::Wgmma)
-    for (const simt::Operand &o : in.dst)
-      if (is_reg(o, r))
-        return true;
-  return false;
-}
-
-bool writes(const Instr &in, uint32_t r) {
-  for (const simt::Operand &o : in.dst)
-    if (is_reg(o, r))
-      return true;
-  return false;
-}
-
-bool leaves_block(const Instr &in) {
-  return in.op == Op::Bra || in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Trap;
-}
-
 void rename(Instr &in, uint32_t from, uint32_t to) {
   for (simt::Operand &o : in.src)
     if (is_reg(o, from))
@@ -61,16 +35,16 @@ bool coalesce_at(const simt::Function &f, std::vector<Instr> &ins, size_t m, int
       simt::ty_reg_bits(f.reg_ty(simt::Reg{s})) != simt::ty_reg_bits(f.reg_ty(simt::Reg{d})))
     return false;
   size_t first = 0;
-  while (first < m && !reads(ins[first], s) && !writes(ins[first], s))
+  while (first < m && !simt::instr_reads(ins[first], s) && !simt::instr_writes(ins[first], s))
     ++first;
   // s must start its life here with a plain write that does not touch d.
-  if (first >= m || reads(ins[first], s) || writes(ins[first], d))
+  if (first >= m || simt::instr_reads(ins[first], s) || simt::instr_writes(ins[first], d))
     return false;
   for (size_t i = m + 1; i < ins.size(); ++i)
-    if (reads(ins[i], s) || writes(ins[i], s))
+    if (simt::instr_reads(ins[i], s) || simt::instr_writes(ins[i], s))
       return false;
   for (size_t i = first + 1; i < m; ++i)
-    if (reads(ins[i], d) || writes(ins[i], d) || leaves_block(ins[i]))
+    if (simt::instr_reads(ins[i], d) || simt::instr_writes(ins[i], d) || simt::leaves_block(ins[i]))
       return false;
   for (size_t i = first; i < m; ++i)
     rename(ins[i], s, d);

@@ -22,12 +22,42 @@ bool is_pure(const Instr &in) {
         return o.index != static_cast<uint32_t>(simt::Sreg::Clock) &&
                o.index != static_cast<uint32_t>(simt::Sreg::Clock64);
     return true;
-  case Op::Pack: case Op::Unpack: case Op::Add: case Op::Sub: case Op::Mul: case Op::Mad:
-  case Op::Fma: case Op::Div: case Op::Rem: case Op::Abs: case Op::Neg: case Op::Min:
-  case Op::Max: case Op::And: case Op::Or: case Op::Xor: case Op::Not: case Op::Shl:
-  case Op::Shr: case Op::Popc: case Op::Clz: case Op::Brev: case Op::Prmt: case Op::Setp:
-  case Op::Selp: case Op::Cvt: case Op::Ex2: case Op::Lg2: case Op::Sqrt: case Op::Rsqrt:
-  case Op::Rcp: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Shfl: case Op::Vote:
+  case Op::Pack:
+  case Op::Unpack:
+  case Op::Add:
+  case Op::Sub:
+  case Op::Mul:
+  case Op::Mad:
+  case Op::Fma:
+  case Op::Div:
+  case Op::Rem:
+  case Op::Abs:
+  case Op::Neg:
+  case Op::Min:
+  case Op::Max:
+  case Op::And:
+  case Op::Or:
+  case Op::Xor:
+  case Op::Not:
+  case Op::Shl:
+  case Op::Shr:
+  case Op::Popc:
+  case Op::Clz:
+  case Op::Brev:
+  case Op::Prmt:
+  case Op::Setp:
+  case Op::Selp:
+  case Op::Cvt:
+  case Op::Ex2:
+  case Op::Lg2:
+  case Op::Sqrt:
+  case Op::Rsqrt:
+  case Op::Rcp:
+  case Op::Sin:
+  case Op::Cos:
+  case Op::Tanh:
+  case Op::Shfl:
+  case Op::Vote:
   case Op::Activemask:
     return true;
   default:
@@ -36,37 +66,14 @@ bool is_pure(const Instr &in) {
 }
 
 bool is_wgmma_op(Op op) {
-  return op == Op::WgmmaFence || op == Op::Wgmma || op == Op::WgmmaCommit ||
-         op == Op::WgmmaWait;
-}
-
-bool leaves_block(const Instr &in) {
-  return in.op == Op::Bra || in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Trap;
-}
-
-// Registers an instruction reads / writes. A guarded write and wgmma's accumulation also
-// read the destinations.
-void regs_of(const Instr &in, std::vector<uint32_t> &rd, std::vector<uint32_t> &wr) {
-  rd.clear();
-  wr.clear();
-  for (const simt::Operand &o : in.src)
-    if (o.is_reg())
-      rd.push_back(o.index);
-  if (in.guard.active())
-    rd.push_back(in.guard.pred.id);
-  for (const simt::Operand &o : in.dst)
-    if (o.is_reg()) {
-      wr.push_back(o.index);
-      if (in.guard.active() || in.op == Op::Wgmma)
-        rd.push_back(o.index);
-    }
+  return op == Op::WgmmaFence || op == Op::Wgmma || op == Op::WgmmaCommit || op == Op::WgmmaWait;
 }
 
 // One dot's issue: fence, wgmmas and their descriptor arithmetic, commit, wait.
 struct Dot {
   size_t fence = 0, commit = 0, wait = 0; // indices in the block
-  std::vector<std::vector<size_t>> tiles;  // wgmma indices by accumulator registers
-  std::vector<size_t> pure;                // the arithmetic between the wgmmas
+  std::vector<std::vector<size_t>> tiles; // wgmma indices by accumulator registers
+  std::vector<size_t> pure;               // the arithmetic between the wgmmas
 };
 
 // The dot whose wgmma.fence is at `i`, when it has that shape.
@@ -108,12 +115,12 @@ std::optional<Dot> dot_at(const std::vector<Instr> &ins, size_t i) {
   // the arithmetic is emitted before the wgmmas: none may write what an earlier one uses
   std::vector<uint32_t> rd, wr, prd, pwr;
   for (size_t p : d.pure) {
-    regs_of(ins[p], prd, pwr);
+    simt::instr_regs(ins[p], prd, pwr);
     for (const auto &t : d.tiles)
       for (size_t w : t) {
         if (w > p)
           continue;
-        regs_of(ins[w], rd, wr);
+        simt::instr_regs(ins[w], rd, wr);
         for (uint32_t r : pwr)
           if (std::count(rd.begin(), rd.end(), r) || std::count(wr.begin(), wr.end(), r))
             return std::nullopt;
@@ -171,7 +178,7 @@ std::optional<size_t> interleave(std::vector<Instr> &ins, const Dot &d1, const D
   // D1's wgmmas own every register they read or write until their tile retires
   for (int t = 0; t < T; ++t)
     for (size_t w : d1.tiles[static_cast<size_t>(t)]) {
-      regs_of(ins[w], rd, wr);
+      simt::instr_regs(ins[w], rd, wr);
       for (uint32_t r : rd)
         wlev[r] = rlev[r] = t;
       for (uint32_t r : wr)
@@ -187,9 +194,9 @@ std::optional<size_t> interleave(std::vector<Instr> &ins, const Dot &d1, const D
   std::set<uint32_t> mem_rd, mem_wr;
   for (size_t i : xs) {
     const Instr &in = ins[i];
-    if (is_wgmma_op(in.op) || leaves_block(in))
+    if (is_wgmma_op(in.op) || simt::leaves_block(in))
       return std::nullopt;
-    regs_of(in, rd, wr);
+    simt::instr_regs(in, rd, wr);
     int l = level_of(rd, wr);
     if (!is_pure(in)) {
       if (l != kFree) // memory work waits for no tile
@@ -214,7 +221,7 @@ std::optional<size_t> interleave(std::vector<Instr> &ins, const Dot &d1, const D
   for (const auto &t : d2.tiles) {
     int l = kFree;
     for (size_t w : t) {
-      regs_of(ins[w], rd, wr);
+      simt::instr_regs(ins[w], rd, wr);
       for (uint32_t r : rd)
         if (mem_wr.count(r))
           return std::nullopt;
@@ -268,8 +275,7 @@ std::optional<size_t> interleave(std::vector<Instr> &ins, const Dot &d1, const D
   out.push_back(ins[d2.wait]);
   std::vector<Instr> rebuilt(ins.begin(), ins.begin() + static_cast<std::ptrdiff_t>(d1.fence));
   rebuilt.insert(rebuilt.end(), out.begin(), out.end());
-  rebuilt.insert(rebuilt.end(), ins.begin() + static_cast<std::ptrdiff_t>(d2.wait) + 1,
-                 ins.end());
+  rebuilt.insert(rebuilt.end(), ins.begin() + static_cast<std::ptrdiff_t>(d2.wait) + 1, ins.end());
   ins = std::move(rebuilt);
   return d1.fence + out.size() - 1;
 }

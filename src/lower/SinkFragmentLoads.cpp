@@ -53,29 +53,9 @@ bool orders_memory(const Instr &in) {
   }
 }
 
-void regs_of(const std::vector<simt::Operand> &ops, std::vector<uint32_t> &out) {
-  for (const simt::Operand &o : ops)
-    if (o.is_reg())
-      out.push_back(o.index);
-}
-
 bool any_in(const std::vector<uint32_t> &a, const std::vector<uint32_t> &b) {
   return std::any_of(a.begin(), a.end(),
                      [&](uint32_t r) { return std::find(b.begin(), b.end(), r) != b.end(); });
-}
-
-std::vector<uint32_t> reads(const Instr &in) {
-  std::vector<uint32_t> r;
-  regs_of(in.src, r);
-  if (in.guard.active())
-    r.push_back(in.guard.pred.id);
-  return r;
-}
-
-std::vector<uint32_t> writes(const Instr &in) {
-  std::vector<uint32_t> r;
-  regs_of(in.dst, r);
-  return r;
 }
 
 void sink_block(std::vector<Instr> &instrs) {
@@ -83,15 +63,16 @@ void sink_block(std::vector<Instr> &instrs) {
     const Instr &x = instrs[i];
     if (!movable(x) || x.guard.active())
       continue;
-    std::vector<uint32_t> d = writes(x), s = reads(x);
+    std::vector<uint32_t> s, d, kr, kw;
+    simt::instr_regs(x, s, d);
     size_t j = i + 1;
     for (; j < instrs.size(); ++j) {
       const Instr &k = instrs[j];
-      if (any_in(reads(k), d))
+      simt::instr_regs(k, kr, kw);
+      if (any_in(kr, d))
         break; // the first reader: x goes right before it
-      std::vector<uint32_t> kw = writes(k);
       if (any_in(kw, s) || any_in(kw, d) || (reads_memory(x) && orders_memory(k)) ||
-          k.op == Op::Bra || k.op == Op::Ret || k.op == Op::Exit) {
+          simt::leaves_block(k)) {
         j = instrs.size(); // blocked before reaching a reader: stay
         break;
       }

@@ -354,6 +354,16 @@ bool src_is_address(const Instr &in, size_t i);
 // float type are converted to it (to nearest), read as an integer type are their bits.
 uint64_t imm_bits(const Operand &o, Ty t);
 
+// ---- register use (shared by the Thread IR passes) --------------------------------------
+
+// The registers `in` reads and writes. A guarded write keeps the old value where the guard
+// is false, and wgmma accumulates into its results: both also read their destinations.
+void instr_regs(const Instr &in, std::vector<uint32_t> &reads, std::vector<uint32_t> &writes);
+bool instr_reads(const Instr &in, uint32_t reg);
+bool instr_writes(const Instr &in, uint32_t reg);
+// Whether control may leave the block at `in` (branch, return, exit, trap).
+bool leaves_block(const Instr &in);
+
 // mma: how many registers each operand group takes (d, a, b, c), by the PTX ISA's fragment
 // tables for in.m.mma, in.ty (the accumulator) and in.src_ty (the A/B element type); all
 // zero for a shape/type the simulator and printer do not know. A and B are b32 registers

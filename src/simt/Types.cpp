@@ -291,6 +291,44 @@ MmaRegs mma_regs(const Instr &in) {
   return {acc, s.m * s.k * eb / 1024, s.n * s.k * eb / 1024, acc};
 }
 
+void instr_regs(const Instr &in, std::vector<uint32_t> &reads, std::vector<uint32_t> &writes) {
+  reads.clear();
+  writes.clear();
+  for (const Operand &o : in.src)
+    if (o.is_reg())
+      reads.push_back(o.index);
+  if (in.guard.active())
+    reads.push_back(in.guard.pred.id);
+  for (const Operand &o : in.dst)
+    if (o.is_reg()) {
+      writes.push_back(o.index);
+      if (in.guard.active() || in.op == Op::Wgmma)
+        reads.push_back(o.index);
+    }
+}
+
+bool instr_reads(const Instr &in, uint32_t reg) {
+  for (const Operand &o : in.src)
+    if (o.is_reg() && o.index == reg)
+      return true;
+  if (in.guard.active() && in.guard.pred.id == reg)
+    return true;
+  if (in.guard.active() || in.op == Op::Wgmma)
+    return instr_writes(in, reg);
+  return false;
+}
+
+bool instr_writes(const Instr &in, uint32_t reg) {
+  for (const Operand &o : in.dst)
+    if (o.is_reg() && o.index == reg)
+      return true;
+  return false;
+}
+
+bool leaves_block(const Instr &in) {
+  return in.op == Op::Bra || in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Trap;
+}
+
 Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
   const Operand &o = in.src.at(i);
   if (o.kind == Operand::Kind::Label || o.kind == Operand::Kind::String)
@@ -339,7 +377,7 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
   case Op::CpAsyncWait:
   case Op::WgmmaWait:
     return Ty::U32; // src-size, count, tx bytes, parity, pending groups
-  case Op::Wgmma: // [a0..a3 |] adesc bdesc scale_d
+  case Op::Wgmma:   // [a0..a3 |] adesc bdesc scale_d
     return i + 1 == in.src.size() ? Ty::Pred : (in.m.a_regs && i < 4) ? Ty::B32 : Ty::B64;
   default:
     return in.ty;

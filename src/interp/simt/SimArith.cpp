@@ -379,47 +379,6 @@ bool compare(Cmp c, Ty t, uint64_t a, uint64_t b, bool ftz) {
 
 } // namespace
 
-bool is_pure(Op op) {
-  switch (op) {
-  case Op::Mov:
-  case Op::Add:
-  case Op::Sub:
-  case Op::Mul:
-  case Op::Mad:
-  case Op::Fma:
-  case Op::Div:
-  case Op::Rem:
-  case Op::Abs:
-  case Op::Neg:
-  case Op::Min:
-  case Op::Max:
-  case Op::And:
-  case Op::Or:
-  case Op::Xor:
-  case Op::Not:
-  case Op::Shl:
-  case Op::Shr:
-  case Op::Popc:
-  case Op::Clz:
-  case Op::Brev:
-  case Op::Prmt:
-  case Op::Setp:
-  case Op::Selp:
-  case Op::Cvt:
-  case Op::Ex2:
-  case Op::Lg2:
-  case Op::Sqrt:
-  case Op::Rsqrt:
-  case Op::Rcp:
-  case Op::Sin:
-  case Op::Cos:
-  case Op::Tanh:
-    return true;
-  default:
-    return false;
-  }
-}
-
 uint64_t eval_pure(const Decoded &d, const uint64_t *src) {
   const Instr &in = *d.in;
   Ty t = in.ty;

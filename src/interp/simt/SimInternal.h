@@ -99,8 +99,6 @@ private:
 // Per-lane evaluation of the pure instructions (arithmetic, logic, compare, select,
 // conversions, math): dst bits from src bits. May throw Fault for unsupported forms.
 uint64_t eval_pure(const Decoded &d, const uint64_t *src);
-// Whether eval_pure handles d.in->op.
-bool is_pure(Op op);
 // cvt (SimCvt.cpp).
 uint64_t eval_cvt(const Decoded &d, const uint64_t *src);
 
