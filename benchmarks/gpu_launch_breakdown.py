@@ -13,8 +13,10 @@ tilec's code generator is not built), each part measured alone over back-to-back
                            CU_LAUNCH_PARAM_BUFFER_POINTER buffer (`extra`) instead of
                            kernelParams (_C.gpu_set_launch_form)
   torch current stream     torch._C._cuda_getCurrentRawStream(device)
-  classify in C++          tilec's reading of the 4 arguments (3 tensors: get_device,
-                           data_ptr, dtype) in a C++ loop: the torch queries alone
+  classify in C++          tilec's reading of the 4 arguments (3 tensors: data pointer,
+                           dtype, device) in a C++ loop: the torch queries alone, through
+                           torch's C shim (the default) and through its Python getters
+                           (TILEC_TORCH_SHIM=0, python/src/GpuTorchAbi.h)
   torch queries, Python    the same queries written in Python (for scale)
   kernel[grid]             the bound-launch object alone (no launch; a C method since
                            the fast path exists, no Python frame)
@@ -22,6 +24,7 @@ tilec's code generator is not built), each part measured alone over back-to-back
   ..., no cuLaunchKernel   the whole kernel[grid](...) with the driver call skipped: the
                            host work tilec adds on top of cuLaunchKernel
   kernel[grid](...)        the whole launch, tuple grid / the seed's lambda grid
+  plain loop, shim/getters the plain loop below with the shim on and off, interleaved
   plain loop: ...          the launch as a user writes it: `for _ in range(N):
                            add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)`, one code
                            object compiled once (no lambda, no Python frame per call), for
@@ -136,6 +139,25 @@ def launch_form(form):
         yield
     finally:
         _C.gpu_set_launch_form("params")
+
+
+@contextlib.contextmanager
+def torch_shim(on):
+    """Tensors and the stream read through torch's C shim (on, the default) or its Python
+    getters (TILEC_TORCH_SHIM=0), switched in-process."""
+    from tilec import _C
+
+    old = os.environ.get("TILEC_TORCH_SHIM")
+    os.environ["TILEC_TORCH_SHIM"] = "1" if on else "0"
+    _C._gpu_torch_abi_reset()
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TILEC_TORCH_SHIM")
+        else:
+            os.environ["TILEC_TORCH_SHIM"] = old
+        _C._gpu_torch_abi_reset()
 
 
 def fake_host_work(count):
@@ -310,6 +332,9 @@ def main():
     lam = lambda meta: (tilec.cdiv(n, meta["BLOCK_SIZE"]),)
     rows.append(("classify 4 arguments in C++",
                  _C._gpu_classify_loop(vals, count * 10) / (count * 10)))
+    with torch_shim(False):
+        rows.append(("classify 4 arguments in C++, getters",
+                     _C._gpu_classify_loop(vals, count * 10) / (count * 10)))
 
     def py_queries():
         for t in (x, y, out):
@@ -345,6 +370,16 @@ def main():
     rows.append(("plain loop: tilec kernel[grid](...)", per_call_plain(torch, ADD_STMT, env,
                                                                       count)))
     fast_plain = d.fast_launches - fast_plain
+    shim_state = _C._gpu_torch_abi_state()
+    per_shim = {True: [], False: []}
+    shim_timer = plain_loop(ADD_STMT, env, count)
+    for _ in range(15):
+        for on in (True, False):
+            with torch_shim(on):
+                shim_timer(1, torch.cuda.synchronize)  # the first launch checks the shim
+                per_shim[on] += shim_timer(1, torch.cuda.synchronize)
+    rows.append(("plain loop, shim (interleaved)", statistics.median(per_shim[True])))
+    rows.append(("plain loop, getters (interleaved)", statistics.median(per_shim[False])))
     rows.append(("plain loop: torch.add(out=)",
                  per_call_plain(torch, "torch.add(x, y, out=out)", env, count)))
     try:
@@ -399,12 +434,18 @@ def main():
           f"-> {'extra' if fx < full * 0.97 else 'kernelParams'} "
           "(extra only if >3% faster: then make it the default in Launcher.cpp)")
     pl = r["plain loop: tilec kernel[grid](...)"]
+    print(f"torch's C shim: {shim_state}; classify 4 arguments in C++: shim "
+          f"{r['classify 4 arguments in C++'] * 1e6:.2f} us, getters "
+          f"{r['classify 4 arguments in C++, getters'] * 1e6:.2f} us; plain loop (interleaved): "
+          f"shim {r['plain loop, shim (interleaved)'] * 1e6:.2f} us, getters "
+          f"{r['plain loop, getters (interleaved)'] * 1e6:.2f} us")
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"count": count, "us": {k: v * 1e6 for k, v in rows},
                    "table": [(k, f"{v * 1e6:.2f} us") for k, v in rows],
                    "fast_path_launches": fast,
-                   "plain_loop_us": pl * 1e6, "must_4us": pl <= 4e-6}, f, indent=2)
+                   "plain_loop_us": pl * 1e6, "must_4us": pl <= 4e-6,
+                   "torch_shim": shim_state}, f, indent=2)
     print(f"wrote {args.json}")
     # the closing line: issue 3's figure
     tri = r.get("plain loop: Triton kernel[grid](...)")

@@ -2,6 +2,7 @@
 // cases (torch tensors, Python ints/floats) use the C API directly.
 #include "GpuArgs.h"
 #include "Gpu.h"
+#include "GpuTorchAbi.h"
 
 #include <cstring>
 #include <string_view>
@@ -193,7 +194,43 @@ long tensor_device(PyObject *v, const TensorType *tt) {
   return device;
 }
 
+void device_array(ArgInfo &out, uint64_t p, int device, uint8_t dtype) {
+  out.cls = ArgClass::DeviceArray;
+  out.i = static_cast<int64_t>(p);
+  out.aligned = p % 16 == 0;
+  out.device = device;
+  out.dtype = dtype;
+}
+
+// The Python getters' answers for a CUDA tensor (torch_abi checks its shim against them).
+bool python_facts(PyObject *v, torch_abi::Facts &out) {
+  try {
+    const TensorType *tt = tensor_type(Py_TYPE(v));
+    long device = tensor_device(v, tt);
+    if (device < 0)
+      return false;
+    nb::object ptr = nb::steal(tt ? call_noargs(v, tt->data_ptr, g_names.data_ptr)
+                                  : PyObject_CallMethodNoArgs(v, g_names.data_ptr));
+    nb::object dt =
+        nb::steal(tt ? get_attr(v, tt->dtype, g_names.dtype) : PyObject_GetAttr(v, g_names.dtype));
+    if (!ptr.is_valid() || !dt.is_valid())
+      throw nb::python_error();
+    out.data = to_u64(ptr.ptr());
+    out.cuda = true;
+    out.device = static_cast<int>(device);
+    out.dtype = torch_dtype(dt.ptr());
+    return true;
+  } catch (const nb::python_error &) {
+    return false; // the error is cleared when the python_error goes
+  }
+}
+
 void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
+  torch_abi::Facts f;
+  if (torch_abi::read(v, f, python_facts) && f.cuda && f.dtype != kDNone) {
+    device_array(out, f.data, f.device, f.dtype);
+    return;
+  }
   // Three queries per tensor: the device (is_cuda or get_device(), -1 for CPU tensors),
   // data_ptr() and dtype.
   const TensorType *tt = tensor_type(Py_TYPE(v));
@@ -217,12 +254,7 @@ void torch_arg(PyObject *v, const char *name, ArgInfo &out) {
   uint8_t code = torch_dtype(dt.ptr());
   if (code == kDNone)
     bad_dtype(name, "torch tensors of dtype " + nb::cast<std::string>(nb::str(dt)));
-  uint64_t p = to_u64(ptr.ptr());
-  out.cls = ArgClass::DeviceArray;
-  out.i = static_cast<int64_t>(p);
-  out.aligned = p % 16 == 0;
-  out.device = static_cast<int>(device);
-  out.dtype = code;
+  device_array(out, to_u64(ptr.ptr()), static_cast<int>(device), code);
 }
 
 // "<f4", "|b1", "<i8", ... (numpy typestr, as __cuda_array_interface__ gives it)
@@ -275,11 +307,7 @@ void cai_arg(PyObject *iface, const char *name, ArgInfo &out) {
   if (code == kDNone)
     bad_dtype(name, "arrays of typestr '" + typestr + "'");
   uint64_t p = nb::cast<uint64_t>(data[0]);
-  out.cls = ArgClass::DeviceArray;
-  out.i = static_cast<int64_t>(p);
-  out.aligned = p % 16 == 0;
-  out.dtype = code;
-  out.device = p ? device_of_pointer(p, name) : -2;
+  device_array(out, p, p ? device_of_pointer(p, name) : -2, code);
 }
 
 // DLPack (the C ABI, v0.8 and the versioned 1.x capsule).
@@ -365,12 +393,8 @@ void dlpack_arg(PyObject *capsule, const char *name, ArgInfo &out) {
   if (code == kDNone)
     bad_dtype(name, "DLPack tensors of type code " + std::to_string(t->dtype.code) + " with " +
                         std::to_string(t->dtype.bits) + " bits");
-  uint64_t p = reinterpret_cast<uint64_t>(t->data) + t->byte_offset;
-  out.cls = ArgClass::DeviceArray;
-  out.i = static_cast<int64_t>(p);
-  out.aligned = p % 16 == 0;
-  out.device = t->device.device_id;
-  out.dtype = code;
+  device_array(out, reinterpret_cast<uint64_t>(t->data) + t->byte_offset,
+               t->device.device_id, code);
 }
 
 bool is_numpy_type(PyTypeObject *t) { return std::strncmp(t->tp_name, "numpy.", 6) == 0; }
@@ -459,6 +483,7 @@ PyObject *torch_raw_stream_fn() {
 
 void reset_arg_types() {
   g_single_device = -1;
+  torch_abi::reset();
   Py_CLEAR(g_torch.tensor_type);
   Py_CLEAR(g_torch.raw_stream);
   for (auto &e : g_torch.dtypes)

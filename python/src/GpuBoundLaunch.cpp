@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "Gpu.h"
+#include "GpuTorchAbi.h"
 
 namespace tilec::python::gpu {
 
@@ -201,6 +202,19 @@ void bind_gpu_launch_objects(nb::module_ &m) {
   m.def("gpu_any_device_array", &any_device_array, nb::arg("args"), nb::arg("kwargs"),
         "Whether an argument is an array in GPU memory (or one only the GPU path reports on).");
   m.def("_gpu_classify_loop", &classify_loop, nb::arg("values"), nb::arg("count"));
+  m.def(
+      "_gpu_torch_abi_facts",
+      [](nb::handle t) -> nb::object {
+        torch_abi::Facts f;
+        if (!torch_abi::read_unchecked(t.ptr(), f))
+          return nb::none();
+        return nb::make_tuple(f.data, f.cuda, f.device, dtype_name(f.dtype));
+      },
+      "The shim's (data_ptr, is_cuda, device, dtype) of a torch tensor, None when off.");
+  m.def("_gpu_torch_abi_reset", &torch_abi::reset,
+        "Forgets the shim (TILEC_TORCH_SHIM is read again at the next launch).");
+  m.def("_gpu_torch_abi_state", &torch_abi::state,
+        "Whether torch tensors and the current stream are read through torch's C shim.");
   m.def("gpu_classify", &classify_values, nb::arg("values"), nb::arg("names"),
         "Per value: ('device', dtype, aligned_16, device) for GPU arrays, ('host', what) for "
         "host arrays, None otherwise.");

@@ -12,6 +12,7 @@
 
 #include "Bindings.h"
 #include "Gpu.h"
+#include "GpuTorchAbi.h"
 #include "frontend/sema/Sema.h"
 #include "runtime/Cache.h"
 #include "runtime/PtxCompiler.h"
@@ -332,6 +333,26 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
   }
 }
 
+namespace {
+// torch._C._cuda_getCurrentRawStream(device)
+uint64_t torch_stream(int device) {
+  nb::object dev = nb::steal(PyLong_FromLong(device));
+  nb::object r = nb::steal(PyObject_CallOneArg(torch_raw_stream_fn(), dev.ptr()));
+  if (!r.is_valid())
+    throw nb::python_error();
+  return to_u64(r.ptr());
+}
+
+bool python_stream(int device, uint64_t &out) {
+  try {
+    out = torch_stream(device);
+    return true;
+  } catch (const nb::python_error &) {
+    return false;
+  }
+}
+} // namespace
+
 runtime::CUstream resolve_stream(PyObject *stream, int device) {
   if (stream && stream != Py_None) {
     PyObject *s = stream;
@@ -347,12 +368,12 @@ runtime::CUstream resolve_stream(PyObject *stream, int device) {
     }
     return reinterpret_cast<runtime::CUstream>(to_u64(s));
   }
-  if (PyObject *fn = torch_raw_stream_fn()) {
-    nb::object dev = nb::steal(PyLong_FromLong(device < 0 ? 0 : device));
-    nb::object r = nb::steal(PyObject_CallOneArg(fn, dev.ptr()));
-    if (!r.is_valid())
-      throw nb::python_error();
-    return reinterpret_cast<runtime::CUstream>(to_u64(r.ptr()));
+  if (torch_raw_stream_fn()) {
+    int d = device < 0 ? 0 : device;
+    uint64_t s = 0;
+    if (torch_abi::current_stream(d, s, python_stream))
+      return reinterpret_cast<runtime::CUstream>(s);
+    return reinterpret_cast<runtime::CUstream>(torch_stream(d));
   }
   return nullptr;
 }
