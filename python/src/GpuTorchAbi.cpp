@@ -133,7 +133,7 @@ bool shim_facts(PyObject *v, Facts &out) {
 
 // Until the first CUDA tensor: its at::Tensor must sit where we read it (the TensorImpl
 // address torch reports as _cdata) and the shim must agree with the Python getters. CPU
-// tensors check the layout only (the launch reports them through the Python getters).
+// tensors, and tensors read without `python_facts`, check the layout only.
 void check_tensor(PyObject *v, PythonFacts python_facts) {
   if (size_t(Py_TYPE(v)->tp_basicsize) < kTensorOffset + sizeof(void *)) {
     off(g.tensors, "THPVariable is smaller than expected");
@@ -155,8 +155,8 @@ void check_tensor(PyObject *v, PythonFacts python_facts) {
     off(g.tensors, "the shim failed on a tensor");
     return;
   }
-  if (!shim.cuda)
-    return;
+  if (!shim.cuda || !python_facts)
+    return; // decided by the first CUDA tensor a launch reads
   if (!python_facts(v, py) || shim.data != py.data || !py.cuda || shim.device != py.device ||
       shim.dtype != py.dtype) {
     off(g.tensors, "the shim disagrees with the Python getters");
@@ -190,7 +190,7 @@ bool read_unchecked(PyObject *v, Facts &out) {
   if (g.tensors == Check::Off || !t || (t != g.tensor && t != g.parameter))
     return false;
   if (g.tensors == Check::Unchecked) {
-    check_tensor(v, [](PyObject *, Facts &) { return false; }); // the layout only
+    check_tensor(v, nullptr); // the layout only
     if (g.tensors == Check::Off)
       return false;
   }
