@@ -427,3 +427,17 @@ def test_launch_breakdown_fake_runs():
                         "--fake", "--count", "5"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "fallbacks: 0" in r.stdout and "plain loop: kernel[grid](...)" in r.stdout
+
+
+def test_a_fake_torch_keeps_the_python_getters(fake_gpu):
+    """torch's C shim (python/src/GpuTorchAbi.h) needs torch's own libraries and tensor
+    layout: with a stand-in torch it stays off and every tensor is read by its getters."""
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    for _ in range(2):
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert _C._gpu_torch_abi_state().startswith("tensors off, stream off"), \
+        _C._gpu_torch_abi_state()
+    assert _C._gpu_torch_abi_facts(x) is None
+    assert x.queries > 0 and launches[-1][3] == 0x5000
