@@ -17,12 +17,16 @@
 // - wgmma computes when issued: warp w of a warpgroup (4 consecutive warps) computes rows
 //   16 (w % 4) .. + 15 of D from A (its shared-memory descriptor or the warp's registers)
 //   and B (descriptor), reading shared memory then. Products are exact; each D element
-//   is rounded once (f32, or f16 for an f16 accumulator); s8 -> s32 wraps. Reading D
-//   before wgmma.wait_group is undefined on a GPU but shows the result here.
-//   fence/commit/wait and fence.proxy.async are no-ops (execution is sequential).
+//   is rounded once (f32, or f16 for an f16 accumulator); s8 -> s32 wraps. On a GPU the
+//   result lands later, so any other instruction touching a wgmma's D or A registers
+//   before the wgmma.wait_group that retires its group is undefined (PTX ISA); here it is
+//   an error naming the instruction (each warp tracks the registers of its uncommitted
+//   wgmmas and of its committed groups). A later wgmma accumulating into the same D is
+//   allowed, as on the GPU. fence and fence.proxy.async are no-ops.
 #include <bit>
 #include <cstring>
 #include <deque>
+#include <unordered_map>
 
 #include "interp/simt/SimFloat.h"
 #include "interp/simt/SimInternal.h"
@@ -39,6 +43,11 @@ struct AsyncState {
   std::array<int64_t, 3> cta{};
   std::vector<std::vector<AsyncCopy>> open;                // per thread: not committed
   std::vector<std::deque<std::vector<AsyncCopy>>> pending; // per thread: committed groups
+  // per warp: the D and A registers of wgmmas not committed, then of committed groups not
+  // yet retired by a wait, and how many of those groups name each register
+  std::vector<std::vector<uint32_t>> wgmma_open;
+  std::vector<std::deque<std::vector<uint32_t>>> wgmma_pending;
+  std::vector<std::unordered_map<uint32_t, int>> wgmma_regs;
 };
 
 namespace {
@@ -55,6 +64,10 @@ AsyncState &async_state(Machine &m, Cta &c) {
     c.async->cta = c.id;
     c.async->open.resize(static_cast<size_t>(m.nthreads));
     c.async->pending.resize(static_cast<size_t>(m.nthreads));
+    size_t warps = static_cast<size_t>(m.fn.num_warps);
+    c.async->wgmma_open.resize(warps);
+    c.async->wgmma_pending.resize(warps);
+    c.async->wgmma_regs.resize(warps);
   }
   return *c.async;
 }
@@ -336,11 +349,71 @@ void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
     for (size_t i = 0; i < out.size(); ++i)
       m.set_dst(c, d, i, t, out[i]);
   }
+  AsyncState &st = async_state(m, c);
+  auto &open = st.wgmma_open[static_cast<size_t>(warp)];
+  auto &count = st.wgmma_regs[static_cast<size_t>(warp)];
+  auto hold = [&](uint32_t r) {
+    open.push_back(r);
+    ++count[r];
+  };
+  for (const Operand &o : in.dst)
+    hold(o.reg().id);
+  for (size_t i = 0; i < na && in.m.a_regs; ++i)
+    hold(in.src[i].reg().id);
 }
 
 void exec_WgmmaFence(Machine &, Cta &, const Decoded &, int, uint32_t) {}
-void exec_WgmmaCommit(Machine &, Cta &, const Decoded &, int, uint32_t) {}
-void exec_WgmmaWait(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+
+void exec_WgmmaCommit(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  if (!m.guarded(c, d, warp, mask))
+    return;
+  AsyncState &st = async_state(m, c);
+  auto &open = st.wgmma_open[static_cast<size_t>(warp)];
+  st.wgmma_pending[static_cast<size_t>(warp)].push_back(std::move(open));
+  open.clear();
+}
+
+void exec_WgmmaWait(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  if (!m.guarded(c, d, warp, mask))
+    return;
+  AsyncState &st = async_state(m, c);
+  auto &groups = st.wgmma_pending[static_cast<size_t>(warp)];
+  auto &count = st.wgmma_regs[static_cast<size_t>(warp)];
+  size_t keep = d.imm.at(0);
+  while (groups.size() > keep) {
+    for (uint32_t r : groups.front())
+      if (--count[r] == 0)
+        count.erase(r);
+    groups.pop_front();
+  }
+}
+
+bool wgmma_in_flight(const Cta &c, int warp) {
+  return c.async && !c.async->wgmma_regs.empty() &&
+         !c.async->wgmma_regs[static_cast<size_t>(warp)].empty();
+}
+
+void check_wgmma_hazard(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  const Instr &in = *d.in;
+  if (in.op == Op::Wgmma || in.op == Op::WgmmaFence || in.op == Op::WgmmaCommit ||
+      in.op == Op::WgmmaWait)
+    return;
+  thread_local std::vector<uint32_t> reads, writes;
+  instr_regs(in, reads, writes);
+  const auto &count = c.async->wgmma_regs[static_cast<size_t>(warp)];
+  auto busy = [&](const std::vector<uint32_t> &regs) {
+    for (uint32_t r : regs)
+      if (count.count(r))
+        return true;
+    return false;
+  };
+  bool r = busy(reads), w = busy(writes);
+  if (r || w)
+    m.fault(c, d, warp * kWarp + std::countr_zero(mask),
+            std::string(r ? "reads" : "writes") +
+                " a register of a wgmma still in flight (its D or register A): on a GPU the "
+                "result is undefined until a wgmma.wait_group retires the wgmma's group");
+}
 void exec_FenceProxyAsync(Machine &, Cta &, const Decoded &, int, uint32_t) {}
 
 } // namespace tilec::simt::sim

@@ -113,4 +113,9 @@ void format_printf(const std::string &fmt, const std::vector<uint8_t> &buf, std:
 #include "simt/Instrs.def"
 #undef INSTR
 
+// wgmma register hazards (SimAsync.cpp): whether `warp` has wgmma registers in flight, and
+// the fault for an instruction that touches one before its wgmma.wait_group.
+bool wgmma_in_flight(const Cta &c, int warp);
+void check_wgmma_hazard(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask);
+
 } // namespace tilec::simt::sim

@@ -307,6 +307,8 @@ void Machine::step(Cta &c, int warp, uint32_t pc, uint32_t mask) {
   for (int l = 0; l < kWarp; ++l)
     if (mask >> l & 1)
       ++c.pc[warp * kWarp + l];
+  if (c.async && wgmma_in_flight(c, warp))
+    check_wgmma_hazard(*this, c, d, warp, mask);
   switch (d.in->op) {
 #define INSTR(Id, Mn, Nd, Ns)                                                                      \
   case Op::Id:                                                                                     \

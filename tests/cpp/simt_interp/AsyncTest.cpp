@@ -135,6 +135,55 @@ TEST(SimWgmmaCheck, AWrongSwizzleGivesAWrongProduct) {
   EXPECT_FALSE(data.check(wc).empty());
 }
 
+// What a GPU leaves undefined: touching a wgmma's D before the wgmma.wait_group retiring
+// it. The simulator computes at issue, so without this check such a kernel would pass here.
+std::string wgmma_hazard(bool write) {
+  WgmmaCase wc;
+  WgmmaData data(wc);
+  Function fn = wgmma_kernel(wc);
+  for (Block &bl : fn.blocks) {
+    auto &v = bl.instrs;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i].op != Op::WgmmaWait)
+        continue;
+      if (!write) {
+        v.erase(v.begin() + static_cast<std::ptrdiff_t>(i)); // the stores read D unretired
+        break;
+      }
+      // the accumulator's zeroing (the first mov into the wgmma's first D register),
+      // repeated while the wgmma is in flight
+      uint32_t d0 = 0;
+      for (const Instr &in : v)
+        if (in.op == Op::Wgmma)
+          d0 = in.dst[0].reg().id;
+      for (const Instr &in : v)
+        if (in.op == Op::Mov && in.dst[0].reg().id == d0) {
+          Instr again = in;
+          v.insert(v.begin() + static_cast<std::ptrdiff_t>(i), again);
+          break;
+        }
+      break;
+    }
+  }
+  return sim_error([&] {
+    run(fn,
+        {SimArg::pointer(data.a_img.data()), SimArg::pointer(data.b_img.data()),
+         SimArg::pointer(data.a_frag.data()), SimArg::pointer(data.out.data())},
+        {buffer(data.a_img, "a_img"), buffer(data.b_img, "b_img"),
+         buffer(data.a_frag, "a_frag"), buffer(data.out, "out")});
+  });
+}
+
+TEST(SimWgmmaCheck, ReadingDBeforeTheWaitIsAnError) {
+  std::string err = wgmma_hazard(false);
+  EXPECT_NE(err.find("reads a register of a wgmma still in flight"), std::string::npos) << err;
+}
+
+TEST(SimWgmmaCheck, WritingDBeforeTheWaitIsAnError) {
+  std::string err = wgmma_hazard(true);
+  EXPECT_NE(err.find("writes a register of a wgmma still in flight"), std::string::npos) << err;
+}
+
 TEST(SimWgmmaCheck, VerifierRejectsBadForms) {
   WgmmaCase wc;
   Function fn = wgmma_kernel(wc);
