@@ -3,6 +3,7 @@ tilec._C.compile_ptx: the launch metadata, the instructions the performance targ
 on (16-byte vector accesses, warp shuffles) and ptxas acceptance for sm_90a and sm_80."""
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -141,6 +142,24 @@ def test_layernorm_sum_of_squares_in_running_chains():
     both = sum(1 for a in adds if a[2] in products and a[3] in products)
     assert len(products) == 32 and len(adds) == 31, body
     assert both == 4, body
+
+
+def test_softmax_row_max_is_one_chain_in_load_order():
+    # 32 columns a thread (16384 over 16 warps): the max over them is one chain in element
+    # order, fed first by the first load, as Triton's is; ptxas then issues the loads in
+    # address order (four chains let it start with the second one, 0.25 % slower)
+    ptx, _ = compile_case("softmax_16_warps", "sm_90a")
+    loads = re.findall(r"ld\.global\.v4\.b32 \{(%r\d+), (%r\d+), (%r\d+), (%r\d+)\}", ptx)
+    assert len(loads) == 8, ptx
+    body = ptx[ptx.index(loads[-1][0]):ptx.index("shfl.sync.bfly")]
+    maxes = [l.replace(",", " ").replace(";", " ").split()
+             for l in body.splitlines() if l.strip().startswith("max.f32")]
+    assert len(maxes) == 31, body
+    assert {maxes[0][2], maxes[0][3]} == {loads[0][0], loads[0][1]}, body
+    elements = [r for vec in loads for r in vec]
+    for prev, m in zip(maxes, maxes[1:]):
+        assert m[2] == prev[1] or m[3] == prev[1], (prev, m)
+    assert [m[3] if m[2] == p[1] else m[2] for p, m in zip(maxes, maxes[1:])] == elements[2:]
 
 
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])

@@ -1,0 +1,226 @@
+"""One seed kernel's code, variant by variant, through one runtime (tilec's), to tell
+code generation apart from launching:
+
+    python benchmarks/ptx_ab.py [--kernel softmax|layernorm] [--rows M] [--cols N]
+                                [--reps N] [--no-flush] [--ptx-dir DIR] [--json PATH]
+
+Rows, timed in interleaved rounds (order rotated each round, L2 flushed before each launch):
+  tilec kernel[grid]      tilec's own launch of the seed kernel
+  Triton kernel[grid]     Triton's launch (when Triton is importable)
+  tilec PTX               tilec's PTX, built by _C.gpu_build and launched by GpuKernel.launch
+  tilec PTX, <variant>    the same PTX after one textual edit (see VARIANTS)
+  file <name> #1, #2      each DIR/KERNEL_BLOCK_<name>.ptx (--ptx-dir), loaded as two modules:
+                          where the code lands moves timings by ~0.1 %, so a variant that
+                          matters moves both copies
+  Triton PTX              Triton's PTX (its two scratch pointers passed as 0) through the
+                          same path, ptxas from this machine
+  Triton cubin            Triton's own cubin (its bundled ptxas) through the same path
+Each row prints the median and the mean of the middle half of its launches (the median is
+quantised to the event timer's 32 ns); ratios use the latter. With 3000 launches a row,
+equal code measured 0.02-0.2 % apart (identical launchers included): trust a difference
+that repeats across runs and module copies. A benchmark for finding where a few tenths of
+a percent go: it reports, it never fails. Not run by scripts/gpu_check.sh.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+
+def reqntid(ptx):
+    return ptx.replace(".maxntid", ".reqntid")
+
+
+def separate_reduce_scratch(ptx):
+    """The second cross-warp reduction writes past the first one's partials, so the barrier
+    that guards the first one's readers is not needed: drop it."""
+    lines = ptx.split("\n")
+    bars = [i for i, l in enumerate(lines) if l.strip() == "bar.sync 0;"]
+    # pattern: bar (WAR) ; mov global_smem ; mad ; st.shared ; bar ; ld.shared [global_smem+k]
+    for i in bars:
+        window = lines[i + 1:i + 5]
+        if any("st.shared" in l for l in window) and i > bars[0] + 1:
+            del lines[i]
+            break
+    else:
+        return None
+    out, after = [], False
+    for i, l in enumerate(lines):
+        if i >= bars[1] - 1 and "mov.u32" in l and "global_smem;" in l and not after:
+            l = l.replace("global_smem;", "global_smem+64;")
+            after = True
+        elif after:
+            l = re.sub(r"\[global_smem\+(\d+)\]", lambda m: f"[global_smem+{int(m[1]) + 64}]", l)
+            l = l.replace("[global_smem]", "[global_smem+64]")
+        out.append(l)
+    return "\n".join(out)
+
+
+VARIANTS = {"reqntid": reqntid, "separate scratch": separate_reduce_scratch,
+            "reqntid + separate scratch": lambda p: separate_reduce_scratch(reqntid(p))}
+
+
+def trimmed_mean(v):
+    v = sorted(v)
+    q = len(v) // 4
+    mid = v[q:len(v) - q] or v
+    return sum(mid) / len(mid)
+
+
+def interleaved_samples(torch, fns, reps, flush):
+    """{name: [ms of each launch]}: rounds that run every launcher once, in an order
+    rotated from round to round, L2 flushed (a 256 MiB memset) before each launch."""
+    cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda") if flush else None
+    names = list(fns)
+    for fn in fns.values():
+        for _ in range(5):
+            fn()
+    torch.cuda.synchronize()
+    events = {nm: [] for nm in names}
+    for i in range(reps):
+        for j in range(len(names)):
+            nm = names[(i + j) % len(names)]
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            if cache is not None:
+                cache.zero_()
+            start.record()
+            fns[nm]()
+            end.record()
+            events[nm].append((start, end))
+    torch.cuda.synchronize()
+    return {nm: [s.elapsed_time(e) for s, e in ev] for nm, ev in events.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=300)
+    ap.add_argument("--kernel", default="softmax", choices=["softmax", "layernorm"])
+    ap.add_argument("--rows", type=int, default=1024)
+    ap.add_argument("--cols", type=int, default=16384)
+    ap.add_argument("--no-flush", action="store_true")
+    ap.add_argument("--json", default="")
+    ap.add_argument("--ptx-dir", default="",
+                    help="also time every PTX file there named KERNEL_BLOCK_*.ptx")
+    args = ap.parse_args()
+    import torch
+    import tilec
+    from tilec import _C
+    from gpu_kernels import load_seeds
+
+    dev = torch.cuda.current_device()
+    arch = _C.gpu_device_arch(dev)
+    m, n = args.rows, args.cols
+    sk = load_seeds("tilec")
+    try:
+        tk = load_seeds("triton")
+    except Exception as e:  # noqa: BLE001
+        print(f"Triton not importable: {e}")
+        tk = None
+    block = 1 << (n - 1).bit_length()
+    if args.kernel == "softmax":
+        nw = 4 if block <= 2048 else (8 if block <= 8192 else 16)
+        x = torch.randn((m, n), device="cuda")
+        y = torch.empty_like(x)
+        names = ["input_ptr", "output_ptr", "input_row_stride", "output_row_stride", "n_cols"]
+        kinds = ["ptr", "ptr", "i32", "i32", "i32"]
+        values = [x, y, x.stride(0), y.stride(0), n]
+        sig = "*fp32:16,*fp32:16,i32:16,i32:16,i32:16"
+        fn_name = "softmax_kernel"
+        nbytes = 2 * 4 * m * n
+        ref = lambda: torch.softmax(x, dim=1)  # noqa: E731
+    else:
+        nw = min(max(block // 256, 1), 8)
+        x = torch.randn((m, n), device="cuda", dtype=torch.float16)
+        w = torch.randn(n, device="cuda", dtype=torch.float16)
+        b = torch.randn(n, device="cuda", dtype=torch.float16)
+        y = torch.empty_like(x)
+        mean = torch.empty(m, device="cuda")
+        rstd = torch.empty(m, device="cuda")
+        names = ["X", "Y", "W", "B", "Mean", "Rstd", "stride", "N", "eps"]
+        kinds = ["ptr"] * 6 + ["i32", "i32", "fp32"]
+        values = [x, y, w, b, mean, rstd, x.stride(0), n, 1e-5]
+        sig = "*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,i32:16,fp32"
+        fn_name = "layernorm_kernel"
+        nbytes = 2 * 2 * m * n
+        ref = lambda: torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)  # noqa: E731
+    kfn = getattr(sk, fn_name)
+    consts = {"BLOCK_SIZE": block}
+    ck = tilec.compile(kfn, signature=sig, constexprs=consts, num_warps=nw, target=arch)
+    ptx = ck.asm["ptx"]
+    shared = ck.metadata.get("shared", 0) if isinstance(ck.metadata, dict) else getattr(
+        ck.metadata, "shared", 0)
+    meta = {"name": fn_name, "params": list(zip(names, kinds)), "num_warps": nw,
+            "shared": max(int(shared), 256)}
+    grid = (m, 1, 1)
+    fns = {}
+
+    def built(k, vals, nm):
+        return lambda: k.launch(grid, None, nm, vals, dev)
+
+    fns["tilec kernel[grid]"] = lambda: kfn[(m,)](*values, BLOCK_SIZE=block, num_warps=nw)
+    fns["tilec PTX"] = built(_C.gpu_build(ptx, meta, arch, dev), values, names)
+    for vname, edit in VARIANTS.items():
+        vptx = edit(ptx)
+        if vptx is None or vptx == ptx:
+            print(f"variant '{vname}' does not apply")
+            continue
+        try:
+            fns[f"tilec PTX, {vname}"] = built(_C.gpu_build(vptx, meta, arch, dev), values, names)
+        except Exception as e:  # noqa: BLE001
+            print(f"variant '{vname}': {type(e).__name__}: {e}")
+    if args.ptx_dir:
+        prefix = f"{fn_name}_{block}_"
+        for fname in sorted(os.listdir(args.ptx_dir)):
+            if fname.startswith(prefix) and fname.endswith(".ptx"):
+                with open(os.path.join(args.ptx_dir, fname)) as f:
+                    text = f.read()
+                for copy in (1, 2):  # two modules: where the code lands moves timings too
+                    k = _C.gpu_build(text, meta, arch, dev)
+                    fns[f"file {fname[len(prefix):-4]} #{copy}"] = built(k, values, names)
+    if tk is not None:
+        tfn = getattr(tk, fn_name)
+        tfns = lambda: tfn[(m,)](*values, BLOCK_SIZE=block, num_warps=nw)  # noqa: E731
+        tfns()
+        fns["Triton kernel[grid]"] = tfns
+        try:
+            c = tfn.warmup(*values, BLOCK_SIZE=block, num_warps=nw, grid=(m,))
+            tptx, tcubin = c.asm["ptx"], c.asm["cubin"]
+            tnames = names + ["_scratch", "_profile"]
+            tmeta = dict(meta, params=list(zip(tnames, kinds + ["u64", "u64"])))
+            tmeta["shared"] = max(int(c.metadata.shared), 256)
+            tvals = values + [0, 0]
+            fns["Triton PTX"] = built(_C.gpu_build(tptx, tmeta, arch, dev), tvals, tnames)
+            fns["Triton cubin"] = built(_C.GpuKernel(tptx, tcubin, tmeta), tvals, tnames)
+        except Exception as e:  # noqa: BLE001
+            print(f"Triton's PTX not built: {type(e).__name__}: {e}")
+    want = ref()
+    for name, f in fns.items():
+        y.zero_()
+        f()
+        torch.cuda.synchronize()
+        err = (y.float() - want.float()).abs().max().item()
+        print(f"  check {name:36} max |err| {err:.3g}")
+    fns["tilec PTX (again)"] = fns["tilec PTX"]
+    samples = interleaved_samples(torch, fns, args.reps, not args.no_flush)
+    stats = {k: (statistics.median(v), trimmed_mean(v)) for k, v in samples.items()}
+    base = stats["tilec PTX"]
+    print(f"{args.kernel} {m}x{n}, {nw} warps, {args.reps} launches each, L2 "
+          f"{'not ' if args.no_flush else ''}flushed; median and mean of the middle half:")
+    for name, (med, mean) in sorted(stats.items(), key=lambda kv: kv[1][1]):
+        print(f"  {name:36} {med * 1e3:8.2f} us {mean * 1e3:8.3f} us "
+              f"{nbytes / (mean * 1e-3) / 1e9:8.0f} GB/s {base[1] / mean:6.4f}x tilec PTX")
+    ms = {k: v[1] for k, v in stats.items()}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({k: v * 1e3 for k, v in ms.items()}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
