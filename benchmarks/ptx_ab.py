@@ -62,42 +62,8 @@ def separate_reduce_scratch(ptx):
     return "\n".join(out)
 
 
-def hoist_late_loads(ptx):
-    """Every global load after the first barrier, with the run of address arithmetic and
-    default-value moves just before it, moved up to follow the first global load (these
-    kernels' W and B, issued alongside X rather than after the reductions)."""
-    lines = ptx.split("\n")
-    first_bar = next((i for i, l in enumerate(lines) if l.strip() == "bar.sync 0;"), None)
-    first_ld = next((i for i, l in enumerate(lines) if "ld.global" in l), None)
-    if first_bar is None or first_ld is None or first_ld > first_bar:
-        return None
-    movable = re.compile(r"\s*(mul\.wide\.[su]32|add\.s64|mov\.b16|mov\.b32 %r\d+, \{|"
-                         r"mov\.f32 %r\d+, (%r\d+|0f[0-9A-F]+);)")
-    groups, i = [], first_bar
-    while i < len(lines):
-        if "ld.global" in lines[i]:
-            j = i
-            while j - 1 > first_bar and movable.match(lines[j - 1]):
-                j -= 1
-            groups.append((j, i))
-        i += 1
-    if not groups:
-        return None
-    moved = []
-    for j, i in groups:
-        moved += lines[j:i + 1]
-    keep = [l for k, l in enumerate(lines) if not any(j <= k <= i for j, i in groups)]
-    return "\n".join(keep[:first_ld + 1] + moved + keep[first_ld + 1:])
-
-
-def first_load_no_l1(ptx):
-    """The first global load (the row of X) does not allocate in L1, leaving L1 to W and B."""
-    return ptx.replace("ld.global.v4", "ld.global.L1::no_allocate.v4", 1)
-
-
 VARIANTS = {"reqntid": reqntid, "separate scratch": separate_reduce_scratch,
-            "hoist late loads": hoist_late_loads, "X no L1": first_load_no_l1,
-            "hoist + X no L1": lambda p: hoist_late_loads(first_load_no_l1(p))}
+            "reqntid + separate scratch": lambda p: separate_reduce_scratch(reqntid(p))}
 
 
 def trimmed_mean(v):

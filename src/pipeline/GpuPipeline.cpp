@@ -8,7 +8,6 @@
 #include "lower/Lower.h"
 #include "simt/Format.h"
 #include "support/Env.h"
-#include "transforms/HoistLoads.h"
 #include "transforms/PipelineLoads.h"
 
 namespace tilec::pipeline {
@@ -54,11 +53,9 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
   // Software pipelining is for the GPU path only (the interpreter runs loops as written).
-  // Register prefetch and load hoisting run before "layouts", whose dump shows them;
-  // prefetch leaves alone the loads that the stage "pipeline-loops" puts into
-  // shared-memory rings (TILEC_RING).
+  // Register prefetch runs before "layouts", whose dump shows it; it leaves alone the
+  // loads that the stage "pipeline-loops" puts into shared-memory rings (TILEC_RING).
   transforms::pipeline_loads(*k.tile.module, layout::ring_load_predictor(*k.tile.module));
-  transforms::hoist_loads(*k.tile.module);
   run_gpu_stages(k.tile, opts.pipeline, hooks);
   const ir::Module &m = *k.tile.module;
   k.num_warps = static_cast<int>(m.int_attr("num_warps", 4));

@@ -144,23 +144,6 @@ def test_layernorm_sum_of_squares_in_running_chains():
     assert both == 4, body
 
 
-@pytest.mark.parametrize("block,warps,hoisted", [(8192, 8, True), (1024, 4, False)])
-def test_layernorm_loads_w_and_b_before_the_reductions(block, warps, hoisted):
-    # 8 warps: W and B are loaded with X, before the first reduction's bar.sync (ptxas would
-    # not move them across it); 4 warps keep the order written (sixteen CTAs an SM hide the
-    # wait, and moving them measured slower)
-    kernel, specs, _, _ = CASES["layernorm"]
-    specs = list(specs)
-    specs[-1] = cx(block)
-    ptx, _ = _C.compile_ptx(_sources.function_source(jit_fn(kernel)), specs, warps, 3, False,
-                            "sm_90a")
-    loads = [m.start() for m in re.finditer(r"ld\.global", ptx)]
-    per_tensor = block // (warps * 32) // 8  # 16-byte loads a thread, each of X, W, B
-    assert len(loads) == 3 * per_tensor, ptx
-    before = sum(1 for at in loads if at < ptx.index("bar.sync"))
-    assert before == (3 if hoisted else 1) * per_tensor, ptx
-
-
 def test_softmax_row_max_is_one_chain_in_load_order():
     # 32 columns a thread (16384 over 16 warps): the max over them is one chain in element
     # order, fed first by the first load, as Triton's is; ptxas then issues the loads in
