@@ -82,9 +82,15 @@ class Timer:
         return self.interleaved_ms({"": fn}, warmup)[""]
 
     def interleaved_ms(self, fns, warmup=5):
-        """{name: median ms} of each launcher in `fns`, timed in rounds that run every
-        launcher once, in an order rotated from round to round: clock or temperature drift
-        during the measurement falls on all of them alike, not on whichever runs last."""
+        """{name: median ms} of each launcher in `fns` (see interleaved_samples)."""
+        return {n: statistics.median(v)
+                for n, v in self.interleaved_samples(fns, warmup).items()}
+
+    def interleaved_samples(self, fns, warmup=5):
+        """{name: [ms of each launch]} of each launcher in `fns`, timed in rounds that run
+        every launcher once, in an order rotated from round to round: clock or temperature
+        drift during the measurement falls on all of them alike, not on whichever runs
+        last."""
         torch = self.torch
         names = list(fns)
         for fn in fns.values():
@@ -104,7 +110,7 @@ class Timer:
                 end.record()
                 events[name].append((start, end))
         torch.cuda.synchronize()
-        return {n: statistics.median(s.elapsed_time(e) for s, e in events[n]) for n in names}
+        return {n: [s.elapsed_time(e) for s, e in events[n]] for n in names}
 
 
 def copy_ceiling(torch, timer):

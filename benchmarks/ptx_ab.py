@@ -140,31 +140,6 @@ def trimmed_mean(v):
     return sum(mid) / len(mid)
 
 
-def interleaved_samples(torch, fns, reps, flush):
-    """{name: [ms of each launch]}: rounds that run every launcher once, in an order
-    rotated from round to round, L2 flushed (a 256 MiB memset) before each launch."""
-    cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda") if flush else None
-    names = list(fns)
-    for fn in fns.values():
-        for _ in range(5):
-            fn()
-    torch.cuda.synchronize()
-    events = {nm: [] for nm in names}
-    for i in range(reps):
-        for j in range(len(names)):
-            nm = names[(i + j) % len(names)]
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            if cache is not None:
-                cache.zero_()
-            start.record()
-            fns[nm]()
-            end.record()
-            events[nm].append((start, end))
-    torch.cuda.synchronize()
-    return {nm: [s.elapsed_time(e) for s, e in ev] for nm, ev in events.items()}
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=300)
@@ -179,7 +154,7 @@ def main():
     import torch
     import tilec
     from tilec import _C
-    from gpu_kernels import load_seeds
+    from gpu_kernels import Timer, load_seeds
 
     dev = torch.cuda.current_device()
     arch = _C.gpu_device_arch(dev)
@@ -275,7 +250,7 @@ def main():
         err = (y.float() - want.float()).abs().max().item()
         print(f"  check {name:36} max |err| {err:.3g}")
     fns["tilec PTX (again)"] = fns["tilec PTX"]
-    samples = interleaved_samples(torch, fns, args.reps, not args.no_flush)
+    samples = Timer(torch, args.reps, not args.no_flush).interleaved_samples(fns)
     stats = {k: (statistics.median(v), trimmed_mean(v)) for k, v in samples.items()}
     base = stats["tilec PTX"]
     print(f"{args.kernel} {m}x{n}, {nw} warps, {args.reps} launches each, L2 "
