@@ -12,7 +12,8 @@ Rows, timed in interleaved rounds (order rotated each round, L2 flushed before e
                           a second reduction's scratch apart from the first's (one
                           barrier fewer); loads after the first barrier hoisted next to
                           the first load, or prefetched to L1 from there; the first load
-                          not allocating in L1
+                          not allocating in L1; %tid.x masked as Triton does; L2
+                          eviction hints (X evict_first, W/B evict_last); Y stored .cs
   file <name> #1, #2      each DIR/KERNEL_BLOCK_<name>.ptx (--ptx-dir), loaded as two modules:
                           where the code lands moves timings by ~0.1 %, so a variant that
                           matters moves both copies
@@ -127,7 +128,63 @@ def first_load_no_l1(ptx):
     return ptx.replace("ld.global.v4", "ld.global.L1::no_allocate.v4", 1)
 
 
-VARIANTS = {"reqntid": reqntid, "separate scratch": separate_reduce_scratch,
+def tid_masked(ptx):
+    """.reqntid, and %tid.x masked to the block's size, as Triton's index arithmetic does:
+    ptxas then knows the column offsets are small (32-bit products, no IMAD.HI)."""
+    m = re.search(r"\.maxntid (\d+), 1, 1", ptx)
+    if not m:
+        return None
+    n = int(m[1])
+    ptx = reqntid(ptx)
+    t = re.search(r"mov\.u32 (%r\d+), %tid\.x;", ptx)
+    if not t:
+        return None
+    ptx = ptx.replace(t[0], f"{t[0]}\n  and.b32 {t[1]}, {t[1]}, {n - 1};", 1)
+    # and each shift of it, which is what ptxas needs to see the product's range
+    return re.sub(rf"(shl\.b32 (%r\d+), {t[1]}, (\d+);)",
+                  lambda s: f"{s[1]}\n  and.b32 {s[2]}, {s[2]}, {(n - 1) << int(s[3])};", ptx)
+
+
+def _with_policy(ptx, kind):
+    """Declares %pol0 and creates an L2 policy of `kind` at the kernel's entry."""
+    ptx = re.sub(r"(\.reg \.b64 %rd<\d+>;)", r"\1\n  .reg .b64 %pol<1>;", ptx, count=1)
+    return ptx.replace("$L__entry:\n", "$L__entry:\n"
+                       f"  createpolicy.fractional.L2::{kind}.b64 %pol0, 1.0;\n", 1)
+
+
+def _hint_loads(ptx, first_only):
+    lines = ptx.split("\n")
+    first_bar = next((i for i, l in enumerate(lines) if l.strip() == "bar.sync 0;"), 0)
+    load = re.compile(r"(\s*(?:@%p\d+ )?ld\.global)(\S*)( [^;]*);")
+    done = False
+    for i, l in enumerate(lines):
+        m = load.match(l)
+        if not m or (first_only and done) or (not first_only and i < first_bar):
+            continue
+        lines[i] = f"{m[1]}.L2::cache_hint{m[2]}{m[3]}, %pol0;"
+        done = True
+    return "\n".join(lines) if done else None
+
+
+def x_evict_first(ptx):
+    """The first global load (X, read once) marked L2 evict_first."""
+    return _hint_loads(_with_policy(ptx, "evict_first"), True)
+
+
+def late_evict_last(ptx):
+    """Global loads after the first barrier (W and B, read by every row) marked L2
+    evict_last."""
+    return _hint_loads(_with_policy(ptx, "evict_last"), False)
+
+
+def streaming_store(ptx):
+    """The vector stores (Y, written once) as st.global.cs."""
+    return re.sub(r"st\.global\.v", "st.global.cs.v", ptx)
+
+
+VARIANTS = {"reqntid": reqntid, "tid masked": tid_masked, "X L2 evict_first": x_evict_first,
+            "W/B L2 evict_last": late_evict_last, "Y st.cs": streaming_store,
+ "separate scratch": separate_reduce_scratch,
             "hoist late loads": hoist_late_loads, "X no L1": first_load_no_l1,
             "prefetch late loads": prefetch_late_loads,
             "hoist + X no L1": lambda p: hoist_late_loads(first_load_no_l1(p))}
