@@ -184,7 +184,7 @@ def streaming_store(ptx):
 
 VARIANTS = {"reqntid": reqntid, "tid masked": tid_masked, "X L2 evict_first": x_evict_first,
             "W/B L2 evict_last": late_evict_last, "Y st.cs": streaming_store,
- "separate scratch": separate_reduce_scratch,
+            "separate scratch": separate_reduce_scratch,
             "hoist late loads": hoist_late_loads, "X no L1": first_load_no_l1,
             "prefetch late loads": prefetch_late_loads,
             "hoist + X no L1": lambda p: hoist_late_loads(first_load_no_l1(p))}
