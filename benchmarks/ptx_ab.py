@@ -13,7 +13,8 @@ Rows, timed in interleaved rounds (order rotated each round, L2 flushed before e
                           barrier fewer); loads after the first barrier hoisted next to
                           the first load, or prefetched to L1 from there; the first load
                           not allocating in L1; %tid.x masked as Triton does; L2
-                          eviction hints (X evict_first, W/B evict_last); Y stored .cs
+                          eviction hints (X evict_first, W/B evict_last); Y stored .cs; a
+                          reduction's shared store by lane 0 only
   file <name> #1, #2      each DIR/KERNEL_BLOCK_<name>.ptx (--ptx-dir), loaded as two modules:
                           where the code lands moves timings by ~0.1 %, so a variant that
                           matters moves both copies
@@ -182,7 +183,19 @@ def streaming_store(ptx):
     return re.sub(r"st\.global\.v", "st.global.cs.v", ptx)
 
 
-VARIANTS = {"reqntid": reqntid, "tid masked": tid_masked, "X L2 evict_first": x_evict_first,
+def lane0_smem_store(ptx):
+    """Unpredicated st.shared (every lane of a warp writing its partial) under lane == 0."""
+    t = re.search(r"mov\.u32 (%r\d+), %tid\.x;", ptx)
+    if not t or not re.search(r"^\s*st\.shared", ptx, re.M):
+        return None
+    ptx = re.sub(r"(\.reg \.pred %p<\d+>;)", r"\1\n  .reg .pred %lane0;\n  .reg .b32 %lane;",
+                 ptx, count=1)
+    ptx = ptx.replace(t[0], f"{t[0]}\n  and.b32 %lane, {t[1]}, 31;\n"
+                      "  setp.eq.u32 %lane0, %lane, 0;", 1)
+    return re.sub(r"^(\s*)(st\.shared)", r"\1@%lane0 \2", ptx, flags=re.M)
+
+
+VARIANTS = {"reqntid": reqntid, "lane-0 smem store": lane0_smem_store, "tid masked": tid_masked, "X L2 evict_first": x_evict_first,
             "W/B L2 evict_last": late_evict_last, "Y st.cs": streaming_store,
             "separate scratch": separate_reduce_scratch,
             "hoist late loads": hoist_late_loads, "X no L1": first_load_no_l1,
