@@ -557,6 +557,25 @@ def k_broadcast_to_rank(X):
     tl.store(X + tl.arange(0, 4), tl.sum(y, axis=1).to(tl.float32))
 
 
+
+@triton.jit
+def k_rand_float_seed(X):
+    offs = tl.arange(0, 8)
+    tl.store(X + offs, tl.rand(1.5, offs))  # ERR:rand_float_seed
+
+
+@triton.jit
+def k_rand_runtime_rounds(X, n):
+    offs = tl.arange(0, 8)
+    tl.store(X + offs, tl.rand(3, offs, n))  # ERR:rand_runtime_rounds
+
+
+@triton.jit
+def k_randint_float_offset(X):
+    offs = tl.arange(0, 8).to(tl.float32)
+    tl.store(X + tl.arange(0, 8), tl.randint(3, offs).to(tl.float32))  # ERR:randint_float_offset
+
+
 F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
 
 CASES = [
@@ -667,6 +686,11 @@ CASES = [
     (k_mask_shape, lambda: [F32()], {}, "mask_shape", [r"(?i)broadcast|shape|compatible"]),
     # Triton's broadcast_to does not add leading dimensions ("rank mismatch")
     (k_broadcast_to_rank, lambda: [F32()], {}, "broadcast_to_rank", [r"(?i)rank|broadcast"]),
+    (k_rand_float_seed, lambda: [F32()], {}, "rand_float_seed", ["rand", "seed", "integer"]),
+    (k_rand_runtime_rounds, lambda: [F32(), 10], {}, "rand_runtime_rounds",
+     ["n_rounds", r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_randint_float_offset, lambda: [F32()], {}, "randint_float_offset",
+     ["randint", "offset", "integer", "fp32"]),
 ]
 
 

@@ -83,6 +83,7 @@ struct Table {
     add_linalg_builtins(defs);
     add_reduce_builtins(defs);
     add_python_builtins(defs);
+    add_random_builtins(defs);
     for (size_t i = 0; i < defs.size(); ++i) {
       params.push_back(parse_signature(defs[i].signature));
       const Def &d = defs[i];

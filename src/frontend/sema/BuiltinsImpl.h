@@ -97,6 +97,7 @@ void add_math_builtins(std::vector<Def> &t);    // BuiltinsMath.cpp
 void add_linalg_builtins(std::vector<Def> &t);  // BuiltinsLinalg.cpp
 void add_reduce_builtins(std::vector<Def> &t);  // BuiltinsReduce.cpp
 void add_python_builtins(std::vector<Def> &t);  // BuiltinsPython.cpp
+void add_random_builtins(std::vector<Def> &t);  // BuiltinsRandom.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,

@@ -64,6 +64,8 @@ template <typename Call> size_t sweep(const std::string &name, Call &&call) {
   one({iptrs, ints});
   one({s[6], two, f16});
   one({two, two, Val::integer(8), Val::integer(8), two});
+  Val words = e.arg("tile<16xu32>"); // philox_impl: four counters and two keys
+  one({words, words, words, words, words, words});
   for (const Val &a : s) {
     one({a});
     for (const Val &b : s)
