@@ -21,16 +21,19 @@ HERE = Path(__file__).resolve().parent
 SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
           "test_lang_math.py", "test_lang_memory.py", "test_lang_reduce.py",
           "test_lang_shape.py", "test_lang_atomic.py", "test_lang_debug.py",
-          "test_lang_edges.py", "test_lang_random.py", "test_lang_dot.py", "test_seed_kernels.py"]
+          "test_lang_edges.py", "test_lang_random.py", "test_lang_blockptr.py",
+          "test_lang_dot.py", "test_seed_kernels.py"]
 # suite -> a pytest -k expression of cases not to run on the GPU (interpreter-only checks)
 # A failed device assert leaves the CUDA context unusable (its GPU variant runs in a process of
 # its own in test_introspection.py). A strided numpy view is a host-array feature (the
 # interpreter bounds-checks against the view's base); device arrays are passed whole.
 # GPU printf writes to the process's stdout (fd 1), which `capsys` does not capture: those
-# seed tests run with `capfd` in test_gpu_seed_kernels.py.
+# seed tests run with `capfd` in test_gpu_seed_kernels.py. The interpreter's bounds checks
+# (an unchecked block pointer reading past its array) are not the GPU's.
 DESELECT: dict = {
     "test_lang_debug.py": "not test_device_assert_fails_with_debug and not test_python_assert_in_kernel",
     "test_lang_memory.py": "not test_strided_numpy_view",
+    "test_lang_blockptr.py": "not test_missing_boundary_check_is_a_bounds_error",
     "test_seed_kernels.py": "not test_debug_kernel_prints and not test_add_kernel_debug_prints",
 }
 

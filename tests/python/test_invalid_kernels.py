@@ -576,6 +576,60 @@ def k_randint_float_offset(X):
     tl.store(X + tl.arange(0, 8), tl.randint(3, offs).to(tl.float32))  # ERR:randint_float_offset
 
 
+
+@triton.jit
+def k_blockptr_mask(X):
+    bp = tl.make_block_ptr(X, (64,), (1,), (0,), (16,), (0,))
+    tl.store(X + tl.arange(0, 16), tl.load(bp, mask=tl.arange(0, 16) < 4))  # ERR:bp_mask
+
+
+@triton.jit
+def k_blockptr_nan_int(X, I):
+    bp = tl.make_block_ptr(I, (64,), (1,), (0,), (16,), (0,))
+    v = tl.load(bp, boundary_check=(0,), padding_option="nan")  # ERR:bp_nan_int
+    tl.store(X + tl.arange(0, 16), v.to(tl.float32))
+
+
+@triton.jit
+def k_blockptr_check_dim(X):
+    bp = tl.make_block_ptr(X, (8, 8), (8, 1), (0, 0), (8, 8), (1, 0))
+    tl.store(bp, 1.0, boundary_check=(2,))  # ERR:bp_check_dim
+
+
+@triton.jit
+def k_blockptr_i64_offset(X, n):
+    off = n.to(tl.int64)
+    bp = tl.make_block_ptr(X, (64,), (1,), (off,), (16,), (0,))  # ERR:bp_i64
+    tl.store(bp, 1.0)
+
+
+@triton.jit
+def k_blockptr_lengths(X):
+    bp = tl.make_block_ptr(X, (8, 8), (8,), (0, 0), (8, 8), (1, 0))  # ERR:bp_lengths
+    tl.store(bp, 1.0)
+
+
+@triton.jit
+def k_blockptr_order(X):
+    bp = tl.make_block_ptr(X, (8, 8), (8, 1), (0, 0), (8, 8), (1, 1))  # ERR:bp_order
+    tl.store(bp, 1.0)
+
+
+@triton.jit
+def k_advance_rank(X):
+    bp = tl.make_block_ptr(X, (8, 8), (8, 1), (0, 0), (8, 8), (1, 0))
+    bp = tl.advance(bp, (8,))  # ERR:bp_advance_rank
+    tl.store(bp, 1.0)
+
+
+@triton.jit
+def k_blockptr_loop_shape(X, n):
+    bp = tl.make_block_ptr(X, (64,), (1,), (0,), (16,), (0,))
+    for i in range(n):  # ERR:bp_loop_shape/alt
+        bp = tl.make_block_ptr(X, (64,), (1,), (0,), (32,), (0,))  # ERR:bp_loop_shape
+    tl.store(X, 1.0)
+
+
 F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
 
 CASES = [
@@ -691,6 +745,16 @@ CASES = [
      ["n_rounds", r"(?i)constexpr|compile[ -]time|constant"]),
     (k_randint_float_offset, lambda: [F32()], {}, "randint_float_offset",
      ["randint", "offset", "integer", "fp32"]),
+    (k_blockptr_mask, lambda: [F32()], {}, "bp_mask", ["mask", "block pointer"]),
+    (k_blockptr_nan_int, lambda: [F32(), np.zeros(64, np.int32)], {}, "bp_nan_int",
+     ["nan", "integer"]),
+    (k_blockptr_check_dim, lambda: [F32()], {}, "bp_check_dim", ["boundary_check", "2", "rank"]),
+    (k_blockptr_i64_offset, lambda: [F32(), 0], {}, "bp_i64", ["32-bit", "offsets"]),
+    (k_blockptr_lengths, lambda: [F32()], {}, "bp_lengths", ["strides", "same length"]),
+    (k_blockptr_order, lambda: [F32()], {}, "bp_order", ["order", "permutation"]),
+    (k_advance_rank, lambda: [F32()], {}, "bp_advance_rank", ["advance", "rank"]),
+    (k_blockptr_loop_shape, lambda: [F32(), 2], {}, "bp_loop_shape",
+     [r"\bbp\b", r"block pointer to fp32 \[16\]", r"\[32\]"]),
 ]
 
 

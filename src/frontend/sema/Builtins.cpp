@@ -84,6 +84,7 @@ struct Table {
     add_reduce_builtins(defs);
     add_python_builtins(defs);
     add_random_builtins(defs);
+    add_block_ptr_builtins(defs);
     for (size_t i = 0; i < defs.size(); ++i) {
       params.push_back(parse_signature(defs[i].signature));
       const Def &d = defs[i];
@@ -188,12 +189,10 @@ bool Args::passed(std::string_view name) const {
 
 void Args::fail(const std::string &msg) const { throw CompileError(loc_, msg); }
 
-namespace {
 std::string describe(const Val &v) {
   return v.is_tensor() ? "a tensor of type " + tensor_str(v.tensor->type)
                        : "a value of type " + py_type_name(v);
 }
-} // namespace
 
 ir::Value *Args::tensor(std::string_view name) const {
   const Val &v = get(name);

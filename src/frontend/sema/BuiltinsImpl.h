@@ -80,6 +80,19 @@ private:
 // CompileError naming the builtin and the parameter).
 Args bind(Emitter &e, const Def &d, const std::vector<Param> &params, CallArgs &&call);
 
+// "a tensor of type fp32[16]" / "a value of type str", for messages.
+std::string describe(const Val &v);
+
+// A load or store through a block pointer: its element pointers (a tile of its block
+// shape) and, for the dims in `boundary_check`, which are inside its shape (nullptr when
+// no dim is checked). BuiltinsBlockPtr.cpp.
+struct BlockAccess {
+  ir::Value *ptrs;
+  ir::Value *mask;
+};
+bool is_block_ptr(const Val &v);
+BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &boundary_check);
+
 // A list of ints: a constexpr int or a tuple of them (`what` names them for errors).
 std::vector<int64_t> int_list(const Args &a, const Val &v, const char *what);
 // Python's *shape convention: f(x, 2, 3) or f(x, (2, 3)).
@@ -98,6 +111,7 @@ void add_linalg_builtins(std::vector<Def> &t);  // BuiltinsLinalg.cpp
 void add_reduce_builtins(std::vector<Def> &t);  // BuiltinsReduce.cpp
 void add_python_builtins(std::vector<Def> &t);  // BuiltinsPython.cpp
 void add_random_builtins(std::vector<Def> &t);  // BuiltinsRandom.cpp
+void add_block_ptr_builtins(std::vector<Def> &t); // BuiltinsBlockPtr.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,

@@ -1,5 +1,7 @@
 // Memory builtins: load, store and the atomics (semantic.py's _load_legacy,
 // _store_legacy and atom_red_typechecking_impl, for tensors of pointers).
+#include <cmath>
+
 #include "frontend/sema/BuiltinsImpl.h"
 #include "frontend/sema/Promotion.h"
 
@@ -57,8 +59,37 @@ bool is_empty_option(const Val &v) {
          (v.kind == Val::Kind::Str && v.str.empty());
 }
 
+// tl.load(block_ptr, boundary_check=, padding_option=): the checked dims' outside reads
+// as zero ("" or "zero") or NaN.
+Val load_block(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  if (a["mask"].kind != Val::Kind::None || a["other"].kind != Val::Kind::None)
+    a.fail("`mask` and `other` arguments cannot be specified for loading block pointers "
+           "(use `boundary_check` and `padding_option`)");
+  std::string padding = a["padding_option"].kind == Val::Kind::Str ? a["padding_option"].str : "";
+  check_option(a, padding, {"", "zero", "nan"}, "Padding option");
+  BlockAccess acc = block_access(e, a, a["pointer"], a["boundary_check"]);
+  Type elem(acc.ptrs->type.elem);
+  if (padding == "nan" && !ir::is_float(elem.elem))
+    a.fail("Padding option `nan` is not supported for integer block pointers");
+  std::vector<ir::NamedAttr> attrs = cache_attrs(a, false);
+  if (a.const_bool("volatile"))
+    attrs.push_back({"volatile", int64_t(1)});
+  Type result = elem.with_shape(acc.ptrs->type.shape);
+  std::vector<Value *> operands = {acc.ptrs};
+  if (acc.mask) {
+    operands.push_back(acc.mask);
+    operands.push_back(padding == "nan"          ? make_float(e, result, std::nan(""), loc)
+                       : ir::is_float(elem.elem) ? make_float(e, result, 0.0, loc)
+                                                 : make_int(e, result, 0, loc));
+  }
+  return Val::of(emit(e, OpKind::Load, operands, result, loc, std::move(attrs)));
+}
+
 Val load(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
+  if (is_block_ptr(a["pointer"]))
+    return load_block(e, a);
   Value *ptr = pointer_arg(a, "pointer");
   Value *mask = a.tensor_or_null("mask");
   Value *other = a.tensor_or_null("other");
@@ -68,7 +99,7 @@ Val load(Emitter &e, const Args &a) {
   check_option(a, padding, {"", "zero", "nan"}, "Padding option");
   if (!is_empty_option(a["boundary_check"]) || !padding.empty())
     a.fail("`padding_option` or `boundary_check` argument is not supported for loading a "
-           "tensor of pointers or loading a scalar (block pointers are not supported)");
+           "tensor of pointers or loading a scalar (only for block pointers)");
   std::vector<ir::NamedAttr> attrs = cache_attrs(a, false);
   if (a.const_bool("volatile"))
     attrs.push_back({"volatile", int64_t(1)});
@@ -101,14 +132,37 @@ Val load(Emitter &e, const Args &a) {
       emit(e, OpKind::Load, operands, elem.with_shape(ptr->type.shape), loc, std::move(attrs)));
 }
 
+// tl.store(block_ptr, value, boundary_check=): the value broadcast to the block; the
+// checked dims' outside is not written.
+Val store_block(Emitter &e, const Args &a) {
+  SourceLoc loc = a.loc();
+  if (a["mask"].kind != Val::Kind::None)
+    a.fail("`mask` argument cannot be specified for storing block pointers (use "
+           "`boundary_check`)");
+  BlockAccess acc = block_access(e, a, a["pointer"], a["boundary_check"]);
+  const ir::Shape &s = acc.ptrs->type.shape;
+  Value *val = a.tensor("value");
+  if (broadcast_shape(s, val->type.shape, loc) != s)
+    a.fail("Value argument of shape " + shape_str(val->type.shape) +
+           " does not broadcast to the block pointer's block " + shape_str(s));
+  val = cast_elem(e, broadcast_to(e, val, s, loc), Type(acc.ptrs->type.elem), loc);
+  std::vector<Value *> operands = {acc.ptrs, val};
+  if (acc.mask)
+    operands.push_back(acc.mask);
+  e.builder().create(OpKind::Store, operands, {}, cache_attrs(a, true), loc);
+  return Val::none();
+}
+
 Val store(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
+  if (is_block_ptr(a["pointer"]))
+    return store_block(e, a);
   Value *ptr = pointer_arg(a, "pointer");
   Value *val = a.tensor("value");
   Value *mask = a.tensor_or_null("mask");
   if (!is_empty_option(a["boundary_check"]))
     a.fail("`boundary_check` argument is not supported for storing a tensor of pointers or "
-           "storing a scalar (block pointers are not supported)");
+           "storing a scalar (only for block pointers)");
   std::vector<ir::NamedAttr> attrs = cache_attrs(a, true);
   if (ptr->type.is_scalar()) {
     if (val->type.is_tile())

@@ -77,6 +77,8 @@ std::string py_type_name(const Val &v) {
     return "method";
   case Val::Kind::Slice:
     return "slice";
+  case Val::Kind::BlockPtr:
+    return "block pointer";
   }
   return "object";
 }

@@ -32,6 +32,12 @@ std::string value_type_str(const Val &v) {
   }
   if (v.kind == Val::Kind::None)
     return "None";
+  if (v.kind == Val::Kind::BlockPtr) {
+    std::string s = "block pointer to " + elem_name(ir::Type(v.elems[0].tensor->type.elem)) + " [";
+    for (size_t i = 0; i < v.block->rank(); ++i)
+      s += (i ? ", " : "") + std::to_string(v.block->block_shape[i]);
+    return s + "]";
+  }
   return "constexpr " + py_type_name(v);
 }
 
@@ -62,6 +68,10 @@ bool same_val(const Val &a, const Val &b) {
   case Val::Kind::Module:
   case Val::Kind::Builtin:
     return a.str == b.str;
+  case Val::Kind::BlockPtr:
+    if (!(*a.block == *b.block))
+      return false;
+    [[fallthrough]];
   case Val::Kind::Method:
   case Val::Kind::Tuple:
   case Val::Kind::Slice:

@@ -70,8 +70,9 @@ void collect_yields(const Val &tmpl, const Val &v, const std::string &path, Sour
     out.emplace_back(path, v);
     return;
   }
-  if (tmpl.kind == Val::Kind::Tuple) {
-    if (v.kind != Val::Kind::Tuple || v.elems.size() != tmpl.elems.size())
+  if (tmpl.is_aggregate()) {
+    if (v.kind != tmpl.kind || v.elems.size() != tmpl.elems.size() ||
+        (tmpl.block && !(*tmpl.block == *v.block)))
       throw CompileError(loc, "Loop-carried variable " + path +
                                   " changes its tuple structure in the loop (now " +
                                   value_type_str(v) + ")");

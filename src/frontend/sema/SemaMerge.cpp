@@ -8,8 +8,9 @@ namespace tilec::sema::detail {
 namespace {
 Val plan_rec(const Val &a, const Val &b, const std::string &path, SourceLoc loc,
              const MismatchMsg &msg, std::vector<JoinLeaf> &leaves) {
-  if (a.kind == Val::Kind::Tuple && b.kind == Val::Kind::Tuple) {
-    if (a.elems.size() != b.elems.size())
+  if (a.is_aggregate() || b.is_aggregate()) {
+    if (a.kind != b.kind || a.elems.size() != b.elems.size() ||
+        (a.block && !(*a.block == *b.block)))
       throw CompileError(loc, msg(path, value_type_str(a), value_type_str(b)));
     Val t = a;
     for (size_t i = 0; i < a.elems.size(); ++i)
@@ -71,7 +72,7 @@ void Lowerer::realize_join(const JoinPlan &plan, ir::Builder &ba, ir::Builder &b
 Val Lowerer::fill_holes(const Val &tmpl, const std::vector<ir::Value *> &values) {
   if (tmpl.kind == Val::Kind::Tensor && !tmpl.tensor)
     return Val::of(values.at(static_cast<size_t>(tmpl.i)));
-  if (tmpl.kind == Val::Kind::Tuple) {
+  if (tmpl.is_aggregate()) {
     Val t = tmpl;
     for (Val &e : t.elems)
       e = fill_holes(e, values);

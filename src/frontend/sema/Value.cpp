@@ -124,6 +124,12 @@ std::string spell(const Val &v, bool quote_strings) {
     return "<built-in function " + v.str + ">";
   case K::Method:
     return "<bound method " + v.str + ">";
+  case K::BlockPtr: {
+    std::string s = "<block pointer [";
+    for (size_t i = 0; i < v.block->rank(); ++i)
+      s += (i ? ", " : "") + std::to_string(v.block->block_shape[i]);
+    return s + "]>";
+  }
   case K::Slice: {
     std::string s = "slice(";
     for (size_t i = 0; i < 3; ++i)

@@ -14,6 +14,15 @@ namespace tilec::sema {
 
 struct FunctionSource;
 
+// What a block pointer (tl.make_block_ptr) fixes at compile time. Its run-time parts ride
+// in the Val's elems: the base pointer, then `rank` each of shape (i64), strides (i64)
+// and offsets (i32) scalars.
+struct BlockPtrInfo {
+  std::vector<int64_t> block_shape, order;
+  bool operator==(const BlockPtrInfo &) const = default;
+  size_t rank() const { return block_shape.size(); }
+};
+
 struct Val {
   enum class Kind {
     None, Bool, Int, Float, Str, // constexpr Python scalars
@@ -25,6 +34,7 @@ struct Val {
     Builtin,                     // str = builtin name ("load", "math.exp" -> "exp", "range", "min")
     Method,                      // elems[0] = self, str = method name ("to", "sum", ...)
     Slice,                       // elems = {lower, upper, step} (None when absent)
+    BlockPtr,                    // elems = base, shape, strides, offsets; `block` the rest
   };
   Kind kind = Kind::None;
   bool b = false;
@@ -38,6 +48,7 @@ struct Val {
   ir::Value *tensor = nullptr;   // Tensor
   std::vector<Val> elems;        // Tuple, Method, Slice
   std::shared_ptr<const FunctionSource> fn; // Function
+  std::shared_ptr<const BlockPtrInfo> block; // BlockPtr
 
   static Val none() { return Val(); }
   static Val boolean(bool v) { Val x; x.kind = Kind::Bool; x.b = v; return x; }
@@ -55,7 +66,15 @@ struct Val {
   static Val module(std::string name) { Val x; x.kind = Kind::Module; x.str = std::move(name); return x; }
   static Val builtin(std::string name) { Val x; x.kind = Kind::Builtin; x.str = std::move(name); return x; }
 
+  static Val block_ptr(std::vector<Val> parts, BlockPtrInfo info) {
+    Val x; x.kind = Kind::BlockPtr; x.elems = std::move(parts);
+    x.block = std::make_shared<const BlockPtrInfo>(std::move(info));
+    return x;
+  }
+
   bool is_tensor() const { return kind == Kind::Tensor; }
+  // Tuples and block pointers: values made of parts that joins and loops carry one by one.
+  bool is_aggregate() const { return kind == Kind::Tuple || kind == Kind::BlockPtr; }
   // A compile-time value usable where a constexpr is needed (tuples of constexprs too).
   bool is_constexpr() const;
   // The Python spelling of a constexpr, as static_print and f-strings show it (str()).

@@ -6,6 +6,16 @@
 namespace tilec::sema::test {
 namespace {
 
+// A 2-D block pointer over an fp32 argument (tl.make_block_ptr), so every builtin meets one.
+Val block_ptr(TestEmitter &e) {
+  auto ints = [](int64_t a, int64_t b) { return Val::tuple({Val::integer(a), Val::integer(b)}); };
+  return call_builtin(e, "make_block_ptr",
+                      CallArgs{{e.arg("ptr<fp32>"), ints(64, 64), ints(64, 1), ints(0, 0),
+                                ints(16, 16), ints(1, 0)},
+                               {},
+                               e.loc});
+}
+
 std::vector<Val> samples(TestEmitter &e) {
   return {Val::integer(2),
           Val::integer(-1),
@@ -25,6 +35,7 @@ std::vector<Val> samples(TestEmitter &e) {
           e.arg("tile<4x4xfp32>"),
           e.arg("tile<16xptr<fp16>>"),
           e.arg("tile<2xi1>"),
+          block_ptr(e),
           e.function("combine", [](TestEmitter &t, const std::vector<Val> &a) {
             return t.bin(ast::BinOp::Add, a[0], a[a.size() / 2]);
           })};
@@ -64,7 +75,10 @@ template <typename Call> size_t sweep(const std::string &name, Call &&call) {
   one({iptrs, ints});
   one({s[6], two, f16});
   one({two, two, Val::integer(8), Val::integer(8), two});
-  Val words = e.arg("tile<16xu32>"); // philox_impl: four counters and two keys
+  Val order = Val::tuple({Val::integer(1), Val::integer(0)});
+  one({s[13], s[6], s[6], s[6], s[6], order}); // make_block_ptr
+  one({s[18], s[6]});                          // advance
+  Val words = e.arg("tile<16xu32>");           // philox_impl: four counters and two keys
   one({words, words, words, words, words, words});
   for (const Val &a : s) {
     one({a});
