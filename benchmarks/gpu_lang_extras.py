@@ -1,0 +1,97 @@
+"""Language features beyond the seeds, on the GPU beside Triton and torch:
+
+    python benchmarks/gpu_lang_extras.py [--json PATH] [--reps N]
+
+1. Triton's seeded-dropout tutorial (tl.rand: ten Philox rounds an element) on 2^26 fp32,
+   in GB/s (8 bytes an element), against torch's dropout (its own Philox) and the copy
+   ceiling; tilec's output must equal Triton's bit for bit (the same random stream).
+2. A matmul through block pointers (benchmarks/lang_extras_kernels.py, one config:
+   128x256x64, 8 warps, 3 stages) on 4096^3 fp16, in TFLOP/s, against the seed matmul
+   (tensors of pointers, autotuned) and torch.
+
+A benchmark: it reports, it never fails.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from gpu_kernels import SEEDS, Timer, copy_ceiling, load_seeds, short_error  # noqa: E402
+
+EXTRAS = os.path.join(HERE, "lang_extras_kernels.py")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", default=os.path.join(HERE, "results", "gpu_lang_extras.json"))
+    ap.add_argument("--reps", type=int, default=30)
+    args = ap.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("gpu_lang_extras.py: torch is not installed; nothing to measure")
+        return
+    if not torch.cuda.is_available():
+        print("gpu_lang_extras.py: no CUDA device; nothing to measure")
+        return
+    impls = ["tilec"] + (["triton"] if importlib.util.find_spec("triton") else [])
+    mods = {i: load_seeds(i, EXTRAS) for i in impls}
+    timer = Timer(torch, args.reps, True)
+    rows, result = [], {}
+
+    n = 1 << 26
+    x = torch.randn(n, device="cuda")
+    outs = {i: torch.empty_like(x) for i in impls}
+    fns = {i: (lambda i=i: mods[i].seeded_dropout(x, outs[i], 0.5, 1234)) for i in impls}
+    fns["torch"] = lambda: torch.nn.functional.dropout(x, 0.5, True)
+    ms = timer.interleaved_ms(fns)
+    ceiling = copy_ceiling(torch, timer)
+    for name, t in ms.items():
+        gbs = 8 * n / (t * 1e-3) / 1e9
+        result[f"dropout {name}"] = gbs
+        rows.append((f"dropout 2^26 fp32 [{name}]", f"{gbs:7.0f} GB/s  {gbs / ceiling:.2f}x copy"))
+    if "triton" in outs:
+        same = torch.equal(outs["tilec"], outs["triton"])
+        result["dropout bit-identical to Triton"] = same
+        rows.append(("dropout output == Triton's", "yes" if same else "NO"))
+
+    m = 4096
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn((m, m), device="cuda", generator=g).half()
+    b = torch.randn((m, m), device="cuda", generator=g).half()
+    ref = a.float() @ b.float()
+    seeds = load_seeds("tilec", SEEDS)
+    fns = {}
+    for i in impls:
+        c = torch.empty((m, m), device="cuda", dtype=torch.float16)
+        try:
+            mods[i].block_ptr_matmul(a, b, c)
+            err = ((c.float() - ref).norm() / ref.norm()).item()
+            rows.append((f"block-pointer matmul rel. error [{i}]", f"{err:.1e}"))
+            fns[f"block ptr [{i}]"] = lambda i=i, c=c: mods[i].block_ptr_matmul(a, b, c)
+        except Exception as e:  # noqa: BLE001
+            rows.append((f"block-pointer matmul [{i}]", "ERR " + short_error(e, 90)))
+    seeds.matmul(a, b)
+    fns["seed matmul [tilec]"] = lambda: seeds.matmul(a, b)
+    fns["torch"] = lambda: a @ b
+    for name, t in timer.interleaved_ms(fns).items():
+        tf = 2 * m ** 3 / (t * 1e-3) / 1e12
+        result[f"matmul {name}"] = tf
+        rows.append((f"matmul 4096^3 fp16 {name}", f"{tf:6.0f} TFLOP/s"))
+
+    print(f"copy ceiling {ceiling:.0f} GB/s")
+    for k, v in rows:
+        print(f"  {k:44} {v}")
+    result["table"] = rows  # scripts/gpu_check.sh prints it in its closing table
+    os.makedirs(os.path.dirname(args.json), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
