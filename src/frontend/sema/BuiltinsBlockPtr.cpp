@@ -3,7 +3,7 @@
 // shape, strides, offsets); a load or store through it becomes an ordinary one over a
 // tile of element pointers, base + sum((offset_d + arange(block_d)) * stride_d), masked
 // to [0, shape_d) in the dims of `boundary_check` (Triton's RewriteTensorPointer does
-// the same for targets without TMA). Index arithmetic is in 64 bits, as Triton's is.
+// the same for targets without TMA). Addresses are computed in 64 bits, as Triton's are.
 #include "frontend/sema/BuiltinsImpl.h"
 #include "frontend/sema/Operators.h"
 #include "frontend/sema/Promotion.h"
@@ -113,26 +113,42 @@ BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &bo
   }
   ir::Shape full(info.block_shape.begin(), info.block_shape.end());
   auto op = [&](ast::BinOp o, const Val &x, const Val &y) { return binary_op(e, o, x, y, loc); };
-  Val sum, mask;
+  // The block's corner is a scalar, base + sum(offset_d * stride_d), and the tile a
+  // fixed pattern added to it, sum(arange_d * stride_d): a loop that advances the block
+  // pointer moves one address, and the pattern is hoisted out of it. The bounds are
+  // checked on the 32-bit arange: 0 <= offset_d + arange_d < shape_d is
+  // lo_d <= arange_d < hi_d with lo_d = min(-offset_d, block_d) and
+  // hi_d = min(max(shape_d, 0) - offset_d, block_d), both in int32 range (offsets are
+  // int32), computed once per access in 64 bits.
+  auto expanded = [&](Value *v, size_t i) { // to rank dims, all 1 but dim i (expand_dims
+    for (size_t j = 0; j < rank; ++j)       // keeps the axis info that vectorises)
+      if (j != i)
+        v = expand_dims(e, v, static_cast<int>(j), loc);
+    return Val::of(v);
+  };
+  Val corner = bp.elems[0], sum, mask;
   for (size_t i = 0; i < rank; ++i) {
     int64_t n = info.block_shape[i];
-    Val idx = op(ast::BinOp::Add, bp.elems[1 + 2 * rank + i],
-                 call(e, "arange", {Val::integer(0), Val::integer(n)}, loc));
-    Value *wide = cast_dtype(e, idx.tensor, DType::I64, loc);
-    for (size_t j = 0; j < rank; ++j) // to rank dims, all 1 but dim i (expand_dims keeps
-      if (j != i)                     // the axis info that vectorises the access)
-        wide = expand_dims(e, wide, static_cast<int>(j), loc);
-    Val idx64 = Val::of(wide);
-    Val term = op(ast::BinOp::Mul, idx64, bp.elems[1 + rank + i]);
+    const Val &shape = bp.elems[1 + i], &stride = bp.elems[1 + rank + i];
+    Val off = Val::of(cast_dtype(e, bp.elems[1 + 2 * rank + i].tensor, DType::I64, loc));
+    corner = op(ast::BinOp::Add, corner, op(ast::BinOp::Mul, off, stride));
+    Value *ar = call(e, "arange", {Val::integer(0), Val::integer(n)}, loc).tensor;
+    Val term = op(ast::BinOp::Mul, expanded(cast_dtype(e, ar, DType::I64, loc), i), stride);
     sum = sum.is_tensor() ? op(ast::BinOp::Add, sum, term) : term;
     if (checked[i]) {
-      Val inside =
-          op(ast::BinOp::BitAnd, compare_op(e, ast::CmpOp::GtE, idx64, Val::integer(0), loc),
-             compare_op(e, ast::CmpOp::Lt, idx64, bp.elems[1 + i], loc));
+      auto clamped = [&](const Val &v) {
+        Val c = call(e, "minimum", {v, Val::integer(n)}, loc);
+        return Val::of(cast_dtype(e, c.tensor, DType::I32, loc));
+      };
+      Val lo = clamped(unary_op(e, ast::UnaryOp::Neg, off, loc));
+      Val hi = clamped(op(ast::BinOp::Sub, call(e, "maximum", {shape, Val::integer(0)}, loc), off));
+      Val a32 = expanded(ar, i);
+      Val inside = op(ast::BinOp::BitAnd, compare_op(e, ast::CmpOp::GtE, a32, lo, loc),
+                      compare_op(e, ast::CmpOp::Lt, a32, hi, loc));
       mask = mask.is_tensor() ? op(ast::BinOp::BitAnd, mask, inside) : inside;
     }
   }
-  Value *ptrs = broadcast_to(e, op(ast::BinOp::Add, bp.elems[0], sum).tensor, full, loc);
+  Value *ptrs = broadcast_to(e, op(ast::BinOp::Add, corner, sum).tensor, full, loc);
   Value *m = mask.is_tensor() ? broadcast_to(e, mask.tensor, full, loc) : nullptr;
   return {ptrs, m};
 }
