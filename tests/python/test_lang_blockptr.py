@@ -171,3 +171,42 @@ def test_3d_block():
     y = np.zeros_like(x)
     k_3d[(3,)](x, y, 5, 3, 7, B0=2, B1=4, B2=8)
     np.testing.assert_array_equal(y, x + 1)
+
+
+@triton.jit
+def k_window(X, Y, N, start, step, steps, B: tl.constexpr):
+    # a window sliding by a run-time step (negative steps too): its offset's sign is not
+    # known, so both bounds are checked
+    bp = tl.make_block_ptr(X, (N,), (1,), (start,), (B,), (0,))
+    for i in range(steps):
+        v = tl.load(bp, boundary_check=(0,), padding_option="zero")
+        tl.store(Y + i * B + tl.arange(0, B), v)
+        bp = tl.advance(bp, (step,))
+
+
+@pytest.mark.parametrize("start,step", [(-6, 4), (10, -5), (0, 3)])
+def test_window_with_negative_offsets(start, step):
+    n, b, steps = 12, 8, 4
+    x = np.arange(1, n + 1, dtype=np.float32)
+    y = np.zeros(steps * b, np.float32)
+    k_window[(1,)](x, y, n, start, step, steps, B=b)
+    want = []
+    for i in range(steps):
+        idx = start + i * step + np.arange(b)
+        want += [x[j] if 0 <= j < n else 0.0 for j in idx]
+    assert y.tolist() == want
+
+
+@triton.jit
+def k_int64_shape(X, Y, N, B: tl.constexpr):
+    bp = tl.make_block_ptr(X, (N.to(tl.int64),), (1,), (tl.program_id(0) * B,), (B,), (0,))
+    tl.store(Y + tl.program_id(0) * B + tl.arange(0, B),
+             tl.load(bp, boundary_check=(0,), padding_option="nan"))
+
+
+def test_64_bit_shape():
+    x = np.arange(20, dtype=np.float32)
+    y = np.zeros(32, np.float32)
+    k_int64_shape[(2,)](x, y, 20, B=16)
+    np.testing.assert_array_equal(y[:20], x)
+    assert np.isnan(y[20:]).all()

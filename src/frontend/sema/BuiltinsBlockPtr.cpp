@@ -21,15 +21,74 @@ std::vector<Val> items_of(const Args &a, std::string_view name) {
   return v.kind == Val::Kind::Tuple ? v.elems : std::vector<Val>{v};
 }
 
-// One shape / stride / offset entry as a scalar integer of type `d`; offsets (d = i32)
-// must not be 64-bit, as in Triton.
-Value *index_scalar(Emitter &e, const Args &a, const Val &v, std::string_view what, DType d) {
+// Whether an offset is known to be >= 0: a constant, or built from program ids, aranges
+// and constants by + * // % max (a wrap-around of an offset is a wrong address anyway).
+bool known_nonneg(const Value *v, int depth = 0) {
+  const ir::Op *op = v->def;
+  if (!op || depth > 8)
+    return false;
+  auto nn = [&](size_t i) { return known_nonneg(op->operand(i), depth + 1); };
+  switch (op->kind()) {
+  case ir::OpKind::Constant: {
+    const ir::AttrValue *c = op->attr("value");
+    return c && std::holds_alternative<int64_t>(*c) && std::get<int64_t>(*c) >= 0;
+  }
+  case ir::OpKind::ProgramId:
+  case ir::OpKind::NumPrograms:
+    return true;
+  case ir::OpKind::Arange:
+    return op->int_attr("start") >= 0;
+  case ir::OpKind::Add:
+  case ir::OpKind::Mul:
+  case ir::OpKind::Div:
+  case ir::OpKind::Rem:
+  case ir::OpKind::Min:
+    return nn(0) && nn(1);
+  case ir::OpKind::Max:
+    return nn(0) || nn(1);
+  case ir::OpKind::Splat:
+  case ir::OpKind::Broadcast:
+  case ir::OpKind::ExpandDims:
+    return nn(0);
+  case ir::OpKind::Cast: {
+    const Type &from = op->operand(0)->type;
+    if (from.is_ptr() || ir::is_float(from.elem))
+      return false;
+    bool narrow_unsigned = ir::is_unsigned_int(from.elem) && ir::bits(from.elem) < 32;
+    return narrow_unsigned || (ir::bits(from.elem) <= ir::bits(v->type.elem) && nn(0));
+  }
+  default:
+    return false;
+  }
+}
+
+bool known_nonneg(const Val &v) {
+  if (v.kind == Val::Kind::Int || v.kind == Val::Kind::Bool)
+    return v.kind == Val::Kind::Bool || (v.i >= 0 && !v.u64);
+  return v.is_tensor() && known_nonneg(v.tensor);
+}
+
+// A shape held in 32 bits keeps its bounds checks in 32 bits: signed ints up to 32 bits,
+// unsigned below 32.
+bool fits_i32(const Value *v) {
+  DType d = v->type.elem;
+  return ir::bits(d) < 32 || (ir::bits(d) == 32 && !ir::is_unsigned_int(d));
+}
+
+// One shape / stride / offset entry as an integer scalar, as given.
+Value *int_scalar(Emitter &e, const Args &a, const Val &v, std::string_view what) {
   if (!v.is_tensor() && v.kind != Val::Kind::Int && v.kind != Val::Kind::Bool)
     a.fail(a.fn() + "(): " + std::string(what) + " must hold integers, got " + describe(v));
   Value *t = to_tensor(e, v, a.loc());
   if (t->type.is_tile() || t->type.is_ptr() || ir::is_float(t->type.elem))
     a.fail(a.fn() + "(): " + std::string(what) + " must hold integer scalars, got " +
            describe(Val::of(t)));
+  return t;
+}
+
+// The same as type `d`; offsets (d = i32) must not be 64-bit, as in Triton.
+Value *index_scalar(Emitter &e, const Args &a, const Val &v, std::string_view what, DType d) {
+  Value *t = int_scalar(e, a, v, what);
   if (d == DType::I32 && ir::bits(t->type.elem) == 64)
     a.fail(a.fn() + "(): block pointers only support 32-bit `" + std::string(what) +
            "`: add a `.to(tl.int32)` or use a tensor of pointers for 64-bit offsets");
@@ -68,12 +127,17 @@ Val make_block_ptr(Emitter &e, const Args &a) {
     seen[static_cast<size_t>(o)] = true;
   }
   std::vector<Val> parts = {bv};
-  for (const Val &v : shape)
-    parts.push_back(Val::of(index_scalar(e, a, v, "shape", DType::I64)));
+  for (const Val &v : shape) { // int32 when it fits (see BlockPtrInfo::shape_i32)
+    Value *t = int_scalar(e, a, v, "shape");
+    info.shape_i32.push_back(fits_i32(t));
+    parts.push_back(Val::of(cast_dtype(e, t, fits_i32(t) ? DType::I32 : DType::I64, a.loc())));
+  }
   for (const Val &v : strides)
     parts.push_back(Val::of(index_scalar(e, a, v, "strides", DType::I64)));
-  for (const Val &v : offsets)
+  for (const Val &v : offsets) {
     parts.push_back(Val::of(index_scalar(e, a, v, "offsets", DType::I32)));
+    info.offset_nonneg.push_back(known_nonneg(v));
+  }
   return Val::block_ptr(std::move(parts), std::move(info));
 }
 
@@ -86,13 +150,17 @@ Val advance(Emitter &e, const Args &a) {
            " offsets (the block pointer's rank), "
            "got " +
            std::to_string(deltas.size()));
+  BlockPtrInfo info = *bp.block;
   for (size_t i = 0; i < rank; ++i) {
     if (deltas[i].kind == Val::Kind::Int && deltas[i].i == 0)
       continue;
     Value *d = index_scalar(e, a, deltas[i], "offsets", DType::I32);
     Val &off = bp.elems[1 + 2 * rank + i];
     off = Val::of(emit(e, ir::OpKind::Add, {off.tensor, d}, off.tensor->type, a.loc()));
+    info.offset_nonneg[i] = info.offset_nonneg[i] && known_nonneg(deltas[i]);
   }
+  if (!(info == *bp.block))
+    bp.block = std::make_shared<const BlockPtrInfo>(std::move(info));
   return bp;
 }
 
@@ -117,9 +185,10 @@ BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &bo
   // fixed pattern added to it, sum(arange_d * stride_d): a loop that advances the block
   // pointer moves one address, and the pattern is hoisted out of it. The bounds are
   // checked on the 32-bit arange: 0 <= offset_d + arange_d < shape_d is
-  // lo_d <= arange_d < hi_d with lo_d = min(-offset_d, block_d) and
-  // hi_d = min(max(shape_d, 0) - offset_d, block_d), both in int32 range (offsets are
-  // int32), computed once per access in 64 bits.
+  // lo_d <= arange_d < hi_d with hi_d = max(shape_d, 0) - offset_d (clamped to block_d
+  // when computed in 64 bits) and lo_d = min(-offset_d, block_d), left out when the offset
+  // is known to be >= 0: then, with an int32 shape, one 32-bit compare, as a
+  // tensor-of-pointers kernel's `offs < n - k` mask.
   auto expanded = [&](Value *v, size_t i) { // to rank dims, all 1 but dim i (expand_dims
     for (size_t j = 0; j < rank; ++j)       // keeps the axis info that vectorises)
       if (j != i)
@@ -136,15 +205,20 @@ BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &bo
     Val term = op(ast::BinOp::Mul, expanded(cast_dtype(e, ar, DType::I64, loc), i), stride);
     sum = sum.is_tensor() ? op(ast::BinOp::Add, sum, term) : term;
     if (checked[i]) {
-      auto clamped = [&](const Val &v) {
+      auto clamped = [&](const Val &v) { // an i64 scalar to i32, at most n
         Val c = call(e, "minimum", {v, Val::integer(n)}, loc);
         return Val::of(cast_dtype(e, c.tensor, DType::I32, loc));
       };
-      Val lo = clamped(unary_op(e, ast::UnaryOp::Neg, off, loc));
-      Val hi = clamped(op(ast::BinOp::Sub, call(e, "maximum", {shape, Val::integer(0)}, loc), off));
+      bool nonneg = info.offset_nonneg[i];
+      Val room = call(e, "maximum", {shape, Val::integer(0)}, loc);
+      Val hi = info.shape_i32[i] && nonneg ? op(ast::BinOp::Sub, room, bp.elems[1 + 2 * rank + i])
+                                           : clamped(op(ast::BinOp::Sub, room, off));
       Val a32 = expanded(ar, i);
-      Val inside = op(ast::BinOp::BitAnd, compare_op(e, ast::CmpOp::GtE, a32, lo, loc),
-                      compare_op(e, ast::CmpOp::Lt, a32, hi, loc));
+      Val inside = compare_op(e, ast::CmpOp::Lt, a32, hi, loc);
+      if (!nonneg) {
+        Val lo = clamped(unary_op(e, ast::UnaryOp::Neg, off, loc));
+        inside = op(ast::BinOp::BitAnd, compare_op(e, ast::CmpOp::GtE, a32, lo, loc), inside);
+      }
       mask = mask.is_tensor() ? op(ast::BinOp::BitAnd, mask, inside) : inside;
     }
   }

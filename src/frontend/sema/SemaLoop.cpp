@@ -72,7 +72,7 @@ void collect_yields(const Val &tmpl, const Val &v, const std::string &path, Sour
   }
   if (tmpl.is_aggregate()) {
     if (v.kind != tmpl.kind || v.elems.size() != tmpl.elems.size() ||
-        (tmpl.block && !(*tmpl.block == *v.block)))
+        (tmpl.block && !tmpl.block->same_type(*v.block)))
       throw CompileError(loc, "Loop-carried variable " + path +
                                   " changes its tuple structure in the loop (now " +
                                   value_type_str(v) + ")");

@@ -10,9 +10,11 @@ Val plan_rec(const Val &a, const Val &b, const std::string &path, SourceLoc loc,
              const MismatchMsg &msg, std::vector<JoinLeaf> &leaves) {
   if (a.is_aggregate() || b.is_aggregate()) {
     if (a.kind != b.kind || a.elems.size() != b.elems.size() ||
-        (a.block && !(*a.block == *b.block)))
+        (a.block && !a.block->same_type(*b.block)))
       throw CompileError(loc, msg(path, value_type_str(a), value_type_str(b)));
     Val t = a;
+    if (a.block && !(*a.block == *b.block))
+      t.block = std::make_shared<const BlockPtrInfo>(a.block->merged(*b.block));
     for (size_t i = 0; i < a.elems.size(); ++i)
       t.elems[i] =
           plan_rec(a.elems[i], b.elems[i], path + "[" + std::to_string(i) + "]", loc, msg, leaves);

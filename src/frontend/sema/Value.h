@@ -19,7 +19,20 @@ struct FunctionSource;
 // and offsets (i32) scalars.
 struct BlockPtrInfo {
   std::vector<int64_t> block_shape, order;
+  // Per dim, what is known of the run-time parts, for leaner bounds checks: the offset
+  // is >= 0 (so the lower bound holds), the shape is an int32 (so the checks stay in 32
+  // bits). Not part of the type: joins keep what holds on every path (merged()).
+  std::vector<bool> offset_nonneg, shape_i32;
   bool operator==(const BlockPtrInfo &) const = default;
+  bool same_type(const BlockPtrInfo &o) const {
+    return block_shape == o.block_shape && order == o.order && shape_i32 == o.shape_i32;
+  }
+  BlockPtrInfo merged(const BlockPtrInfo &o) const {
+    BlockPtrInfo m = *this;
+    for (size_t i = 0; i < m.offset_nonneg.size(); ++i)
+      m.offset_nonneg[i] = m.offset_nonneg[i] && o.offset_nonneg[i];
+    return m;
+  }
   size_t rank() const { return block_shape.size(); }
 };
 

@@ -1,0 +1,30 @@
+# Block pointers advancing in a loop: each iteration moves one scalar address (the block's
+# corner) over a loop-invariant pattern, and as the offsets are known >= 0 (program ids,
+# constants, advances by constants) and the shapes are int32, each bounds check is one
+# 32-bit compare against `shape - offset`, as in the tensor-of-pointers matmul.
+# CMD: tilec ir %s:mm --signature "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16" --constexpr BM=64 --constexpr BN=64 --constexpr BK=32
+# CHECK: = for
+# CHECK-NOT: pred = "ge"
+# CHECK: addptr {{%[0-9]+}}, {{%[0-9]+}} : ptr<fp16>, i64 -> ptr<fp16>
+# CHECK-NOT: pred = "ge"
+# CHECK: {pred = "lt"} : tile<1x32xi32> -> tile<1x32xi1>
+# CHECK-NOT: pred = "ge"
+# CHECK: dot
+# CHECK-NOT: pred = "ge"
+# CHECK: yield
+import tilec as triton
+import tilec.language as tl
+
+
+@triton.jit
+def mm(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    a_bp = tl.make_block_ptr(A, (M, K), (K, 1), (pm * BM, 0), (BM, BK), (1, 0))
+    b_bp = tl.make_block_ptr(B, (K, N), (N, 1), (0, pn * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        acc += tl.dot(tl.load(a_bp, boundary_check=(0, 1)), tl.load(b_bp, boundary_check=(0, 1)))
+        a_bp = tl.advance(a_bp, (0, BK))
+        b_bp = tl.advance(b_bp, (BK, 0))
+    c_bp = tl.make_block_ptr(C, (M, N), (N, 1), (pm * BM, pn * BN), (BM, BN), (1, 0))
+    tl.store(c_bp, acc, boundary_check=(0, 1))
