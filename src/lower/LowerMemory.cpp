@@ -63,10 +63,18 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
         off = b.cvt(ot, simt::ty_is_signed(reg_ty(od)) ? Ty::S16 : Ty::U16, off);
         w = 32;
       }
-      if (w == 32)
+      if (w == 32) {
         res = b.mad_wide(ot, off, simt::imm(esize), base);
-      else
-        res = b.mad(Ty::S64, off, simt::imm(esize), base);
+      } else {
+        // scaled once per offset register: a splat offset (a block pointer's tl.advance)
+        // then costs one 64-bit add per pointer, not a 64-bit multiply-add
+        Reg bytes = find(Reg{}, off);
+        if (!bytes.valid()) {
+          bytes = esize == 1 ? off : b.mul(Ty::S64, off, simt::imm(esize));
+          memo.push_back({{Reg{}.id, off.id}, bytes});
+        }
+        res = b.add(Ty::S64, base, bytes);
+      }
       memo.push_back({{base.id, off.id}, res});
     }
     out.push_back(res);

@@ -1,15 +1,15 @@
-# Block pointers advancing in a loop: each iteration moves one scalar address (the block's
-# corner) over a loop-invariant pattern, and as the offsets are known >= 0 (program ids,
-# constants, advances by constants) and the shapes are int32, each bounds check is one
-# 32-bit compare against `shape - offset`, as in the tensor-of-pointers matmul.
+# Block pointers advancing in a loop: the loop carries each block's tile of pointers and
+# tl.advance adds one loop-invariant splat to it; as the offsets are known >= 0 (program
+# ids, constants, advances by constants) and the shapes are int32, each bounds check is
+# one 32-bit compare against `shape - offset`: the tensor-of-pointers matmul's loop.
 # CMD: tilec ir %s:mm --signature "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16" --constexpr BM=64 --constexpr BN=64 --constexpr BK=32
-# CHECK: = for
-# CHECK-NOT: pred = "ge"
-# CHECK: addptr {{%[0-9]+}}, {{%[0-9]+}} : ptr<fp16>, i64 -> ptr<fp16>
+# CHECK: = for {{.*}}tile<64x32xptr<fp16>>
 # CHECK-NOT: pred = "ge"
 # CHECK: {pred = "lt"} : tile<1x32xi32> -> tile<1x32xi1>
 # CHECK-NOT: pred = "ge"
 # CHECK: dot
+# CHECK-NOT: pred = "ge"
+# CHECK: addptr {{%[0-9]+}}, {{%[0-9]+}} : tile<64x32xptr<fp16>>, tile<64x32xi64> -> tile<64x32xptr<fp16>>
 # CHECK-NOT: pred = "ge"
 # CHECK: yield
 import tilec as triton

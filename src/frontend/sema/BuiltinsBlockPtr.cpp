@@ -102,6 +102,58 @@ const Val &block_ptr_arg(const Args &a, std::string_view name) {
   return v;
 }
 
+// A 1-D value along dim i of a rank-`rank` block (all other dims 1; expand_dims keeps the
+// axis info that vectorises the access).
+Value *along(Emitter &e, Value *v, size_t i, size_t rank, SourceLoc loc) {
+  for (size_t j = 0; j < rank; ++j)
+    if (j != i)
+      v = expand_dims(e, v, static_cast<int>(j), loc);
+  return v;
+}
+
+Value *arange_of(Emitter &e, int64_t n, SourceLoc loc) {
+  return call(e, "arange", {Val::integer(0), Val::integer(n)}, loc).tensor;
+}
+
+// sum(x_d * stride_d) over the dims, x_d an i32 scalar (nullptr: 0) -- an i64 scalar, or
+// an empty Val when every x_d is 0.
+Val moved_by(Emitter &e, const std::vector<Value *> &x, const Val *strides, SourceLoc loc) {
+  Val sum;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!x[i])
+      continue;
+    Val term = binary_op(e, ast::BinOp::Mul, Val::of(cast_dtype(e, x[i], DType::I64, loc)),
+                         strides[i], loc);
+    sum = sum.is_tensor() ? binary_op(e, ast::BinOp::Add, sum, term, loc) : term;
+  }
+  return sum;
+}
+
+// The block's element pointers: base + sum(arange_d * stride_d), a tile fixed for the
+// block pointer's life, then moved by sum(offset_d * stride_d). tl.advance moves the tile
+// by a scalar, so a loop carries it and adds one scaled scalar to each pointer, as a
+// tensor-of-pointers loop does (recomputing base + pattern + shift would scale every
+// 64-bit offset on every iteration).
+Value *element_pointers(Emitter &e, const BlockPtrInfo &info, const std::vector<Val> &parts,
+                        SourceLoc loc) {
+  size_t rank = info.rank();
+  Val pattern;
+  for (size_t i = 0; i < rank; ++i) {
+    Value *ar = along(e, cast_dtype(e, arange_of(e, info.block_shape[i], loc), DType::I64, loc), i,
+                      rank, loc);
+    Val term = binary_op(e, ast::BinOp::Mul, Val::of(ar), parts[1 + rank + i], loc);
+    pattern = pattern.is_tensor() ? binary_op(e, ast::BinOp::Add, pattern, term, loc) : term;
+  }
+  ir::Shape full(info.block_shape.begin(), info.block_shape.end());
+  Val tile = Val::of(
+      broadcast_to(e, binary_op(e, ast::BinOp::Add, parts[0], pattern, loc).tensor, full, loc));
+  std::vector<Value *> offsets;
+  for (size_t i = 0; i < rank; ++i)
+    offsets.push_back(parts[1 + 2 * rank + i].tensor);
+  Val shift = moved_by(e, offsets, &parts[1 + rank], loc);
+  return shift.is_tensor() ? binary_op(e, ast::BinOp::Add, tile, shift, loc).tensor : tile.tensor;
+}
+
 Val make_block_ptr(Emitter &e, const Args &a) {
   const Val &bv = a["base"];
   if (!bv.is_tensor() || !bv.tensor->type.is_ptr() || bv.tensor->type.is_tile())
@@ -138,6 +190,7 @@ Val make_block_ptr(Emitter &e, const Args &a) {
     parts.push_back(Val::of(index_scalar(e, a, v, "offsets", DType::I32)));
     info.offset_nonneg.push_back(known_nonneg(v));
   }
+  parts.push_back(Val::of(element_pointers(e, info, parts, a.loc())));
   return Val::block_ptr(std::move(parts), std::move(info));
 }
 
@@ -151,14 +204,18 @@ Val advance(Emitter &e, const Args &a) {
            "got " +
            std::to_string(deltas.size()));
   BlockPtrInfo info = *bp.block;
+  std::vector<Value *> moves(rank, nullptr);
   for (size_t i = 0; i < rank; ++i) {
     if (deltas[i].kind == Val::Kind::Int && deltas[i].i == 0)
       continue;
-    Value *d = index_scalar(e, a, deltas[i], "offsets", DType::I32);
+    Value *d = moves[i] = index_scalar(e, a, deltas[i], "offsets", DType::I32);
     Val &off = bp.elems[1 + 2 * rank + i];
     off = Val::of(emit(e, ir::OpKind::Add, {off.tensor, d}, off.tensor->type, a.loc()));
     info.offset_nonneg[i] = info.offset_nonneg[i] && known_nonneg(deltas[i]);
   }
+  Val shift = moved_by(e, moves, &bp.elems[1 + rank], a.loc());
+  if (shift.is_tensor())
+    bp.elems.back() = binary_op(e, ast::BinOp::Add, bp.elems.back(), shift, a.loc());
   if (!(info == *bp.block))
     bp.block = std::make_shared<const BlockPtrInfo>(std::move(info));
   return bp;
@@ -181,50 +238,36 @@ BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &bo
   }
   ir::Shape full(info.block_shape.begin(), info.block_shape.end());
   auto op = [&](ast::BinOp o, const Val &x, const Val &y) { return binary_op(e, o, x, y, loc); };
-  // The block's corner is a scalar, base + sum(offset_d * stride_d), and the tile a
-  // fixed pattern added to it, sum(arange_d * stride_d): a loop that advances the block
-  // pointer moves one address, and the pattern is hoisted out of it. The bounds are
-  // checked on the 32-bit arange: 0 <= offset_d + arange_d < shape_d is
+  // The bounds are checked on the 32-bit arange: 0 <= offset_d + arange_d < shape_d is
   // lo_d <= arange_d < hi_d with hi_d = max(shape_d, 0) - offset_d (clamped to block_d
   // when computed in 64 bits) and lo_d = min(-offset_d, block_d), left out when the offset
   // is known to be >= 0: then, with an int32 shape, one 32-bit compare, as a
   // tensor-of-pointers kernel's `offs < n - k` mask.
-  auto expanded = [&](Value *v, size_t i) { // to rank dims, all 1 but dim i (expand_dims
-    for (size_t j = 0; j < rank; ++j)       // keeps the axis info that vectorises)
-      if (j != i)
-        v = expand_dims(e, v, static_cast<int>(j), loc);
-    return Val::of(v);
-  };
-  Val corner = bp.elems[0], sum, mask;
+  Val mask;
   for (size_t i = 0; i < rank; ++i) {
+    if (!checked[i])
+      continue;
     int64_t n = info.block_shape[i];
-    const Val &shape = bp.elems[1 + i], &stride = bp.elems[1 + rank + i];
-    Val off = Val::of(cast_dtype(e, bp.elems[1 + 2 * rank + i].tensor, DType::I64, loc));
-    corner = op(ast::BinOp::Add, corner, op(ast::BinOp::Mul, off, stride));
-    Value *ar = call(e, "arange", {Val::integer(0), Val::integer(n)}, loc).tensor;
-    Val term = op(ast::BinOp::Mul, expanded(cast_dtype(e, ar, DType::I64, loc), i), stride);
-    sum = sum.is_tensor() ? op(ast::BinOp::Add, sum, term) : term;
-    if (checked[i]) {
-      auto clamped = [&](const Val &v) { // an i64 scalar to i32, at most n
-        Val c = call(e, "minimum", {v, Val::integer(n)}, loc);
-        return Val::of(cast_dtype(e, c.tensor, DType::I32, loc));
-      };
-      bool nonneg = info.offset_nonneg[i];
-      Val room = call(e, "maximum", {shape, Val::integer(0)}, loc);
-      Val hi = info.shape_i32[i] && nonneg ? op(ast::BinOp::Sub, room, bp.elems[1 + 2 * rank + i])
-                                           : clamped(op(ast::BinOp::Sub, room, off));
-      Val a32 = expanded(ar, i);
-      Val inside = compare_op(e, ast::CmpOp::Lt, a32, hi, loc);
-      if (!nonneg) {
-        Val lo = clamped(unary_op(e, ast::UnaryOp::Neg, off, loc));
-        inside = op(ast::BinOp::BitAnd, compare_op(e, ast::CmpOp::GtE, a32, lo, loc), inside);
-      }
-      mask = mask.is_tensor() ? op(ast::BinOp::BitAnd, mask, inside) : inside;
+    const Val &shape = bp.elems[1 + i], &off32 = bp.elems[1 + 2 * rank + i];
+    Val off = Val::of(cast_dtype(e, off32.tensor, DType::I64, loc));
+    auto clamped = [&](const Val &v) { // an i64 scalar to i32, at most n
+      Val c = call(e, "minimum", {v, Val::integer(n)}, loc);
+      return Val::of(cast_dtype(e, c.tensor, DType::I32, loc));
+    };
+    bool nonneg = info.offset_nonneg[i];
+    Val room = call(e, "maximum", {shape, Val::integer(0)}, loc);
+    Val hi = info.shape_i32[i] && nonneg ? op(ast::BinOp::Sub, room, off32)
+                                         : clamped(op(ast::BinOp::Sub, room, off));
+    Val a32 = Val::of(along(e, arange_of(e, n, loc), i, rank, loc));
+    Val inside = compare_op(e, ast::CmpOp::Lt, a32, hi, loc);
+    if (!nonneg) {
+      Val lo = clamped(unary_op(e, ast::UnaryOp::Neg, off, loc));
+      inside = op(ast::BinOp::BitAnd, compare_op(e, ast::CmpOp::GtE, a32, lo, loc), inside);
     }
+    mask = mask.is_tensor() ? op(ast::BinOp::BitAnd, mask, inside) : inside;
   }
-  Value *ptrs = broadcast_to(e, op(ast::BinOp::Add, corner, sum).tensor, full, loc);
   Value *m = mask.is_tensor() ? broadcast_to(e, mask.tensor, full, loc) : nullptr;
-  return {ptrs, m};
+  return {bp.elems.back().tensor, m};
 }
 
 void add_block_ptr_builtins(std::vector<Def> &t) {

@@ -15,8 +15,8 @@ namespace tilec::sema {
 struct FunctionSource;
 
 // What a block pointer (tl.make_block_ptr) fixes at compile time. Its run-time parts ride
-// in the Val's elems: the base pointer, then `rank` each of shape (i64), strides (i64)
-// and offsets (i32) scalars.
+// in the Val's elems: the base pointer, then `rank` each of shape (i32 or i64), strides
+// (i64) and offsets (i32) scalars, then the tile of its element pointers.
 struct BlockPtrInfo {
   std::vector<int64_t> block_shape, order;
   // Per dim, what is known of the run-time parts, for leaner bounds checks: the offset
