@@ -210,3 +210,19 @@ def test_64_bit_shape():
     k_int64_shape[(2,)](x, y, 20, B=16)
     np.testing.assert_array_equal(y[:20], x)
     assert np.isnan(y[20:]).all()
+
+
+@triton.jit
+def k_wrapped_offset(X, Y, N, B: tl.constexpr):
+    # a uint32 offset of 2^32 - 4 is -4 as the int32 a block pointer keeps: the lower
+    # bound must still be checked
+    off = tl.full((), 2**32 - 4, tl.uint32)
+    bp = tl.make_block_ptr(X, (N,), (1,), (off,), (B,), (0,))
+    tl.store(Y + tl.arange(0, B), tl.load(bp, boundary_check=(0,), padding_option="zero") + 1)
+
+
+def test_offset_from_a_large_uint32_is_bounds_checked():
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros(8, np.float32)
+    k_wrapped_offset[(1,)](x, y, 16, B=8)
+    assert y.tolist() == [1.0] * 4 + [1.0, 2.0, 3.0, 4.0]

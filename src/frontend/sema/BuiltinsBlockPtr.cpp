@@ -21,8 +21,9 @@ std::vector<Val> items_of(const Args &a, std::string_view name) {
   return v.kind == Val::Kind::Tuple ? v.elems : std::vector<Val>{v};
 }
 
-// Whether an offset is known to be >= 0: a constant, or built from program ids, aranges
-// and constants by + * // % max (a wrap-around of an offset is a wrong address anyway).
+// Whether an (int32) offset is known to be >= 0: a constant, or built from program ids,
+// aranges and constants by + * // % max and value-preserving casts (a wrap-around of an
+// offset is a wrong address anyway).
 bool known_nonneg(const Value *v, int depth = 0) {
   const ir::Op *op = v->def;
   if (!op || depth > 8)
@@ -50,22 +51,19 @@ bool known_nonneg(const Value *v, int depth = 0) {
   case ir::OpKind::Broadcast:
   case ir::OpKind::ExpandDims:
     return nn(0);
-  case ir::OpKind::Cast: {
+  case ir::OpKind::Cast: { // widening, or between signed types of one width
     const Type &from = op->operand(0)->type;
-    if (from.is_ptr() || ir::is_float(from.elem))
+    DType to = v->type.elem;
+    if (from.is_ptr() || ir::is_float(from.elem) || ir::is_float(to))
       return false;
-    bool narrow_unsigned = ir::is_unsigned_int(from.elem) && ir::bits(from.elem) < 32;
-    return narrow_unsigned || (ir::bits(from.elem) <= ir::bits(v->type.elem) && nn(0));
+    if (ir::bits(from.elem) < ir::bits(to))
+      return ir::is_unsigned_int(from.elem) || nn(0);
+    return ir::bits(from.elem) == ir::bits(to) && !ir::is_unsigned_int(from.elem) &&
+           !ir::is_unsigned_int(to) && nn(0);
   }
   default:
     return false;
   }
-}
-
-bool known_nonneg(const Val &v) {
-  if (v.kind == Val::Kind::Int || v.kind == Val::Kind::Bool)
-    return v.kind == Val::Kind::Bool || (v.i >= 0 && !v.u64);
-  return v.is_tensor() && known_nonneg(v.tensor);
 }
 
 // A shape held in 32 bits keeps its bounds checks in 32 bits: signed ints up to 32 bits,
@@ -188,7 +186,7 @@ Val make_block_ptr(Emitter &e, const Args &a) {
     parts.push_back(Val::of(index_scalar(e, a, v, "strides", DType::I64)));
   for (const Val &v : offsets) {
     parts.push_back(Val::of(index_scalar(e, a, v, "offsets", DType::I32)));
-    info.offset_nonneg.push_back(known_nonneg(v));
+    info.offset_nonneg.push_back(known_nonneg(parts.back().tensor));
   }
   parts.push_back(Val::of(element_pointers(e, info, parts, a.loc())));
   return Val::block_ptr(std::move(parts), std::move(info));
@@ -211,7 +209,7 @@ Val advance(Emitter &e, const Args &a) {
     Value *d = moves[i] = index_scalar(e, a, deltas[i], "offsets", DType::I32);
     Val &off = bp.elems[1 + 2 * rank + i];
     off = Val::of(emit(e, ir::OpKind::Add, {off.tensor, d}, off.tensor->type, a.loc()));
-    info.offset_nonneg[i] = info.offset_nonneg[i] && known_nonneg(deltas[i]);
+    info.offset_nonneg[i] = info.offset_nonneg[i] && known_nonneg(d);
   }
   Val shift = moved_by(e, moves, &bp.elems[1 + rank], a.loc());
   if (shift.is_tensor())
