@@ -30,6 +30,7 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
   int n = c.num_regs(r->type);
   std::vector<Reg> out;
   std::vector<std::pair<std::pair<uint32_t, uint32_t>, Reg>> memo;
+  std::vector<std::pair<uint32_t, Reg>> scaled; // a 64-bit offset register -> its bytes
   auto find = [&](Reg base, Reg off) {
     for (const auto &[k, v] : memo)
       if (k.first == base.id && k.second == off.id)
@@ -68,10 +69,13 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
       } else {
         // scaled once per offset register: a splat offset (a block pointer's tl.advance)
         // then costs one 64-bit add per pointer, not a 64-bit multiply-add
-        Reg bytes = find(Reg{}, off);
+        Reg bytes;
+        for (const auto &[o, sc] : scaled)
+          if (o == off.id)
+            bytes = sc;
         if (!bytes.valid()) {
           bytes = esize == 1 ? off : b.mul(Ty::S64, off, simt::imm(esize));
-          memo.push_back({{Reg{}.id, off.id}, bytes});
+          scaled.emplace_back(off.id, bytes);
         }
         res = b.add(Ty::S64, base, bytes);
       }

@@ -139,16 +139,16 @@ Value *element_pointers(Emitter &e, const BlockPtrInfo &info, const std::vector<
   for (size_t i = 0; i < rank; ++i) {
     Value *ar = along(e, cast_dtype(e, arange_of(e, info.block_shape[i], loc), DType::I64, loc), i,
                       rank, loc);
-    Val term = binary_op(e, ast::BinOp::Mul, Val::of(ar), parts[1 + rank + i], loc);
+    Val term = binary_op(e, ast::BinOp::Mul, Val::of(ar), parts[info.stride_at(i)], loc);
     pattern = pattern.is_tensor() ? binary_op(e, ast::BinOp::Add, pattern, term, loc) : term;
   }
   ir::Shape full(info.block_shape.begin(), info.block_shape.end());
-  Val tile = Val::of(
-      broadcast_to(e, binary_op(e, ast::BinOp::Add, parts[0], pattern, loc).tensor, full, loc));
+  Val tile = Val::of(broadcast_to(
+      e, binary_op(e, ast::BinOp::Add, parts[info.base_at()], pattern, loc).tensor, full, loc));
   std::vector<Value *> offsets;
   for (size_t i = 0; i < rank; ++i)
-    offsets.push_back(parts[1 + 2 * rank + i].tensor);
-  Val shift = moved_by(e, offsets, &parts[1 + rank], loc);
+    offsets.push_back(parts[info.offset_at(i)].tensor);
+  Val shift = moved_by(e, offsets, &parts[info.stride_at(0)], loc);
   return shift.is_tensor() ? binary_op(e, ast::BinOp::Add, tile, shift, loc).tensor : tile.tensor;
 }
 
@@ -207,13 +207,14 @@ Val advance(Emitter &e, const Args &a) {
     if (deltas[i].kind == Val::Kind::Int && deltas[i].i == 0)
       continue;
     Value *d = moves[i] = index_scalar(e, a, deltas[i], "offsets", DType::I32);
-    Val &off = bp.elems[1 + 2 * rank + i];
+    Val &off = bp.elems[info.offset_at(i)];
     off = Val::of(emit(e, ir::OpKind::Add, {off.tensor, d}, off.tensor->type, a.loc()));
     info.offset_nonneg[i] = info.offset_nonneg[i] && known_nonneg(d);
   }
-  Val shift = moved_by(e, moves, &bp.elems[1 + rank], a.loc());
+  Val shift = moved_by(e, moves, &bp.elems[info.stride_at(0)], a.loc());
+  Val &tile = bp.elems[info.tile_at()];
   if (shift.is_tensor())
-    bp.elems.back() = binary_op(e, ast::BinOp::Add, bp.elems.back(), shift, a.loc());
+    tile = binary_op(e, ast::BinOp::Add, tile, shift, a.loc());
   if (!(info == *bp.block))
     bp.block = std::make_shared<const BlockPtrInfo>(std::move(info));
   return bp;
@@ -246,7 +247,7 @@ BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &bo
     if (!checked[i])
       continue;
     int64_t n = info.block_shape[i];
-    const Val &shape = bp.elems[1 + i], &off32 = bp.elems[1 + 2 * rank + i];
+    const Val &shape = bp.elems[info.shape_at(i)], &off32 = bp.elems[info.offset_at(i)];
     Val off = Val::of(cast_dtype(e, off32.tensor, DType::I64, loc));
     auto clamped = [&](const Val &v) { // an i64 scalar to i32, at most n
       Val c = call(e, "minimum", {v, Val::integer(n)}, loc);
@@ -265,7 +266,7 @@ BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &bo
     mask = mask.is_tensor() ? op(ast::BinOp::BitAnd, mask, inside) : inside;
   }
   Value *m = mask.is_tensor() ? broadcast_to(e, mask.tensor, full, loc) : nullptr;
-  return {bp.elems.back().tensor, m};
+  return {bp.elems[info.tile_at()].tensor, m};
 }
 
 void add_block_ptr_builtins(std::vector<Def> &t) {

@@ -33,7 +33,8 @@ std::string value_type_str(const Val &v) {
   if (v.kind == Val::Kind::None)
     return "None";
   if (v.kind == Val::Kind::BlockPtr) {
-    std::string s = "block pointer to " + elem_name(ir::Type(v.elems[0].tensor->type.elem)) + " [";
+    std::string s = "block pointer to " +
+                    elem_name(ir::Type(v.elems[BlockPtrInfo::base_at()].tensor->type.elem)) + " [";
     for (size_t i = 0; i < v.block->rank(); ++i)
       s += (i ? ", " : "") + std::to_string(v.block->block_shape[i]);
     return s + "]";

@@ -34,6 +34,12 @@ struct BlockPtrInfo {
     return m;
   }
   size_t rank() const { return block_shape.size(); }
+  // Positions of the run-time parts in the block pointer's elems.
+  static constexpr size_t base_at() { return 0; }
+  size_t shape_at(size_t d) const { return 1 + d; }
+  size_t stride_at(size_t d) const { return 1 + rank() + d; }
+  size_t offset_at(size_t d) const { return 1 + 2 * rank() + d; }
+  size_t tile_at() const { return 1 + 3 * rank(); }
 };
 
 struct Val {
