@@ -1,6 +1,7 @@
 #include "codegen/PtxPrinter.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "simt/AsyncInstrs.h"
 #include "simt/Format.h"
@@ -144,6 +145,8 @@ private:
       for (const Instr &in : b.instrs) {
         if (in.op == Op::Vprintf)
           vprintf(in);
+        else if (in.op == Op::InlineAsm)
+          inline_asm(in);
         else if (in.op == Op::AssertFail)
           assertfail(in);
         else
@@ -163,6 +166,49 @@ private:
     line("    mov.u64 " + reg + ", " + string_symbol(fn_, str) + ";");
     line("    cvta.global.u64 " + reg + ", " + reg + ";");
     return reg;
+  }
+
+  // The user's text in its own scope (its .reg declarations stay local), with $N the
+  // N-th register of results-then-operands and $$ a dollar sign.
+  void inline_asm(const Instr &in) {
+    const std::string &text = fn_.asm_texts.at(static_cast<size_t>(in.src[0].value));
+    std::vector<std::string> names;
+    for (const Operand &d : in.dst)
+      names.push_back(rn_.name(d.reg()));
+    for (size_t i = 1; i < in.src.size(); ++i)
+      names.push_back(rn_.name(in.src[i].reg()));
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] != '$') {
+        out += text[i];
+        continue;
+      }
+      if (i + 1 < text.size() && text[i + 1] == '$') {
+        out += '$';
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])))
+        ++j;
+      TILEC_ASSERT(j > i + 1, "inline_asm: '$' without an operand number (sema checks this)");
+      size_t k = std::stoul(text.substr(i + 1, j - i - 1));
+      TILEC_ASSERT(k < names.size(), "inline_asm: operand number out of range");
+      out += names[k];
+      i = j - 1;
+    }
+    line("  { // inline asm");
+    size_t start = 0;
+    while (start <= out.size()) {
+      size_t end = out.find('\n', start);
+      std::string l = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (size_t b = l.find_first_not_of(" \t\r"); b != std::string::npos)
+        line("    " + l.substr(b));
+      if (end == std::string::npos)
+        break;
+      start = end + 1;
+    }
+    line("  }");
   }
 
   void vprintf(const Instr &in) {

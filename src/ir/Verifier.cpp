@@ -392,6 +392,20 @@ void Verifier::verify_specific(const Op &op) {
   case OpKind::Print:
     check(op.num_results() == 0, op, "has no results");
     return;
+  case OpKind::InlineAsm: {
+    check(op.num_results() >= 1, op, "has at least one result");
+    check(op.int_attr("pack", 0) >= 1, op, "pack must be >= 1");
+    const Type &r0 = op.result(0)->type;
+    for (size_t i = 0; i < op.num_results(); ++i)
+      check(op.result(i)->type.shape == r0.shape &&
+                (r0.is_scalar() || same_layout(op.result(i)->type.layout, r0.layout)),
+            op, "results must share one shape and layout");
+    for (size_t i = 0; i < op.num_operands(); ++i)
+      check(op.operand(i)->type.shape == r0.shape &&
+                (r0.is_scalar() || same_layout(op.operand(i)->type.layout, r0.layout)),
+            op, "operands must have the results' shape and layout");
+    return;
+  }
   case OpKind::Assert:
     counts(op, 1, 1, 0);
     check(is_int_type(op.operand(0)->type), op, "condition must be an integer or i1");

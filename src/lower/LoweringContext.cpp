@@ -544,6 +544,9 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::Dot:
     lower_dot(*this, op);
     return;
+  case K::InlineAsm:
+    lower_inline_asm(*this, op);
+    return;
   case K::ProgramId:
   case K::NumPrograms:
     lower_program(*this, op);

@@ -467,6 +467,22 @@ void Builder::vprintf(const std::string &fmt, const std::vector<Reg> &args) {
   emit(std::move(in));
 }
 
+void Builder::inline_asm(const std::string &text, const std::vector<Reg> &dst,
+                         const std::vector<Reg> &src) {
+  Instr in = make(Op::InlineAsm, Ty::None);
+  uint32_t k = 0;
+  while (k < fn_.asm_texts.size() && fn_.asm_texts[k] != text)
+    ++k;
+  if (k == fn_.asm_texts.size())
+    fn_.asm_texts.push_back(text);
+  in.src.push_back(imm(k));
+  for (Reg r : src)
+    in.src.push_back(r);
+  for (Reg r : dst)
+    in.dst.push_back(r);
+  emit(std::move(in));
+}
+
 void Builder::assert_fail(const std::string &msg, const std::string &file, int line,
                           const std::string &func) {
   Instr in = make(Op::AssertFail, Ty::None);

@@ -171,6 +171,9 @@ public:
   // ---- debugging ----
   // vprintf(fmt, args): `fmt` is the text (stored as a global string); args are 32- or
   // 64-bit registers (floats must already be f64).
+  // User PTX: $0.. name `dst`, then `src` (tl.inline_asm_elementwise).
+  void inline_asm(const std::string &text, const std::vector<Reg> &dst,
+                  const std::vector<Reg> &src);
   void vprintf(const std::string &fmt, const std::vector<Reg> &args);
   void assert_fail(const std::string &msg, const std::string &file, int line,
                    const std::string &func);

@@ -294,6 +294,15 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
   std::string s;
   if (in.guard.active())
     s += (in.guard.negate ? "@!" : "@") + rn.name(in.guard.pred) + " ";
+  if (in.op == Op::InlineAsm) { // the text itself is printed by the PTX printer only
+    s += "asm#" + std::to_string(in.src[0].value) + " {";
+    for (size_t i = 0; i < in.dst.size(); ++i)
+      s += (i ? ", " : "") + format_operand(fn, rn, in.dst[i], fn.reg_ty(in.dst[i].reg()));
+    s += "} <- {";
+    for (size_t i = 1; i < in.src.size(); ++i)
+      s += (i > 1 ? ", " : "") + format_operand(fn, rn, in.src[i], src_operand_ty(fn, in, i));
+    return s + "};";
+  }
   if (in.op == Op::Vprintf || in.op == Op::AssertFail) {
     s += std::string(op_mnemonic(in.op)) + "(";
     for (size_t i = 0; i < in.src.size(); ++i)

@@ -320,6 +320,7 @@ struct Function {
   std::vector<Param> params;
   std::vector<RegInfo> regs;
   std::vector<std::string> strings; // constant .global strings (a NUL is appended)
+  std::vector<std::string> asm_texts; // inline_asm's PTX, as the user wrote it
   std::vector<Block> blocks;
 
   uint32_t add_param(std::string pname, Ty t) {

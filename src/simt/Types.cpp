@@ -364,6 +364,8 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
     return Ty::U32;
   case Op::Vprintf:
     return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::None;
+  case Op::InlineAsm:
+    return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::U32;
   case Op::AssertFail:
     return Ty::S32;
   case Op::Mma: {

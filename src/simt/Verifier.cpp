@@ -104,7 +104,10 @@ private:
     }
     for (size_t i = 0; i < in.dst.size(); ++i) {
       want(in.dst[i].is_reg(), "a result is not a register");
-      check_reg(in.dst[i], dst_operand_ty(in, i), "result");
+      // inline_asm's results are registers of any width (the constraints chose them)
+      check_reg(in.dst[i],
+                in.op == Op::InlineAsm ? fn_.reg_ty(in.dst[i].reg()) : dst_operand_ty(in, i),
+                "result");
     }
     for (size_t i = 0; i < in.src.size(); ++i)
       check_src(in, i);
@@ -271,6 +274,16 @@ private:
     case Op::WgmmaWait:
       if (std::string e = async_instr_error(fn_, in); !e.empty())
         fail(e);
+      break;
+    case Op::InlineAsm:
+      want(!in.src.empty() && in.src[0].is_imm() && in.src[0].value >= 0 &&
+               static_cast<size_t>(in.src[0].value) < fn_.asm_texts.size(),
+           "inline_asm needs the index of its text");
+      for (size_t i = 1; i < in.src.size(); ++i)
+        want(in.src[i].is_reg() && fn_.reg_ty(in.src[i].reg()) != Ty::Pred,
+             "inline_asm operands are non-predicate registers");
+      for (const Operand &d : in.dst)
+        want(fn_.reg_ty(d.reg()) != Ty::Pred, "inline_asm results are non-predicate registers");
       break;
     case Op::AssertFail:
       want(in.src[0].kind == Operand::Kind::String && in.src[1].kind == Operand::Kind::String &&

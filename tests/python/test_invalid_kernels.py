@@ -632,6 +632,46 @@ def k_blockptr_loop_shape(X, n):
 
 F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
 
+@triton.jit
+def k_asm_count(X):
+    x = tl.load(X + tl.arange(0, 64))
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r,r", [x], dtype=tl.float32,  # ERR:asm_count
+                                  is_pure=True, pack=1)
+    tl.store(X + tl.arange(0, 64), y)
+
+
+@triton.jit
+def k_asm_width(X):
+    x = tl.load(X + tl.arange(0, 64))
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=h,r", [x], dtype=tl.float32,  # ERR:asm_width
+                                  is_pure=True, pack=1)
+    tl.store(X + tl.arange(0, 64), y)
+
+
+@triton.jit
+def k_asm_operand(X):
+    x = tl.load(X + tl.arange(0, 64))
+    y = tl.inline_asm_elementwise("mov.b32 $0, $2;", "=r,r", [x], dtype=tl.float32,  # ERR:asm_operand
+                                  is_pure=True, pack=1)
+    tl.store(X + tl.arange(0, 64), y)
+
+
+@triton.jit
+def k_asm_bool(X):
+    x = tl.load(X + tl.arange(0, 64))
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x > 0], dtype=tl.int32,  # ERR:asm_bool
+                                  is_pure=True, pack=1)
+    tl.store(X + tl.arange(0, 64), y.to(tl.float32))
+
+
+@triton.jit
+def k_asm_byte(X):
+    x = tl.load(X + tl.arange(0, 64)).to(tl.int8)
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.int32,  # ERR:asm_byte
+                                  is_pure=True, pack=1)
+    tl.store(X + tl.arange(0, 64), y.to(tl.float32))
+
+
 CASES = [
     # (kernel, args, kwargs, tag, regexes the message must match)
     (k_undefined, lambda: [F32()], {}, "undefined", ["undefined_thing_xyz"]),
@@ -755,6 +795,11 @@ CASES = [
     (k_advance_rank, lambda: [F32()], {}, "bp_advance_rank", ["advance", "rank"]),
     (k_blockptr_loop_shape, lambda: [F32(), 2], {}, "bp_loop_shape",
      [r"\bbp\b", r"block pointer to fp32 \[16\]", r"\[32\]"]),
+    (k_asm_count, lambda: [F32()], {}, "asm_count", ["3 constraints for 2 registers"]),
+    (k_asm_width, lambda: [F32()], {}, "asm_width", ["'=h'", "16-bit", "32-bit"]),
+    (k_asm_operand, lambda: [F32()], {}, "asm_operand", [r"'\$2'", "names no register"]),
+    (k_asm_bool, lambda: [F32()], {}, "asm_bool", ["boolean", "i1"]),
+    (k_asm_byte, lambda: [F32()], {}, "asm_byte", ["8-bit", "pack >= 2"]),
 ]
 
 

@@ -117,6 +117,13 @@ void exec_Trap(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
     m.fault(c, d, warp * kWarp + std::countr_zero(act), "trap");
 }
 
+void exec_InlineAsm(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  if (act)
+    m.fault(c, d, warp * kWarp + std::countr_zero(act),
+            "tl.inline_asm_elementwise runs PTX, which the SIMT simulator cannot execute");
+}
+
 namespace {
 void barrier(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask, bool wait) {
   uint32_t act = m.guarded(c, d, warp, mask);

@@ -102,6 +102,9 @@ void Exec::exec_node(const Node &n) {
     return exec_assert(*this, n);
   case OpKind::Barrier:
     return; // programs do not share memory the barrier would order
+  case OpKind::InlineAsm:
+    fail(n, "tl.inline_asm_elementwise runs PTX, which the CPU interpreter cannot execute; "
+            "run this kernel on an NVIDIA GPU");
   case OpKind::ConvertLayout: // layouts place elements on threads; the values stay
     copy_slot(n.out[0], n.in[0]);
     return;
