@@ -121,8 +121,8 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
       if (w == 32) {
         res = b.mad_wide(ot, off, simt::imm(esize), base);
       } else if (narrow.x) {
-        Reg x = narrow_regs->size() == 1 ? (*narrow_regs)[0]
-                                         : (*narrow_regs)[static_cast<size_t>(i)];
+        Reg x =
+            narrow_regs->size() == 1 ? (*narrow_regs)[0] : (*narrow_regs)[static_cast<size_t>(i)];
         res = b.mad_wide(narrow.is_signed ? Ty::S32 : Ty::U32, x, simt::imm(narrow_imm), base);
       } else {
         // scaled once per offset register: a splat offset (a block pointer's tl.advance)
