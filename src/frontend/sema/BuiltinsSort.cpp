@@ -31,15 +31,34 @@ bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 struct Network {
   Emitter &e;
   SourceLoc loc;
+  // Each element's index along the sorted dim, in the cube's shape: bit j says whether it
+  // sits in the right half of the j-th innermost cube axis (standard.py's _indicator,
+  // computed here per element in the cube's own layout, so no small tile has to be
+  // broadcast across layouts). top-k's reductions drop cube axes: bits from `kept` up are
+  // then read `dropped` places higher.
+  Value *col = nullptr;
+  int kept = 0, dropped = 0;
 
-  // 1 on the right half of cube axis `j` counted from the innermost, as an i1 tile of
-  // rank `n_dims` that is 2 along that axis and 1 elsewhere (standard.py's _indicator).
-  Value *indicator(int n_dims, int j) const {
-    Value *ar = emit(e, OpKind::Arange, {}, Type(DType::I32, false, {2}), loc,
-                     {{"start", int64_t(0)}, {"end", int64_t(2)}});
-    ir::Shape s(static_cast<size_t>(n_dims), 1);
-    s[static_cast<size_t>(n_dims - j - 1)] = 2;
-    return truth(e, reshape(e, ar, s, loc), loc);
+  void index_cube(const ir::Shape &shape, const ir::Shape &cube) {
+    int64_t n = shape.back();
+    Value *ar = emit(e, OpKind::Arange, {}, Type(DType::I32, false, {n}), loc,
+                     {{"start", int64_t(0)}, {"end", n}});
+    for (size_t d = 1; d < shape.size(); ++d)
+      ar = expand_dims(e, ar, 0, loc);
+    col = reshape(e, broadcast_to(e, ar, shape, loc), cube, loc);
+  }
+
+  // Drops cube axis `axis` of `col` (keeping the left halves' indices) as top-k drops it.
+  void drop_axis(int axis) {
+    col = call(e, "min", {Val::of(col), Val::integer(axis)}, loc).tensor;
+    ++dropped;
+  }
+
+  Value *indicator(int j) const {
+    int bit = j < kept ? j : j + dropped;
+    Value *m = make_int(e, col->type, int64_t(1) << bit, loc);
+    Value *b = emit(e, OpKind::And, {col, m}, col->type, loc);
+    return truth(e, b, loc);
   }
 
   // The element across cube axis `axis`: x ^ (x ^ partner), on the bits of x.
@@ -65,17 +84,14 @@ struct Network {
   // One exchange along the i-th innermost cube axis. `flip` (i1, broadcastable; nullptr
   // for none) reverses the order where it is set.
   Value *compare_and_swap(Value *h, Value *flip, int i) const {
-    int n_dims = h->type.rank();
-    Value *y = partner(h, n_dims - 1 - i);
-    Value *right = indicator(n_dims, i);
-    Value *want_larger = right;
-    if (flip) {
-      auto [f, r] = broadcast_pair(e, flip, right, loc);
-      want_larger = emit(e, OpKind::Xor, {f, r}, f->type, loc);
-    }
+    Value *y = partner(h, h->type.rank() - 1 - i);
+    Value *want_larger = indicator(i);
+    if (flip)
+      want_larger = emit(e, OpKind::Xor, {broadcast_to(e, flip, want_larger->type.shape, loc),
+                                          want_larger},
+                         want_larger->type, loc);
     Value *gt = compare_op(e, ast::CmpOp::Gt, Val::of(h), Val::of(y), loc).tensor;
-    Value *take = emit(e, OpKind::Xor, {gt, broadcast_to(e, want_larger, gt->type.shape, loc)},
-                       gt->type, loc);
+    Value *take = emit(e, OpKind::Xor, {gt, want_larger}, gt->type, loc);
     return emit(e, OpKind::Select, {take, y, h}, h->type, loc);
   }
 
@@ -85,7 +101,7 @@ struct Network {
   Value *merge(Value *h, int stage, Order order) const {
     Value *flip = nullptr;
     if (order == kAlternating)
-      flip = indicator(h->type.rank(), stage);
+      flip = indicator(stage);
     else if (order == kDescending)
       flip = make_int(e, Type(DType::I1), 1, loc);
     for (int i = 0; i < stage; ++i)
@@ -93,6 +109,12 @@ struct Network {
     return h;
   }
 };
+
+// The tile viewed as [2, 2, ..., 2] ([1] for a single element).
+ir::Shape cube_of(Value *x) {
+  int n_dims = log2_of(x->type.numel());
+  return n_dims ? ir::Shape(static_cast<size_t>(n_dims), 2) : ir::Shape{1};
+}
 
 // The sorted dim (standard.py: only the last; tilec also takes its negative name).
 // Returns the tensor ready for the network: bools as uint8, whose `>` orders them.
@@ -135,10 +157,11 @@ Val sort_impl(Emitter &e, const Args &a, std::optional<int64_t> k, bool descendi
              std::to_string(n) + "), got " + std::to_string(*k));
     log_k = log2_of(*k);
   }
-  Network net{e, loc};
   ir::Shape shape = x->type.shape;
-  int n_dims = log2_of(x->type.numel());
-  Value *h = reshape(e, x, n_dims ? ir::Shape(static_cast<size_t>(n_dims), 2) : ir::Shape{1}, loc);
+  Value *h = reshape(e, x, cube_of(x), loc);
+  Network net{e, loc};
+  net.index_cube(shape, h->type.shape);
+  net.kept = log_k;
   auto order = [&](int i) {
     return i < log_n ? Network::kAlternating
                      : descending ? Network::kDescending : Network::kAscending;
@@ -148,6 +171,7 @@ Val sort_impl(Emitter &e, const Args &a, std::optional<int64_t> k, bool descendi
   for (int i = log_k + 1; i <= log_n; ++i) {
     int axis = h->type.rank() - 1 - log_k;
     h = call(e, descending ? "max" : "min", {Val::of(h), Val::integer(axis)}, loc).tensor;
+    net.drop_axis(axis);
     h = net.merge(h, log_k, order(i));
   }
   shape.back() = int64_t(1) << log_k;
@@ -170,11 +194,11 @@ Val bitonic_merge(Emitter &e, const Args &a) {
   Value *x = sort_input(e, a, &n);
   DType orig = a.tensor("x")->type.elem;
   ir::Shape shape = x->type.shape;
-  int n_dims = log2_of(x->type.numel());
-  Value *h = reshape(e, x, n_dims ? ir::Shape(static_cast<size_t>(n_dims), 2) : ir::Shape{1}, loc);
-  h = Network{e, loc}.merge(h, log2_of(n),
-                            a.const_bool("descending") ? Network::kDescending
-                                                       : Network::kAscending);
+  Value *h = reshape(e, x, cube_of(x), loc);
+  Network net{e, loc};
+  net.index_cube(shape, h->type.shape);
+  h = net.merge(h, log2_of(n),
+                a.const_bool("descending") ? Network::kDescending : Network::kAscending);
   h = reshape(e, h, shape, loc);
   if (orig == DType::I1)
     h = cast_dtype(e, h, DType::I1, loc);
