@@ -630,6 +630,59 @@ def k_blockptr_loop_shape(X, n):
     tl.store(X, 1.0)
 
 
+@triton.jit
+def k_sort_dim0(X):
+    x = tl.load(X + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    tl.store(X + tl.arange(0, 8), tl.sum(tl.sort(x, dim=0), axis=0))  # ERR:sort_dim0
+
+
+@triton.jit
+def k_sort_bad_dim(X):
+    x = tl.load(X + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    tl.store(X + tl.arange(0, 8), tl.sum(tl.sort(x, 2), axis=0))  # ERR:sort_bad_dim
+
+
+@triton.jit
+def k_sort_scalar(X):
+    tl.store(X, tl.sort(tl.load(X)))  # ERR:sort_scalar
+
+
+@triton.jit
+def k_sort_runtime_desc(X, d):
+    offs = tl.arange(0, 8)
+    tl.store(X + offs, tl.sort(tl.load(X + offs), descending=d))  # ERR:sort_runtime_desc
+
+
+@triton.jit
+def k_topk_too_large(X):
+    x = tl.load(X + tl.arange(0, 8))
+    tl.store(X + tl.arange(0, 16), tl.topk(x, 16))  # ERR:topk_too_large
+
+
+@triton.jit
+def k_topk_not_pow2(X):
+    x = tl.load(X + tl.arange(0, 8))
+    tl.store(X + tl.arange(0, 2), tl.topk(x, 3))  # ERR:topk_not_pow2
+
+
+@triton.jit
+def k_merge_dim0(X):
+    x = tl.load(X + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    tl.store(X + tl.arange(0, 8), tl.sum(tl.bitonic_merge(x, 0), axis=0))  # ERR:merge_dim0
+
+
+@triton.jit
+def k_sort_pointers(X):
+    p = X + tl.arange(0, 8)
+    tl.store(tl.sort(p), 1.0)  # ERR:sort_pointers
+
+
+@triton.jit
+def k_add_runtime_sanitize(X, s):
+    offs = tl.arange(0, 8)
+    tl.store(X + offs, tl.add(tl.load(X + offs), 1.0, s))  # ERR:add_runtime_sanitize
+
+
 F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
 
 @triton.jit
@@ -800,6 +853,17 @@ CASES = [
     (k_asm_operand, lambda: [F32()], {}, "asm_operand", [r"'\$2'", "names no register"]),
     (k_asm_bool, lambda: [F32()], {}, "asm_bool", ["boolean", "i1"]),
     (k_asm_byte, lambda: [F32()], {}, "asm_byte", ["8-bit", "pack >= 2"]),
+    (k_sort_dim0, lambda: [F32()], {}, "sort_dim0", ["sort", "last dimension", "dim=0"]),
+    (k_sort_bad_dim, lambda: [F32()], {}, "sort_bad_dim", ["sort", "axis 2"]),
+    (k_sort_scalar, lambda: [F32()], {}, "sort_scalar", ["sort", "scalar"]),
+    (k_sort_runtime_desc, lambda: [F32(), 3], {}, "sort_runtime_desc",
+     ["descending", r"(?i)constexpr"]),
+    (k_topk_too_large, lambda: [F32()], {}, "topk_too_large", ["topk", "k", "8", "16"]),
+    (k_topk_not_pow2, lambda: [F32()], {}, "topk_not_pow2", ["topk", "power of two", "3"]),
+    (k_merge_dim0, lambda: [F32()], {}, "merge_dim0", ["bitonic_merge", "last dimension"]),
+    (k_sort_pointers, lambda: [F32()], {}, "sort_pointers", ["sort", "pointers"]),
+    (k_add_runtime_sanitize, lambda: [F32(), 3], {}, "add_runtime_sanitize",
+     ["sanitize_overflow", r"(?i)constexpr"]),
 ]
 
 

@@ -113,6 +113,7 @@ void add_python_builtins(std::vector<Def> &t);  // BuiltinsPython.cpp
 void add_random_builtins(std::vector<Def> &t);  // BuiltinsRandom.cpp
 void add_block_ptr_builtins(std::vector<Def> &t); // BuiltinsBlockPtr.cpp
 void add_asm_builtins(std::vector<Def> &t);       // BuiltinsAsm.cpp
+void add_sort_builtins(std::vector<Def> &t);      // BuiltinsSort.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,

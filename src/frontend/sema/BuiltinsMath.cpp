@@ -1,5 +1,5 @@
 // Elementwise math builtins: where, minimum/maximum/clamp, exp & co (with Triton's
-// dtype checks), abs, fma, umulhi, fdiv, div_rn, cdiv, sigmoid.
+// dtype checks), abs, fma, umulhi, fdiv, div_rn, cdiv, sigmoid, add/sub/mul.
 #include <tuple>
 
 #include "frontend/sema/BuiltinsImpl.h"
@@ -171,6 +171,24 @@ Val sigmoid(Emitter &e, const Args &a) {
   return binary_op(e, ast::BinOp::Div, Val::integer(1), den, loc);
 }
 
+// tl.add/sub/mul: the operators `+ - *` (Triton's semantic.add/sub/mul). As for the
+// operators, tilec does not check integer overflow (Triton asserts on it only in debug
+// mode with sanitize_overflow), so the flag is checked to be a constexpr and ignored.
+Val arith(Emitter &e, const Args &a, ast::BinOp op) {
+  (void)a.const_bool("sanitize_overflow");
+  Val x = a["x"];
+  if (is_number(x) && is_number(a["y"])) // Triton makes tensors of two numbers
+    x = Val::of(a.tensor("x"));
+  else if (!x.is_tensor() && !is_number(x))
+    (void)a.tensor("x"); // names the bad argument
+  if (!a["y"].is_tensor() && !is_number(a["y"]))
+    (void)a.tensor("y");
+  return binary_op(e, op, x, a["y"], a.loc());
+}
+Val add(Emitter &e, const Args &a) { return arith(e, a, ast::BinOp::Add); }
+Val sub(Emitter &e, const Args &a) { return arith(e, a, ast::BinOp::Sub); }
+Val mul(Emitter &e, const Args &a) { return arith(e, a, ast::BinOp::Mul); }
+
 // standard.py's swizzle2d: row-major indices of a size_i x size_j matrix to indices that
 // are column-major within each group of size_g rows.
 Val swizzle2d(Emitter &e, const Args &a) {
@@ -242,6 +260,9 @@ void add_math_builtins(std::vector<Def> &t) {
                         {"fdiv", "x, y, ieee_rounding=False", fdiv, kTl | kMath},
                         {"div_rn", "x, y", div_rn, kTl | kMath},
                         {"cdiv", "x, div", cdiv, kTl | kMethod},
+                        {"add", "x, y, sanitize_overflow=True", add, kTl},
+                        {"sub", "x, y, sanitize_overflow=True", sub, kTl},
+                        {"mul", "x, y, sanitize_overflow=True", mul, kTl},
                         {"sigmoid", "x", sigmoid, kTl | kMethod},
                         {"tanh", "x", tanh_, kMath},
                         {"swizzle2d", "i, j, size_i, size_j, size_g", swizzle2d, kTl},
