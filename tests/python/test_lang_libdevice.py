@@ -6,6 +6,7 @@ simulator run the same ops; on the GPU the fp64 exp/log/sin/cos are polynomials,
 stays within the same fp32 bounds."""
 
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -14,6 +15,9 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from lang_util import ON_GPU, jit_from_source
+
+# The GPU's fp32 erf (and so the SIMT simulator's) is a polynomial of about 2 ulp.
+APPROX = ON_GPU or os.environ.get("TILEC_SIMT", "0") not in ("", "0")
 
 F32, F64 = np.float32, np.float64
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, 1e-30, -1e-30,
@@ -135,15 +139,15 @@ UNARY = {
     "asinh": (np.arcsinh, sweep(1e-20, 3e38), 1, 4),
     "acosh": (np.arccosh, np.concatenate([sweep(1, 3e38, signed=False), lin(0.5, 3)]), 1, 4),
     "atanh": (np.arctanh, np.concatenate([sweep(1e-20, 1), lin(-1.2, 1.2)]), 1, 4),
-    "sin": (np.sin, lin(-1e4, 1e4), 1, 4),
-    "cos": (np.cos, lin(-1e4, 1e4), 1, 4),
-    "tan": (np.tan, lin(-100, 100), 1, 4),
+    "sin": (np.sin, np.concatenate([lin(-1e4, 1e4), sweep(1e-30, 3e38)]), 1, 4),
+    "cos": (np.cos, np.concatenate([lin(-1e4, 1e4), sweep(1e-30, 3e38)]), 1, 4),
+    "tan": (np.tan, np.concatenate([lin(-100, 100), sweep(1e-30, 3e38)]), 1, 4),
     "asin": (np.arcsin, lin(-1.1, 1.1), 1, 4),
     "acos": (np.arccos, lin(-1.1, 1.1), 1, 4),
     "atan": (np.arctan, sweep(1e-30, 3e38), 1, 4),
     "sinpi": (_sinpi, lin(-600, 600, 5001), 1, 4),
     "cospi": (_cospi, lin(-600, 600, 5001), 1, 4),
-    "erf": (vec(math.erf), lin(-6, 6), 2 if ON_GPU else 1, 4),
+    "erf": (vec(math.erf), lin(-6, 6), 2 if APPROX else 1, 4),
     "erfc": (vec(math.erfc), lin(-5, 10.5), 2, None),
     "normcdf": (vec(lambda x: 0.5 * math.erfc(-x / math.sqrt(2))), lin(-14, 9), 2, None),
     "floor": (np.floor, lin(-50, 50), 0, 0),
@@ -196,6 +200,8 @@ def test_unary_fp64(name):
         x = np.concatenate([x, np.linspace(-700, 700, 1001)])
     if name in ("log", "log2", "log10", "sqrt", "cbrt", "asinh", "atan", "abs", "logb"):
         x = np.concatenate([x, np.geomspace(1e-300, 1e300, 2001)])
+    if name in ("sin", "cos", "tan"):  # fp64 reduction: Cody-Waite, |x| <= 2^20 (LANGUAGE.md)
+        x = np.concatenate([x[~(np.abs(x) > 2**20)], np.linspace(-1e6, 1e6, 3001)])
     with np.errstate(all="ignore"):
         want = ref(x)
     check(name, run(name, x), [x], np.asarray(want, F64), bound)
@@ -409,7 +415,9 @@ def test_classify_and_bitcasts():
     n = np.array([0, 1, -1, 100, -100, 300, -300, -160, 127, -149, 2**31 - 1, -2**31] * 4,
                  np.int32)
     base = np.repeat(np.array([1.0, -1.5, 3e-39, 1e38], F32), 12)
-    check("ldexp", run("ldexp", base, n), [base, n], np.ldexp(base.astype(F64), n).astype(F32), 0)
+    with np.errstate(over="ignore"):
+        want = np.ldexp(base.astype(F64), n).astype(F32)
+    check("ldexp", run("ldexp", base, n), [base, n], want, 0)
     b64 = base.astype(F64) * np.repeat(np.array([1, 1, 1e-270, 1e270]), 12)
     n64 = np.clip(n.astype(np.int64) * 4, -2**31, 2**31 - 1).astype(np.int32)
     with np.errstate(all="ignore"):
@@ -455,7 +463,7 @@ def test_conversions():
 
 def test_fast_math():
     x = lin(-20, 20).astype(F32)
-    x = x[np.isfinite(x)]
+    x = x[np.abs(x) <= 20]
     tol = dict(rtol=2e-5 if ON_GPU else 2e-6, atol=1e-6)
     np.testing.assert_allclose(run("fast_expf", x), np.exp(x.astype(F64)), **tol)
     np.testing.assert_allclose(run("fast_exp10f", x / 4), 10.0 ** (x.astype(F64) / 4), rtol=5e-5 if ON_GPU else 2e-6)

@@ -223,7 +223,50 @@ Value *b_isfinite(M &m, const Xs &x) { return m.cmp("lt", m.abs(x[0]), m.f(x[0],
 Value *b_signbit(M &m, const Xs &x) { return m.cast(m.signbit(x[0]), DType::I32); }
 Value *b_copysign(M &m, const Xs &x) { return m.copysign(x[0], x[1]); }
 Value *b_fma(M &m, const Xs &x) { return m.fma(x[0], x[1], x[2]); }
-Value *b_fmod(M &m, const Xs &x) { return m.op(OpKind::Rem, x[0], x[1]); }
+// fmod exactly, for any quotient: each step takes a multiple of |y| 2^s (s chosen so the
+// quotient has at most `bits` bits) off |x| with one exact fma, then corrects a quotient
+// the division rounded up. fp32 runs in fp64 (20-bit steps), fp64 in 50-bit steps: as many
+// steps as the exponent range needs.
+// The unbiased exponent of a non-negative fp64 (subnormals normalised first).
+Value *exponent(M &m, Value *v) {
+  Value *tiny = m.cmp("lt", v, m.f(v, 2.2250738585072014e-308));
+  Value *vs = m.sel(tiny, m.mul(v, m.f(v, 18014398509481984.0)), v); // 2^54
+  Value *e = m.op(OpKind::Shr, m.bits(vs), m.i(DType::I64, 52));
+  return m.sub(e, m.sel(tiny, m.i(DType::I64, 1023 + 54), m.i(DType::I64, 1023)));
+}
+
+Value *pow2(M &m, Value *n) { // 2^n, 0 <= n <= 1023
+  return m.from_bits(m.op(OpKind::Shl, m.add(n, m.i(DType::I64, 1023)), m.i(DType::I64, 52)),
+                     DType::F64);
+}
+
+Value *fmod_exact(M &m, Value *x, Value *y) {
+  bool f32 = x->type.elem == DType::F32;
+  Value *X = f32 ? m.cast(x, DType::F64) : x, *Y = f32 ? m.cast(y, DType::F64) : y;
+  Value *ay = m.abs(Y), *r = m.abs(X);
+  int bits = f32 ? 20 : 50;
+  int steps = f32 ? 16 : 44;
+  Value *ey = exponent(m, ay);
+  for (int k = 0; k < steps; ++k) {
+    Value *sh = m.sub(m.sub(exponent(m, r), ey), m.i(DType::I64, bits));
+    sh = m.op(OpKind::Max, sh, m.i(DType::I64, 0));
+    Value *h = m.op(OpKind::Shr, sh, m.i(DType::I64, 1));
+    Value *yy = m.mul(m.mul(ay, pow2(m, h)), pow2(m, m.sub(sh, h))); // |y| 2^sh, exact
+    Value *q = m.trunc(m.div(r, yy));
+    Value *nr = m.fma(m.neg(q), yy, r);
+    nr = m.sel(m.cmp("lt", nr, m.f(nr, 0.0)), m.add(nr, yy), nr);
+    r = m.sel(m.cmp("ge", r, ay), nr, r);
+  }
+  Value *res = m.copysign(r, X);
+  // fmod(x, 0), fmod(inf, y), NaNs: NaN; fmod(finite x, inf) = x.
+  Value *bad = m.lor(m.cmp("eq", ay, m.f(ay, 0.0)),
+                     m.lor(m.is_inf(X), m.lor(m.is_nan(X), m.is_nan(Y))));
+  res = m.sel(m.land(m.is_inf(Y), m.lnot(m.is_inf(X))), X, res);
+  res = m.sel(bad, m.f(res, NAN), res);
+  return f32 ? m.cast(res, DType::F32) : res;
+}
+
+Value *b_fmod(M &m, const Xs &x) { return fmod_exact(m, x[0], x[1]); }
 
 // saturate(x) = clamp(x, 0, 1), NaN -> 0.
 Value *b_saturatef(M &m, const Xs &x) {
@@ -241,7 +284,7 @@ Value *b_fdim(M &m, const Xs &x) {
 // every difference below is exact (Sterbenz).
 Value *b_remainder(M &m, const Xs &x) {
   Value *ay = m.abs(x[1]);
-  Value *a = m.abs(m.op(OpKind::Rem, x[0], m.add(ay, ay)));
+  Value *a = m.abs(fmod_exact(m, x[0], m.add(ay, ay)));
   Value *d = m.sub(a, ay);
   Value *low = m.cmp("le", m.add(a, a), ay);  // a <= |y|/2
   Value *mid = m.cmp("lt", m.add(d, d), ay);  // a - |y| < |y|/2

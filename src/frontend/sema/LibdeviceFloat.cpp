@@ -159,7 +159,62 @@ Value *atanh_c(M &m, Value *x) {
 
 Value *sin_c(M &m, Value *x) { return u(m, OpKind::Sin, x); }
 Value *cos_c(M &m, Value *x) { return u(m, OpKind::Cos, x); }
-Value *tan_c(M &m, Value *x) { return m.div(sin_c(m, x), cos_c(m, x)); }
+
+// 2/pi in 24-bit pieces: piece k is kTwoOverPi[k-1] 2^(-24k).
+constexpr double kTwoOverPi[] = {10680707, 7228996,  1387004,  2578385,  16069853,
+                                 12639074, 9804092,  4427841,  16666979, 11263675};
+
+// sin and cos of an fp32 value x (widened) for every |x| up to 2^128: x 2/pi mod 4 from
+// exact products with 24-bit pieces of 2/pi (each product reduced mod 4 exactly, summed
+// as hi + lo), so x = (j + f) pi/2 with f to ~2^-100; then the fp64 sin/cos of f pi/2.
+std::pair<Value *, Value *> sincos_f32(M &m, Value *x) {
+  Value *ax = m.abs(x);
+  Value *hi = c(m, 0.0), *lo = c(m, 0.0);
+  for (int k = 0; k < 10; ++k) {
+    Value *p = m.mul(ax, c(m, std::ldexp(kTwoOverPi[k], -24 * (k + 1))));
+    Value *t = m.sub(p, m.mul(c(m, 4.0), u(m, OpKind::Floor, m.mul(p, c(m, 0.25)))));
+    Value *s = m.add(hi, t); // TwoSum
+    Value *bb = m.sub(s, hi);
+    lo = m.add(lo, m.add(m.sub(hi, m.sub(s, bb)), m.sub(t, bb)));
+    hi = s;
+  }
+  Value *j = m.rint(hi);
+  Value *f = m.add(m.sub(hi, j), lo);
+  Value *q = m.sub(j, m.mul(c(m, 4.0), u(m, OpKind::Floor, m.mul(j, c(m, 0.25)))));
+  Value *r = m.mul(f, c(m, kPio2));
+  Value *sr = sin_c(m, r), *cr = cos_c(m, r);
+  Value *q1 = m.cmp("eq", q, c(m, 1.0)), *q2 = m.cmp("eq", q, c(m, 2.0));
+  Value *q3 = m.cmp("eq", q, c(m, 3.0));
+  Value *sn = m.sel(q1, cr, m.sel(q2, m.neg(sr), m.sel(q3, m.neg(cr), sr)));
+  Value *cs = m.sel(q1, m.neg(sr), m.sel(q2, m.neg(cr), m.sel(q3, sr, cr)));
+  return {m.sel(m.signbit(x), m.neg(sn), sn), cs};
+}
+
+// fp64: x = j pi/2 + r by Cody-Waite with pi/2 in three parts (fma), the quadrant kept in
+// fp64 (no 32-bit overflow): a few ulp for |x| up to about 2^20 (then fewer bits of r
+// are right near multiples of pi/2; docs/LANGUAGE.md).
+std::pair<Value *, Value *> sincos_f64(M &m, Value *x) {
+  Value *j = m.rint(m.mul(x, c(m, 0.6366197723675814)));
+  Value *r = m.fma(m.neg(j), c(m, kPio2), x);
+  r = m.fma(m.neg(j), c(m, kPio2Lo), r);
+  r = m.fma(m.neg(j), c(m, -1.4973849048591698e-33), r);
+  Value *q = m.sub(j, m.mul(c(m, 4.0), u(m, OpKind::Floor, m.mul(j, c(m, 0.25)))));
+  Value *sr = sin_c(m, r), *cr = cos_c(m, r);
+  Value *q1 = m.cmp("eq", q, c(m, 1.0)), *q2 = m.cmp("eq", q, c(m, 2.0));
+  Value *q3 = m.cmp("eq", q, c(m, 3.0));
+  Value *sn = m.sel(q1, cr, m.sel(q2, m.neg(sr), m.sel(q3, m.neg(cr), sr)));
+  Value *cs = m.sel(q1, m.neg(sr), m.sel(q2, m.neg(cr), m.sel(q3, sr, cr)));
+  return {sn, cs};
+}
+
+// sin/cos/tan: the reductions above, then the fp64 ops on |r| <= pi/4.
+Value *trig(M &m, Value *x, int which) {
+  bool f64 = x->type.elem == DType::F64;
+  auto [s, co] = f64 ? sincos_f64(m, x) : sincos_f32(m, m.cast(x, DType::F64));
+  if (f64)
+    return which == 0 ? s : which == 1 ? co : m.div(s, co);
+  return m.cast(which == 0 ? s : which == 1 ? co : m.div(s, co), DType::F32);
+}
 
 // atan on [0, 1]: one half-angle step to t <= tan(pi/8), then atan's series to t^47.
 Value *atan01(M &m, Value *a) {
@@ -349,9 +404,6 @@ TILEC_UNARY(b_cosh, cosh_c)
 TILEC_UNARY(b_asinh, asinh_c)
 TILEC_UNARY(b_acosh, acosh_c)
 TILEC_UNARY(b_atanh, atanh_c)
-TILEC_UNARY(b_sin, sin_c)
-TILEC_UNARY(b_cos, cos_c)
-TILEC_UNARY(b_tan, tan_c)
 TILEC_UNARY(b_asin, asin_c)
 TILEC_UNARY(b_acos, acos_c)
 TILEC_UNARY(b_atan, atan_c)
@@ -417,6 +469,10 @@ Value *b_pow(M &m, const Xs &x) {
   Value *res = m.sel(plain, r.hi, m.add(r.hi, r.lo));
   return m.sel(m.cmp("eq", e, m.i(e, 0)), c(m, 1.0), res);
 }
+
+Value *b_sin(M &m, const Xs &x) { return trig(m, x[0], 0); }
+Value *b_cos(M &m, const Xs &x) { return trig(m, x[0], 1); }
+Value *b_tan(M &m, const Xs &x) { return trig(m, x[0], 2); }
 
 Value *b_hypot(M &m, const Xs &x) { return norm(m, x, false); }
 Value *b_rhypot(M &m, const Xs &x) { return norm(m, x, true); }
