@@ -181,7 +181,26 @@ def _erfinv(y):
     return 0.5 * (lo + hi) if y != 0 else y
 
 
+def _erfcinv(y):  # bisection on math.erfc (relative in the tail)
+    if math.isnan(y) or not 0 <= y <= 2:
+        return math.nan
+    if y in (0.0, 1.0, 2.0):
+        return {0.0: math.inf, 1.0: 0.0, 2.0: -math.inf}[y]
+    lo, hi = -30.0, 30.0
+    for _ in range(300):
+        mid = 0.5 * (lo + hi)
+        if math.erfc(mid) > y:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
 UNARY["erfinv"] = (vec(_erfinv), lin(-1, 1, 2001), 2, None)
+UNARY["erfcinv"] = (vec(_erfcinv), np.concatenate([lin(0, 2, 2001), sweep(1e-45, 1, signed=False)]),
+                    2, None)
+UNARY["normcdfinv"] = (vec(lambda p: -math.sqrt(2) * _erfcinv(2 * p)),
+                       np.concatenate([lin(0, 1, 2001), sweep(1e-45, 0.5, signed=False)]), 2, None)
 
 
 @pytest.mark.parametrize("name", list(UNARY))

@@ -382,6 +382,32 @@ Value *erfinv_c(M &m, Value *x) {
   return m.sel(m.cmp("eq", x, c(m, 0.0)), x, y);
 }
 
+// erfcinv(y): the start is erfinv's for 1 - y, or for tiny y (where erfc(z) ~
+// e^(-z^2) / (z sqrt(pi))) z = sqrt(L - log(sqrt(L pi))), L = -log y; then Newton steps on
+// log(erfc(z)) - log(y), which stay well-behaved far into the tail.
+Value *erfcinv_c(M &m, Value *y) {
+  Value *L = m.neg(log_c(m, y));
+  Value *z0 = m.sqrt(L);
+  Value *tail = m.sqrt(m.sub(L, log_c(m, m.mul(z0, c(m, 1.7724538509055159)))));
+  Value *z = m.sel(m.cmp("lt", y, c(m, 1e-7)), tail, erfinv_c(m, m.sub(c(m, 1.0), y)));
+  z = m.sel(m.lor(m.is_inf(z), m.is_nan(z)), c(m, 0.0), z);
+  Value *ly = log_c(m, y);
+  for (int k = 0; k < 4; ++k) {
+    Value *ec = erfc_c(m, z);
+    Value *d = m.div(m.mul(c(m, -2.0 * kInvSqrtPi), exp_c(m, m.neg(m.mul(z, z)))), ec);
+    z = m.sub(z, m.div(m.sub(log_c(m, ec), ly), d));
+  }
+  z = m.sel(m.cmp("eq", y, c(m, 0.0)), c(m, INFINITY), z);
+  z = m.sel(m.cmp("eq", y, c(m, 2.0)), c(m, -INFINITY), z);
+  z = m.sel(m.cmp("eq", y, c(m, 1.0)), c(m, 0.0), z);
+  Value *bad = m.lor(m.lor(m.cmp("lt", y, c(m, 0.0)), m.cmp("gt", y, c(m, 2.0))), m.is_nan(y));
+  return m.sel(bad, c(m, NAN), z);
+}
+
+Value *normcdfinv_c(M &m, Value *p) {
+  return m.mul(c(m, -1.4142135623730951), erfcinv_c(m, m.add(p, p)));
+}
+
 // ---- bodies -------------------------------------------------------------------------------
 
 const char *kF64Pow = "its fp64 pow would lose accuracy in y*log2(x); use exp/log in fp64";
@@ -417,6 +443,8 @@ TILEC_UNARY(b_rcbrt, rcbrt_c)
 Value *b_erfc(M &m, const Xs &x) { return widened(m, x[0], erfc_c, kF64Erfc); }
 Value *b_normcdf(M &m, const Xs &x) { return widened(m, x[0], normcdf_c, kF64Erfc); }
 Value *b_erfinv(M &m, const Xs &x) { return widened(m, x[0], erfinv_c, kF64Inv); }
+Value *b_erfcinv(M &m, const Xs &x) { return widened(m, x[0], erfcinv_c, kF64Inv); }
+Value *b_normcdfinv(M &m, const Xs &x) { return widened(m, x[0], normcdfinv_c, kF64Inv); }
 
 // erf and sqrt have exact or few-ulp fp32 ops of their own.
 Value *b_erf(M &m, const Xs &x) { return u(m, OpKind::Erf, x[0]); }
@@ -544,6 +572,8 @@ void add_float_fns(std::vector<Fn> &t) {
                         {"erfc", u, b_erfc},
                         {"normcdf", u, b_normcdf},
                         {"erfinv", u, b_erfinv},
+                        {"erfcinv", u, b_erfcinv},
+                        {"normcdfinv", u, b_normcdfinv},
                         {"fast_expf", "fp32>fp32", b_fast_exp},
                         {"fast_logf", "fp32>fp32", b_fast_log},
                         {"fast_log2f", "fp32>fp32", b_fast_log2},
