@@ -196,7 +196,41 @@ def _erfcinv(y):  # bisection on math.erfc (relative in the tail)
     return 0.5 * (lo + hi)
 
 
+def _lgamma(x):
+    if math.isinf(x):
+        return math.inf
+    if x <= 0 and x == math.floor(x):
+        return math.inf
+    return math.lgamma(x)
+
+
+def _tgamma(x):
+    if x == 0:
+        return math.copysign(math.inf, x)
+    if x == math.inf:
+        return x
+    if x < 0 and x == math.floor(x) or x == -math.inf:
+        return math.nan
+    try:
+        return math.gamma(x)
+    except OverflowError:
+        return math.inf
+
+
+def _erfcx(x):
+    if x < 25:
+        return math.exp(x * x) * math.erfc(x) if x > -26 else math.inf
+    # asymptotic series: 1/(x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - 15/(8x^6))
+    z = 1 / (2 * x * x)
+    return (1 - z + 3 * z * z - 15 * z**3) / (x * math.sqrt(math.pi))
+
+
 UNARY["erfinv"] = (vec(_erfinv), lin(-1, 1, 2001), 2, None)
+# Away from lgamma's zeros below 0 (where any fp64 formula has only absolute accuracy).
+UNARY["lgamma"] = (vec(_lgamma), np.concatenate([sweep(1e-30, 3e36, signed=False),
+                                                   lin(0.5, 40), lin(-40, 0.5)[::7]]), 2, None)
+UNARY["tgamma"] = (vec(_tgamma), np.concatenate([lin(-40, 36), sweep(1e-30, 40)]), 2, None)
+UNARY["erfcx"] = (vec(_erfcx), np.concatenate([lin(-9, 30), sweep(1e-20, 1e30)]), 2, None)
 UNARY["erfcinv"] = (vec(_erfcinv), np.concatenate([lin(0, 2, 2001), sweep(1e-45, 1, signed=False)]),
                     2, None)
 UNARY["normcdfinv"] = (vec(lambda p: -math.sqrt(2) * _erfcinv(2 * p)),
@@ -318,7 +352,11 @@ def test_directed_rounding():
     fx, fy = [Fraction(float(v)) for v in x], [Fraction(float(v)) for v in y]
     exact = {"add": [p + q for p, q in zip(fx, fy)], "sub": [p - q for p, q in zip(fx, fy)],
              "mul": [p * q for p, q in zip(fx, fy)], "div": [p / q for p, q in zip(fx, fy)]}
+    z = np.roll(x, 3)
+    fz = [Fraction(float(v)) for v in z]
+    exact["fma"] = [p * q + r for p, q, r in zip(fx, fy, fz)]
     for op, e in exact.items():
+        args = [x, y, z] if op == "fma" else [x, y]
         rn = np.array([f32_round(v) for v in e], F32)
         above = np.array([Fraction(float(r)) > v if np.isfinite(r) else False
                           for r, v in zip(rn, e)])
@@ -332,7 +370,7 @@ def test_directed_rounding():
         pos = np.array([v > 0 for v in e])
         tz = np.where(pos, down, up)
         for mode, want in [("rn", rn), ("ru", up), ("rd", down), ("rz", tz)]:
-            check(f"{op}_{mode}", run(f"{op}_{mode}", x, y), [x, y], want.astype(F32), 0)
+            check(f"{op}_{mode}", run(f"{op}_{mode}", *args), args, want.astype(F32), 0)
     s = np.abs(x) + 1
     r = run("sqrt_ru", s)
     assert np.all(r.astype(F64) ** 2 >= s) and np.all(ulp_diff(r, np.sqrt(s)) <= 1)

@@ -443,6 +443,23 @@ template <Mode mode> Value *b_sqrt_r(M &m, const Xs &x) {
   return directed(m, mode, s, err, m.cmp("ne", s, s)); // never overflows
 }
 
+// fma in a mode, fp32: a b is exact in fp64; + c by TwoSum; then rounded to fp32 with the
+// sign of everything left over (the ll2float argument). fp64 has no such exact path.
+template <Mode mode> Value *b_fma_r(M &m, const Xs &x) {
+  if (x[0]->type.elem == DType::F64)
+    unsupported(m, x[0], "an fp64 fma in a directed mode needs a three-term exact sum");
+  Value *p = m.mul(m.cast(x[0], DType::F64), m.cast(x[1], DType::F64));
+  Value *cc = m.cast(x[2], DType::F64);
+  Value *s = m.add(p, cc);
+  Value *bb = m.sub(s, p);
+  Value *err = m.add(m.sub(p, m.sub(s, bb)), m.sub(cc, bb));
+  err = m.sel(m.is_nan(err), m.f(err, 0.0), err);
+  Value *f = m.cast(s, DType::F32);
+  Value *total = m.add(m.sub(s, m.cast(f, DType::F64)), err);
+  total = m.sel(m.is_nan(total), m.f(total, 0.0), total);
+  return directed(m, mode, f, total, overflowed(m, f, {x[0], x[1], x[2]}));
+}
+
 // fp64 -> fp32 in a mode: the difference to the rounded value is exact in fp64.
 template <Mode mode> Value *to_f32(M &m, Value *d) {
   Value *f = m.cast(d, DType::F32);
@@ -686,6 +703,9 @@ std::vector<Fn> &registry() {
     TILEC_LD_MODES("rcp", "fp32>fp32 fp64>fp64", b_rcp)
     TILEC_LD_MODES("sqrt", "fp32>fp32 fp64>fp64", b_sqrt_r)
     TILEC_LD_MODES("double2float", "fp64>fp32", b_d2f)
+    v.push_back({"fma_rz", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_fma_r<Mode::Rz>});
+    v.push_back({"fma_rd", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_fma_r<Mode::Rd>});
+    v.push_back({"fma_ru", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_fma_r<Mode::Ru>});
     TILEC_LD_MODES("int2float", "int32>fp32", b_i2f)
     TILEC_LD_MODES("uint2float", "uint32>fp32", b_i2f)
 #undef TILEC_LD_MODES

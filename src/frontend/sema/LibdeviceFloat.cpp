@@ -3,7 +3,8 @@
 // form evaluates it on the argument widened to fp64 and rounds once, which lands within
 // 1 ulp of the correctly rounded fp32 value. The fp64 form uses the same formula where it
 // keeps a few ulp (formulas chosen to avoid cancellation: Kahan's expm1/log1p, fdlibm's
-// asinh/acosh, half-angle atan); where it cannot (pow, erfc, erfinv ...) fp64 is an error.
+// asinh/acosh, half-angle atan); where it cannot (pow, erfc, erfinv, gamma ...) fp64 is an
+// error.
 // fast_* are the approximate fp32 ops tl.exp & co use (ex2/lg2.approx, div.full).
 #include <cmath>
 
@@ -408,6 +409,64 @@ Value *normcdfinv_c(M &m, Value *p) {
   return m.mul(c(m, -1.4142135623730951), erfcinv_c(m, m.add(p, p)));
 }
 
+// erfcx(x) = e^(x^2) erfc(x): the continued fraction alone for x >= 2 (no exp), else
+// e^(x^2) (1 - erf(x)).
+Value *erfcx_c(M &m, Value *x) {
+  Value *xc = m.op(OpKind::Max, x, c(m, 2.0));
+  Value *k = xc;
+  for (int j = 60; j >= 1; --j)
+    k = m.add(xc, m.div(c(m, j * 0.5), k));
+  Value *tail = m.div(c(m, kInvSqrtPi), k);
+  Value *head = m.mul(exp_c(m, m.mul(x, x)), m.sub(c(m, 1.0), erf_c(m, x)));
+  Value *r = m.sel(m.cmp("lt", x, c(m, 2.0)), head, tail);
+  r = m.sel(m.cmp("eq", x, c(m, INFINITY)), c(m, 0.0), r);
+  return m.sel(m.is_nan(x), x, r);
+}
+
+// Gamma by Lanczos' approximation (g = 7, 9 terms: about 1e-15 relative in fp64) for
+// x >= 1/2, the reflection formula below; logs kept apart so lgamma never overflows.
+// Returns log|Gamma(x)| (and Gamma(x) itself through `gamma`).
+constexpr double kLanczos[] = {0.99999999999980993,  676.5203681218851,     -1259.1392167224028,
+                               771.32342877765313,   -176.61502916214059,   12.507343278686905,
+                               -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7};
+
+// For z >= 1/2: log Gamma(z) = (z - 1/2) log t - t + log(sqrt(2 pi) A), t = z + 6.5.
+Value *lanczos_log(M &m, Value *z) {
+  Value *zm1 = m.sub(z, c(m, 1.0));
+  Value *a = c(m, kLanczos[0]);
+  for (int i = 1; i < 9; ++i)
+    a = m.add(a, m.div(c(m, kLanczos[i]), m.add(zm1, c(m, i))));
+  Value *t = m.add(zm1, c(m, 7.5));
+  Value *lt = m.sub(m.mul(m.add(zm1, c(m, 0.5)), log_c(m, t)), t);
+  return m.add(lt, log_c(m, m.mul(a, c(m, 2.5066282746310002))));
+}
+
+Value *lgamma_c(M &m, Value *x) {
+  Value *refl = m.cmp("lt", x, c(m, 0.5));
+  Value *z = m.sel(refl, m.sub(c(m, 1.0), x), x);
+  Value *lg = lanczos_log(m, z);
+  // x < 1/2: log(pi / |sin(pi x)|) - log Gamma(1 - x)
+  Value *sp = m.abs(sinpi_c(m, x));
+  Value *r = m.sel(refl, m.sub(log_c(m, m.div(c(m, kPi), sp)), lg), lg);
+  Value *one_two = m.lor(m.cmp("eq", x, c(m, 1.0)), m.cmp("eq", x, c(m, 2.0)));
+  r = m.sel(one_two, c(m, 0.0), r);
+  Value *pole = m.land(m.cmp("le", x, c(m, 0.0)), m.cmp("eq", x, u(m, OpKind::Floor, x)));
+  r = m.sel(m.lor(pole, m.is_inf(x)), c(m, INFINITY), r);
+  return m.sel(m.is_nan(x), x, r);
+}
+
+Value *tgamma_c(M &m, Value *x) {
+  Value *refl = m.cmp("lt", x, c(m, 0.5));
+  Value *z = m.sel(refl, m.sub(c(m, 1.0), x), x);
+  Value *g = exp_c(m, lanczos_log(m, z));
+  Value *r = m.sel(refl, m.div(c(m, kPi), m.mul(sinpi_c(m, x), g)), g);
+  Value *negint = m.land(m.cmp("lt", x, c(m, 0.0)), m.cmp("eq", x, u(m, OpKind::Floor, x)));
+  r = m.sel(m.lor(negint, m.cmp("eq", x, c(m, -INFINITY))), c(m, NAN), r);
+  r = m.sel(m.cmp("eq", x, c(m, 0.0)), m.copysign(c(m, INFINITY), x), r);
+  r = m.sel(m.cmp("eq", x, c(m, INFINITY)), x, r);
+  return m.sel(m.is_nan(x), x, r);
+}
+
 // ---- bodies -------------------------------------------------------------------------------
 
 const char *kF64Pow = "its fp64 pow would lose accuracy in y*log2(x); use exp/log in fp64";
@@ -443,6 +502,10 @@ TILEC_UNARY(b_rcbrt, rcbrt_c)
 Value *b_erfc(M &m, const Xs &x) { return widened(m, x[0], erfc_c, kF64Erfc); }
 Value *b_normcdf(M &m, const Xs &x) { return widened(m, x[0], normcdf_c, kF64Erfc); }
 Value *b_erfinv(M &m, const Xs &x) { return widened(m, x[0], erfinv_c, kF64Inv); }
+const char *kF64Gamma = "tilec's fp64 gamma functions are not accurate to a few ulp";
+Value *b_erfcx(M &m, const Xs &x) { return widened(m, x[0], erfcx_c, kF64Erfc); }
+Value *b_lgamma(M &m, const Xs &x) { return widened(m, x[0], lgamma_c, kF64Gamma); }
+Value *b_tgamma(M &m, const Xs &x) { return widened(m, x[0], tgamma_c, kF64Gamma); }
 Value *b_erfcinv(M &m, const Xs &x) { return widened(m, x[0], erfcinv_c, kF64Inv); }
 Value *b_normcdfinv(M &m, const Xs &x) { return widened(m, x[0], normcdfinv_c, kF64Inv); }
 
@@ -573,6 +636,9 @@ void add_float_fns(std::vector<Fn> &t) {
                         {"normcdf", u, b_normcdf},
                         {"erfinv", u, b_erfinv},
                         {"erfcinv", u, b_erfcinv},
+                        {"erfcx", u, b_erfcx},
+                        {"lgamma", u, b_lgamma},
+                        {"tgamma", u, b_tgamma},
                         {"normcdfinv", u, b_normcdfinv},
                         {"fast_expf", "fp32>fp32", b_fast_exp},
                         {"fast_logf", "fp32>fp32", b_fast_log},
