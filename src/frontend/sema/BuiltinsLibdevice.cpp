@@ -104,8 +104,8 @@ std::vector<Fn> &registry();
 
 DType parse_dtype(const std::string &s) {
   static const std::map<std::string, DType> m = {
-      {"fp32", DType::F32},   {"fp64", DType::F64},   {"int1", DType::I1},   {"int32", DType::I32},
-      {"int64", DType::I64},  {"uint32", DType::U32}, {"uint64", DType::U64}};
+      {"fp32", DType::F32},  {"fp64", DType::F64},   {"int1", DType::I1},   {"int32", DType::I32},
+      {"int64", DType::I64}, {"uint32", DType::U32}, {"uint64", DType::U64}};
   auto it = m.find(s);
   TILEC_ASSERT(it != m.end(), "libdevice form names an unknown dtype: " + s);
   return it->second;
@@ -133,7 +133,8 @@ std::vector<Form> parse_forms(const char *forms) {
     size_t q = 0;
     while (q <= args.size()) {
       size_t c = args.find(',', q);
-      f.args.push_back(parse_dtype(args.substr(q, c == std::string::npos ? std::string::npos : c - q)));
+      f.args.push_back(
+          parse_dtype(args.substr(q, c == std::string::npos ? std::string::npos : c - q)));
       if (c == std::string::npos)
         break;
       q = c + 1;
@@ -259,8 +260,8 @@ Value *fmod_exact(M &m, Value *x, Value *y) {
   }
   Value *res = m.copysign(r, X);
   // fmod(x, 0), fmod(inf, y), NaNs: NaN; fmod(finite x, inf) = x.
-  Value *bad = m.lor(m.cmp("eq", ay, m.f(ay, 0.0)),
-                     m.lor(m.is_inf(X), m.lor(m.is_nan(X), m.is_nan(Y))));
+  Value *bad =
+      m.lor(m.cmp("eq", ay, m.f(ay, 0.0)), m.lor(m.is_inf(X), m.lor(m.is_nan(X), m.is_nan(Y))));
   res = m.sel(m.land(m.is_inf(Y), m.lnot(m.is_inf(X))), X, res);
   res = m.sel(bad, m.f(res, NAN), res);
   return f32 ? m.cast(res, DType::F32) : res;
@@ -286,8 +287,8 @@ Value *b_remainder(M &m, const Xs &x) {
   Value *ay = m.abs(x[1]);
   Value *a = m.abs(fmod_exact(m, x[0], m.add(ay, ay)));
   Value *d = m.sub(a, ay);
-  Value *low = m.cmp("le", m.add(a, a), ay);  // a <= |y|/2
-  Value *mid = m.cmp("lt", m.add(d, d), ay);  // a - |y| < |y|/2
+  Value *low = m.cmp("le", m.add(a, a), ay); // a <= |y|/2
+  Value *mid = m.cmp("lt", m.add(d, d), ay); // a - |y| < |y|/2
   Value *r = m.sel(low, a, m.sel(mid, d, m.sub(d, ay)));
   Value *s = m.sel(m.signbit(x[0]), m.neg(r), r);
   // fmod's NaN (x infinite, y zero or NaN) passes through a.
@@ -429,7 +430,9 @@ template <Mode mode> Value *b_div(M &m, const Xs &x) {
   return directed(m, mode, q, rem, ovf);
 }
 
-template <Mode mode> Value *b_rcp(M &m, const Xs &x) { return b_div<mode>(m, {m.f(x[0], 1.0), x[0]}); }
+template <Mode mode> Value *b_rcp(M &m, const Xs &x) {
+  return b_div<mode>(m, {m.f(x[0], 1.0), x[0]});
+}
 
 template <Mode mode> Value *b_sqrt_r(M &m, const Xs &x) {
   Value *s = m.sqrt(x[0]);
@@ -480,7 +483,8 @@ template <Mode mode, DType to> Value *b_ll2f(M &m, const Xs &x) {
   if (mode == Mode::Rn)
     return m.cast(x[0], to);
   Value *v = x[0];
-  Value *hi = m.mul(m.cast(m.op(OpKind::Shr, v, m.i(v, 32)), DType::F64), m.f(DType::F64, 4294967296.0));
+  Value *hi =
+      m.mul(m.cast(m.op(OpKind::Shr, v, m.i(v, 32)), DType::F64), m.f(DType::F64, 4294967296.0));
   Value *lo = m.cast(m.land(v, m.i(v, 0xFFFFFFFFll)), DType::F64);
   Value *s = m.add(hi, lo);
   Value *bb = m.sub(s, hi);
@@ -691,10 +695,10 @@ std::vector<Fn> &registry() {
         {"int2double_rn", "int32>fp64", b_cast<DType::F64>},
         {"uint2double_rn", "uint32>fp64", b_cast<DType::F64>},
     };
-#define TILEC_LD_MODES(NAME, FORMS, BODY)                                                      \
-  v.push_back({NAME "_rn", FORMS, BODY<Mode::Rn>});                                            \
-  v.push_back({NAME "_rz", FORMS, BODY<Mode::Rz>});                                            \
-  v.push_back({NAME "_rd", FORMS, BODY<Mode::Rd>});                                            \
+#define TILEC_LD_MODES(NAME, FORMS, BODY)                                                          \
+  v.push_back({NAME "_rn", FORMS, BODY<Mode::Rn>});                                                \
+  v.push_back({NAME "_rz", FORMS, BODY<Mode::Rz>});                                                \
+  v.push_back({NAME "_rd", FORMS, BODY<Mode::Rd>});                                                \
   v.push_back({NAME "_ru", FORMS, BODY<Mode::Ru>});
     TILEC_LD_MODES("add", "fp64,fp64>fp64 fp32,fp32>fp32", b_add)
     TILEC_LD_MODES("sub", "fp32,fp32>fp32 fp64,fp64>fp64", b_sub)
@@ -709,10 +713,10 @@ std::vector<Fn> &registry() {
     TILEC_LD_MODES("int2float", "int32>fp32", b_i2f)
     TILEC_LD_MODES("uint2float", "uint32>fp32", b_i2f)
 #undef TILEC_LD_MODES
-#define TILEC_LD_MODES(NAME, FORMS, BODY, ...)                                                 \
-  v.push_back({NAME "_rn", FORMS, BODY<Mode::Rn, __VA_ARGS__>});                               \
-  v.push_back({NAME "_rz", FORMS, BODY<Mode::Rz, __VA_ARGS__>});                               \
-  v.push_back({NAME "_rd", FORMS, BODY<Mode::Rd, __VA_ARGS__>});                               \
+#define TILEC_LD_MODES(NAME, FORMS, BODY, ...)                                                     \
+  v.push_back({NAME "_rn", FORMS, BODY<Mode::Rn, __VA_ARGS__>});                                   \
+  v.push_back({NAME "_rz", FORMS, BODY<Mode::Rz, __VA_ARGS__>});                                   \
+  v.push_back({NAME "_rd", FORMS, BODY<Mode::Rd, __VA_ARGS__>});                                   \
   v.push_back({NAME "_ru", FORMS, BODY<Mode::Ru, __VA_ARGS__>});
     TILEC_LD_MODES("float2int", "fp32>int32", b_f2i, DType::I32, DType::I32)
     TILEC_LD_MODES("float2uint", "fp32>int32", b_f2i, DType::U32, DType::I32)

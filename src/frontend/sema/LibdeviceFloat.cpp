@@ -134,8 +134,8 @@ Value *asinh_c(M &m, Value *x) {
   Value *small = log1p_c(m, m.add(a, m.div(a2, m.add(c(m, 1.0), s))));
   Value *mid = log_c(m, m.add(m.add(a, a), m.div(c(m, 1.0), m.add(s, a))));
   Value *big = m.add(log_c(m, a), c(m, kLn2));
-  Value *r = m.sel(m.cmp("gt", a, c(m, 268435456.0)), big,
-                   m.sel(m.cmp("gt", a, c(m, 2.0)), mid, small));
+  Value *r =
+      m.sel(m.cmp("gt", a, c(m, 268435456.0)), big, m.sel(m.cmp("gt", a, c(m, 2.0)), mid, small));
   return m.copysign(r, x);
 }
 
@@ -145,8 +145,8 @@ Value *acosh_c(M &m, Value *x) {
   Value *s = m.sqrt(m.sub(m.mul(x, x), c(m, 1.0)));
   Value *mid = log_c(m, m.sub(m.add(x, x), m.div(c(m, 1.0), m.add(x, s))));
   Value *big = m.add(log_c(m, x), c(m, kLn2));
-  Value *r = m.sel(m.cmp("gt", x, c(m, 268435456.0)), big,
-                   m.sel(m.cmp("gt", x, c(m, 2.0)), mid, small));
+  Value *r =
+      m.sel(m.cmp("gt", x, c(m, 268435456.0)), big, m.sel(m.cmp("gt", x, c(m, 2.0)), mid, small));
   return m.sel(m.cmp("lt", x, c(m, 1.0)), c(m, NAN), r);
 }
 
@@ -162,8 +162,8 @@ Value *sin_c(M &m, Value *x) { return u(m, OpKind::Sin, x); }
 Value *cos_c(M &m, Value *x) { return u(m, OpKind::Cos, x); }
 
 // 2/pi in 24-bit pieces: piece k is kTwoOverPi[k-1] 2^(-24k).
-constexpr double kTwoOverPi[] = {10680707, 7228996,  1387004,  2578385,  16069853,
-                                 12639074, 9804092,  4427841,  16666979, 11263675};
+constexpr double kTwoOverPi[] = {10680707, 7228996, 1387004, 2578385,  16069853,
+                                 12639074, 9804092, 4427841, 16666979, 11263675};
 
 // sin and cos of an fp32 value x (widened) for every |x| up to 2^128: x 2/pi mod 4 from
 // exact products with 24-bit pieces of 2/pi (each product reduced mod 4 exactly, summed
@@ -366,12 +366,10 @@ Value *erfinv_c(M &m, Value *x) {
   };
   Value *t1 = m.sub(w, c(m, 2.5));
   Value *p1 = horner(t1, {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                          0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
-                          1.50140941});
+                          0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
   Value *t2 = m.sub(m.sqrt(w), c(m, 3.0));
   Value *p2 = horner(t2, {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-                          0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
-                          2.83297682});
+                          0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682});
   Value *y = m.mul(m.sel(m.cmp("lt", w, c(m, 5.0)), p1, p2), x);
   for (int k = 0; k < 3; ++k) {
     Value *d = m.mul(c(m, 2.0 * kInvSqrtPi), exp_c(m, m.neg(m.mul(y, y))));
@@ -473,7 +471,7 @@ const char *kF64Pow = "its fp64 pow would lose accuracy in y*log2(x); use exp/lo
 const char *kF64Erfc = "tilec's fp64 erfc is not accurate to a few ulp for 0.5 < x < 2";
 const char *kF64Inv = "tilec's fp64 inverse error functions are not accurate to a few ulp";
 
-#define TILEC_UNARY(NAME, CORE)                                                                \
+#define TILEC_UNARY(NAME, CORE)                                                                    \
   Value *NAME(M &m, const Xs &x) { return widened(m, x[0], CORE); }
 TILEC_UNARY(b_exp, exp_c)
 TILEC_UNARY(b_exp2, exp2_c)
@@ -556,7 +554,8 @@ Value *b_pow(M &m, const Xs &x) {
       p = dd_mul(m, p, p);
   }
   // Overflow, underflow, zeros, inf and NaN: the plain high part (its lo is NaN or 0).
-  Value *plain = m.lor(m.cmp("ne", r.lo, r.lo), m.lor(m.is_inf(r.hi), m.cmp("eq", r.hi, c(m, 0.0))));
+  Value *plain =
+      m.lor(m.cmp("ne", r.lo, r.lo), m.lor(m.is_inf(r.hi), m.cmp("eq", r.hi, c(m, 0.0))));
   Value *res = m.sel(plain, r.hi, m.add(r.hi, r.lo));
   return m.sel(m.cmp("eq", e, m.i(e, 0)), c(m, 1.0), res);
 }
@@ -595,62 +594,63 @@ Value *b_fast_div(M &m, const Xs &x) { // div.full.f32, as fp32 `/`
 
 void add_float_fns(std::vector<Fn> &t) {
   const char *u = "fp32>fp32 fp64>fp64";
-  t.insert(t.end(), {
-                        {"exp", u, b_exp},
-                        {"exp2", u, b_exp2},
-                        {"exp10", u, b_exp10},
-                        {"expm1", u, b_expm1},
-                        {"log", u, b_log},
-                        {"log2", u, b_log2},
-                        {"log10", u, b_log10},
-                        {"log1p", u, b_log1p},
-                        {"pow", "fp32,int32>fp32 fp64,int32>fp64 fp32,fp32>fp32 fp64,fp64>fp64", b_pow},
-                        {"sqrt", u, b_sqrt},
-                        {"rsqrt", u, b_rsqrt},
-                        {"rsqrt_rn", "fp32>fp32", b_rsqrt},
-                        {"cbrt", u, b_cbrt},
-                        {"rcbrt", u, b_rcbrt},
-                        {"hypot", "fp32,fp32>fp32 fp64,fp64>fp64", b_hypot},
-                        {"rhypot", "fp32,fp32>fp32 fp64,fp64>fp64", b_rhypot},
-                        {"norm3d", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_hypot},
-                        {"rnorm3d", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_rhypot},
-                        {"norm4d", "fp32,fp32,fp32,fp32>fp32 fp64,fp64,fp64,fp64>fp64", b_hypot},
-                        {"rnorm4d", "fp32,fp32,fp32,fp32>fp32 fp64,fp64,fp64,fp64>fp64", b_rhypot},
-                        {"tanh", u, b_tanh},
-                        {"sinh", u, b_sinh},
-                        {"cosh", u, b_cosh},
-                        {"asinh", u, b_asinh},
-                        {"acosh", u, b_acosh},
-                        {"atanh", u, b_atanh},
-                        {"sin", u, b_sin},
-                        {"cos", u, b_cos},
-                        {"tan", u, b_tan},
-                        {"asin", u, b_asin},
-                        {"acos", u, b_acos},
-                        {"atan", u, b_atan},
-                        {"atan2", "fp32,fp32>fp32 fp64,fp64>fp64", b_atan2},
-                        {"sinpi", u, b_sinpi},
-                        {"cospi", u, b_cospi},
-                        {"erf", u, b_erf},
-                        {"erfc", u, b_erfc},
-                        {"normcdf", u, b_normcdf},
-                        {"erfinv", u, b_erfinv},
-                        {"erfcinv", u, b_erfcinv},
-                        {"erfcx", u, b_erfcx},
-                        {"lgamma", u, b_lgamma},
-                        {"tgamma", u, b_tgamma},
-                        {"normcdfinv", u, b_normcdfinv},
-                        {"fast_expf", "fp32>fp32", b_fast_exp},
-                        {"fast_logf", "fp32>fp32", b_fast_log},
-                        {"fast_log2f", "fp32>fp32", b_fast_log2},
-                        {"fast_log10f", "fp32>fp32", b_fast_log10},
-                        {"fast_exp10f", "fp32>fp32", b_fast_exp10},
-                        {"fast_powf", "fp32,fp32>fp32", b_fast_pow},
-                        {"fast_sinf", "fp32>fp32", b_fast_sin},
-                        {"fast_cosf", "fp32>fp32", b_fast_cos},
-                        {"fast_tanf", "fp32>fp32", b_fast_tan},
-                        {"fast_dividef", "fp32,fp32>fp32", b_fast_div},
-                    });
+  t.insert(t.end(),
+           {
+               {"exp", u, b_exp},
+               {"exp2", u, b_exp2},
+               {"exp10", u, b_exp10},
+               {"expm1", u, b_expm1},
+               {"log", u, b_log},
+               {"log2", u, b_log2},
+               {"log10", u, b_log10},
+               {"log1p", u, b_log1p},
+               {"pow", "fp32,int32>fp32 fp64,int32>fp64 fp32,fp32>fp32 fp64,fp64>fp64", b_pow},
+               {"sqrt", u, b_sqrt},
+               {"rsqrt", u, b_rsqrt},
+               {"rsqrt_rn", "fp32>fp32", b_rsqrt},
+               {"cbrt", u, b_cbrt},
+               {"rcbrt", u, b_rcbrt},
+               {"hypot", "fp32,fp32>fp32 fp64,fp64>fp64", b_hypot},
+               {"rhypot", "fp32,fp32>fp32 fp64,fp64>fp64", b_rhypot},
+               {"norm3d", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_hypot},
+               {"rnorm3d", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_rhypot},
+               {"norm4d", "fp32,fp32,fp32,fp32>fp32 fp64,fp64,fp64,fp64>fp64", b_hypot},
+               {"rnorm4d", "fp32,fp32,fp32,fp32>fp32 fp64,fp64,fp64,fp64>fp64", b_rhypot},
+               {"tanh", u, b_tanh},
+               {"sinh", u, b_sinh},
+               {"cosh", u, b_cosh},
+               {"asinh", u, b_asinh},
+               {"acosh", u, b_acosh},
+               {"atanh", u, b_atanh},
+               {"sin", u, b_sin},
+               {"cos", u, b_cos},
+               {"tan", u, b_tan},
+               {"asin", u, b_asin},
+               {"acos", u, b_acos},
+               {"atan", u, b_atan},
+               {"atan2", "fp32,fp32>fp32 fp64,fp64>fp64", b_atan2},
+               {"sinpi", u, b_sinpi},
+               {"cospi", u, b_cospi},
+               {"erf", u, b_erf},
+               {"erfc", u, b_erfc},
+               {"normcdf", u, b_normcdf},
+               {"erfinv", u, b_erfinv},
+               {"erfcinv", u, b_erfcinv},
+               {"erfcx", u, b_erfcx},
+               {"lgamma", u, b_lgamma},
+               {"tgamma", u, b_tgamma},
+               {"normcdfinv", u, b_normcdfinv},
+               {"fast_expf", "fp32>fp32", b_fast_exp},
+               {"fast_logf", "fp32>fp32", b_fast_log},
+               {"fast_log2f", "fp32>fp32", b_fast_log2},
+               {"fast_log10f", "fp32>fp32", b_fast_log10},
+               {"fast_exp10f", "fp32>fp32", b_fast_exp10},
+               {"fast_powf", "fp32,fp32>fp32", b_fast_pow},
+               {"fast_sinf", "fp32>fp32", b_fast_sin},
+               {"fast_cosf", "fp32>fp32", b_fast_cos},
+               {"fast_tanf", "fp32>fp32", b_fast_tan},
+               {"fast_dividef", "fp32,fp32>fp32", b_fast_div},
+           });
 }
 
 } // namespace tilec::sema::builtins::libdevice
