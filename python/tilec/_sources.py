@@ -82,7 +82,8 @@ def to_global(v, resolve_jit):
         bad = [e for e in elems if isinstance(e, _C.Unsupported)]
         return bad[0] if bad else tuple(elems)
     if getattr(v, "_tilec_builtin", None):  # `from tilec.language import load` style
-        return _C.BuiltinRef(v._tilec_builtin.rsplit(".", 1)[-1])
+        name = v._tilec_builtin  # "load", "math.exp" (= exp), "libdevice.exp" (its own)
+        return _C.BuiltinRef(name if name.startswith("libdevice.") else name.rsplit(".", 1)[-1])
     return _C.Unsupported(_describe(v))
 
 

@@ -12,6 +12,7 @@ import pytest
 
 import tilec as triton
 import tilec.language as tl
+from tilec.language.extra import libdevice
 from lang_util import error_location, same_file
 
 HERE = os.path.abspath(__file__)
@@ -683,6 +684,43 @@ def k_add_runtime_sanitize(X, s):
     tl.store(X + offs, tl.add(tl.load(X + offs), 1.0, s))  # ERR:add_runtime_sanitize
 
 
+@triton.jit
+def k_libdevice_fp16(X):
+    x = tl.load(X + tl.arange(0, 8)).to(tl.float16)
+    tl.store(X + tl.arange(0, 8), libdevice.tanh(x).to(tl.float32))  # ERR:libdevice_fp16
+
+
+@triton.jit
+def k_libdevice_mixed(X):
+    x = tl.load(X + tl.arange(0, 8))
+    y = libdevice.pow(x, x.to(tl.float64))  # ERR:libdevice_mixed
+    tl.store(X + tl.arange(0, 8), y.to(tl.float32))
+
+
+@triton.jit
+def k_libdevice_int(X):
+    i = tl.arange(0, 8)
+    tl.store(X + i, libdevice.sin(i).to(tl.float32))  # ERR:libdevice_int
+
+
+@triton.jit
+def k_libdevice_f64_pow(X):
+    x = tl.load(X + tl.arange(0, 8)).to(tl.float64)
+    tl.store(X + tl.arange(0, 8), libdevice.pow(x, x).to(tl.float32))  # ERR:libdevice_f64_pow
+
+
+@triton.jit
+def k_libdevice_unknown(X):
+    x = tl.load(X + tl.arange(0, 8))
+    tl.store(X + tl.arange(0, 8), libdevice.no_such_fn(x))  # ERR:libdevice_unknown
+
+
+@triton.jit
+def k_libdevice_arity(X):
+    x = tl.load(X + tl.arange(0, 8))
+    tl.store(X + tl.arange(0, 8), tl.extra.cuda.libdevice.atan2(x))  # ERR:libdevice_arity
+
+
 F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
 
 @triton.jit
@@ -864,6 +902,16 @@ CASES = [
     (k_sort_pointers, lambda: [F32()], {}, "sort_pointers", ["sort", "pointers"]),
     (k_add_runtime_sanitize, lambda: [F32(), 3], {}, "add_runtime_sanitize",
      ["sanitize_overflow", r"(?i)constexpr"]),
+    # libdevice takes exactly the dtypes of its forms (Triton: a KeyError on the dtypes)
+    (k_libdevice_fp16, lambda: [F32()], {}, "libdevice_fp16",
+     [r"libdevice\.tanh", r"\(fp16\)", r"\(fp32\), \(fp64\)"]),
+    (k_libdevice_mixed, lambda: [F32()], {}, "libdevice_mixed",
+     [r"libdevice\.pow", r"\(fp32, fp64\)", r"\(fp32, int32\)"]),
+    (k_libdevice_int, lambda: [F32()], {}, "libdevice_int", [r"libdevice\.sin", r"\(int32\)"]),
+    (k_libdevice_f64_pow, lambda: [F32()], {}, "libdevice_f64_pow",
+     [r"libdevice\.pow", "fp64", "not supported"]),
+    (k_libdevice_unknown, lambda: [F32()], {}, "libdevice_unknown", ["no_such_fn"]),
+    (k_libdevice_arity, lambda: [F32()], {}, "libdevice_arity", ["atan2", "arg1"]),
 ]
 
 

@@ -23,6 +23,7 @@ SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
           "test_lang_shape.py", "test_lang_atomic.py", "test_lang_debug.py",
           "test_lang_edges.py", "test_lang_random.py", "test_lang_blockptr.py",
           "test_lang_asm.py", "test_lang_sort.py",
+          "test_lang_libdevice.py",
           "test_seed_kernels.py", "test_lang_dot.py"]
 DESELECT: dict = {}  # suite -> a pytest -k expression of tests not to run here
 

@@ -8,6 +8,7 @@ from .core import (DTYPES, PropagateNan, bfloat16, block_type, constexpr, dtype,
                    pointer_type, range, static_range, tensor, uint8, uint16, uint32, uint64,
                    void)
 from . import math
+from . import extra
 
 _top, _math = _stubs.builtin_names()
 _stubs.install(globals(), _top)

@@ -4,15 +4,19 @@ builtin table (`_C.builtin_names()`), so it lives in one place."""
 from __future__ import annotations
 
 
+def _display(qualified: str) -> str:
+    return qualified if qualified.startswith("libdevice.") else "tl." + qualified
+
+
 def make_stub(qualified: str):
     """A function named like the builtin that explains it only works inside kernels."""
 
     def stub(*args, **kwargs):
-        raise RuntimeError(f"tl.{qualified} can only be called inside a @jit function")
+        raise RuntimeError(f"{_display(qualified)} can only be called inside a @jit function")
 
     stub.__name__ = qualified.rsplit(".", 1)[-1]
     stub.__qualname__ = qualified
-    stub.__doc__ = f"tl.{qualified}: a builtin of the kernel language (see docs/LANGUAGE.md)."
+    stub.__doc__ = f"{_display(qualified)}: a builtin of the kernel language (see docs/LANGUAGE.md)."
     stub._tilec_builtin = qualified
     return stub
 
@@ -28,6 +32,14 @@ def builtin_names():
         elif "." not in name:
             top.append(name)
     return top, math
+
+
+def libdevice_names():
+    """The libdevice functions of the C++ builtin table (their own namespace)."""
+    from .. import _C
+
+    p = "libdevice."
+    return [n[len(p):] for n in _C.builtin_names() if n.startswith(p)]
 
 
 def install(namespace: dict, names, prefix: str = "") -> None:

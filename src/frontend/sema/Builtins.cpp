@@ -73,7 +73,7 @@ std::vector<Param> parse_signature(const char *sig) {
 struct Table {
   std::vector<Def> defs;
   std::vector<std::vector<Param>> params;
-  std::map<std::string, size_t, std::less<>> tl, math, method, python;
+  std::map<std::string, size_t, std::less<>> tl, math, method, python, libdevice;
 
   Table() {
     add_program_builtins(defs);
@@ -87,6 +87,7 @@ struct Table {
     add_block_ptr_builtins(defs);
     add_asm_builtins(defs);
     add_sort_builtins(defs);
+    add_libdevice_builtins(defs);
     for (size_t i = 0; i < defs.size(); ++i) {
       params.push_back(parse_signature(defs[i].signature));
       const Def &d = defs[i];
@@ -102,6 +103,8 @@ struct Table {
         reg(method);
       if (d.where & kPython)
         reg(python);
+      if (d.where & kLibdevice)
+        reg(libdevice);
     }
   }
 };
@@ -326,13 +329,23 @@ Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc
 
 using namespace builtins;
 
+constexpr std::string_view kLibdevicePrefix = "libdevice.";
+
 bool is_builtin(std::string_view name) {
+  if (name.substr(0, kLibdevicePrefix.size()) == kLibdevicePrefix)
+    return find(table().libdevice, name.substr(kLibdevicePrefix.size())) != nullptr;
   if (name.substr(0, 5) == "math.")
     return find(table().math, name.substr(5)) != nullptr;
   return find(table().tl, name) != nullptr;
 }
 
 Val call_builtin(Emitter &e, std::string_view name, CallArgs args) {
+  if (name.substr(0, kLibdevicePrefix.size()) == kLibdevicePrefix) {
+    const size_t *i = find(table().libdevice, name.substr(kLibdevicePrefix.size()));
+    if (!i)
+      throw CompileError(args.loc, std::string(name) + " is not a libdevice function");
+    return invoke(e, *i, std::move(args));
+  }
   const size_t *i =
       name.substr(0, 5) == "math." ? find(table().math, name.substr(5)) : find(table().tl, name);
   if (!i) // tl.math / libdevice functions that tl itself does not expose
@@ -394,6 +407,8 @@ std::vector<std::string> builtin_names() {
     names.push_back(n);
   for (const auto &[n, i] : table().math)
     names.push_back("math." + n);
+  for (const auto &[n, i] : table().libdevice)
+    names.push_back(std::string(kLibdevicePrefix) + n);
   return names;
 }
 

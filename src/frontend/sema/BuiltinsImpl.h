@@ -22,6 +22,7 @@ enum Where : unsigned {
   kMath = 2,   // tl.math.<name>
   kMethod = 4, // x.<name>(...) on tensors (self is the first parameter)
   kPython = 8, // Python's builtins (min, max, abs, ...)
+  kLibdevice = 16, // triton.language.extra[.cuda].libdevice.<name> (its own namespace)
 };
 
 struct Def {
@@ -114,6 +115,7 @@ void add_random_builtins(std::vector<Def> &t);  // BuiltinsRandom.cpp
 void add_block_ptr_builtins(std::vector<Def> &t); // BuiltinsBlockPtr.cpp
 void add_asm_builtins(std::vector<Def> &t);       // BuiltinsAsm.cpp
 void add_sort_builtins(std::vector<Def> &t);      // BuiltinsSort.cpp
+void add_libdevice_builtins(std::vector<Def> &t); // BuiltinsLibdevice.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,

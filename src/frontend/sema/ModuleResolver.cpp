@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "frontend/Parser.h"
+#include "frontend/sema/Builtins.h"
 
 namespace tilec::sema {
 
@@ -334,7 +335,19 @@ struct ModuleResolver::Impl {
             bind_module(name, *c);
             continue;
           }
-        if (x.level == 0 && canonical_module(x.module))
+        auto mod = x.level == 0 ? canonical_module(x.module) : std::nullopt;
+        if (mod && (*mod == "tilec.language.extra.libdevice" ||
+                    *mod == "tilec.language.extra.cuda.libdevice")) {
+          // `from ...libdevice import tanh`: libdevice's names are their own builtins
+          if (is_builtin("libdevice." + a.name)) {
+            Binding b;
+            b.kind = Binding::Kind::Constexpr;
+            b.value = Val::builtin("libdevice." + a.name);
+            bind(name, std::move(b));
+          } else {
+            bind_unsupported(name, "name '" + a.name + "' (not a libdevice function)");
+          }
+        } else if (mod)
           bindings.erase(name); // a language object (dtype, builtin): Python resolves those
         else
           bind_unsupported(name, "name imported from module '" +

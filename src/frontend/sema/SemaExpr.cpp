@@ -20,10 +20,10 @@ bool has_tensor(const Val &v) {
   return false;
 }
 
-// Modules whose attributes are math builtins (tl.math, libdevice).
-bool is_math_module(const std::string &m) {
-  return m == "tilec.language.math" || m == "tilec.language.extra.libdevice" ||
-         m == "tilec.language.extra.cuda.libdevice";
+// libdevice's modules: their attributes are the libdevice builtins (their own namespace:
+// libdevice.exp is accurate where tl.exp is approximate).
+bool is_libdevice_module(const std::string &m) {
+  return m == "tilec.language.extra.libdevice" || m == "tilec.language.extra.cuda.libdevice";
 }
 
 Val dtype_method(const Val &d, const std::string &attr) {
@@ -228,8 +228,10 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
     }
     if (m == "tilec.language.extra.cuda" && attr == "libdevice")
       return Val::module(m + "." + attr);
-    if (is_math_module(m) && (is_builtin("math." + attr) || is_builtin(attr)))
+    if (m == "tilec.language.math" && (is_builtin("math." + attr) || is_builtin(attr)))
       return Val::builtin(attr);
+    if (is_libdevice_module(m) && is_builtin("libdevice." + attr))
+      return Val::builtin("libdevice." + attr);
     throw missing();
   }
   case Val::Kind::Tensor: {

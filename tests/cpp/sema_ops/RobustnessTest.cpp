@@ -82,6 +82,16 @@ template <typename Call> size_t sweep(const std::string &name, Call &&call) {
   one({words, words, words, words, words, words});
   one({Val::string("mov.b32 $0, $1;"), Val::string("=r,r"), Val::tuple({ints}), // inline asm
        Val::dtype(ir::Type(ir::DType::I32)), Val::boolean(true), Val::integer(1)});
+  // libdevice's forms take exact dtypes: fp64, 64-bit and unsigned ints.
+  Val f64 = e.arg("fp64"), i64 = e.arg("i64"), u64 = e.arg("tile<16xu64>");
+  one({f64});
+  one({i64});
+  one({u64});
+  one({words});
+  one({words, words, words});
+  one({f64, s[10]});
+  one({s[11], s[11], s[11]});
+  one({s[11], s[11], s[11], s[11]});
   for (const Val &a : s) {
     one({a});
     for (const Val &b : s)

@@ -1,0 +1,5 @@
+"""`tl.extra.cuda`: only its libdevice module exists in tilec."""
+
+from . import libdevice
+
+__all__ = ["libdevice"]
