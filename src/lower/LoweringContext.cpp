@@ -544,6 +544,10 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::Dot:
     lower_dot(*this, op);
     return;
+  case K::Gather:
+  case K::Histogram:
+    lower_gather_histogram(*this, op);
+    return;
   case K::ProgramId:
   case K::NumPrograms:
     lower_program(*this, op);

@@ -85,6 +85,7 @@ struct Table {
     add_python_builtins(defs);
     add_random_builtins(defs);
     add_block_ptr_builtins(defs);
+    add_gather_builtins(defs);
     for (size_t i = 0; i < defs.size(); ++i) {
       params.push_back(parse_signature(defs[i].signature));
       const Def &d = defs[i];

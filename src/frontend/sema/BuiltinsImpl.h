@@ -112,6 +112,7 @@ void add_reduce_builtins(std::vector<Def> &t);  // BuiltinsReduce.cpp
 void add_python_builtins(std::vector<Def> &t);  // BuiltinsPython.cpp
 void add_random_builtins(std::vector<Def> &t);  // BuiltinsRandom.cpp
 void add_block_ptr_builtins(std::vector<Def> &t); // BuiltinsBlockPtr.cpp
+void add_gather_builtins(std::vector<Def> &t);    // BuiltinsGather.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,
