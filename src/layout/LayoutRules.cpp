@@ -145,7 +145,8 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma) {
   case OpKind::Constant:
   case OpKind::Arange:
   case OpKind::Splat:
-    return nullptr; // flexible: their users decide
+  case OpKind::Histogram: // the bins go through shared memory anyway
+    return nullptr;       // flexible: their users decide
   case OpKind::Broadcast:
   case OpKind::Hint:
   case OpKind::Scan:
@@ -177,7 +178,6 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma) {
   case OpKind::Join:
   case OpKind::Split:
   case OpKind::Cat:
-  case OpKind::Histogram:
     return default_blocked(rt.shape, num_warps);
   case OpKind::ConvertLayout:
     return rt.layout;

@@ -1,15 +1,17 @@
 // gather and histogram, through the op's shared-memory scratch (AllocateShared.h):
 //
-// gather:    every thread stores the source elements it owns, row-major; barrier; each
-//            result element is one ld.shared at its own coordinates with the axis'
-//            coordinate replaced by the index (masked to the axis' length, so a bad index
-//            reads another element of the source rather than outside the scratch).
-// histogram: the bins are zeroed (in the result's layout); barrier; each input element
-//            in [0, bins), mask on, is counted by its owner with red.shared.add.u32;
-//            barrier; each thread reads its result bins.
+// gather:    every thread stores the source elements it owns, row-major (16-byte vectors
+//            where its registers run along the row); barrier; each result element is one
+//            ld.shared at its own coordinates with the axis' coordinate replaced by the
+//            index (masked to the axis' length, so a bad index reads another element of
+//            the source rather than outside the scratch).
+// histogram: the bins are zeroed (in the result's layout, stored as gather stages);
+//            barrier; each input element in [0, bins), mask on, is counted by its owner
+//            with red.shared.add.u32; barrier; each thread reads its result bins.
 //
 // O(elements) instructions a thread either way, as Triton's shared-memory lowering; the
 // bank conflicts of data-dependent addresses are the data's.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -63,6 +65,56 @@ std::vector<Reg> per_element(const LinearLayout &l, const std::function<Reg(int3
   return out;
 }
 
+// Stores the unique registers of a tile in layout `l` at its row-major place in scratch
+// (owners only): runs of registers consecutive in the tile whose thread part leaves the
+// run's bits alone go as one st.shared.v2/.v4 (up to 16 bytes).
+void stage_tile(LoweringContext &c, const LinearLayout &l, int64_t base, const ir::Type &et,
+                const std::vector<Reg> &regs) {
+  simt::Builder &b = c.b();
+  int es = mem_bytes(et);
+  const ThreadCoords &tc = c.thread_coords(l);
+  int32_t n = l.in_dim_size(layout::kRegister);
+  std::vector<bool> uniq = LoweringContext::unique_regs(l);
+  std::map<int64_t, int32_t> at; // flat index -> register, immediate-offset ones only
+  std::vector<int64_t> flat(static_cast<size_t>(n));
+  for (int32_t r = 0; r < n; ++r) {
+    flat[static_cast<size_t>(r)] = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r));
+    if (uniq[static_cast<size_t>(r)] && (flat[static_cast<size_t>(r)] & tc.flat_span) == 0)
+      at[flat[static_cast<size_t>(r)]] = r;
+  }
+  int max_vec = reg_ty(et) == Ty::Pred || es < 2 ? 1 : std::min(4, 16 / es);
+  Reg owner = c.owner_pred(l);
+  std::optional<simt::Builder::GuardScope> g;
+  if (owner.valid())
+    g.emplace(b, simt::Guard{owner, false});
+  std::vector<bool> done(static_cast<size_t>(n), false);
+  for (int32_t r = 0; r < n; ++r) {
+    if (!uniq[static_cast<size_t>(r)] || done[static_cast<size_t>(r)])
+      continue;
+    int64_t f = flat[static_cast<size_t>(r)];
+    int vec = 1;
+    for (int v = max_vec; v > 1 && vec == 1 && at.count(f); v /= 2) {
+      bool ok = f % v == 0 && (tc.flat_span & (v - 1)) == 0;
+      for (int j = 0; j < v && ok; ++j)
+        ok = at.count(f + j) && !done[static_cast<size_t>(at.at(f + j))];
+      if (ok)
+        vec = v;
+    }
+    Operand addr = c.smem_operand(l, base, es, r);
+    if (vec == 1) {
+      c.smem_store(addr, regs[static_cast<size_t>(r)], et);
+      continue;
+    }
+    std::vector<Operand> vals;
+    for (int j = 0; j < vec; ++j) {
+      int32_t rj = at.at(f + j);
+      vals.push_back(regs[static_cast<size_t>(rj)]);
+      done[static_cast<size_t>(rj)] = true;
+    }
+    b.st(simt::Space::Shared, simt::ty_bits_of(es * 8), addr, vals);
+  }
+}
+
 void lower_gather(LoweringContext &c, const ir::Op &op) {
   simt::Builder &b = c.b();
   const ir::Value *src = op.operand(0), *index = op.operand(1);
@@ -70,48 +122,55 @@ void lower_gather(LoweringContext &c, const ir::Op &op) {
   size_t axis = static_cast<size_t>(op.int_attr("axis"));
   ir::Type et = st.element();
   int es = mem_bytes(et);
-  const LinearLayout &ls = c.layout_of(st), &li = c.layout_of(it);
+  const LinearLayout &li = c.layout_of(it);
   int64_t base = c.scratch(op, align16(st.numel() * es));
 
-  // Stage the source: owners store their unique registers, row-major.
   c.smem_before_write();
-  {
-    const std::vector<Reg> &sv = c.get(src);
-    std::vector<bool> uniq = LoweringContext::unique_regs(ls);
-    Reg owner = c.owner_pred(ls);
-    std::optional<simt::Builder::GuardScope> g;
-    if (owner.valid())
-      g.emplace(b, simt::Guard{owner, false});
-    for (int32_t r = 0; r < ls.in_dim_size(layout::kRegister); ++r)
-      if (uniq[static_cast<size_t>(r)])
-        c.smem_store(c.smem_operand(ls, base, es, r), sv[static_cast<size_t>(r)], et);
-  }
+  stage_tile(c, c.layout_of(st), base, et, c.get(src));
   c.smem_after_write();
 
-  // Read: source flat index = ((outer << src_bits) | index) << inner_bits | inner, where
-  // the result's flat index is (outer << idx_bits | j) << inner_bits | inner.
+  // Read. With the result's flat index f = (outer << idx_bits | j) << inner_bits | inner,
+  // the source's is g(f) | index << inner_bits, g(f) = outer << (src_bits + inner_bits) |
+  // inner. g moves bits, so g(T ^ R) = g(T) ^ g(R) for the thread and register parts of f:
+  // when those share no bit outside the axis, g(T) is computed once and g(R) is an
+  // immediate offset, leaving an and + mad (+ a cvt for other index widths) an element.
   int inner_bits = 0;
   for (size_t d = axis + 1; d < st.shape.size(); ++d)
     inner_bits += log2i(st.shape[d]);
   int src_bits = log2i(st.shape[axis]), idx_bits = log2i(it.shape[axis]);
-  bool has_outer = axis > 0;
-  const std::vector<Reg> &iv = c.get(index);
+  int64_t inner_mask = (int64_t{1} << inner_bits) - 1;
+  int64_t axis_mask = ((int64_t{1} << idx_bits) - 1) << inner_bits;
+  auto g_imm = [&](int64_t f) {
+    return ((f >> (idx_bits + inner_bits)) << (src_bits + inner_bits)) | (f & inner_mask);
+  };
+  auto g_reg = [&](Reg f) { // invalid when g is 0 (a 1-D gather)
+    Reg o, in;
+    if (axis > 0)
+      o = b.shl(Ty::B32, b.shr(Ty::U32, f, simt::imm(idx_bits + inner_bits)),
+                simt::imm(src_bits + inner_bits));
+    if (inner_bits > 0)
+      in = b.and_(Ty::B32, f, simt::imm(inner_mask));
+    return o.valid() && in.valid() ? b.or_(Ty::B32, o, in) : o.valid() ? o : in;
+  };
+  const ThreadCoords &tc = c.thread_coords(li);
   Reg sbase = b.shared_addr(base);
+  Reg tbase; // sbase + g(T) * es
+  const std::vector<Reg> &iv = c.get(index);
   std::vector<Reg> out = per_element(li, [&](int32_t r) {
     Reg k = to_u32(c, iv[static_cast<size_t>(r)], it.elem);
     k = b.and_(Ty::B32, k, simt::imm((int64_t{1} << src_bits) - 1));
-    Reg f = has_outer || inner_bits > 0 ? c.flat(li, r) : Reg{};
-    Reg sf = k;
-    if (has_outer) {
-      Reg o = b.shr(Ty::U32, f, simt::imm(idx_bits + inner_bits));
-      sf = b.or_(Ty::B32, b.shl(Ty::B32, o, simt::imm(src_bits)), k);
+    int64_t rf = LoweringContext::flat_index(li, LoweringContext::reg_coords(li, r));
+    if ((rf & ~axis_mask & tc.flat_span) == 0) {
+      if (!tbase.valid()) {
+        Reg gt = g_reg(tc.flat);
+        tbase = gt.valid() ? b.mad(Ty::U32, gt, simt::imm(es), sbase) : sbase;
+      }
+      Reg a = b.mad(Ty::U32, k, simt::imm(int64_t{es} << inner_bits), tbase);
+      return c.smem_load(Operand::addr(a, g_imm(rf) * es), et);
     }
-    if (inner_bits > 0) {
-      Reg in = b.and_(Ty::B32, f, simt::imm((int64_t{1} << inner_bits) - 1));
-      sf = b.or_(Ty::B32, b.shl(Ty::B32, sf, simt::imm(inner_bits)), in);
-    }
-    Reg a = b.mad(Ty::U32, sf, simt::imm(es), sbase);
-    return c.smem_load(Operand::addr(a), et);
+    Reg gf = g_reg(c.flat(li, r)), ks = b.shl(Ty::B32, k, simt::imm(inner_bits));
+    Reg sf = gf.valid() ? b.or_(Ty::B32, gf, ks) : ks;
+    return c.smem_load(Operand::addr(b.mad(Ty::U32, sf, simt::imm(es), sbase)), et);
   });
   c.set(op.result(0), convert_regs(c, op, out, li, c.layout_of(rt), et));
 }
@@ -128,13 +187,9 @@ void lower_histogram(LoweringContext &c, const ir::Op &op) {
   ir::Type bin_t(ir::DType::I32);
 
   c.smem_before_write();
-  {
-    Reg zero = c.imm_reg(Ty::U32, 0);
-    std::vector<bool> uniq = LoweringContext::unique_regs(lr);
-    for (int32_t r = 0; r < lr.in_dim_size(layout::kRegister); ++r)
-      if (uniq[static_cast<size_t>(r)])
-        c.smem_store(c.smem_operand(lr, base, 4, r), zero, bin_t);
-  }
+  stage_tile(c, lr, base, bin_t,
+             std::vector<Reg>(static_cast<size_t>(lr.in_dim_size(layout::kRegister)),
+                              c.imm_reg(Ty::U32, 0)));
   c.smem_after_write();
 
   const std::vector<Reg> &xv = c.get(x);

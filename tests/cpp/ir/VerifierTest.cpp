@@ -240,9 +240,9 @@ TEST(Verifier, Regions) {
 
 TEST(Verifier, GatherAndHistogram) {
   expect_ok("  %0 = reshape %t : tile<16xfp32> -> tile<4x4xfp32>\n"
-            "  %1 = reshape %i : tile<16xi32> -> tile<2x8xi32>\n"
-            "  %2 = reshape %i : tile<16xi32> -> tile<8x4xi32>\n"
-            "  %3 = gather %0, %2 {axis = 0} : tile<4x4xfp32>, tile<8x4xi32> -> tile<8x4xfp32>\n"
+            "  %1 = expand_dims %i {axis = 1} : tile<16xi32> -> tile<16x1xi32>\n"
+            "  %2 = broadcast %1 : tile<16x1xi32> -> tile<16x4xi32>\n"
+            "  %3 = gather %0, %2 {axis = 0} : tile<4x4xfp32>, tile<16x4xi32> -> tile<16x4xfp32>\n"
             "  %4 = gather %t, %i {axis = 0} : tile<16xfp32>, tile<16xi32> -> tile<16xfp32>\n"
             "  %5 = histogram %i, %m : tile<16xi32>, tile<16xi1> -> tile<64xi32>\n"
             "  %6 = histogram %i : tile<16xi32> -> tile<2xi32>\n"

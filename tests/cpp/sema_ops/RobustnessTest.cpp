@@ -80,6 +80,7 @@ template <typename Call> size_t sweep(const std::string &name, Call &&call) {
   one({s[18], s[6]});                          // advance
   Val words = e.arg("tile<16xu32>");           // philox_impl: four counters and two keys
   one({words, words, words, words, words, words});
+  one({ints, ints, zero}); // gather: an index tile of the source's rank
   for (const Val &a : s) {
     one({a});
     for (const Val &b : s)
