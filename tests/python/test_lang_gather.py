@@ -249,3 +249,58 @@ def test_histogram_value_equal_to_num_bins_is_not_counted():
     out = np.zeros(8, np.int32)
     k_hist[(1,)](x, out, N=4, B=8)
     assert out.tolist() == [1, 0, 0, 0, 0, 0, 0, 1]
+
+
+@triton.jit
+def k_gather_loop(S, I, O, n, N: tl.constexpr):
+    # a permutation applied n times, with a cross-warp reduction (more scratch) each time
+    offs = tl.arange(0, N)
+    src = tl.load(S + offs)
+    idx = tl.load(I + offs)
+    acc = tl.zeros((N,), tl.int32)
+    for _ in range(n):
+        src = tl.gather(src, idx, 0)
+        acc += src * 3 + tl.sum(src, axis=0)
+    tl.store(O + offs, acc)
+
+
+@triton.jit
+def k_hist_cumsum(X, O, N: tl.constexpr, B: tl.constexpr):
+    # counting sort's offsets: the histogram's running sum
+    x = tl.load(X + tl.arange(0, N))
+    tl.store(O + tl.arange(0, B), tl.cumsum(tl.histogram(x, B), 0))
+
+
+@pytest.mark.parametrize("num_warps", [1, 4])
+def test_gather_in_a_loop_with_reductions(num_warps):
+    src = RNG.integers(-1000, 1000, size=512).astype(np.int32)
+    perm = RNG.permutation(512).astype(np.int32)
+    out = np.zeros(512, np.int32)
+    k_gather_loop[(1,)](src, perm, out, 5, N=512, num_warps=num_warps)
+    s, acc = src.copy(), np.zeros(512, np.int64)
+    for _ in range(5):
+        s = s[perm]
+        acc += s * 3 + s.sum()
+    np.testing.assert_array_equal(out, acc.astype(np.int32))
+
+
+def test_histogram_cumsum():
+    x = RNG.integers(0, 64, size=2048).astype(np.int16)
+    out = np.zeros(64, np.int32)
+    k_hist_cumsum[(1,)](x, out, N=2048, B=64)
+    np.testing.assert_array_equal(out, np.cumsum(_hist_ref(x, 64)))
+
+
+@triton.jit
+def k_bool_index(X, H, G, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))  # int1: Triton counts it as an integer type
+    tl.store(H + tl.arange(0, 4), tl.histogram(x, 4))
+    tl.store(G + tl.arange(0, N), tl.gather(tl.arange(0, N) * 10, x, 0))
+
+
+def test_bool_index_and_histogram_input():
+    x = RNG.integers(0, 2, size=16).astype(np.bool_)
+    h, g = np.zeros(4, np.int32), np.zeros(16, np.int32)
+    k_bool_index[(1,)](x, h, g, N=16)
+    assert h.tolist() == [int((~x).sum()), int(x.sum()), 0, 0]
+    np.testing.assert_array_equal(g, x.astype(np.int32) * 10)
