@@ -78,7 +78,8 @@ void stage_tile(LoweringContext &c, const LinearLayout &l, int64_t base, const i
   std::map<int64_t, int32_t> at; // flat index -> register, immediate-offset ones only
   std::vector<int64_t> flat(static_cast<size_t>(n));
   for (int32_t r = 0; r < n; ++r) {
-    flat[static_cast<size_t>(r)] = LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r));
+    flat[static_cast<size_t>(r)] =
+        LoweringContext::flat_index(l, LoweringContext::reg_coords(l, r));
     if (uniq[static_cast<size_t>(r)] && (flat[static_cast<size_t>(r)] & tc.flat_span) == 0)
       at[flat[static_cast<size_t>(r)]] = r;
   }

@@ -28,8 +28,8 @@ Val gather(Emitter &e, const Args &a) {
            tensor_str(src->type) + " and " + tensor_str(index->type));
   int axis = wrap_axis(a, a.const_int("axis"), rank);
   for (int d = 0; d < rank; ++d)
-    if (d != axis && index->type.shape[static_cast<size_t>(d)] !=
-                         src->type.shape[static_cast<size_t>(d)])
+    if (d != axis &&
+        index->type.shape[static_cast<size_t>(d)] != src->type.shape[static_cast<size_t>(d)])
       a.fail("gather(): index dim " + std::to_string(d) +
              " must match the corresponding source dim (gathering along axis " +
              std::to_string(axis) + "), got " + tensor_str(src->type) + " and " +

@@ -133,11 +133,10 @@ TEST(AllocateShared, GatherStagesTheSourceHistogramTheBins) {
   std::string src = tile("512xfp16", kB1), idx = tile("128xi32", kB2);
   std::string res = tile("128xfp16", kB2), bins = tile("256xi32", kB2);
   std::string text = "tt.func @k(%p: ptr<fp16>) {\n"
-                     "  %0 = constant {value = 1.0} : " + src + "\n" +
-                     "  %1 = constant {value = 3} : " + idx + "\n" +
-                     "  %2 = gather %0, %1 {axis = 0} : " + src + ", " + idx + " -> " + res +
-                     "\n" + "  %3 = histogram %1 : " + idx + " -> " + bins + "\n" +
-                     "  return\n}\n";
+                     "  %0 = constant {value = 1.0} : " +
+                     src + "\n" + "  %1 = constant {value = 3} : " + idx + "\n" +
+                     "  %2 = gather %0, %1 {axis = 0} : " + src + ", " + idx + " -> " + res + "\n" +
+                     "  %3 = histogram %1 : " + idx + " -> " + bins + "\n" + "  return\n}\n";
   auto m = ir::parse_module(text);
   ir::verify(*m);
   EXPECT_EQ(layout::scratch_bytes(*ops_of(*m, ir::OpKind::Gather)[0]), 1024);
