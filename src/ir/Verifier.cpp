@@ -383,6 +383,30 @@ void Verifier::verify_specific(const Op &op) {
     str_attr_in(op, "input_precision", {"tf32", "tf32x3", "ieee"}, false);
     return;
   }
+  case OpKind::Gather: {
+    counts(op, 2, 2, 1);
+    const Type &s = op.operand(0)->type, &i = op.operand(1)->type, &r = op.result(0)->type;
+    check(s.is_tile() && i.is_tile() && i.rank() == s.rank(), op,
+          "src and index must be tiles of one rank");
+    check(is_int_type(i), op, "index must be an integer tile");
+    int64_t axis = axis_attr(op, "axis", s.rank());
+    for (int d = 0; d < s.rank(); ++d)
+      check(d == axis || i.shape[static_cast<size_t>(d)] == s.shape[static_cast<size_t>(d)], op,
+            "index must have src's dims except along `axis`");
+    check(r.element() == s.element() && r.shape == i.shape, op,
+          "result must have src's element type and index's shape");
+    return;
+  }
+  case OpKind::Histogram: {
+    counts(op, 1, 2, 1);
+    const Type &x = op.operand(0)->type, &r = op.result(0)->type;
+    check(x.rank() == 1 && is_int_type(x), op, "input must be a 1-D integer tile");
+    if (op.num_operands() > 1)
+      check(is_i1_type(op.operand(1)->type) && op.operand(1)->type.shape == x.shape, op,
+            "mask must be i1 with the input's shape");
+    check(r.rank() == 1 && r.elem == DType::I32 && !r.is_ptr(), op, "result must be tile<Bxi32>");
+    return;
+  }
   case OpKind::ProgramId:
   case OpKind::NumPrograms:
     counts(op, 0, 0, 1);

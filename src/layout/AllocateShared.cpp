@@ -154,6 +154,10 @@ int64_t scratch_bytes(const ir::Op &op) {
     return align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type));
   case OpKind::Split:
     return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type));
+  case OpKind::Gather: // the source, row-major
+    return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type));
+  case OpKind::Histogram: // the bins, one u32 each
+    return align16(op.result(0)->type.numel() * 4);
   case OpKind::Reduce:
   case OpKind::Scan: {
     const ir::Type &x = op.operand(0)->type;

@@ -21,6 +21,7 @@ namespace tilec::layout {
 //    operand layout is not a relabelling of the result's: the whole tile, row-major, no
 //    padding, when the conversion is not register-only (ConvertPlan.h);
 //  - join, split, cat: the larger tile (conservatively);
+//  - gather: the source tile, row-major; histogram: its bins (u32 each);
 //  - reduce whose axis is split across warps: per reduced value,
 //    numel(result) * (warps along the axis) elements;
 //  - scan whose axis is split across warps: per value, the whole operand tile;

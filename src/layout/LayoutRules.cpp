@@ -85,8 +85,11 @@ LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
   case OpKind::Permute:
     return permuted(result_layout(), user.ints_attr("order"), true);
   case OpKind::Join:
-  case OpKind::Cat: // both operands in one layout (the first's)
+  case OpKind::Cat:       // both operands in one layout (the first's)
+  case OpKind::Histogram: // the mask in the input's layout
     return i == 1 ? user.operand(0)->type.layout : nullptr;
+  case OpKind::Gather: // index in the result's layout; src is staged in shared memory
+    return i == 1 ? result_layout() : nullptr;
   case OpKind::Dot: { // the accumulator has the result's type; a and b the operand layouts
     LayoutRef r = result_layout();
     if (i == 2 || !r)
@@ -142,7 +145,8 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma) {
   case OpKind::Constant:
   case OpKind::Arange:
   case OpKind::Splat:
-    return nullptr; // flexible: their users decide
+  case OpKind::Histogram: // the bins go through shared memory anyway
+    return nullptr;       // flexible: their users decide
   case OpKind::Broadcast:
   case OpKind::Hint:
   case OpKind::Scan:
@@ -168,6 +172,8 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma) {
   }
   case OpKind::Dot: // mma when the tensor cores can run it, else blocked (FMA)
     return dot_result_layout(op, num_warps, wgmma);
+  case OpKind::Gather: // elementwise in the index
+    return operand_layout(1);
   case OpKind::Reshape:
   case OpKind::Join:
   case OpKind::Split:

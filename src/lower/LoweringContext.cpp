@@ -547,6 +547,10 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::InlineAsm:
     lower_inline_asm(*this, op);
     return;
+  case K::Gather:
+  case K::Histogram:
+    lower_gather_histogram(*this, op);
+    return;
   case K::ProgramId:
   case K::NumPrograms:
     lower_program(*this, op);

@@ -23,6 +23,7 @@ SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
           "test_lang_shape.py", "test_lang_atomic.py", "test_lang_debug.py",
           "test_lang_edges.py", "test_lang_random.py", "test_lang_blockptr.py",
           "test_lang_asm.py", "test_lang_sort.py", "test_lang_libdevice.py",
+          "test_lang_gather.py",
           "test_lang_dot.py", "test_seed_kernels.py"]
 # suite -> a pytest -k expression of cases not to run on the GPU (interpreter-only checks)
 # A failed device assert leaves the CUDA context unusable (its GPU variant runs in a process of
@@ -35,6 +36,7 @@ DESELECT: dict = {
     "test_lang_debug.py": "not test_device_assert_fails_with_debug and not test_python_assert_in_kernel",
     "test_lang_memory.py": "not test_strided_numpy_view",
     "test_lang_blockptr.py": "not test_missing_boundary_check_is_a_bounds_error",
+    "test_lang_gather.py": "not test_gather_index_out_of_range_is_a_fault",
     "test_seed_kernels.py": "not test_debug_kernel_prints and not test_add_kernel_debug_prints",
 }
 

@@ -720,6 +720,67 @@ def k_libdevice_arity(X):
     x = tl.load(X + tl.arange(0, 8))
     tl.store(X + tl.arange(0, 8), tl.extra.cuda.libdevice.atan2(x))  # ERR:libdevice_arity
 
+@triton.jit
+def k_gather_float_index(X):
+    src = tl.load(X + tl.arange(0, 16))
+    tl.store(X + tl.arange(0, 16), tl.gather(src, src, 0))  # ERR:gather_float_index
+
+
+@triton.jit
+def k_gather_rank(X):
+    src = tl.load(X + tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :])
+    tl.store(X + tl.arange(0, 4), tl.gather(src, tl.arange(0, 4), 0))  # ERR:gather_rank
+
+
+@triton.jit
+def k_gather_axis(X):
+    src = tl.load(X + tl.arange(0, 16))
+    tl.store(X + tl.arange(0, 16), tl.gather(src, tl.arange(0, 16), 1))  # ERR:gather_axis
+
+
+@triton.jit
+def k_gather_other_dim(X):
+    src = tl.load(X + tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :])
+    idx = tl.zeros((8, 2), tl.int32)
+    out = src.gather(idx, axis=0)  # ERR:gather_other_dim
+    tl.store(X + tl.arange(0, 16), tl.reshape(out, 16))
+
+
+@triton.jit
+def k_gather_runtime_axis(X, a):
+    src = tl.load(X + tl.arange(0, 16))
+    tl.store(X + tl.arange(0, 16), tl.gather(src, tl.arange(0, 16), a))  # ERR:gather_rt_axis
+
+
+@triton.jit
+def k_histogram_2d(X):
+    x = tl.zeros((4, 4), tl.int32)
+    tl.store(X + tl.arange(0, 8), tl.histogram(x, 8).to(tl.float32))  # ERR:hist_2d
+
+
+@triton.jit
+def k_histogram_float(X):
+    x = tl.load(X + tl.arange(0, 16))
+    tl.store(X + tl.arange(0, 8), tl.histogram(x, 8).to(tl.float32))  # ERR:hist_float
+
+
+@triton.jit
+def k_histogram_bins(X):
+    x = tl.arange(0, 16)
+    tl.store(X + tl.arange(0, 16), x.histogram(12).to(tl.float32))  # ERR:hist_bins
+
+
+@triton.jit
+def k_histogram_mask(X):
+    x = tl.arange(0, 16)
+    tl.store(X + tl.arange(0, 8), tl.histogram(x, 8, mask=x).to(tl.float32))  # ERR:hist_mask
+
+
+@triton.jit
+def k_histogram_runtime_bins(X, n):
+    x = tl.arange(0, 16)
+    tl.store(X + tl.arange(0, 8), tl.histogram(x, n).to(tl.float32))  # ERR:hist_rt_bins
+
 
 F32 = lambda: np.zeros(64, np.float32)  # noqa: E731
 
@@ -912,6 +973,21 @@ CASES = [
      [r"libdevice\.pow", "fp64", "not supported"]),
     (k_libdevice_unknown, lambda: [F32()], {}, "libdevice_unknown", ["no_such_fn"]),
     (k_libdevice_arity, lambda: [F32()], {}, "libdevice_arity", ["atan2", "arg1"]),
+    (k_gather_float_index, lambda: [F32()], {}, "gather_float_index",
+     ["gather", "index", "integer", "fp32"]),
+    (k_gather_rank, lambda: [F32()], {}, "gather_rank", ["gather", "same rank"]),
+    (k_gather_axis, lambda: [F32()], {}, "gather_axis", ["gather", "axis 1"]),
+    (k_gather_other_dim, lambda: [F32()], {}, "gather_other_dim",
+     ["gather", "index dim 1", r"fp32\[constexpr\[4\], constexpr\[4\]\]",
+      r"int32\[constexpr\[8\], constexpr\[2\]\]"]),
+    (k_gather_runtime_axis, lambda: [F32(), 0], {}, "gather_rt_axis",
+     ["axis", r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_histogram_2d, lambda: [F32()], {}, "hist_2d", ["histogram", "1-D"]),
+    (k_histogram_float, lambda: [F32()], {}, "hist_float", ["histogram", "integer", "fp32"]),
+    (k_histogram_bins, lambda: [F32()], {}, "hist_bins", ["histogram", "power of 2", "12"]),
+    (k_histogram_mask, lambda: [F32()], {}, "hist_mask", ["histogram", "mask", "boolean"]),
+    (k_histogram_runtime_bins, lambda: [F32(), 8], {}, "hist_rt_bins",
+     ["num_bins", r"(?i)constexpr|compile[ -]time|constant"]),
 ]
 
 

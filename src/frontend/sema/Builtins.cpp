@@ -88,6 +88,7 @@ struct Table {
     add_asm_builtins(defs);
     add_sort_builtins(defs);
     add_libdevice_builtins(defs);
+    add_gather_builtins(defs);
     for (size_t i = 0; i < defs.size(); ++i) {
       params.push_back(parse_signature(defs[i].signature));
       const Def &d = defs[i];

@@ -116,6 +116,7 @@ void add_block_ptr_builtins(std::vector<Def> &t); // BuiltinsBlockPtr.cpp
 void add_asm_builtins(std::vector<Def> &t);       // BuiltinsAsm.cpp
 void add_sort_builtins(std::vector<Def> &t);      // BuiltinsSort.cpp
 void add_libdevice_builtins(std::vector<Def> &t); // BuiltinsLibdevice.cpp
+void add_gather_builtins(std::vector<Def> &t);    // BuiltinsGather.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,

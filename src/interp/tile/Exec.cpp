@@ -90,6 +90,9 @@ void Exec::exec_node(const Node &n) {
     return exec_reduce_scan(*this, n);
   case OpKind::Dot:
     return exec_dot(*this, n);
+  case OpKind::Gather:
+  case OpKind::Histogram:
+    return exec_gather_histogram(*this, n);
   case OpKind::ProgramId:
     *ptr<int32_t>(n.out[0]) = static_cast<int32_t>(pid[n.a]);
     return;

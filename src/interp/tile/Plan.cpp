@@ -248,6 +248,11 @@ private:
         }
       }
       break;
+    case OpKind::Gather:
+      n.a = op->int_attr("axis", 0);
+      TILEC_ASSERT(n.a >= 0 && n.a < static_cast<int64_t>(n.shape.size()),
+                   "gather axis out of range");
+      break;
     case OpKind::Dot: {
       n.ints = op->operand(1)->type.shape;
       std::string p = op->str_attr("input_precision", "ieee");

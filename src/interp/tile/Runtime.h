@@ -152,6 +152,7 @@ void exec_cast(Exec &ex, const Node &n);        // cast, bitcast
 void exec_memory(Exec &ex, const Node &n);      // addptr, load, store, atomics
 void exec_reduce_scan(Exec &ex, const Node &n); // reduce, scan
 void exec_dot(Exec &ex, const Node &n);
+void exec_gather_histogram(Exec &ex, const Node &n); // gather, histogram (OpsGather.cpp)
 void exec_print(Exec &ex, const Node &n);
 void exec_assert(Exec &ex, const Node &n);
 void exec_ring(Exec &ex, const Node &n); // local_alloc async_copy async_commit async_wait

@@ -237,3 +237,37 @@ TEST(Verifier, Regions) {
                "    %s = add %a, %b : fp32\n  }\n  return",
                "combiner region must end with `yield`");
 }
+
+TEST(Verifier, GatherAndHistogram) {
+  expect_ok("  %0 = reshape %t : tile<16xfp32> -> tile<4x4xfp32>\n"
+            "  %1 = expand_dims %i {axis = 1} : tile<16xi32> -> tile<16x1xi32>\n"
+            "  %2 = broadcast %1 : tile<16x1xi32> -> tile<16x4xi32>\n"
+            "  %3 = gather %0, %2 {axis = 0} : tile<4x4xfp32>, tile<16x4xi32> -> tile<16x4xfp32>\n"
+            "  %4 = gather %t, %i {axis = 0} : tile<16xfp32>, tile<16xi32> -> tile<16xfp32>\n"
+            "  %5 = histogram %i, %m : tile<16xi32>, tile<16xi1> -> tile<64xi32>\n"
+            "  %6 = histogram %i : tile<16xi32> -> tile<2xi32>\n"
+            "  return");
+  expect_error("  %0 = gather %t, %t {axis = 0} : tile<16xfp32>, tile<16xfp32> -> tile<16xfp32>\n"
+               "  return",
+               "index must be an integer tile");
+  expect_error("  %0 = reshape %i : tile<16xi32> -> tile<8x2xi32>\n"
+               "  %1 = reshape %t : tile<16xfp32> -> tile<4x4xfp32>\n"
+               "  %2 = gather %1, %0 {axis = 0} : tile<4x4xfp32>, tile<8x2xi32> -> tile<8x2xfp32>\n"
+               "  return",
+               "index must have src's dims except along `axis`");
+  expect_error("  %0 = gather %t, %i {axis = 1} : tile<16xfp32>, tile<16xi32> -> tile<16xfp32>\n"
+               "  return",
+               "out of range");
+  expect_error("  %0 = gather %t, %i {axis = 0} : tile<16xfp32>, tile<16xi32> -> tile<16xi32>\n"
+               "  return",
+               "result must have src's element type and index's shape");
+  expect_error("  %0 = histogram %t : tile<16xfp32> -> tile<8xi32>\n"
+               "  return",
+               "input must be a 1-D integer tile");
+  expect_error("  %0 = histogram %i, %i : tile<16xi32>, tile<16xi32> -> tile<8xi32>\n"
+               "  return",
+               "mask must be i1");
+  expect_error("  %0 = histogram %i : tile<16xi32> -> tile<8xi64>\n"
+               "  return",
+               "result must be tile<Bxi32>");
+}

@@ -126,3 +126,21 @@ TEST(RemoveConversions, KeepsConversionsOfLoads) {
   layout::remove_conversions(*m);
   EXPECT_EQ(ops_of(*m, ir::OpKind::ConvertLayout).size(), 1u);
 }
+
+TEST(AllocateShared, GatherStagesTheSourceHistogramTheBins) {
+  // gather: the whole source (512 fp16 = 1024 bytes), whatever the index' length;
+  // histogram: 4 bytes a bin
+  std::string src = tile("512xfp16", kB1), idx = tile("128xi32", kB2);
+  std::string res = tile("128xfp16", kB2), bins = tile("256xi32", kB2);
+  std::string text = "tt.func @k(%p: ptr<fp16>) {\n"
+                     "  %0 = constant {value = 1.0} : " +
+                     src + "\n" + "  %1 = constant {value = 3} : " + idx + "\n" +
+                     "  %2 = gather %0, %1 {axis = 0} : " + src + ", " + idx + " -> " + res + "\n" +
+                     "  %3 = histogram %1 : " + idx + " -> " + bins + "\n" + "  return\n}\n";
+  auto m = ir::parse_module(text);
+  ir::verify(*m);
+  EXPECT_EQ(layout::scratch_bytes(*ops_of(*m, ir::OpKind::Gather)[0]), 1024);
+  EXPECT_EQ(layout::scratch_bytes(*ops_of(*m, ir::OpKind::Histogram)[0]), 1024);
+  layout::allocate_shared(*m);
+  EXPECT_EQ(attr_of(*m, "shared_bytes"), 1024); // one after the other: the space is reused
+}

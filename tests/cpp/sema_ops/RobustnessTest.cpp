@@ -92,6 +92,7 @@ template <typename Call> size_t sweep(const std::string &name, Call &&call) {
   one({f64, s[10]});
   one({s[11], s[11], s[11]});
   one({s[11], s[11], s[11], s[11]});
+  one({ints, ints, zero}); // gather: an index tile of the source's rank
   for (const Val &a : s) {
     one({a});
     for (const Val &b : s)
