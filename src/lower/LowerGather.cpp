@@ -16,20 +16,15 @@
 #include <map>
 #include <optional>
 
+#include "layout/Layouts.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
 
 using layout::LinearLayout;
+using layout::log2i;
 
 namespace {
-
-int log2i(int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v)
-    ++k;
-  return k;
-}
 
 int64_t align16(int64_t v) { return (v + 15) & ~int64_t{15}; }
 

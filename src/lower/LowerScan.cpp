@@ -11,11 +11,13 @@
 // another warp (through shared memory, a barrier on each side).
 #include <map>
 
+#include "layout/Layouts.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
 
 using layout::LinearLayout;
+using layout::log2i;
 
 namespace {
 
@@ -31,13 +33,6 @@ Vals combine(LoweringContext &c, const ir::Block &blk, const Vals &acc, const Va
   Vals args = acc;
   args.insert(args.end(), x.begin(), x.end());
   return c.inline_region(blk, args);
-}
-
-int log2i(int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v)
-    ++k;
-  return k;
 }
 
 // Which hardware bit provides each coordinate bit of `axis`.

@@ -8,23 +8,16 @@
 // data (through shared memory).
 #include <cmath>
 
+#include "layout/Layouts.h"
 #include "lower/FloatBits.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
 
 using layout::LinearLayout;
+using layout::log2i;
 
-namespace {
-
-int log2i(int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v)
-    ++k;
-  return k;
-}
-
-} // namespace
+namespace {} // namespace
 
 void lower_constant(LoweringContext &c, const ir::Op &op) {
   const ir::Value *r = op.result(0);

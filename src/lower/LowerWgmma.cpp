@@ -35,6 +35,8 @@
 
 namespace tilec::lower {
 
+using layout::log2i;
+
 // Registers from r on whose offsets in `l` are consecutive in every thread (LowerDotOperand.cpp).
 int smem_store_run(LoweringContext &c, const layout::LinearLayout &l, int32_t r,
                    const std::vector<bool> &uniq, int max_run = 8);
@@ -44,13 +46,6 @@ namespace {
 using layout::LinearLayout;
 using layout::WgmmaOperandSmem;
 using Coords = std::vector<int32_t>;
-
-int log2i(int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v)
-    ++k;
-  return k;
-}
 
 simt::Swizzle swizzle_of(int bytes) {
   switch (bytes) {

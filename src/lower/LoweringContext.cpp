@@ -11,6 +11,7 @@
 namespace tilec::lower {
 
 using layout::LinearLayout;
+using layout::log2i;
 
 Ty reg_ty(ir::DType d, bool ptr) {
   if (ptr)
@@ -67,13 +68,6 @@ Ty param_ty(const ir::Type &t) {
   default:
     return reg_ty(t.elem);
   }
-}
-
-int log2i(int64_t v) {
-  int k = 0;
-  while ((int64_t{1} << k) < v)
-    ++k;
-  return k;
 }
 
 bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
