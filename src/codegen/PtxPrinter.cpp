@@ -1,8 +1,8 @@
 #include "codegen/PtxPrinter.h"
 
 #include <algorithm>
-#include <cctype>
 
+#include "ir/InlineAsm.h"
 #include "simt/AsyncInstrs.h"
 #include "simt/Format.h"
 #include "simt/Verifier.h"
@@ -177,26 +177,10 @@ private:
       names.push_back(rn_.name(d.reg()));
     for (size_t i = 1; i < in.src.size(); ++i)
       names.push_back(rn_.name(in.src[i].reg()));
-    std::string out;
-    for (size_t i = 0; i < text.size(); ++i) {
-      if (text[i] != '$') {
-        out += text[i];
-        continue;
-      }
-      if (i + 1 < text.size() && text[i + 1] == '$') {
-        out += '$';
-        ++i;
-        continue;
-      }
-      size_t j = i + 1;
-      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])))
-        ++j;
-      TILEC_ASSERT(j > i + 1, "inline_asm: '$' without an operand number (sema checks this)");
-      size_t k = std::stoul(text.substr(i + 1, j - i - 1));
-      TILEC_ASSERT(k < names.size(), "inline_asm: operand number out of range");
-      out += names[k];
-      i = j - 1;
-    }
+    std::string out, bad;
+    bool ok = ir::inline_asm::substitute(
+        text, names.size(), [&](size_t k) { return names[k]; }, out, bad);
+    TILEC_ASSERT(ok, "inline_asm: '" + bad + "' names no register (Sema checks this)");
     line("  { // inline asm");
     size_t start = 0;
     while (start <= out.size()) {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <string>
 
 namespace tilec::ir::inline_asm {
 
@@ -31,6 +33,35 @@ inline int constraint_bits(char c) {
   default:
     return 0;
   }
+}
+
+// The asm text with each `$N` replaced by name(N) and `$$` by `$`. Returns false, with
+// `bad` the reference, at the first `$` that names no register in [0, count).
+template <typename Name>
+bool substitute(const std::string &text, size_t count, Name &&name, std::string &out,
+                std::string &bad) {
+  out.clear();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$') {
+      out += text[i];
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '$') {
+      out += '$';
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])))
+      ++j;
+    if (j == i + 1 || j - i > 6 || std::stoul(text.substr(i + 1, j - i - 1)) >= count) {
+      bad = text.substr(i, std::max<size_t>(j - i, 2));
+      return false;
+    }
+    out += name(std::stoul(text.substr(i + 1, j - i - 1)));
+    i = j - 1;
+  }
+  return true;
 }
 
 } // namespace tilec::ir::inline_asm

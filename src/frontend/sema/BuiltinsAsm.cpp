@@ -115,22 +115,12 @@ Val inline_asm_elementwise(Emitter &e, const Args &a) {
     a.fail("inline_asm_elementwise(): " + std::to_string(cs.size()) + " constraints for " +
            std::to_string(pos) + " registers (" + std::to_string(outputs) + " results, then " +
            std::to_string(pos - outputs) + " arguments, with pack=" + std::to_string(pack) + ")");
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '$')
-      continue;
-    if (i + 1 < text.size() && text[i + 1] == '$') {
-      ++i;
-      continue;
-    }
-    size_t j = i + 1;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])))
-      ++j;
-    if (j == i + 1 || j - i > 6 || std::stoul(text.substr(i + 1, j - i - 1)) >= cs.size())
-      a.fail("inline_asm_elementwise(): '" + text.substr(i, std::max<size_t>(j - i, 2)) +
-             "' in the assembly names no register: $0..$" + std::to_string(cs.size() - 1) +
-             " are the results then the arguments ($$ is a dollar sign)");
-    i = j - 1;
-  }
+  std::string checked, bad;
+  if (!ir::inline_asm::substitute(
+          text, cs.size(), [](size_t) { return ""; }, checked, bad))
+    a.fail("inline_asm_elementwise(): '" + bad + "' in the assembly names no register: $0..$" +
+           std::to_string(cs.size() - 1) +
+           " are the results then the arguments ($$ is a dollar sign)");
   ir::Op *op =
       e.builder().create(OpKind::InlineAsm, args, results,
                          {{"asm", text}, {"constraints", constraints}, {"pack", pack}}, a.loc());

@@ -26,8 +26,6 @@ int log2_of(int64_t n) {
   return l;
 }
 
-bool is_pow2(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
 struct Network {
   Emitter &e;
   SourceLoc loc;
@@ -87,9 +85,9 @@ struct Network {
     Value *y = partner(h, h->type.rank() - 1 - i);
     Value *want_larger = indicator(i);
     if (flip)
-      want_larger = emit(e, OpKind::Xor, {broadcast_to(e, flip, want_larger->type.shape, loc),
-                                          want_larger},
-                         want_larger->type, loc);
+      want_larger =
+          emit(e, OpKind::Xor, {broadcast_to(e, flip, want_larger->type.shape, loc), want_larger},
+               want_larger->type, loc);
     Value *gt = compare_op(e, ast::CmpOp::Gt, Val::of(h), Val::of(y), loc).tensor;
     Value *take = emit(e, OpKind::Xor, {gt, want_larger}, gt->type, loc);
     return emit(e, OpKind::Select, {take, y, h}, h->type, loc);
@@ -131,7 +129,7 @@ Value *sort_input(Emitter &e, const Args &a, int64_t *n) {
     a.fail(a.fn() + "(): only the last dimension can be sorted (dim=" + std::to_string(*d) +
            " of a tensor of shape " + shape_str(x->type.shape) + ")");
   *n = x->type.shape.back();
-  if (!is_pow2(*n) || !is_pow2(x->type.numel()))
+  if (!ir::is_power_of_two(*n) || !ir::is_power_of_two(x->type.numel()))
     a.fail(a.fn() + "(): the size of the sorted dimension must be a power of two, got shape " +
            shape_str(x->type.shape));
   if (x->type.elem == DType::I1)
@@ -151,9 +149,10 @@ Val sort_impl(Emitter &e, const Args &a, std::optional<int64_t> k, bool descendi
   int log_n = log2_of(n);
   int log_k = log_n;
   if (k) {
-    if (*k < 1 || *k > n || !is_pow2(*k))
-      a.fail(a.fn() + "(): k must be a power of two between 1 and the size of the last "
-                      "dimension (" +
+    if (*k < 1 || *k > n || !ir::is_power_of_two(*k))
+      a.fail(a.fn() +
+             "(): k must be a power of two between 1 and the size of the last "
+             "dimension (" +
              std::to_string(n) + "), got " + std::to_string(*k));
     log_k = log2_of(*k);
   }
@@ -163,8 +162,9 @@ Val sort_impl(Emitter &e, const Args &a, std::optional<int64_t> k, bool descendi
   net.index_cube(shape, h->type.shape);
   net.kept = log_k;
   auto order = [&](int i) {
-    return i < log_n ? Network::kAlternating
-                     : descending ? Network::kDescending : Network::kAscending;
+    return i < log_n    ? Network::kAlternating
+           : descending ? Network::kDescending
+                        : Network::kAscending;
   };
   for (int i = 1; i <= log_k; ++i)
     h = net.merge(h, i, order(i));
