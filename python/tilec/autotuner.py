@@ -70,6 +70,23 @@ def _clone(v):
     return v.clone() if hasattr(v, "clone") else v.copy()
 
 
+def _timing_device(values):
+    """A context that makes the device of the first CUDA torch tensor among `values` current
+    while configs are timed: the timer's events and L2-flush buffer live on the current
+    device, so tensors on another GPU would otherwise be timed on an idle one."""
+    import contextlib
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        for v in values:
+            if isinstance(v, torch.Tensor) and v.is_cuda:
+                if v.device.index != torch.cuda.current_device():
+                    return torch.cuda.device(v.device.index)
+                break
+    return contextlib.nullcontext()
+
+
 def _restore(dst, src):
     if hasattr(dst, "copy_"):
         dst.copy_(src)
@@ -190,11 +207,12 @@ class Autotuner(KernelInterface):
                 self.user_post_hook(full, exception=None)
 
         quantiles = (0.5, 0.2, 0.8)
-        if self._do_bench is not None:
-            return _call_user_bench(self._do_bench, call, warmup, rep, quantiles)
-        if self.use_cuda_graph:
-            return do_bench_cudagraph(call, rep=rep, quantiles=quantiles)
-        return do_bench(call, warmup=warmup, rep=rep, quantiles=quantiles)
+        with _timing_device(full.values()):
+            if self._do_bench is not None:
+                return _call_user_bench(self._do_bench, call, warmup, rep, quantiles)
+            if self.use_cuda_graph:
+                return do_bench_cudagraph(call, rep=rep, quantiles=quantiles)
+            return do_bench(call, warmup=warmup, rep=rep, quantiles=quantiles)
 
     def _precompile(self, configs, args, kwargs, grid):
         """Compiles every config (without launching); returns {config: why} for those that
