@@ -31,12 +31,18 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
 // default stream.
 runtime::CUstream resolve_stream(PyObject *stream, int device);
 
-// Launches `k` over `grid` with one pointer per .param (the GIL held).
+// Launches `k` over `grid` with one pointer per .param (the GIL held); `attrs`: a
+// runtime::LaunchAttr set.
 void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
-                   runtime::CUstream stream, void **params);
+                   runtime::CUstream stream, void **params, unsigned attrs = 0);
+
+// The launch attributes the keywords `launch_cooperative_grid` / `launch_pdl` ask for
+// (either may be null: not given); raises TypeError for values that are not bools/ints.
+unsigned launch_attrs(PyObject *cooperative, PyObject *pdl);
 
 // A stand-in GPU for tests on machines without one (_C._gpu_test_device): launches call
-// `recorder(kernel name, grid, device, stream, packed params)` instead of the driver, device
+// `recorder(kernel name, grid, device, stream, packed params[, launch attrs when not 0])`
+// instead of the driver, device
 // queries answer compute capability `cc`, and gpu_build skips ptxas.
 struct TestDevice {
   int cc = 0;

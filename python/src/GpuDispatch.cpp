@@ -26,10 +26,12 @@ namespace {
 
 constexpr const char *kOptionNames[] = {"num_warps", "num_stages",  "num_ctas",
                                         "maxnreg",   "debug",       "enable_fp_fusion",
-                                        "launch_cooperative_grid", "stream"};
-constexpr int kNumOptions = 8;
-constexpr int kStreamOption = 7;
+                                        "launch_cooperative_grid", "launch_pdl", "stream"};
+constexpr int kNumOptions = 9;
+constexpr int kStreamOption = 8;
 constexpr int kDebugOption = 4;
+constexpr int kCooperativeOption = 6;
+constexpr int kPdlOption = 7;
 
 // Stack storage for per-launch arrays; the heap only for kernels with many parameters. Only
 // the `n` elements used are constructed (an ArgInfo holds an nb::object: constructing and
@@ -577,7 +579,10 @@ private:
       ptrs[i] = &slots[i];
     pack_params(e.kernel->meta(), e.positions, b.infos.data(), names_, slots.data());
     runtime::CUstream stream = resolve_stream(b.options[kStreamOption], b.device);
-    launch_kernel(*e.kernel, b.device, g, stream, ptrs.data());
+    unsigned attrs = b.options[kCooperativeOption] || b.options[kPdlOption]
+                         ? launch_attrs(b.options[kCooperativeOption], b.options[kPdlOption])
+                         : 0;
+    launch_kernel(*e.kernel, b.device, g, stream, ptrs.data(), attrs);
   }
 
   std::vector<Param> params_;

@@ -379,7 +379,7 @@ runtime::CUstream resolve_stream(PyObject *stream, int device) {
 }
 
 void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
-                   runtime::CUstream stream, void **params) {
+                   runtime::CUstream stream, void **params, unsigned attrs) {
   // The GIL stays held, as torch's own launches do: releasing and retaking it costs more
   // than cuLaunchKernel's queueing (it blocks only when the launch queue is full).
   if (TestDevice *t = test_device()) {
@@ -388,11 +388,30 @@ void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
     nb::list slots;
     for (size_t i = 0; i < k.meta().params.size(); ++i)
       slots.append(*static_cast<const uint64_t *>(params[i]));
-    t->recorder(k.name(), nb::make_tuple(grid.x, grid.y, grid.z), device,
-                reinterpret_cast<uint64_t>(stream), slots);
+    nb::object g = nb::make_tuple(grid.x, grid.y, grid.z);
+    if (attrs)
+      t->recorder(k.name(), g, device, reinterpret_cast<uint64_t>(stream), slots, attrs);
+    else
+      t->recorder(k.name(), g, device, reinterpret_cast<uint64_t>(stream), slots);
     return;
   }
-  k.launch(device, grid, stream, params);
+  k.launch(device, grid, stream, params, attrs);
+}
+
+unsigned launch_attrs(PyObject *cooperative, PyObject *pdl) {
+  auto on = [](PyObject *v, const char *name) {
+    if (!v || v == Py_None)
+      return false;
+    if (!PyBool_Check(v) && !PyLong_Check(v))
+      throw nb::type_error((std::string(name) + " must be a bool, got " +
+                            Py_TYPE(v)->tp_name).c_str());
+    int t = PyObject_IsTrue(v);
+    if (t < 0)
+      throw nb::python_error();
+    return t == 1;
+  };
+  return (on(cooperative, "launch_cooperative_grid") ? runtime::kLaunchCooperative : 0u) |
+         (on(pdl, "launch_pdl") ? runtime::kLaunchPdl : 0u);
 }
 
 namespace {
@@ -411,7 +430,9 @@ namespace {
 
 // The slow path's launch: `names`/`values` are every @jit parameter, in order.
 void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, nb::object stream,
-                  const std::vector<std::string> &names, const nb::list &values, int device) {
+                  const std::vector<std::string> &names, const nb::list &values, int device,
+                  nb::object cooperative, nb::object pdl) {
+  unsigned attrs = launch_attrs(cooperative.ptr(), pdl.ptr());
   size_t n = nb::len(values);
   if (n != names.size())
     throw nb::value_error("launch: names and values differ in length");
@@ -428,7 +449,7 @@ void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, n
   pack_params(k.meta(), pos, infos.data(), names, params.slots.data());
   runtime::CUstream s = resolve_stream(stream.ptr(), device);
   launch_kernel(k, device, {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)}, s,
-                params.ptrs.data());
+                params.ptrs.data(), attrs);
 }
 
 // Host seconds for `count` back-to-back launches from C++ (the floor under the Python
@@ -493,6 +514,8 @@ void bind_gpu_kernel(nb::module_ &m) {
                   "The kernel cached under `key`, or None.")
       .def("launch", &launch_named, nb::arg("grid"), nb::arg("stream").none(), nb::arg("names"),
            nb::arg("values"), nb::arg("device") = -1,
+           nb::arg("launch_cooperative_grid").none() = nb::none(),
+           nb::arg("launch_pdl").none() = nb::none(),
            "Launches over `grid` (3 ints): `values` are the @jit parameters called `names`; "
            "the .params take theirs by name. stream None: torch's current stream (or the "
            "default stream).");
@@ -542,7 +565,8 @@ void bind_gpu_kernel(nb::module_ &m) {
     reset_arg_types(); // the test may have stood in (or removed) a fake torch module
   }, nb::arg("cc"), nb::arg("recorder").none(), nb::arg("devices") = 1,
         "Tests only: cc > 0 stands in `devices` GPUs of that compute capability whose "
-        "launches call recorder(name, grid, device, stream, params) (None: do nothing); 0 "
+        "launches call recorder(name, grid, device, stream, params[, attrs when not 0]) "
+        "(None: do nothing); 0 "
         "restores the driver.");
   m.def("gpu_last_kernel", &runtime::last_launched_kernel, nb::arg("device") = 0);
   static const std::pair<const char *, runtime::LaunchForm> kForms[] = {

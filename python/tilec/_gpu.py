@@ -260,6 +260,9 @@ def run(jitfn, grid, warmup, args, kwargs):
             return r
     kw = dict(kwargs)
     stream = kw.pop("stream", None) if "stream" not in jitfn._index else None
+    from .jit import LAUNCH_ATTRIBUTES
+
+    attrs = {k: kw.get(k) for k in LAUNCH_ATTRIBUTES if k not in jitfn._index}
     options = jitfn._options(kw)
     values = list(jitfn._bind(args, kw))
     ok, why = _C.gpu_driver_available()
@@ -283,7 +286,7 @@ def run(jitfn, grid, warmup, args, kwargs):
     from .jit import normalize_grid
 
     g = normalize_grid(grid, dict(zip(jitfn.arg_names, values)))
-    kernel._native.launch(g, stream, jitfn.arg_names, values, device)
+    kernel._native.launch(g, stream, jitfn.arg_names, values, device, **attrs)
     return kernel
 
 

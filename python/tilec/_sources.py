@@ -8,7 +8,7 @@ import inspect
 import types
 
 from . import _C
-from .language import core
+from .language import _stubs, core
 
 _LANGUAGE_PREFIX = "tilec.language"
 
@@ -83,7 +83,7 @@ def to_global(v, resolve_jit):
         return bad[0] if bad else tuple(elems)
     if getattr(v, "_tilec_builtin", None):  # `from tilec.language import load` style
         name = v._tilec_builtin  # "load", "math.exp" (= exp), "libdevice.exp" (its own)
-        return _C.BuiltinRef(name if name.startswith("libdevice.") else name.rsplit(".", 1)[-1])
+        return _C.BuiltinRef(name if _stubs.has_own_namespace(name) else name.rsplit(".", 1)[-1])
     return _C.Unsupported(_describe(v))
 
 

@@ -14,7 +14,10 @@ from .language import core
 
 # Launch keywords that configure the compilation rather than bind a parameter.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
-                  "launch_cooperative_grid", "stream")
+                  "launch_cooperative_grid", "launch_pdl", "stream")
+# Of those, the ones the GPU launch passes to the driver as launch attributes (the CPU
+# interpreter runs programs one after another, so they change nothing there).
+LAUNCH_ATTRIBUTES = ("launch_cooperative_grid", "launch_pdl")
 
 
 class KernelInterface:
@@ -211,6 +214,8 @@ class JITFunction(KernelInterface):
                             raise ValueError(
                                 f"maxnreg must be an int from 16 to 255, got {v!r}")
                         maxnreg = v
+                    elif k in LAUNCH_ATTRIBUTES and v is not None and not isinstance(v, int):
+                        raise TypeError(f"{k} must be a bool, got {type(v).__name__}")
         if debug is None:
             debug = _C.env_flag("TILEC_DEBUG")
         return (num_warps, num_stages, bool(debug), fp_fusion, maxnreg)

@@ -437,6 +437,21 @@ void Verifier::verify_specific(const Op &op) {
   case OpKind::Barrier:
     counts(op, 0, 0, 0);
     return;
+  case OpKind::HwRegister: {
+    counts(op, 0, 0, 1);
+    std::string reg = op.str_attr("reg", "");
+    check(reg == "globaltimer" || reg == "smid", op, "reg must be globaltimer or smid");
+    check(op.result(0)->type == Type(reg == "smid" ? DType::I32 : DType::I64), op,
+          "result must be i64 (globaltimer) or i32 (smid)");
+    return;
+  }
+  case OpKind::GridDepControl: {
+    counts(op, 0, 0, 0);
+    std::string action = op.str_attr("action", "");
+    check(action == "wait" || action == "launch_dependents", op,
+          "action must be wait or launch_dependents");
+    return;
+  }
   case OpKind::ConvertLayout: {
     counts(op, 1, 1, 1);
     const Type &a = op.operand(0)->type, &r = op.result(0)->type;

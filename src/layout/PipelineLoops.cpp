@@ -28,7 +28,8 @@ bool has_side_effects(Block *b) {
   walk(b, [&](Op *op) {
     OpKind k = op->kind();
     found = found || k == OpKind::Store || k == OpKind::AtomicRmw || k == OpKind::AtomicCas ||
-            k == OpKind::Barrier || k == OpKind::Print || k == OpKind::Assert || is_ring_op(k);
+            k == OpKind::Barrier || k == OpKind::Print || k == OpKind::Assert ||
+            k == OpKind::GridDepControl || is_ring_op(k);
   });
   return found;
 }

@@ -549,6 +549,10 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::NumPrograms:
     lower_program(*this, op);
     return;
+  case K::HwRegister:
+  case K::GridDepControl:
+    lower_hardware(*this, op);
+    return;
   case K::Print:
   case K::Assert:
   case K::Barrier:

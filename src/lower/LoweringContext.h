@@ -201,6 +201,7 @@ void lower_debug(LoweringContext &c, const ir::Op &op);          // LowerDebug.c
 void lower_convert_layout(LoweringContext &c, const ir::Op &op); // LowerConvert.cpp
 void lower_dot(LoweringContext &c, const ir::Op &op);            // LowerDot.cpp
 void lower_inline_asm(LoweringContext &c, const ir::Op &op);     // LowerAsm.cpp
+void lower_hardware(LoweringContext &c, const ir::Op &op);       // hw_register, griddepcontrol
 // gather, histogram: through shared-memory scratch (LowerGather.cpp)
 void lower_gather_histogram(LoweringContext &c, const ir::Op &op);
 // convert_layout into an mma operand of 16-bit elements through ldmatrix (false: not one)

@@ -20,7 +20,8 @@ bool is_pure(const Instr &in) {
     for (const simt::Operand &o : in.src) // %clock reads must keep their place
       if (o.kind == simt::Operand::Kind::Sreg)
         return o.index != static_cast<uint32_t>(simt::Sreg::Clock) &&
-               o.index != static_cast<uint32_t>(simt::Sreg::Clock64);
+               o.index != static_cast<uint32_t>(simt::Sreg::Clock64) &&
+               o.index != static_cast<uint32_t>(simt::Sreg::Globaltimer);
     return true;
   case Op::Pack:
   case Op::Unpack:

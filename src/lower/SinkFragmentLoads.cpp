@@ -41,6 +41,8 @@ bool orders_memory(const Instr &in) {
   case Op::WgmmaCommit:
   case Op::WgmmaWait:
   case Op::FenceProxyAsync:
+  case Op::GriddepWait:
+  case Op::GriddepLaunch:
   case Op::Vprintf:
   case Op::AssertFail:
   case Op::Trap:

@@ -33,7 +33,7 @@ std::array<std::atomic<const std::string *>, kMaxDevices> &last_kernels() {
 // Errors that mean an earlier kernel faulted and the context is unusable.
 bool is_sticky(CUresult r) {
   return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED ||
-         r == CUDA_ERROR_ASSERT || (r >= 714 && r <= 720); // warp/illegal-instr/misaligned/...
+         r == CUDA_ERROR_ASSERT || (r >= 714 && r <= 719); // warp/illegal-instr/misaligned/...
 }
 
 std::string fault_note(int device) {
@@ -139,11 +139,18 @@ ParamInfoFn param_info_fn() {
   return fn;
 }
 
-// cuda.h's CUlaunchConfig (CUDA 12.0 on), for cuLaunchKernelEx.
+// cuda.h's CUlaunchAttribute and CUlaunchConfig (CUDA 12.0 on), for cuLaunchKernelEx.
+struct LaunchAttribute {
+  int id;           // CUlaunchAttributeID
+  char pad[4];
+  int value[16];    // CUlaunchAttributeValue (64 bytes): these attributes take one int
+};
+constexpr int kAttrCooperative = 2;           // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+constexpr int kAttrProgrammaticSerial = 6;    // ..._PROGRAMMATIC_STREAM_SERIALIZATION
 struct LaunchConfig {
   unsigned grid[3], block[3], shared;
   CUstream stream;
-  void *attrs;
+  LaunchAttribute *attrs;
   unsigned num_attrs;
 };
 using LaunchExFn = CUresult (*)(const LaunchConfig *, CUfunction, void **, void **);
@@ -165,6 +172,21 @@ LaunchFn launch_gpa_fn() {
     return reinterpret_cast<LaunchFn>(f);
   }();
   return fn;
+}
+
+CUresult launch_with_attrs(CUfunction fn, LaunchGrid g, unsigned block, unsigned shared,
+                           CUstream stream, void **params, unsigned attrs) {
+  if (!launch_ex_fn())
+    throw std::runtime_error("launch_cooperative_grid=True and launch_pdl=True need "
+                             "cuLaunchKernelEx, which this CUDA driver lacks (CUDA 12 or newer)");
+  LaunchAttribute a[2] = {};
+  unsigned n = 0;
+  if (attrs & kLaunchCooperative)
+    a[n++] = {kAttrCooperative, {}, {1}};
+  if (attrs & kLaunchPdl)
+    a[n++] = {kAttrProgrammaticSerial, {}, {1}};
+  LaunchConfig cfg{{g.x, g.y, g.z}, {block, 1, 1}, shared, stream, a, n};
+  return launch_ex_fn()(&cfg, fn, params, nullptr);
 }
 
 } // namespace
@@ -304,7 +326,8 @@ void GpuKernel::check_grid(int device, LaunchGrid g) const {
         std::to_string(p.max_grid[2]) + ")");
 }
 
-void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params) {
+void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params,
+                       unsigned attrs) {
   if (g.x == 0 || g.y == 0 || g.z == 0)
     return;
   if (device < 0 || device >= kMaxDevices)
@@ -317,7 +340,12 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params)
   const Loaded *l = cur ? find(cur, device) : nullptr;
   CUresult r;
   unsigned block = 32u * static_cast<unsigned>(bin_.meta.num_warps);
+  if ((attrs & kLaunchPdl) && device_props(device).target.cc() < 90)
+    attrs &= ~unsigned(kLaunchPdl); // no programmatic launch before Hopper: a plain one
   auto go = [&](const Loaded &fl) {
+    if (attrs)
+      return launch_with_attrs(fl.fn, g, block, unsigned(bin_.meta.shared), stream, params,
+                               attrs);
     LaunchForm form = launch_form();
     if (form == LaunchForm::LaunchEx && launch_ex_fn()) {
       LaunchConfig cfg{{g.x, g.y, g.z}, {block, 1, 1}, unsigned(bin_.meta.shared), stream,
@@ -357,6 +385,13 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params)
   }
   if (r == CUDA_ERROR_INVALID_VALUE)
     check_grid(device, g);
+  if (r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
+    throw_cuda_error(r, "cuLaunchKernelEx", name(),
+                     "launch_cooperative_grid=True needs every program resident on the GPU at "
+                     "once, and a grid of " +
+                         std::to_string(uint64_t(g.x) * g.y * g.z) +
+                         " programs does not fit: launch at most as many programs as the "
+                         "device's SMs can hold together");
   throw_cuda_error(r, "cuLaunchKernel", name(), is_sticky(r) ? fault_note(device) : "");
 }
 

@@ -46,6 +46,12 @@ struct LaunchGrid {
   uint32_t x = 1, y = 1, z = 1;
 };
 
+// Launch attributes (cuLaunchKernelEx), a bit set: Triton's `launch_cooperative_grid=True`
+// (every program resident at once, for grid-wide synchronisation) and `launch_pdl=True`
+// (programmatic dependent launch: the kernel may start before the previous one on the
+// stream ends, and waits for it in tl.extra.cuda.gdc_wait; sm_90 on, ignored before).
+enum LaunchAttr : unsigned { kLaunchCooperative = 1, kLaunchPdl = 2 };
+
 // One packed parameter per .param: slot i holds the value, ptrs[i] points at slot i.
 struct PackedParams {
   std::vector<uint64_t> slots;
@@ -83,7 +89,8 @@ public:
 
   // Launches on `device` (loading the module there first if needed) with one pointer per
   // .param in `params`. A grid with a zero dimension launches nothing.
-  void launch(int device, LaunchGrid grid, CUstream stream, void **params);
+  void launch(int device, LaunchGrid grid, CUstream stream, void **params,
+              unsigned attrs = 0);
 
   // The loaded function on `device` (loads it if needed) and its attributes.
   CUfunction function(int device);

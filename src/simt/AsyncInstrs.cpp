@@ -277,6 +277,8 @@ int instr_min_sm(const Instr &in) {
   case Op::WgmmaCommit:
   case Op::WgmmaWait:
   case Op::FenceProxyAsync:
+  case Op::GriddepWait:
+  case Op::GriddepLaunch:
     return 90;
   default:
     return 0;

@@ -91,7 +91,7 @@ void Builder::mov_to(Reg d, Operand a) {
 }
 
 Reg Builder::special(Sreg s) {
-  Ty t = s == Sreg::Clock64 ? Ty::U64 : Ty::U32;
+  Ty t = s == Sreg::Clock64 || s == Sreg::Globaltimer ? Ty::U64 : Ty::U32;
   return mov(t, Operand::sreg(s));
 }
 
@@ -458,6 +458,9 @@ void Builder::bra_if(Reg p, BlockId target, bool negate) {
 void Builder::ret() { emit(make(Op::Ret, Ty::None)); }
 void Builder::exit() { emit(make(Op::Exit, Ty::None)); }
 void Builder::trap() { emit(make(Op::Trap, Ty::None)); }
+void Builder::griddepcontrol(bool wait) {
+  emit(make(wait ? Op::GriddepWait : Op::GriddepLaunch, Ty::None));
+}
 
 void Builder::vprintf(const std::string &fmt, const std::vector<Reg> &args) {
   Instr in = make(Op::Vprintf, Ty::None);

@@ -167,6 +167,7 @@ public:
   void ret();
   void exit();
   void trap();
+  void griddepcontrol(bool wait); // .wait, else .launch_dependents (sm_90)
 
   // ---- debugging ----
   // vprintf(fmt, args): `fmt` is the text (stored as a global string); args are 32- or

@@ -237,6 +237,8 @@ std::string mnemonic(const Instr &in) {
   case Op::WgmmaCommit:
   case Op::WgmmaWait:
   case Op::FenceProxyAsync:
+  case Op::GriddepWait:
+  case Op::GriddepLaunch:
     return s;
   default:
     break;

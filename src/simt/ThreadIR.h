@@ -94,6 +94,8 @@ enum class Sreg : uint8_t {
   LanemaskEq,
   Clock,
   Clock64,
+  Globaltimer, // u64 nanoseconds
+  Smid,
 };
 const char *sreg_name(Sreg s); // "%tid.x"
 

@@ -163,7 +163,8 @@ const char *sreg_name(Sreg s) {
                                       "%ntid.y",      "%ntid.z",      "%ctaid.x",  "%ctaid.y",
                                       "%ctaid.z",     "%nctaid.x",    "%nctaid.y", "%nctaid.z",
                                       "%laneid",      "%warpid",      "%nwarpid",  "%lanemask_lt",
-                                      "%lanemask_le", "%lanemask_eq", "%clock",    "%clock64"};
+                                      "%lanemask_le", "%lanemask_eq", "%clock",    "%clock64",
+                                      "%globaltimer", "%smid"};
   return names[static_cast<int>(s)];
 }
 

@@ -77,8 +77,8 @@ def fake_gpu(tmp_path, monkeypatch):
     monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
     launches, compiles = [], []
 
-    def record(name, grid, device, stream, params):
-        launches.append((name, grid, device, stream, list(params)))
+    def record(name, grid, device, stream, params, *attrs):  # attrs: only when not 0
+        launches.append((name, grid, device, stream, list(params)) + attrs)
 
     def generate(jitfn, fs, specs, options, arch):
         compiles.append((jitfn.__name__, specs, options, arch))
@@ -114,6 +114,25 @@ def make_add():
 
     return add_kernel
 
+
+
+@pytest.mark.parametrize("kw, attrs", [({"launch_pdl": True}, 2),
+                                       ({"launch_cooperative_grid": True}, 1),
+                                       ({"launch_pdl": True, "launch_cooperative_grid": 1}, 3),
+                                       ({"launch_pdl": False}, None)])
+def test_launch_attributes_reach_the_driver(fake_gpu, kw, attrs):
+    """launch_pdl / launch_cooperative_grid become cuLaunchKernelEx attributes, from the
+    Python path (first launch) and the fast path alike."""
+    launches, _ = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    for _ in range(3):
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, **kw)
+    assert add._gpu_dispatch.fast_launches == 2
+    want = () if attrs is None else (attrs,)
+    assert [l[5:] for l in launches] == [want] * 3
+    with pytest.raises(TypeError, match="launch_pdl must be a bool, got str"):
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, launch_pdl="yes")
 
 def tensors(device=0, base=0x7F0000000000):
     return [Tensor(base + i * 0x1000, device=device) for i in range(3)]

@@ -574,3 +574,24 @@ def test_the_device_of_the_arguments_picks_the_gpu():
     with pytest.raises(ValueError, match="on one device"):
         add_kernel[(1,)](x, torch.rand(n, device="cuda:0"), out, n, BLOCK_SIZE=1024)
     assert add_kernel._gpu_dispatch.fast_launches >= 3
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
+def test_cooperative_grid_too_large_is_a_clear_error():
+    """launch_cooperative_grid=True asks the driver to keep every program resident: a grid
+    larger than the GPU holds is refused with an error naming the keyword (and the context
+    stays usable: the refusal is not a fault)."""
+    @triton.jit
+    def fill(X, N: tl.constexpr):
+        tl.store(X + tl.program_id(0) * N + tl.arange(0, N), tl.full((N,), 7, tl.int32))
+
+    n = 1 << 20
+    x = torch.zeros(n * 128, device="cuda", dtype=torch.int32)
+    with pytest.raises(tilec.CudaError, match="launch_cooperative_grid=True needs every program "
+                                              "resident"):
+        fill[(n,)](x, N=128, launch_cooperative_grid=True, num_warps=4)
+    fill[(4,)](x, N=128, launch_cooperative_grid=True, num_warps=4)
+    fill[(4,)](x, N=128, launch_pdl=True, num_warps=4)
+    torch.cuda.synchronize()
+    assert int(x[:512].sum()) == 7 * 512 and int(x[512:].sum()) == 0

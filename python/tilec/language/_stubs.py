@@ -4,8 +4,20 @@ builtin table (`_C.builtin_names()`), so it lives in one place."""
 from __future__ import annotations
 
 
+# builtins with a namespace of their own (prefix of their C++ table name -> shown as)
+_OWN_NAMESPACES = {"libdevice.": "libdevice.", "cuda.": "tl.extra.cuda."}
+
+
 def _display(qualified: str) -> str:
-    return qualified if qualified.startswith("libdevice.") else "tl." + qualified
+    for prefix, shown in _OWN_NAMESPACES.items():
+        if qualified.startswith(prefix):
+            return shown + qualified[len(prefix):]
+    return "tl." + qualified
+
+
+def has_own_namespace(qualified: str) -> bool:
+    """Whether the C++ table knows this builtin by its prefixed name ("libdevice.exp")."""
+    return qualified.startswith(tuple(_OWN_NAMESPACES))
 
 
 def make_stub(qualified: str):
@@ -34,12 +46,16 @@ def builtin_names():
     return top, math
 
 
-def libdevice_names():
-    """The libdevice functions of the C++ builtin table (their own namespace)."""
+def prefixed_names(prefix: str):
+    """The builtins of the C++ table in namespace `prefix` ("libdevice.", "cuda."), unprefixed."""
     from .. import _C
 
-    p = "libdevice."
-    return [n[len(p):] for n in _C.builtin_names() if n.startswith(p)]
+    return [n[len(prefix):] for n in _C.builtin_names() if n.startswith(prefix)]
+
+
+def libdevice_names():
+    """The libdevice functions of the C++ builtin table (their own namespace)."""
+    return prefixed_names("libdevice.")
 
 
 def install(namespace: dict, names, prefix: str = "") -> None:

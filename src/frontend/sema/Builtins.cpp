@@ -73,7 +73,7 @@ std::vector<Param> parse_signature(const char *sig) {
 struct Table {
   std::vector<Def> defs;
   std::vector<std::vector<Param>> params;
-  std::map<std::string, size_t, std::less<>> tl, math, method, python, libdevice;
+  std::map<std::string, size_t, std::less<>> tl, math, method, python, libdevice, cuda;
 
   Table() {
     add_program_builtins(defs);
@@ -89,6 +89,7 @@ struct Table {
     add_sort_builtins(defs);
     add_libdevice_builtins(defs);
     add_gather_builtins(defs);
+    add_cuda_builtins(defs);
     for (size_t i = 0; i < defs.size(); ++i) {
       params.push_back(parse_signature(defs[i].signature));
       const Def &d = defs[i];
@@ -106,6 +107,8 @@ struct Table {
         reg(python);
       if (d.where & kLibdevice)
         reg(libdevice);
+      if (d.where & kCuda)
+        reg(cuda);
     }
   }
 };
@@ -331,8 +334,11 @@ Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc
 using namespace builtins;
 
 constexpr std::string_view kLibdevicePrefix = "libdevice.";
+constexpr std::string_view kCudaPrefix = "cuda.";
 
 bool is_builtin(std::string_view name) {
+  if (name.substr(0, kCudaPrefix.size()) == kCudaPrefix)
+    return find(table().cuda, name.substr(kCudaPrefix.size())) != nullptr;
   if (name.substr(0, kLibdevicePrefix.size()) == kLibdevicePrefix)
     return find(table().libdevice, name.substr(kLibdevicePrefix.size())) != nullptr;
   if (name.substr(0, 5) == "math.")
@@ -341,6 +347,13 @@ bool is_builtin(std::string_view name) {
 }
 
 Val call_builtin(Emitter &e, std::string_view name, CallArgs args) {
+  if (name.substr(0, kCudaPrefix.size()) == kCudaPrefix) {
+    const size_t *i = find(table().cuda, name.substr(kCudaPrefix.size()));
+    if (!i)
+      throw CompileError(args.loc, "module 'triton.language.extra.cuda' has no attribute '" +
+                                       std::string(name.substr(kCudaPrefix.size())) + "'");
+    return invoke(e, *i, std::move(args));
+  }
   if (name.substr(0, kLibdevicePrefix.size()) == kLibdevicePrefix) {
     const size_t *i = find(table().libdevice, name.substr(kLibdevicePrefix.size()));
     if (!i)
@@ -410,6 +423,8 @@ std::vector<std::string> builtin_names() {
     names.push_back("math." + n);
   for (const auto &[n, i] : table().libdevice)
     names.push_back(std::string(kLibdevicePrefix) + n);
+  for (const auto &[n, i] : table().cuda)
+    names.push_back(std::string(kCudaPrefix) + n);
   return names;
 }
 

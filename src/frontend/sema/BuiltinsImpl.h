@@ -23,6 +23,7 @@ enum Where : unsigned {
   kMethod = 4, // x.<name>(...) on tensors (self is the first parameter)
   kPython = 8, // Python's builtins (min, max, abs, ...)
   kLibdevice = 16, // triton.language.extra[.cuda].libdevice.<name> (its own namespace)
+  kCuda = 32,      // triton.language.extra.cuda.<name>
 };
 
 struct Def {
@@ -117,6 +118,7 @@ void add_asm_builtins(std::vector<Def> &t);       // BuiltinsAsm.cpp
 void add_sort_builtins(std::vector<Def> &t);      // BuiltinsSort.cpp
 void add_libdevice_builtins(std::vector<Def> &t); // BuiltinsLibdevice.cpp
 void add_gather_builtins(std::vector<Def> &t);    // BuiltinsGather.cpp
+void add_cuda_builtins(std::vector<Def> &t);      // BuiltinsCuda.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,

@@ -347,6 +347,11 @@ struct ModuleResolver::Impl {
           } else {
             bind_unsupported(name, "name '" + a.name + "' (not a libdevice function)");
           }
+        } else if (mod && *mod == "tilec.language.extra.cuda" && is_builtin("cuda." + a.name)) {
+          Binding b;
+          b.kind = Binding::Kind::Constexpr;
+          b.value = Val::builtin("cuda." + a.name);
+          bind(name, std::move(b));
         } else if (mod)
           bindings.erase(name); // a language object (dtype, builtin): Python resolves those
         else

@@ -228,6 +228,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
     }
     if (m == "tilec.language.extra.cuda" && attr == "libdevice")
       return Val::module(m + "." + attr);
+    if (m == "tilec.language.extra.cuda" && is_builtin("cuda." + attr))
+      return Val::builtin("cuda." + attr);
     if (m == "tilec.language.math" && (is_builtin("math." + attr) || is_builtin(attr)))
       return Val::builtin(attr);
     if (is_libdevice_module(m) && is_builtin("libdevice." + attr))

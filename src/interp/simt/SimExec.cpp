@@ -160,6 +160,9 @@ void exec_BarArrive(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mas
 // Memory ordering is trivially sequential here: warps and CTAs run one at a time.
 void exec_Membar(Machine &, Cta &, const Decoded &, int, uint32_t) {}
 void exec_Fence(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+// A grid runs alone here: there is no earlier grid to wait for or later one to release.
+void exec_GriddepWait(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+void exec_GriddepLaunch(Machine &, Cta &, const Decoded &, int, uint32_t) {}
 
 void exec_Vprintf(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);

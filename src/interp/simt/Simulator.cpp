@@ -2,6 +2,7 @@
 // (lowest-pc reconvergence), barriers and error reporting.
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstring>
 
 #include "interp/simt/SimInternal.h"
@@ -154,6 +155,12 @@ uint64_t Machine::src(Cta &c, const Decoded &d, size_t i, int t) {
       return c.steps & 0xffffffffu;
     case Sreg::Clock64:
       return c.steps;
+    case Sreg::Globaltimer: // nanoseconds, as on the GPU
+      return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now().time_since_epoch())
+                                       .count());
+    case Sreg::Smid: // one simulated SM runs every CTA
+      return 0;
     }
     return 0;
   }

@@ -1,4 +1,5 @@
 // The executor: walks a block's nodes, runs structured control flow, and reports faults.
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 
@@ -105,6 +106,16 @@ void Exec::exec_node(const Node &n) {
     return exec_assert(*this, n);
   case OpKind::Barrier:
     return; // programs do not share memory the barrier would order
+  case OpKind::HwRegister: // the CPU's nanosecond clock; every program runs on "SM" 0
+    if (n.a)
+      *ptr<int32_t>(n.out[0]) = 0;
+    else
+      *ptr<int64_t>(n.out[0]) = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count();
+    return;
+  case OpKind::GridDepControl:
+    return; // launches run one after another: nothing to wait for or release
   case OpKind::InlineAsm:
     fail(n, "tl.inline_asm_elementwise runs PTX, which the CPU interpreter cannot execute; "
             "run this kernel on an NVIDIA GPU");

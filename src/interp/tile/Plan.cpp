@@ -215,6 +215,9 @@ private:
     case OpKind::AtomicRmw:
       n.atomic = atomic_code(op->str_attr("op", "add"));
       break;
+    case OpKind::HwRegister:
+      n.a = op->str_attr("reg") == "smid";
+      break;
     case OpKind::ProgramId:
     case OpKind::NumPrograms:
       n.a = op->int_attr("axis", 0);

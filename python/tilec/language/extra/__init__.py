@@ -1,4 +1,4 @@
-"""`tl.extra`: Triton's extra libraries. Only libdevice (CUDA's math library) exists here;
+"""`tl.extra`: Triton's extra libraries: libdevice (CUDA's math library) and `cuda`;
 `tl.extra.libdevice` and `tl.extra.cuda.libdevice` are the same module of stubs."""
 
 from . import cuda, libdevice

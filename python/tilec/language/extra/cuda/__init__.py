@@ -1,5 +1,12 @@
-"""`tl.extra.cuda`: only its libdevice module exists in tilec."""
+"""`tl.extra.cuda`: the GPU's global timer and SM id, the launch's thread and warp counts,
+grid dependency control for programmatic dependent launch (`gdc_wait`,
+`gdc_launch_dependents`; launch with `launch_pdl=True`), and the libdevice module.
+Host-side stubs: the C++ front end implements them (docs/LANGUAGE.md); their names come
+from its builtin table (prefix "cuda.")."""
 
+from ... import _stubs
 from . import libdevice
 
-__all__ = ["libdevice"]
+_stubs.install(globals(), _stubs.prefixed_names("cuda."), "cuda.")
+
+__all__ = [n for n in globals() if not n.startswith("_")]
