@@ -77,7 +77,8 @@ private:
   }
 
   bool simplify(Op &op) {
-    if (is_elementwise(op.kind()) && op.num_results() == 1) {
+    // (inline asm is elementwise but opaque: it may even have no operands)
+    if (is_elementwise(op.kind()) && is_pure(op.kind()) && op.num_results() == 1) {
       if (fold_constants(op) || identities(op))
         return true;
       return false;

@@ -4,6 +4,8 @@ first) and several results as a tuple. On the GPU (gpu_lang_plugin) results are 
 against numpy; the tile interpreter and the SIMT simulator cannot run PTX and must say so.
 The constraint and operand errors are caught before any PTX exists."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -147,3 +149,22 @@ def test_pack_larger_than_a_threads_elements_is_a_compile_error():
     with pytest.raises(triton.TilecError, match="pack=4 needs a multiple of 4 elements"):
         triton.compile(k_pack_too_big, signature="*fp32:16,*fp32:16", constexprs={"N": 32},
                        target="cuda:90")
+
+
+@triton.jit
+def k_no_args(T):
+    (t,) = tl.inline_asm_elementwise(asm="mov.u64 $0, %globaltimer;", constraints="=l",
+                                     args=[], dtype=(tl.uint64,), is_pure=False, pack=1)
+    s = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=tl.int32,
+                                  is_pure=True, pack=1)
+    tl.store(T, t.to(tl.int64))
+    tl.store(T + 1, s.to(tl.int64))
+
+
+def test_no_arguments_give_scalars():
+    """args=[]: one scalar per result (a common way to read %globaltimer or %smid)."""
+    ptx = triton.compile(k_no_args, signature="*i64:16", target="cuda:90").asm["ptx"]
+    assert re.search(r"mov\.u64 %rd\d+, %globaltimer;", ptx) and "%smid;" in ptx
+    t = np.zeros(2, np.int64)
+    if run(k_no_args, t):
+        assert t[0] > 0 and 0 <= t[1] < 1024
