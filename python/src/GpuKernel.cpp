@@ -186,6 +186,9 @@ nb::dict device_props_dict(int device) {
   d["max_shared_per_sm"] = p.max_shared_per_sm;
   d["max_registers_per_block"] = p.max_registers_per_block;
   d["max_grid"] = nb::make_tuple(p.max_grid[0], p.max_grid[1], p.max_grid[2]);
+  d["sm_clock_rate"] = p.sm_clock_khz;
+  d["mem_clock_rate"] = p.mem_clock_khz;
+  d["mem_bus_width"] = p.mem_bus_width;
   return d;
 }
 

@@ -1,14 +1,15 @@
 """tilec: the Triton kernel language, compiled by a C++ front end.
 
-`import tilec as triton; import tilec.language as tl` runs existing Triton kernels;
-for now they execute on the CPU tile interpreter (numpy arrays, CPU torch tensors)."""
+`import tilec as triton; import tilec.language as tl` runs existing Triton kernels: on
+NVIDIA GPUs (torch CUDA tensors and other GPU arrays) through tilec's own code generator,
+and on the CPU tile interpreter (numpy arrays, CPU torch tensors)."""
 
 from . import _C
 from .errors import CompilationError, CudaError, KernelError, OutOfResources, TilecError
 from .jit import JITFunction, KernelInterface, jit
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .compiler import CompiledKernel
-from . import language, testing
+from . import backends, language, runtime, testing
 from ._gpu import synchronize
 from ._introspect import compile
 
@@ -31,4 +32,5 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autotuner",
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
            "KernelError", "TilecError", "CompiledKernel", "language", "testing",
-           "CudaError", "OutOfResources", "synchronize", "compile", "__version__"]
+           "CudaError", "OutOfResources", "synchronize", "compile", "runtime", "backends",
+           "__version__"]

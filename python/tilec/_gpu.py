@@ -125,6 +125,23 @@ class GpuCompiledKernel:
             return self._native.spill_bytes(d)
         return _introspect.cubin_resources(self._native.cubin, self.name).get("n_spills")
 
+    def _launch_options(self) -> dict:
+        m = self.metadata
+        return {"num_warps": m.num_warps, "num_stages": m.num_stages, "debug": m.debug,
+                "enable_fp_fusion": self._fp_fusion, "maxnreg": self._maxnreg}
+
+    def __getitem__(self, grid):
+        from .compiler import launcher
+
+        return launcher(self, grid)
+
+    def _init_handles(self):
+        """Loads the module on the current device (Triton's tutorials call this before
+        reading n_regs / n_spills)."""
+        d = self._device()
+        if d is not None:
+            self._native.num_regs(d)
+
     def __repr__(self):
         return f"CompiledKernel({self.name}, {self.metadata.target})"
 

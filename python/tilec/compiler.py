@@ -77,8 +77,37 @@ class CompiledKernel:
             sys.stdout.write(out)
             sys.stdout.flush()
 
+    def _launch_options(self) -> dict:
+        m = self.metadata
+        return {"num_warps": m.num_warps, "num_stages": m.num_stages, "debug": m.debug}
+
+    def __getitem__(self, grid):
+        return launcher(self, grid)
+
+    def _init_handles(self):
+        """Triton loads the module here; the interpreter has nothing to load."""
+
     def __repr__(self):
         return f"CompiledKernel({self.name}, {self.metadata.target})"
+
+
+def launcher(kernel, grid):
+    """`compiled[grid](*args)`, as Triton's tutorials launch a kernel they compiled with
+    `warmup`: every @jit argument positionally (constexprs included), run with the options
+    the kernel was compiled with through the @jit function's own launch (which finds this
+    compilation in its cache when the arguments specialise alike)."""
+    jitfn = kernel.function
+    if jitfn is None:
+        raise TypeError(f"{kernel!r} was compiled ahead of time: launch it through its @jit "
+                        "function")
+    options = {k: v for k, v in kernel._launch_options().items() if k not in jitfn._index}
+
+    def run(*args, stream=None, **kwargs):
+        if stream is not None:
+            kwargs["stream"] = stream
+        return jitfn.run(*args, grid=grid, warmup=False, **{**options, **kwargs})
+
+    return run
 
 
 def compile_kernel(jitfn, specs, options) -> CompiledKernel:

@@ -222,6 +222,13 @@ const DeviceProps &device_props(int device) {
   p->max_registers_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
   p->max_grid = {attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
                  attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
+  auto optional_attr = [&](int a) { // informational: a driver without them is no error
+    int v = 0;
+    return d.cuDeviceGetAttribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
+  };
+  p->sm_clock_khz = optional_attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  p->mem_clock_khz = optional_attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  p->mem_bus_width = optional_attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
   if (cache.size() <= static_cast<size_t>(device))
     cache.resize(device + 1);
   cache[device] = std::move(p);

@@ -37,6 +37,7 @@ struct DeviceProps {
   int max_shared_per_sm = 0;
   int max_registers_per_block = 0;
   std::array<int64_t, 3> max_grid{};
+  int sm_clock_khz = 0, mem_clock_khz = 0, mem_bus_width = 0; // 0: the driver did not say
 };
 
 // Properties of `device`, read from the driver once and cached.
