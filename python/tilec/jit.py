@@ -8,7 +8,7 @@ import collections
 import functools
 import inspect
 
-from . import _C, _args, _gpu, _sources
+from . import _C, _args, _gpu, _interpret, _sources
 from .compiler import CompiledKernel, compile_kernel
 from .language import core
 
@@ -229,6 +229,8 @@ class JITFunction(KernelInterface):
 
     def run(self, *args, grid, warmup=False, **kwargs):
         if _gpu.wants_gpu(args, kwargs):
+            if _interpret.enabled():
+                return _interpret.run_on_host(self, grid, warmup, args, kwargs)
             return _gpu.run(self, grid, warmup, args, kwargs)
         options = self._options(kwargs)
         if not kwargs and len(args) == len(self.params) == self._n_positional:

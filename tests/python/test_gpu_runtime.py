@@ -595,3 +595,31 @@ def test_cooperative_grid_too_large_is_a_clear_error():
     fill[(4,)](x, N=128, launch_pdl=True, num_warps=4)
     torch.cuda.synchronize()
     assert int(x[:512].sum()) == 7 * 512 and int(x[512:].sum()) == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU and torch")
+@pytest.mark.parametrize("var", ["TILEC_INTERPRET", "TRITON_INTERPRET"])
+def test_interpret_runs_cuda_tensors_on_the_cpu(monkeypatch, var):
+    """With TILEC_INTERPRET=1 a launch on CUDA tensors runs on the tile interpreter over
+    host copies written back after it: a strided view into a larger tensor, an argument
+    aliasing another, and the interpreter's bounds check (which the GPU lacks)."""
+    monkeypatch.setenv(var, "1")
+
+    @triton.jit
+    def axpy(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = o < n
+        tl.store(out_ptr + o, 2 * tl.load(x_ptr + o, mask=m) + tl.load(y_ptr + o, mask=m), mask=m)
+
+    base = torch.arange(3000, device="cuda", dtype=torch.float32)
+    x, y = base[100:1100], base[1000:2000]  # overlapping views of one storage
+    out = base[2000:3000]
+    want = 2 * x.clone() + y.clone()
+    k = axpy[(triton.cdiv(1000, 256),)](x, y, out, 1000, BLOCK=256)
+    assert k.metadata.target == "cpu-tile-interpreter"
+    assert axpy._gpu_dispatch is None  # never launched on the GPU
+    torch.testing.assert_close(base[2000:3000], want, rtol=0, atol=0)
+    assert torch.equal(base[:2000], torch.arange(2000, device="cuda", dtype=torch.float32))
+    with pytest.raises(tilec.KernelError, match="out-of-bounds store to argument .out_ptr."):
+        axpy[(1,)](x, y, out[:10], 1000, BLOCK=256)  # the mask allows 1000, out holds 10

@@ -1,0 +1,49 @@
+"""TILEC_INTERPRET=1 (or Triton's own TRITON_INTERPRET=1): kernels given torch CUDA tensors
+run on the CPU tile interpreter instead of the GPU, over host copies of the tensors'
+storages that are written back after the launch (so views, offsets and aliasing arguments
+behave as on the GPU), as Triton's interpreter mode does. Read on every launch that goes
+through Python: a kernel that already launched on a GPU keeps its C++ fast path, so set it
+before the first launch (Triton reads it when the kernel is decorated)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import _C
+
+
+def enabled() -> bool:
+    v = os.environ.get("TRITON_INTERPRET", "").strip().lower()  # Triton users' habit
+    return _C.env_flag("TILEC_INTERPRET") or v not in ("", "0", "false", "off", "no")
+
+
+def run_on_host(jitfn, grid, warmup, args, kwargs):
+    """jitfn.run over host copies of the GPU tensors in args/kwargs, written back after."""
+    torch = sys.modules.get("torch")
+    storages = {}  # device storage address -> (device storage, host copy)
+
+    def to_host(name, v):
+        if torch is not None and isinstance(v, torch.Tensor) and v.is_cuda:
+            dev = v.untyped_storage()
+            if dev.data_ptr() not in storages:
+                storages[dev.data_ptr()] = (dev, dev.cpu())
+            host = storages[dev.data_ptr()][1]
+            return torch.empty(0, dtype=v.dtype).set_(host, v.storage_offset(), v.size(),
+                                                      v.stride())
+        if hasattr(v, "__cuda_array_interface__") or type(v).__name__ == "PyCapsule":
+            raise ValueError(f"argument '{name}' is a GPU array, and TILEC_INTERPRET=1 runs "
+                             "kernels on the CPU: pass a torch tensor (copied to the host and "
+                             "back) or a host array")
+        return v
+
+    names = list(jitfn.arg_names)
+    host_args = tuple(to_host(names[i] if i < len(names) else "?", a)
+                      for i, a in enumerate(args))
+    host_kwargs = {k: to_host(k, v) for k, v in kwargs.items()}
+    try:
+        return jitfn.run(*host_args, grid=grid, warmup=warmup, **host_kwargs)
+    finally:
+        if not warmup:
+            for dev, host in storages.values():
+                dev.copy_(host)
