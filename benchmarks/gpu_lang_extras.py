@@ -8,6 +8,9 @@
 2. A matmul through block pointers (benchmarks/lang_extras_kernels.py, one config:
    128x256x64, 8 warps, 3 stages) on 4096^3 fp16, in TFLOP/s, against the seed matmul
    (tensors of pointers) at that same config and autotuned, and torch.
+3. tl.sort of each 1024-element row of an 8192x1024 fp32 tensor (one program a row: a
+   bitonic network in registers and shuffles), in GB/s, against torch.sort; tilec's rows
+   must equal Triton's.
 
 A benchmark: it reports, it never fails.
 """
@@ -107,6 +110,24 @@ def main():
         tf = 2 * m ** 3 / (t * 1e-3) / 1e12
         result[f"matmul {name}"] = tf
         rows.append((f"matmul 4096^3 fp16 {name}", f"{tf:6.0f} TFLOP/s"))
+
+    rows_, cols = 8192, 1024
+    xs = torch.randn((rows_, cols), device="cuda", generator=g)
+    ys = {i: torch.empty_like(xs) for i in impls}
+    fns = {}
+    for i in impls:
+        try:
+            mods[i].row_sort(xs, ys[i])
+            fns[f"[{i}]"] = lambda i=i: mods[i].row_sort(xs, ys[i])
+        except Exception as e:  # noqa: BLE001
+            rows.append((f"row sort [{i}]", "ERR " + short_error(e, 90)))
+    fns["[torch.sort]"] = lambda: torch.sort(xs, dim=1)
+    for name, t in timer.interleaved_ms(fns).items():
+        gbs = 8 * rows_ * cols / (t * 1e-3) / 1e9
+        result[f"row sort {name}"] = gbs
+        rows.append((f"tl.sort 8192x1024 fp32 rows {name}", f"{gbs:7.0f} GB/s"))
+    ok = torch.equal(ys["tilec"], torch.sort(xs, dim=1).values)
+    rows.append(("tl.sort rows == torch.sort", "yes" if ok else "NO"))
 
     print(f"copy ceiling {ceiling:.0f} GB/s")
     for k, v in rows:

@@ -62,3 +62,13 @@ def block_ptr_matmul(a, b, c, bm=128, bn=256, bk=64, warps=8, stages=3):
                                   b.stride(1), c.stride(0), c.stride(1), BLOCK_M=bm,
                                   BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_warps=warps,
                                   num_stages=stages)
+
+
+@triton.jit
+def row_sort_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    off = tl.program_id(0) * N + tl.arange(0, N)
+    tl.store(y_ptr + off, tl.sort(tl.load(x_ptr + off)))
+
+
+def row_sort(x, y, num_warps=4):
+    row_sort_kernel[(x.shape[0],)](x, y, N=x.shape[1], num_warps=num_warps)
