@@ -1,0 +1,100 @@
+#include "lower/FoldXorPairs.h"
+
+#include <unordered_map>
+
+namespace tilec::lower {
+
+namespace {
+
+using simt::Instr;
+using simt::Op;
+using simt::Ty;
+
+// An unguarded two-register xor of a non-predicate type.
+bool plain_xor(const Instr &in) {
+  return in.op == Op::Xor && !in.guard.active() && in.ty != Ty::Pred && in.dst.size() == 1 &&
+         in.dst[0].is_reg() && in.src.size() == 2 && in.src[0].is_reg() && in.src[1].is_reg();
+}
+
+// Folds the pairs of one block; `defs` collects the xors that may now be dead.
+int fold_block(std::vector<Instr> &instrs, std::vector<size_t> &defs) {
+  int n = 0;
+  std::unordered_map<uint32_t, size_t> last_write; // register -> index of its latest write
+  auto written_after = [&](uint32_t reg, size_t at) {
+    auto it = last_write.find(reg);
+    return it != last_write.end() && it->second > at;
+  };
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    Instr &in = instrs[i];
+    if (plain_xor(in)) {
+      for (int side = 0; side < 2; ++side) {
+        uint32_t a = in.src[side].index, t = in.src[1 - side].index;
+        auto def = last_write.find(t);
+        if (def == last_write.end() || !plain_xor(instrs[def->second]))
+          continue;
+        const Instr &x = instrs[def->second];
+        if (x.ty != in.ty || x.dst[0].index == x.src[0].index || x.dst[0].index == x.src[1].index)
+          continue;
+        int k = x.src[0].index == a ? 1 : x.src[1].index == a ? 0 : -1;
+        // a and b must still hold what t was computed from
+        if (k < 0 || written_after(a, def->second) || written_after(x.src[k].index, def->second))
+          continue;
+        simt::Operand b = x.src[k];
+        defs.push_back(def->second);
+        Instr mov;
+        mov.op = Op::Mov;
+        mov.ty = in.ty;
+        mov.dst = in.dst;
+        mov.src = {b};
+        mov.loc = in.loc;
+        in = std::move(mov);
+        ++n;
+        break;
+      }
+    }
+    for (const simt::Operand &o : instrs[i].dst)
+      if (o.is_reg())
+        last_write[o.index] = i;
+  }
+  return n;
+}
+
+} // namespace
+
+int fold_xor_pairs(simt::Function &f) {
+  int n = 0;
+  std::vector<std::vector<size_t>> defs(f.blocks.size());
+  for (size_t b = 0; b < f.blocks.size(); ++b)
+    n += fold_block(f.blocks[b].instrs, defs[b]);
+  if (n == 0)
+    return 0;
+  // Remove the inner xors nothing reads any more (t may be read elsewhere: other blocks,
+  // stores, a loop-carried copy).
+  std::vector<int> reads(f.regs.size(), 0);
+  for (const simt::Block &b : f.blocks)
+    for (const Instr &in : b.instrs) {
+      for (const simt::Operand &o : in.src)
+        if (o.is_reg())
+          ++reads[o.index];
+      if (in.guard.active())
+        ++reads[in.guard.pred.id];
+    }
+  for (size_t b = 0; b < f.blocks.size(); ++b) {
+    std::vector<Instr> &instrs = f.blocks[b].instrs;
+    std::vector<bool> dead(instrs.size(), false);
+    for (size_t i : defs[b])
+      dead[i] = plain_xor(instrs[i]) && reads[instrs[i].dst[0].index] == 0;
+    size_t w = 0;
+    for (size_t i = 0; i < instrs.size(); ++i) {
+      if (dead[i])
+        continue;
+      if (w != i)
+        instrs[w] = std::move(instrs[i]);
+      ++w;
+    }
+    instrs.resize(w);
+  }
+  return n;
+}
+
+} // namespace tilec::lower
