@@ -8,7 +8,8 @@ from .errors import CompilationError, CudaError, KernelError, OutOfResources, Ti
 from .jit import JITFunction, KernelInterface, jit
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .compiler import CompiledKernel
-from . import language, testing
+from . import language, testing, tools
+from ._allocation import set_allocator
 from ._gpu import synchronize
 from ._introspect import compile
 
@@ -31,4 +32,5 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autotuner",
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
            "KernelError", "TilecError", "CompiledKernel", "language", "testing",
-           "CudaError", "OutOfResources", "synchronize", "compile", "__version__"]
+           "CudaError", "OutOfResources", "synchronize", "compile", "tools", "set_allocator",
+           "__version__"]

@@ -179,17 +179,13 @@ Val make_block_ptr(Emitter &e, const Args &a) {
   std::vector<Val> parts = {bv};
   for (const Val &v : shape) { // int32 when it fits (see BlockPtrInfo::shape_i32)
     Value *t = int_scalar(e, a, v, "shape");
-    info.shape_i32.push_back(fits_i32(t));
     parts.push_back(Val::of(cast_dtype(e, t, fits_i32(t) ? DType::I32 : DType::I64, a.loc())));
   }
   for (const Val &v : strides)
     parts.push_back(Val::of(index_scalar(e, a, v, "strides", DType::I64)));
-  for (const Val &v : offsets) {
+  for (const Val &v : offsets)
     parts.push_back(Val::of(index_scalar(e, a, v, "offsets", DType::I32)));
-    info.offset_nonneg.push_back(known_nonneg(parts.back().tensor));
-  }
-  parts.push_back(Val::of(element_pointers(e, info, parts, a.loc())));
-  return Val::block_ptr(std::move(parts), std::move(info));
+  return block_ptr_of(e, std::move(parts), std::move(info), a.loc());
 }
 
 Val advance(Emitter &e, const Args &a) {
@@ -223,6 +219,17 @@ Val advance(Emitter &e, const Args &a) {
 } // namespace
 
 bool is_block_ptr(const Val &v) { return v.kind == Val::Kind::BlockPtr; }
+
+Val block_ptr_of(Emitter &e, std::vector<Val> parts, BlockPtrInfo info, SourceLoc loc) {
+  info.shape_i32.clear();
+  info.offset_nonneg.clear();
+  for (size_t i = 0; i < info.rank(); ++i) {
+    info.shape_i32.push_back(parts[info.shape_at(i)].tensor->type.elem == DType::I32);
+    info.offset_nonneg.push_back(known_nonneg(parts[info.offset_at(i)].tensor));
+  }
+  parts.push_back(Val::of(element_pointers(e, info, parts, loc)));
+  return Val::block_ptr(std::move(parts), std::move(info));
+}
 
 BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &boundary_check) {
   SourceLoc loc = a.loc();

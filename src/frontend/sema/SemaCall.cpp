@@ -85,7 +85,8 @@ Val Lowerer::call_value(const Val &f, CallArgs args, const ast::Expr &callee) {
                                      "compile time");
       return args.args[0];
     }
-    if (name == "tensor" || name == "dtype")
+    if (name == "tensor" || name == "dtype" || name == "tensor_descriptor" ||
+        name == "tensor_descriptor_base")
       throw CompileError(args.loc, "calling tl." + std::string(name) + " is not supported");
     return call_builtin(*this, name, std::move(args));
   }
@@ -93,6 +94,8 @@ Val Lowerer::call_value(const Val &f, CallArgs args, const ast::Expr &callee) {
     const Val &self = f.elems.at(0);
     if (self.kind == Val::Kind::DType)
       return call_dtype_method(self, f.str, args);
+    if (self.kind == Val::Kind::TensorDesc)
+      return call_descriptor_method(*this, f.str, self, std::move(args));
     return call_tensor_method(*this, f.str, self, std::move(args));
   }
   case Val::Kind::Function:

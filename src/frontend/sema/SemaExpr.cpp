@@ -204,7 +204,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
         return out;
       // Names Sema itself interprets: loop forms and the types used in annotations.
       if (attr == "constexpr" || attr == "tensor" || attr == "dtype" || attr == "range" ||
-          attr == "static_range" || is_builtin(attr))
+          attr == "static_range" || attr == "tensor_descriptor" ||
+          attr == "tensor_descriptor_base" || is_builtin(attr))
         return Val::builtin(attr);
       throw missing();
     }
@@ -265,6 +266,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
   }
   case Val::Kind::DType:
     return dtype_attribute(base, attr, loc);
+  case Val::Kind::TensorDesc:
+    return descriptor_attribute(*this, base, attr, loc);
   case Val::Kind::Bool:
   case Val::Kind::Int:
   case Val::Kind::Float:
