@@ -543,3 +543,24 @@ def test_scatter_rows():
         if 0 <= r < 12:
             want[r, 16:40] = v[i, :24]
     np.testing.assert_array_equal(x, want)
+
+
+# --------------------------------------------------------------------------------------
+# ahead of time: Triton's signature spelling
+
+
+def test_aot_signature_of_a_descriptor():
+    k = triton.compile(k_host_copy,
+                       signature="tensordesc<fp32[16, 32]>, tensordesc<fp32[16,32], nan>",
+                       constexprs={"B0": 16, "B1": 32})
+    assert [p[1] for p in k._native.metadata["params"]] == ["ptr", "i32", "i32", "i64"] * 2
+    assert [p[0] for p in k._native.metadata["params"]][:4] == \
+        ["src.base", "src.shape.0", "src.shape.1", "src.stride.0"]
+    assert "ld.global" in k.asm["ptx"]
+    with pytest.raises(ValueError, match="block dimension"):
+        triton.compile(k_host_copy, signature="tensordesc<fp32[16, x]>, tensordesc<fp32[16]>",
+                       constexprs={"B0": 16, "B1": 32})
+    with pytest.raises(triton.CompilationError, match=r"'src'.*\[16, 12\].*powers of 2"):
+        triton.compile(k_host_copy,
+                       signature="tensordesc<fp32[16, 12]>, tensordesc<fp32[16, 32]>",
+                       constexprs={"B0": 16, "B1": 32})

@@ -32,10 +32,15 @@ std::string dims_str(const std::vector<int64_t> &dims) {
   return s + "]";
 }
 
+// "tensor_descriptor.load()" for a method, "make_tensor_descriptor()" for a function.
+std::string fn_name(const Args &a) {
+  return (is_descriptor_method(a.fn()) ? "tensor_descriptor." : "") + a.fn() + "()";
+}
+
 const Val &desc_arg(const Args &a, std::string_view name) {
   const Val &v = a[name];
   if (v.kind != Val::Kind::TensorDesc)
-    a.fail(a.fn() + "(): expected a tensor descriptor (tl.make_tensor_descriptor or a host "
+    a.fail(fn_name(a) + ": expected a tensor descriptor (tl.make_tensor_descriptor or a host "
                     "TensorDescriptor), got " +
            describe(v));
   return v;
@@ -55,15 +60,15 @@ Value *scalar_as(Emitter &e, const Args &a, const Val &v, DType d, const char *w
   Value *t = nullptr;
   if (v.kind == Val::Kind::Int || v.kind == Val::Kind::Bool) {
     if (!int_fits(v, d))
-      a.fail(a.fn() + "(): " + what + " " + v.repr() + " does not fit in " + dtype_name(d));
+      a.fail(fn_name(a) + ": " + what + " " + v.repr() + " does not fit in " + dtype_name(d));
     return constant_of(e, v, Type(d), a.loc());
   }
   if (v.is_tensor())
     t = v.tensor->type.numel() == 1 ? unsplat(e, v.tensor, a.loc()) : v.tensor;
   if (!t || t->type.is_tile() || t->type.is_ptr() || ir::is_float(t->type.elem))
-    a.fail(a.fn() + "(): " + what + " must be integer scalars, got " + describe(v));
+    a.fail(fn_name(a) + ": " + what + " must be integer scalars, got " + describe(v));
   if (d == DType::I32 && ir::bits(t->type.elem) == 64)
-    a.fail(a.fn() + "(): tensor descriptors only support 32-bit " + what +
+    a.fail(fn_name(a) + ": tensor descriptors only support 32-bit " + what +
            ": add a `.to(tl.int32)` (or use a tensor of pointers for 64-bit offsets)");
   return cast_dtype(e, t, d, a.loc());
 }
@@ -76,7 +81,7 @@ BlockAccess access(Emitter &e, const Args &a, const Val &desc) {
   size_t rank = info.rank();
   std::vector<Val> offsets = items_of(a["offsets"]);
   if (offsets.size() != rank)
-    a.fail(a.fn() + "(): expected " + std::to_string(rank) + " offsets (the descriptor's rank), " +
+    a.fail(fn_name(a) + ": expected " + std::to_string(rank) + " offsets (the descriptor's rank), " +
            "but got " + std::to_string(offsets.size()));
   BlockPtrInfo bp;
   bp.block_shape = info.block_shape;
@@ -116,7 +121,7 @@ Value *masked_load(Emitter &e, const Val &desc, Value *ptrs, Value *mask, Source
 Value *block_value(Emitter &e, const Args &a, const Val &desc, const ir::Shape &shape) {
   const Val &v = a["value"];
   if (!v.is_tensor() || v.tensor->type.shape != shape)
-    a.fail(a.fn() + "(): expected a value of shape " + shape_str(shape) +
+    a.fail(fn_name(a) + ": expected a value of shape " + shape_str(shape) +
            (shape == block_of(desc) ? " (the descriptor's block shape)" : "") + ", got " +
            describe(v));
   return cast_elem(e, v.tensor, Type(elem_of(desc)), a.loc());
@@ -200,7 +205,7 @@ Val desc_atomic(Emitter &e, const Args &a, const char *op) {
   else
     ok = ok || el == DType::I64;
   if (!ok)
-    a.fail(a.fn() + "(): a tensor descriptor of " + dtype_name(el) + " does not support atomic " +
+    a.fail(fn_name(a) + ": a tensor descriptor of " + dtype_name(el) + " does not support atomic " +
            o + (o == "add" ? " (int32, uint32, uint64, fp32, fp16, bf16 do)"
                 : o == "min" || o == "max"
                     ? " (int32, uint32, int64, uint64 do; Triton's fp16/bf16 need TMA)"
@@ -231,22 +236,22 @@ RowsAccess rows_access(Emitter &e, const Args &a, const Val &desc) {
   const TensorDescInfo &info = *desc.desc;
   const std::vector<Val> &rest = a.rest();
   if (rest.size() != 2)
-    a.fail(a.fn() + "(): expected 2 offsets (x_offsets, y_offset), got " +
+    a.fail(fn_name(a) + ": expected 2 offsets (x_offsets, y_offset), got " +
            std::to_string(rest.size()));
   if (info.rank() != 2 || info.block_shape[0] != 1)
-    a.fail(a.fn() + "(): the descriptor must be 2-D with a block of one row, but its block is " +
+    a.fail(fn_name(a) + ": the descriptor must be 2-D with a block of one row, but its block is " +
            dims_str(info.block_shape));
   const Val &xv = rest[0];
   if (!xv.is_tensor() || xv.tensor->type.rank() != 1 || xv.tensor->type.is_ptr() ||
       ir::is_float(xv.tensor->type.elem) || ir::bits(xv.tensor->type.elem) > 32)
-    a.fail(a.fn() + "(): x_offsets must be a 1-D tile of int32, got " + describe(xv));
+    a.fail(fn_name(a) + ": x_offsets must be a 1-D tile of int32, got " + describe(xv));
   int64_t rows = xv.tensor->type.shape[0], cols = info.block_shape[1];
   if (rows < 8)
-    a.fail(a.fn() + "(): x_offsets must have at least 8 rows, got " + std::to_string(rows));
+    a.fail(fn_name(a) + ": x_offsets must have at least 8 rows, got " + std::to_string(rows));
   DType el = elem_of(desc);
   int64_t min_cols = 32 / ir::bits(el) * 8;
   if (cols < min_cols)
-    a.fail(a.fn() + "(): a " + dtype_name(el) + " descriptor must have at least " +
+    a.fail(fn_name(a) + ": a " + dtype_name(el) + " descriptor must have at least " +
            std::to_string(min_cols) + " columns, got " + std::to_string(cols));
   auto op = [&](ast::BinOp o, const Val &x, const Val &y) { return binary_op(e, o, x, y, loc); };
   auto inside = [&](const Val &i, const Val &n) { // 0 <= i < n
