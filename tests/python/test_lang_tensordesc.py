@@ -190,6 +190,29 @@ def test_loads_in_a_loop():
 
 
 @triton.jit
+def k_window_sums(X, Out, N, start, B: tl.constexpr, START: tl.constexpr):
+    # loop offsets from a run-time start and from a negative constexpr one: neither is
+    # known to be >= 0, so both bounds are checked
+    d = tl.make_tensor_descriptor(X, [N], [1], [B])
+    acc = tl.zeros((B,), tl.float32)
+    for k in range(start, N, B):
+        acc += d.load([k])
+    for k in range(START, N, B):
+        acc += d.load([k]) * 10
+    tl.store(Out + tl.arange(0, B), acc)
+
+
+def test_loop_offsets_of_unknown_sign():
+    n, b = 50, 16
+    x = rand((n,), seed=25)
+    out = aligned((b,), np.float32)
+    k_window_sums[(1,)](x, out, n, -7, B=b, START=-20)
+    want = sum(window(x, (k,), (b,)) for k in range(-7, n, b))
+    want = want + 10 * sum(window(x, (k,), (b,)) for k in range(-20, n, b))
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+@triton.jit
 def k_carried(X, Out, ROWS, N, B: tl.constexpr):
     # the descriptor itself is loop-carried: each iteration makes the next row's
     d = tl.make_tensor_descriptor(X, [N], [1], [B])

@@ -22,12 +22,19 @@ std::vector<Val> items_of(const Args &a, std::string_view name) {
 }
 
 // Whether an (int32) offset is known to be >= 0: a constant, or built from program ids,
-// aranges and constants by + * // % max and value-preserving casts (a wrap-around of an
-// offset is a wrong address anyway).
+// aranges, constants and induction variables of loops from a lower bound >= 0 by a step
+// >= 0, by + * // % max and value-preserving casts (a wrap-around of an offset is a wrong
+// address anyway).
 bool known_nonneg(const Value *v, int depth = 0) {
   const ir::Op *op = v->def;
-  if (!op || depth > 8)
+  if (depth > 8)
     return false;
+  if (!op) { // a block argument: the induction variable of a `for` (lb, ub, step, ...)?
+    const ir::Region *r = v->index == 0 && v->owner ? v->owner->parent() : nullptr;
+    const ir::Op *loop = r ? r->parent() : nullptr;
+    return loop && loop->kind() == ir::OpKind::For && loop->num_operands() >= 3 &&
+           known_nonneg(loop->operand(0), depth + 1) && known_nonneg(loop->operand(2), depth + 1);
+  }
   auto nn = [&](size_t i) { return known_nonneg(op->operand(i), depth + 1); };
   switch (op->kind()) {
   case ir::OpKind::Constant: {
