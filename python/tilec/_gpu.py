@@ -188,6 +188,16 @@ def _specialize(jitfn, values, info):
     """(specs, keys, device) of a GPU launch; raises for mixed host/GPU arrays."""
     specs, keys = [], []
     device = gpu_param = host = None
+
+    def on_device(name, dev):  # all device arrays of a launch on one device
+        nonlocal device, gpu_param
+        if dev >= 0:
+            if device is not None and dev != device:
+                raise ValueError(f"argument '{name}' is on cuda:{dev} but '{gpu_param}' is on "
+                                 f"cuda:{device}: all tensors of a launch must be on one device")
+            device = dev
+        gpu_param = gpu_param or name
+
     for p, v, inf in zip(jitfn.params, values, info):
         if not p.is_constexpr and inf is not None and inf[0] == "device":
             _, dtype, aligned, dev = inf
@@ -199,13 +209,7 @@ def _specialize(jitfn, values, info):
                 if want != dtype:
                     raise TypeError(f"argument '{p.name}' is declared a pointer to {want} but "
                                     f"the array holds {dtype}")
-            if dev >= 0:
-                if device is not None and dev != device:
-                    raise ValueError(f"argument '{p.name}' is on cuda:{dev} but "
-                                     f"'{gpu_param}' is on cuda:{device}: all tensors of a "
-                                     "launch must be on one device")
-                device = dev
-            gpu_param = gpu_param or p.name
+            on_device(p.name, dev)
             keys.append(("p", dtype, aligned))
             specs.append(("pointer", (dtype, aligned)))
             continue
@@ -225,13 +229,7 @@ def _specialize(jitfn, values, info):
                 raise TypeError(f"argument '{p.name}': the TensorDescriptor's base is a "
                                 f"{type(v.base).__name__}, not an array")
             _, dtype, aligned, dev = binf
-            if dev >= 0:
-                if device is not None and dev != device:
-                    raise ValueError(f"argument '{p.name}' is on cuda:{dev} but "
-                                     f"'{gpu_param}' is on cuda:{device}: all tensors of a "
-                                     "launch must be on one device")
-                device = dev
-            gpu_param = gpu_param or p.name
+            on_device(p.name, dev)
             key = _args.desc_key(p.name, v, dtype, aligned)[0]
             keys.append(key)
             specs.append(_args.spec_of(key, v))

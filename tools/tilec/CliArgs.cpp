@@ -90,9 +90,8 @@ sema::ArgSpec parse_tensordesc(std::string_view e, const std::string &shown) {
   std::string_view dims = e.substr(open + 1, close - open - 1);
   for (size_t start = 0; start <= dims.size();) {
     size_t comma = dims.find(',', start);
-    std::string_view item = trim(dims.substr(start, comma == std::string_view::npos
-                                                        ? std::string_view::npos
-                                                        : comma - start));
+    std::string_view item = trim(dims.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     auto n = parse_int(item);
     if (!n || *n <= 0)
       throw bad("block dimension '" + std::string(item) + "' is not a positive integer");

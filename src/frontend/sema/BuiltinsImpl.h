@@ -18,11 +18,11 @@ using Impl = Val (*)(Emitter &e, const Args &a);
 
 // Where a builtin is visible.
 enum Where : unsigned {
-  kTl = 1,     // tl.<name>
-  kMath = 2,   // tl.math.<name>
-  kMethod = 4, // x.<name>(...) on tensors (self is the first parameter)
-  kPython = 8, // Python's builtins (min, max, abs, ...)
-  kLibdevice = 16, // triton.language.extra[.cuda].libdevice.<name> (its own namespace)
+  kTl = 1,          // tl.<name>
+  kMath = 2,        // tl.math.<name>
+  kMethod = 4,      // x.<name>(...) on tensors (self is the first parameter)
+  kPython = 8,      // Python's builtins (min, max, abs, ...)
+  kLibdevice = 16,  // triton.language.extra[.cuda].libdevice.<name> (its own namespace)
   kDescriptor = 32, // desc.<name>(...) on tensor descriptors (self is the first parameter)
 };
 

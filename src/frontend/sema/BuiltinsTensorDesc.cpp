@@ -40,15 +40,14 @@ std::string fn_name(const Args &a) {
 const Val &desc_arg(const Args &a, std::string_view name) {
   const Val &v = a[name];
   if (v.kind != Val::Kind::TensorDesc)
-    a.fail(fn_name(a) + ": expected a tensor descriptor (tl.make_tensor_descriptor or a host "
-                    "TensorDescriptor), got " +
+    a.fail(fn_name(a) +
+           ": expected a tensor descriptor (tl.make_tensor_descriptor or a host "
+           "TensorDescriptor), got " +
            describe(v));
   return v;
 }
 
-DType elem_of(const Val &desc) {
-  return desc.elems[TensorDescInfo::base_at()].tensor->type.elem;
-}
+DType elem_of(const Val &desc) { return desc.elems[TensorDescInfo::base_at()].tensor->type.elem; }
 
 ir::Shape block_of(const Val &desc) {
   return ir::Shape(desc.desc->block_shape.begin(), desc.desc->block_shape.end());
@@ -81,8 +80,8 @@ BlockAccess access(Emitter &e, const Args &a, const Val &desc) {
   size_t rank = info.rank();
   std::vector<Val> offsets = items_of(a["offsets"]);
   if (offsets.size() != rank)
-    a.fail(fn_name(a) + ": expected " + std::to_string(rank) + " offsets (the descriptor's rank), " +
-           "but got " + std::to_string(offsets.size()));
+    a.fail(fn_name(a) + ": expected " + std::to_string(rank) +
+           " offsets (the descriptor's rank), " + "but got " + std::to_string(offsets.size()));
   BlockPtrInfo bp;
   bp.block_shape = info.block_shape;
   for (size_t i = rank; i-- > 0;)
@@ -161,9 +160,8 @@ Val make_tensor_descriptor(Emitter &e, const Args &a) {
     a.fail("make_tensor_descriptor(): the last stride must be the constant 1 (the last "
            "dimension is contiguous), got " +
            (last.is_constexpr() ? last.repr() : describe(last)));
-  std::string padding = a["padding_option"].kind == Val::Kind::None
-                            ? std::string()
-                            : a.const_str("padding_option");
+  std::string padding =
+      a["padding_option"].kind == Val::Kind::None ? std::string() : a.const_str("padding_option");
   if (!padding.empty() && padding != "zero" && padding != "nan")
     a.fail("make_tensor_descriptor(): padding option '" + padding +
            "' is not supported (expected 'zero' or 'nan')");
@@ -179,18 +177,24 @@ Val make_tensor_descriptor(Emitter &e, const Args &a) {
   return Val::tensor_desc(std::move(parts), std::move(info));
 }
 
+// A load of the elements at `ptrs` (the padding where `mask` is off), or a store of the
+// call's `value` there.
+Val transfer(Emitter &e, const Args &a, const Val &desc, const BlockAccess &acc, bool store) {
+  if (!store)
+    return Val::of(masked_load(e, desc, acc.ptrs, acc.mask, a.loc()));
+  Value *v = block_value(e, a, desc, acc.ptrs->type.shape);
+  e.builder().create(ir::OpKind::Store, {acc.ptrs, v, acc.mask}, {}, {}, a.loc());
+  return Val::none();
+}
+
 Val desc_load(Emitter &e, const Args &a) {
   const Val &desc = desc_arg(a, "self");
-  BlockAccess acc = access(e, a, desc);
-  return Val::of(masked_load(e, desc, acc.ptrs, acc.mask, a.loc()));
+  return transfer(e, a, desc, access(e, a, desc), false);
 }
 
 Val desc_store(Emitter &e, const Args &a) {
   const Val &desc = desc_arg(a, "self");
-  Value *v = block_value(e, a, desc, block_of(desc));
-  BlockAccess acc = access(e, a, desc);
-  e.builder().create(ir::OpKind::Store, {acc.ptrs, v, acc.mask}, {}, {}, a.loc());
-  return Val::none();
+  return transfer(e, a, desc, access(e, a, desc), true);
 }
 
 // desc.atomic_<op>(offsets, value): the dtypes Triton's descriptor reductions take (tilec's
@@ -206,32 +210,20 @@ Val desc_atomic(Emitter &e, const Args &a, const char *op) {
     ok = ok || el == DType::I64;
   if (!ok)
     a.fail(fn_name(a) + ": a tensor descriptor of " + dtype_name(el) + " does not support atomic " +
-           o + (o == "add" ? " (int32, uint32, uint64, fp32, fp16, bf16 do)"
-                : o == "min" || o == "max"
-                    ? " (int32, uint32, int64, uint64 do; Triton's fp16/bf16 need TMA)"
-                    : " (int32, uint32, int64, uint64 do)"));
+           o +
+           (o == "add" ? " (int32, uint32, uint64, fp32, fp16, bf16 do)"
+            : o == "min" || o == "max"
+                ? " (int32, uint32, int64, uint64 do; Triton's fp16/bf16 need TMA)"
+                : " (int32, uint32, int64, uint64 do)"));
   Value *v = block_value(e, a, desc, block_of(desc));
   BlockAccess acc = access(e, a, desc);
-  call(e, std::string("atomic_") + op, {Val::of(acc.ptrs), Val::of(v), Val::of(acc.mask)},
-       a.loc());
+  call(e, std::string("atomic_") + op, {Val::of(acc.ptrs), Val::of(v), Val::of(acc.mask)}, a.loc());
   return Val::none();
 }
 
-Val desc_atomic_add(Emitter &e, const Args &a) { return desc_atomic(e, a, "add"); }
-Val desc_atomic_min(Emitter &e, const Args &a) { return desc_atomic(e, a, "min"); }
-Val desc_atomic_max(Emitter &e, const Args &a) { return desc_atomic(e, a, "max"); }
-Val desc_atomic_and(Emitter &e, const Args &a) { return desc_atomic(e, a, "and"); }
-Val desc_atomic_or(Emitter &e, const Args &a) { return desc_atomic(e, a, "or"); }
-Val desc_atomic_xor(Emitter &e, const Args &a) { return desc_atomic(e, a, "xor"); }
-
 // gather / scatter: rows x_offsets (a 1-D int32 tile) of a descriptor whose block is one
 // row, columns y_offset + arange(block[1]); Triton's limits (TMA gather4) are kept.
-struct RowsAccess {
-  Value *ptrs, *mask;
-  ir::Shape shape;
-};
-
-RowsAccess rows_access(Emitter &e, const Args &a, const Val &desc) {
+BlockAccess rows_access(Emitter &e, const Args &a, const Val &desc) {
   SourceLoc loc = a.loc();
   const TensorDescInfo &info = *desc.desc;
   const std::vector<Val> &rest = a.rest();
@@ -269,21 +261,17 @@ RowsAccess rows_access(Emitter &e, const Args &a, const Val &desc) {
   Val mask = op(ast::BinOp::BitAnd, inside(x, desc.elems[info.shape_at(0)]),
                 inside(y, desc.elems[info.shape_at(1)]));
   ir::Shape s = {rows, cols};
-  return {broadcast_to(e, addr.tensor, s, loc), broadcast_to(e, mask.tensor, s, loc), s};
+  return {broadcast_to(e, addr.tensor, s, loc), broadcast_to(e, mask.tensor, s, loc)};
 }
 
 Val desc_gather(Emitter &e, const Args &a) {
   const Val &desc = desc_arg(a, "self");
-  RowsAccess r = rows_access(e, a, desc);
-  return Val::of(masked_load(e, desc, r.ptrs, r.mask, a.loc()));
+  return transfer(e, a, desc, rows_access(e, a, desc), false);
 }
 
 Val desc_scatter(Emitter &e, const Args &a) {
   const Val &desc = desc_arg(a, "self");
-  RowsAccess r = rows_access(e, a, desc);
-  Value *v = block_value(e, a, desc, r.shape);
-  e.builder().create(ir::OpKind::Store, {r.ptrs, v, r.mask}, {}, {}, a.loc());
-  return Val::none();
+  return transfer(e, a, desc, rows_access(e, a, desc), true);
 }
 
 // tl.load_tensor_descriptor(desc, offsets) / tl.store_tensor_descriptor(desc, offsets,
@@ -303,24 +291,30 @@ Val store_tensor_descriptor(Emitter &e, const Args &a) {
 
 void add_tensor_desc_builtins(std::vector<Def> &t) {
   const char *rmw = "self, offsets, value";
-  t.insert(t.end(),
-           {
-               {"make_tensor_descriptor",
-                "base, shape, strides, block_shape, padding_option='zero'",
-                make_tensor_descriptor, kTl},
-               {"load_tensor_descriptor", "desc, offsets", load_tensor_descriptor, kTl},
-               {"store_tensor_descriptor", "desc, offsets, value", store_tensor_descriptor, kTl},
-               {"load", "self, offsets", desc_load, kDescriptor},
-               {"store", "self, offsets, value", desc_store, kDescriptor},
-               {"atomic_add", rmw, desc_atomic_add, kDescriptor},
-               {"atomic_min", rmw, desc_atomic_min, kDescriptor},
-               {"atomic_max", rmw, desc_atomic_max, kDescriptor},
-               {"atomic_and", rmw, desc_atomic_and, kDescriptor},
-               {"atomic_or", rmw, desc_atomic_or, kDescriptor},
-               {"atomic_xor", rmw, desc_atomic_xor, kDescriptor},
-               {"gather", "self, *args", desc_gather, kDescriptor},
-               {"scatter", "self, value, *args", desc_scatter, kDescriptor},
-           });
+  t.insert(
+      t.end(),
+      {
+          {"make_tensor_descriptor", "base, shape, strides, block_shape, padding_option='zero'",
+           make_tensor_descriptor, kTl},
+          {"load_tensor_descriptor", "desc, offsets", load_tensor_descriptor, kTl},
+          {"store_tensor_descriptor", "desc, offsets, value", store_tensor_descriptor, kTl},
+          {"load", "self, offsets", desc_load, kDescriptor},
+          {"store", "self, offsets, value", desc_store, kDescriptor},
+          {"atomic_add", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "add"); },
+           kDescriptor},
+          {"atomic_min", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "min"); },
+           kDescriptor},
+          {"atomic_max", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "max"); },
+           kDescriptor},
+          {"atomic_and", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "and"); },
+           kDescriptor},
+          {"atomic_or", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "or"); },
+           kDescriptor},
+          {"atomic_xor", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "xor"); },
+           kDescriptor},
+          {"gather", "self, *args", desc_gather, kDescriptor},
+          {"scatter", "self, value, *args", desc_scatter, kDescriptor},
+      });
 }
 
 } // namespace tilec::sema::builtins
@@ -355,13 +349,8 @@ Val descriptor_attribute(Emitter &e, const Val &desc, const std::string &attr, S
     }
     return Val::tuple(std::move(parts));
   }
-  if (is_descriptor_method(attr)) {
-    Val m;
-    m.kind = Val::Kind::Method;
-    m.str = attr;
-    m.elems.push_back(desc);
-    return m;
-  }
+  if (is_descriptor_method(attr))
+    return Val::method(attr, desc);
   throw CompileError(loc, "'tensor_descriptor' object has no attribute '" + attr + "'");
 }
 
@@ -398,8 +387,8 @@ Val descriptor_parameter(ir::Function &fn, const std::string &name, const ArgSpe
   // of whole 16-byte units (so the element count divides by 16 / element bytes).
   std::vector<Val> parts = {arg(Type::pointer_to(spec.dtype), "base", 16)};
   for (size_t i = 0; i < rank; ++i)
-    parts.push_back(arg(Type(DType::I32), "shape." + std::to_string(i),
-                        spec.desc_shape_div16[i] ? 16 : 1));
+    parts.push_back(
+        arg(Type(DType::I32), "shape." + std::to_string(i), spec.desc_shape_div16[i] ? 16 : 1));
   int64_t unit = std::max<int64_t>(1, 16 / ir::byte_size(spec.dtype));
   for (size_t i = 0; i + 1 < rank; ++i)
     parts.push_back(arg(Type(DType::I64), "stride." + std::to_string(i),

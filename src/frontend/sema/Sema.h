@@ -39,13 +39,13 @@ struct FunctionSource {
 // How one kernel parameter is specialised for this compilation.
 struct ArgSpec {
   enum class Kind {
-    Pointer,   // type = pointer element dtype; divisible_by_16 = 16-byte aligned address
-    Int,       // type = i32/i64/u64 (by value range); divisible_by_16; equal_to_1 is
-               // specialised away as the constant 1, as Triton does
-    Float,     // type = fp32 (Python float) or other float dtype
-    Bool,      // i1
-    Constexpr, // value (int/float/bool/str/None/dtype/tuple)
-    None,      // a None passed to a non-constexpr parameter: folded as None
+    Pointer,    // type = pointer element dtype; divisible_by_16 = 16-byte aligned address
+    Int,        // type = i32/i64/u64 (by value range); divisible_by_16; equal_to_1 is
+                // specialised away as the constant 1, as Triton does
+    Float,      // type = fp32 (Python float) or other float dtype
+    Bool,       // i1
+    Constexpr,  // value (int/float/bool/str/None/dtype/tuple)
+    None,       // a None passed to a non-constexpr parameter: folded as None
     TensorDesc, // a host TensorDescriptor: dtype = element dtype; desc_* below. In the
                 // kernel its base (16-byte aligned), shape (i32) and strides (i64; the
                 // last is 1) are arguments of their own

@@ -26,14 +26,6 @@ bool is_libdevice_module(const std::string &m) {
   return m == "tilec.language.extra.libdevice" || m == "tilec.language.extra.cuda.libdevice";
 }
 
-Val dtype_method(const Val &d, const std::string &attr) {
-  Val m;
-  m.kind = Val::Kind::Method;
-  m.str = attr;
-  m.elems.push_back(d);
-  return m;
-}
-
 // A tile's .type: Triton's block_type (element_ty, shape, numel, name, scalar).
 Val block_type_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
   const ir::Type &t = d.type;
@@ -50,7 +42,7 @@ Val block_type_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
   if (attr == "name")
     return Val::string(py_str(d));
   if (attr.rfind("is_", 0) == 0 || attr == "get_block_shapes")
-    return dtype_method(d, attr);
+    return Val::method(attr, d);
   throw CompileError(loc, "'block_type' object has no attribute '" + attr + "'");
 }
 
@@ -76,7 +68,7 @@ Val dtype_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
   if (attr == "scalar")
     return d;
   if (attr.rfind("is_", 0) == 0)
-    return dtype_method(d, attr);
+    return Val::method(attr, d);
   throw CompileError(loc, "'dtype' object has no attribute '" + attr + "'");
 }
 
@@ -255,13 +247,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
       a.loc = loc;
       return call_builtin(*this, "trans", std::move(a));
     }
-    if (is_tensor_method(attr)) {
-      Val m;
-      m.kind = Val::Kind::Method;
-      m.str = attr;
-      m.elems.push_back(base);
-      return m;
-    }
+    if (is_tensor_method(attr))
+      return Val::method(attr, base);
     throw CompileError(loc, "'tensor' object has no attribute '" + attr + "'");
   }
   case Val::Kind::DType:

@@ -102,6 +102,10 @@ struct Val {
   static Val tuple(std::vector<Val> e) { Val x; x.kind = Kind::Tuple; x.elems = std::move(e); return x; }
   static Val module(std::string name) { Val x; x.kind = Kind::Module; x.str = std::move(name); return x; }
   static Val builtin(std::string name) { Val x; x.kind = Kind::Builtin; x.str = std::move(name); return x; }
+  static Val method(std::string name, Val self) {
+    Val x; x.kind = Kind::Method; x.str = std::move(name); x.elems.push_back(std::move(self));
+    return x;
+  }
 
   static Val block_ptr(std::vector<Val> parts, BlockPtrInfo info) {
     Val x; x.kind = Kind::BlockPtr; x.elems = std::move(parts);

@@ -19,12 +19,11 @@ Val block_ptr(TestEmitter &e) {
 // A 2-D tensor descriptor over an fp32 argument, blocks of 4 x 4 (16-byte rows).
 Val tensor_desc(TestEmitter &e) {
   auto ints = [](int64_t a, int64_t b) { return Val::tuple({Val::integer(a), Val::integer(b)}); };
-  return call_builtin(
-      e, "make_tensor_descriptor",
-      CallArgs{{e.arg("ptr<fp32>"), Val::tuple({e.arg("i32"), Val::integer(64)}), ints(64, 1),
-                ints(4, 4)},
-               {},
-               e.loc});
+  return call_builtin(e, "make_tensor_descriptor",
+                      CallArgs{{e.arg("ptr<fp32>"), Val::tuple({e.arg("i32"), Val::integer(64)}),
+                                ints(64, 1), ints(4, 4)},
+                               {},
+                               e.loc});
 }
 
 std::vector<Val> samples(TestEmitter &e) {
