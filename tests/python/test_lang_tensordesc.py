@@ -232,6 +232,28 @@ def test_loop_carried_descriptor():
 
 
 @triton.jit
+def k_while(X, Out, N, B: tl.constexpr):
+    # a while loop carrying a descriptor whose shape shrinks: each pass reads one element
+    # fewer (the rest zero)
+    n = N
+    d = tl.make_tensor_descriptor(X, [n], [1], [B])
+    acc = tl.zeros((B,), tl.float32)
+    while n > 0:
+        acc += d.load([0])
+        n -= 1
+        d = tl.make_tensor_descriptor(X, [n], [1], [B])
+    tl.store(Out + tl.arange(0, B), acc)
+
+
+def test_descriptor_carried_by_a_while_loop():
+    x = rand((16,), seed=26)
+    out = aligned((16,), np.float32)
+    k_while[(1,)](x, out, 10, B=16)
+    want = np.array([x[i] * (10 - i) if i < 10 else 0 for i in range(16)], np.float32)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+@triton.jit
 def k_pick(X, Y, Out, N, which, B: tl.constexpr):
     d = tl.make_tensor_descriptor(X, [N], [1], [B])
     if which > 0:
