@@ -187,16 +187,6 @@ Val transfer(Emitter &e, const Args &a, const Val &desc, const BlockAccess &acc,
   return Val::none();
 }
 
-Val desc_load(Emitter &e, const Args &a) {
-  const Val &desc = desc_arg(a, "self");
-  return transfer(e, a, desc, access(e, a, desc), false);
-}
-
-Val desc_store(Emitter &e, const Args &a) {
-  const Val &desc = desc_arg(a, "self");
-  return transfer(e, a, desc, access(e, a, desc), true);
-}
-
 // desc.atomic_<op>(offsets, value): the dtypes Triton's descriptor reductions take (tilec's
 // atomics have no fp16/bf16 min/max, which Triton runs only with TMA).
 Val desc_atomic(Emitter &e, const Args &a, const char *op) {
@@ -264,14 +254,10 @@ BlockAccess rows_access(Emitter &e, const Args &a, const Val &desc) {
   return {broadcast_to(e, addr.tensor, s, loc), broadcast_to(e, mask.tensor, s, loc)};
 }
 
-Val desc_gather(Emitter &e, const Args &a) {
+// desc.load / store (a block at `offsets`) and gather / scatter (rows).
+Val desc_transfer(Emitter &e, const Args &a, bool rows, bool store) {
   const Val &desc = desc_arg(a, "self");
-  return transfer(e, a, desc, rows_access(e, a, desc), false);
-}
-
-Val desc_scatter(Emitter &e, const Args &a) {
-  const Val &desc = desc_arg(a, "self");
-  return transfer(e, a, desc, rows_access(e, a, desc), true);
+  return transfer(e, a, desc, rows ? rows_access(e, a, desc) : access(e, a, desc), store);
 }
 
 // tl.load_tensor_descriptor(desc, offsets) / tl.store_tensor_descriptor(desc, offsets,
@@ -298,8 +284,11 @@ void add_tensor_desc_builtins(std::vector<Def> &t) {
            make_tensor_descriptor, kTl},
           {"load_tensor_descriptor", "desc, offsets", load_tensor_descriptor, kTl},
           {"store_tensor_descriptor", "desc, offsets, value", store_tensor_descriptor, kTl},
-          {"load", "self, offsets", desc_load, kDescriptor},
-          {"store", "self, offsets, value", desc_store, kDescriptor},
+          {"load", "self, offsets",
+           [](Emitter &e, const Args &a) { return desc_transfer(e, a, false, false); },
+           kDescriptor},
+          {"store", "self, offsets, value",
+           [](Emitter &e, const Args &a) { return desc_transfer(e, a, false, true); }, kDescriptor},
           {"atomic_add", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "add"); },
            kDescriptor},
           {"atomic_min", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "min"); },
@@ -312,8 +301,10 @@ void add_tensor_desc_builtins(std::vector<Def> &t) {
            kDescriptor},
           {"atomic_xor", rmw, [](Emitter &e, const Args &a) { return desc_atomic(e, a, "xor"); },
            kDescriptor},
-          {"gather", "self, *args", desc_gather, kDescriptor},
-          {"scatter", "self, value, *args", desc_scatter, kDescriptor},
+          {"gather", "self, *args",
+           [](Emitter &e, const Args &a) { return desc_transfer(e, a, true, false); }, kDescriptor},
+          {"scatter", "self, value, *args",
+           [](Emitter &e, const Args &a) { return desc_transfer(e, a, true, true); }, kDescriptor},
       });
 }
 
@@ -327,12 +318,8 @@ using ir::Type;
 
 Val descriptor_attribute(Emitter &e, const Val &desc, const std::string &attr, SourceLoc loc) {
   const TensorDescInfo &info = *desc.desc;
-  if (attr == "block_shape") {
-    std::vector<Val> dims;
-    for (int64_t n : info.block_shape)
-      dims.push_back(Val::integer(n));
-    return Val::tuple(std::move(dims));
-  }
+  if (attr == "block_shape")
+    return Val::int_tuple(info.block_shape);
   if (attr == "dtype")
     return Val::dtype(Type(elem_of(desc)));
   if (attr == "block_type")

@@ -111,12 +111,8 @@ Val Lowerer::call_dtype_method(const Val &self, const std::string &name, const C
     throw CompileError(args.loc, "dtype." + name + "() takes no arguments");
   const ir::Type &t = self.type;
   if (t.is_tile()) { // a block_type: of the dtype predicates only is_block() holds
-    if (name == "get_block_shapes") {
-      std::vector<Val> dims;
-      for (int64_t n : t.shape)
-        dims.push_back(Val::integer(n));
-      return Val::tuple(std::move(dims));
-    }
+    if (name == "get_block_shapes")
+      return Val::int_tuple(t.shape);
     call_dtype_method(Val::dtype(t.element()), name, args); // rejects unknown names
     return Val::boolean(name == "is_block");
   }

@@ -31,12 +31,8 @@ Val block_type_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
   const ir::Type &t = d.type;
   if (attr == "element_ty" || attr == "scalar")
     return Val::dtype(t.element());
-  if (attr == "shape") {
-    std::vector<Val> dims;
-    for (int64_t n : t.shape)
-      dims.push_back(Val::integer(n));
-    return Val::tuple(std::move(dims));
-  }
+  if (attr == "shape")
+    return Val::int_tuple(t.shape);
   if (attr == "numel")
     return Val::integer(t.numel());
   if (attr == "name")
@@ -233,12 +229,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
       return Val::dtype(t.element());
     if (attr == "type") // Triton: the dtype of a scalar, a block_type for a tile
       return Val::dtype(ir::Type(t.elem, t.ptr, t.shape));
-    if (attr == "shape") {
-      std::vector<Val> dims;
-      for (int64_t d : t.shape)
-        dims.push_back(Val::integer(d));
-      return Val::tuple(std::move(dims));
-    }
+    if (attr == "shape")
+      return Val::int_tuple(t.shape);
     if (attr == "numel")
       return Val::integer(t.numel());
     if (attr == "T") {

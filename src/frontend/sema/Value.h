@@ -100,6 +100,13 @@ struct Val {
   static Val dtype(ir::Type t) { Val x; x.kind = Kind::DType; x.type = std::move(t); return x; }
   static Val of(ir::Value *v) { Val x; x.kind = Kind::Tensor; x.tensor = v; return x; }
   static Val tuple(std::vector<Val> e) { Val x; x.kind = Kind::Tuple; x.elems = std::move(e); return x; }
+  // A tuple of ints (a shape, as tensor.shape and desc.block_shape give it).
+  static Val int_tuple(const std::vector<int64_t> &v) {
+    std::vector<Val> e;
+    for (int64_t i : v)
+      e.push_back(integer(i));
+    return tuple(std::move(e));
+  }
   static Val module(std::string name) { Val x; x.kind = Kind::Module; x.str = std::move(name); return x; }
   static Val builtin(std::string name) { Val x; x.kind = Kind::Builtin; x.str = std::move(name); return x; }
   static Val method(std::string name, Val self) {
