@@ -369,6 +369,72 @@ def test_matmul_host_descriptors_transposed_b():
     np.testing.assert_allclose(c, ref, rtol=1e-2, atol=1e-2)
 
 
+@triton.jit
+def _tile_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M: tl.constexpr):
+    group_id = tile_id // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + (tile_id % group_size_m)
+    pid_n = (tile_id % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@triton.jit
+def k_persistent(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                 BK: tl.constexpr, GROUP_SIZE_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
+                 NUM_SMS: tl.constexpr):
+    # the persistent matmul of Triton's tutorial 09 (B stored N x K, a subtiled epilogue)
+    dtype = c_ptr.dtype.element_ty
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    num_tiles = num_pid_m * num_pid_n
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_desc = tl.make_tensor_descriptor(
+        c_ptr, shape=[M, N], strides=[N, 1],
+        block_shape=[BM, BN if not EPILOGUE_SUBTILE else BN // 2])
+    tile_id_c = start_pid - NUM_SMS
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = _tile_pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_am = pid_m * BM
+        offs_bn = pid_n * BN
+        accumulator = tl.zeros((BM, BN), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BK
+            a = a_desc.load([offs_am, offs_k])
+            b = b_desc.load([offs_bn, offs_k])
+            accumulator = tl.dot(a, b.T, accumulator)
+        tile_id_c += NUM_SMS
+        pid_m, pid_n = _tile_pid(tile_id_c, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_cm = pid_m * BM
+        offs_cn = pid_n * BN
+        if EPILOGUE_SUBTILE:
+            acc = tl.reshape(accumulator, (BM, 2, BN // 2))
+            acc = tl.permute(acc, (0, 2, 1))
+            acc0, acc1 = tl.split(acc)
+            c_desc.store([offs_cm, offs_cn], acc0.to(dtype))
+            c_desc.store([offs_cm, offs_cn + BN // 2], acc1.to(dtype))
+        else:
+            c_desc.store([offs_cm, offs_cn], accumulator.to(dtype))
+
+
+@pytest.mark.parametrize("subtile", [False, True])
+def test_persistent_matmul_tutorial(subtile):
+    triton.set_allocator(lambda size, align, stream: None)  # as the tutorial does
+    m, n, k = 80, 96, 72
+    a = rand((m, k), np.float16, seed=27) / 8
+    b = rand((n, k), np.float16, seed=28) / 8
+    c = aligned((m, n), np.float16)
+    k_persistent[(3,)](a, b, c, m, n, k, BM=32, BN=32, BK=32, GROUP_SIZE_M=2,
+                       EPILOGUE_SUBTILE=subtile, NUM_SMS=3)
+    ref = a.astype(np.float32) @ b.astype(np.float32).T
+    np.testing.assert_allclose(c.astype(np.float32), ref, rtol=1e-2, atol=1e-2)
+    triton.set_allocator(None)
+
+
 # --------------------------------------------------------------------------------------
 # host descriptors
 
