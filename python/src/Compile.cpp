@@ -29,7 +29,10 @@ ir::DType dtype_named(const std::string &ir_name) {
 
 // One parameter's specialisation, as the Python layer describes it:
 // ("constexpr", value) | ("none", None) | ("bool", None) | ("float", "fp32")
-// | ("int", (dtype, divisible_by_16, equal_to_1)) | ("pointer", (dtype, aligned_16)).
+// | ("int", (dtype, divisible_by_16, equal_to_1)) | ("pointer", (dtype, aligned_16))
+// | ("tensordesc", (dtype, block_shape, nan_padding, shape_div16, stride_div16)): a host
+// TensorDescriptor; the div16 tuples say which shape entries and strides (all but the
+// last) are multiples of 16.
 sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index) {
   nb::tuple t = nb::cast<nb::tuple>(spec);
   std::string kind = nb::cast<std::string>(t[0]);
@@ -61,6 +64,15 @@ sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index) {
     a.kind = sema::ArgSpec::Kind::Pointer;
     a.dtype = dtype_named(nb::cast<std::string>(p[0]));
     a.divisible_by_16 = nb::cast<bool>(p[1]);
+  } else if (kind == "tensordesc") {
+    nb::tuple p = nb::cast<nb::tuple>(payload);
+    a.kind = sema::ArgSpec::Kind::TensorDesc;
+    a.dtype = dtype_named(nb::cast<std::string>(p[0]));
+    a.divisible_by_16 = true;
+    a.desc_block_shape = nb::cast<std::vector<int64_t>>(p[1]);
+    a.desc_nan_padding = nb::cast<bool>(p[2]);
+    a.desc_shape_div16 = nb::cast<std::vector<bool>>(p[3]);
+    a.desc_stride_div16 = nb::cast<std::vector<bool>>(p[4]);
   } else {
     throw nb::value_error(("unknown argument kind '" + kind + "'").c_str());
   }

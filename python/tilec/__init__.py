@@ -9,7 +9,8 @@ from .errors import CompilationError, CudaError, KernelError, OutOfResources, Ti
 from .jit import JITFunction, KernelInterface, jit
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .compiler import CompiledKernel
-from . import backends, language, runtime, testing
+from . import backends, language, runtime, testing, tools
+from ._allocation import set_allocator
 from ._gpu import synchronize
 from ._introspect import compile
 
@@ -33,4 +34,5 @@ __all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autot
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
            "KernelError", "TilecError", "CompiledKernel", "language", "testing",
            "CudaError", "OutOfResources", "synchronize", "compile", "runtime", "backends",
+           "tools", "set_allocator",
            "__version__"]

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _C
 from .language import core
+from .tools.tensor_descriptor import TensorDescriptor, check_block_shape
 
 _INT32_MIN, _INT32_END = -(1 << 31), 1 << 31
 _INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
@@ -118,6 +119,72 @@ def array_arg(name: str, x):
     if hasattr(x, "__array_interface__") and not isinstance(x, (np.generic, core.dtype)):
         return _numpy_arg(name, np.asarray(x))
     return None
+
+
+_ELEM_BYTES = {"i1": 1, "i8": 1, "u8": 1, "fp8e4nv": 1, "fp8e5": 1, "i16": 2, "u16": 2,
+               "fp16": 2, "bf16": 2, "i32": 4, "u32": 4, "fp32": 4, "i64": 8, "u64": 8,
+               "fp64": 8}
+
+
+class DescArg:
+    """A TensorDescriptor argument of the interpreter path: its base (an ArrayArg) and the
+    run-time shape and strides the kernel receives (the last stride is 1, not passed)."""
+
+    __slots__ = ("base", "shape", "strides")
+
+    def __init__(self, base, shape, strides):
+        self.base = base
+        self.shape = shape
+        self.strides = strides
+
+
+def desc_key(name: str, d, dtype: str, aligned: bool):
+    """(specialisation key, shape, strides but the last) of TensorDescriptor `d` whose base
+    holds `dtype`. Its fields are checked again here: a pre_hook may have set them since
+    the descriptor was made (the fused-attention tutorial sets block_shape)."""
+    where = f"argument '{name}' (a TensorDescriptor)"
+    rank = len(d.shape)
+    if len(d.strides) != rank or len(d.block_shape) != rank or not 0 < rank <= 5:
+        raise ValueError(f"{where}: shape {list(d.shape)}, strides {list(d.strides)} and "
+                         f"block_shape {list(d.block_shape)} must have one rank from 1 to 5")
+    check_block_shape(d.block_shape, f"{where}: block_shape")
+    if dtype == "i1":
+        raise TypeError(f"{where}: bool elements are not supported (pass the memory as int8)")
+    if not aligned:
+        raise ValueError(f"{where}: the base must be 16-byte aligned")
+    shape = tuple(int(n) for n in d.shape)
+    strides = tuple(int(s) for s in d.strides)
+    for i, n in enumerate(shape):
+        if not 0 < n < _INT32_END:
+            raise ValueError(f"{where}: shape[{i}] = {n} must be in [1, 2**31) (the kernel "
+                             "receives int32 shapes)")
+    for i, s in enumerate(strides):
+        if not _INT64_MIN <= s < _INT64_END:
+            raise ValueError(f"{where}: stride {i} = {s} does not fit in int64")
+        if i + 1 < rank and (s * _ELEM_BYTES[dtype]) % 16:
+            raise ValueError(f"{where}: strides must be 16-byte aligned: stride {i} is {s} "
+                             f"elements of {_ELEM_BYTES[dtype]} bytes")
+    if strides[-1] != 1:
+        raise ValueError(f"{where}: the last dimension must be contiguous (stride 1), got "
+                         f"stride {strides[-1]}")
+    if d.padding not in ("zero", "nan"):
+        raise ValueError(f"{where}: padding must be 'zero' or 'nan', got {d.padding!r}")
+    nan = d.padding == "nan"
+    if nan and not dtype.startswith(("fp", "bf")):
+        raise ValueError(f"{where}: padding `nan` needs a floating dtype, not {dtype}")
+    key = ("d", dtype, tuple(int(b) for b in d.block_shape), nan,
+           tuple(n % 16 == 0 for n in shape), tuple(s % 16 == 0 for s in strides[:-1]))
+    return key, shape, strides[:-1]
+
+
+def desc_arg(name: str, d):
+    """(key, DescArg) of a TensorDescriptor over host memory."""
+    arr = array_arg(name, d.base)
+    if arr is None:
+        raise TypeError(f"argument '{name}': the TensorDescriptor's base is "
+                        f"{_describe(d.base)}, not an array")
+    key, shape, strides = desc_key(name, d, arr.dtype, arr.aligned)
+    return key, DescArg(arr, shape, strides)
 
 
 def int_dtype(name: str, v: int) -> str:
@@ -235,6 +302,8 @@ def spec_of(key, value):
         return ("bool", None)
     if tag == "n":
         return ("none", None)
+    if tag == "d":
+        return ("tensordesc", key[1:])
     if isinstance(value, core.constexpr):
         value = value.value
     if isinstance(value, np.generic):
@@ -293,6 +362,8 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
         return ("f",), float(v)
     if isinstance(v, core.constexpr):
         return ("c", _ckey(constexpr_value(name, v))), None
+    if isinstance(v, TensorDescriptor):
+        return desc_arg(name, v)
     arr = array_arg(name, v)
     if arr is not None:
         return ("p", arr.dtype, arr.aligned), arr

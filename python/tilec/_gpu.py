@@ -24,6 +24,7 @@ import weakref
 from . import _C, _args, _introspect, _sources
 from .errors import CompilationError, CudaError
 from .language import core
+from .tools.tensor_descriptor import TensorDescriptor
 
 # (jitfn, fs, specs, options, arch) -> (ptx text, metadata dict). The metadata names the
 # .entry ("name") and lists its .params as (jit parameter name, kind) with kinds "ptr",
@@ -147,8 +148,14 @@ class GpuCompiledKernel:
 
 
 def wants_gpu(args, kwargs) -> bool:
-    """Whether a launch has an argument in GPU memory (the CPU path handles the rest)."""
-    return _any_device_array(args, kwargs)
+    """Whether a launch has an argument in GPU memory (the CPU path handles the rest): an
+    array, or the base of a TensorDescriptor."""
+    if _any_device_array(args, kwargs):
+        return True
+    for v in (*args, *kwargs.values()):
+        if isinstance(v, TensorDescriptor) and _any_device_array((v.base,), {}):
+            return True
+    return False
 
 
 def _no_gpu_support(args, kwargs):
@@ -198,6 +205,16 @@ def _specialize(jitfn, values, info):
     """(specs, keys, device) of a GPU launch; raises for mixed host/GPU arrays."""
     specs, keys = [], []
     device = gpu_param = host = None
+
+    def on_device(name, dev):  # all device arrays of a launch on one device
+        nonlocal device, gpu_param
+        if dev >= 0:
+            if device is not None and dev != device:
+                raise ValueError(f"argument '{name}' is on cuda:{dev} but '{gpu_param}' is on "
+                                 f"cuda:{device}: all tensors of a launch must be on one device")
+            device = dev
+        gpu_param = gpu_param or name
+
     for p, v, inf in zip(jitfn.params, values, info):
         if not p.is_constexpr and inf is not None and inf[0] == "device":
             _, dtype, aligned, dev = inf
@@ -209,13 +226,7 @@ def _specialize(jitfn, values, info):
                 if want != dtype:
                     raise TypeError(f"argument '{p.name}' is declared a pointer to {want} but "
                                     f"the array holds {dtype}")
-            if dev >= 0:
-                if device is not None and dev != device:
-                    raise ValueError(f"argument '{p.name}' is on cuda:{dev} but "
-                                     f"'{gpu_param}' is on cuda:{device}: all tensors of a "
-                                     "launch must be on one device")
-                device = dev
-            gpu_param = gpu_param or p.name
+            on_device(p.name, dev)
             keys.append(("p", dtype, aligned))
             specs.append(("pointer", (dtype, aligned)))
             continue
@@ -223,6 +234,22 @@ def _specialize(jitfn, values, info):
             host = host or (p.name, inf[1])
             keys.append(None)
             specs.append(None)
+            continue
+        if not p.is_constexpr and isinstance(v, TensorDescriptor):
+            binf = _C.gpu_classify([v.base], [p.name])[0]
+            if binf is None or binf[0] != "device":
+                if binf is not None:
+                    host = host or (p.name, binf[1])
+                    keys.append(None)
+                    specs.append(None)
+                    continue
+                raise TypeError(f"argument '{p.name}': the TensorDescriptor's base is a "
+                                f"{type(v.base).__name__}, not an array")
+            _, dtype, aligned, dev = binf
+            on_device(p.name, dev)
+            key = _args.desc_key(p.name, v, dtype, aligned)[0]
+            keys.append(key)
+            specs.append(_args.spec_of(key, v))
             continue
         r = _args.specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
         key = r[0]
@@ -303,8 +330,29 @@ def run(jitfn, grid, warmup, args, kwargs):
     from .jit import normalize_grid
 
     g = normalize_grid(grid, dict(zip(jitfn.arg_names, values)))
-    kernel._native.launch(g, stream, jitfn.arg_names, values, device, **attrs)
+    names, values = _with_descriptor_parts(jitfn.arg_names, values)
+    kernel._native.launch(g, stream, names, values, device, **attrs)
     return kernel
+
+
+def _with_descriptor_parts(names, values):
+    """The launch's names and values, with each TensorDescriptor's parts added under the
+    names of the kernel's .params (d.base, d.shape.<i>, d.stride.<i>: every stride but the
+    last, which is 1)."""
+    extra_names, extra = [], []
+    for n, v in zip(names, values):
+        if isinstance(v, TensorDescriptor):
+            extra_names.append(n + ".base")
+            extra.append(v.base)
+            for i, x in enumerate(v.shape):
+                extra_names.append(f"{n}.shape.{i}")
+                extra.append(int(x))
+            for i, x in enumerate(list(v.strides)[:-1]):
+                extra_names.append(f"{n}.stride.{i}")
+                extra.append(int(x))
+    if not extra:
+        return names, values
+    return list(names) + extra_names, list(values) + extra
 
 
 __all__ = ["GpuCompiledKernel", "run", "set_ptx_generator", "synchronize", "wants_gpu"]

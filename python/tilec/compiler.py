@@ -26,15 +26,23 @@ class CompiledKernel:
         self.static_output = native.static_output
         self.arg_names = list(native.arg_names)
         param_index = {n: i for i, n in enumerate(jitfn.arg_names)}
-        missing = [n for n in self.arg_names if n not in param_index]
+        # a tensor descriptor parameter `d` is several arguments: d.base, d.shape.<i>,
+        # d.stride.<i> (the parts of its DescArg)
+        parts = [n.split(".") for n in self.arg_names]
+        missing = [n for n, p in zip(self.arg_names, parts) if p[0] not in param_index]
         if missing:
             raise RuntimeError(f"tilec internal error: the compiled kernel has unknown "
                                f"parameters {missing}")
-        self._runtime_index = [param_index[n] for n in self.arg_names]
+        self._runtime_index = [param_index[p[0]] for p in parts]
         # positions (in arg_names) of pointer arguments: their ArrayArg becomes an address
         # and a buffer
         self._pointer_slots = [j for j, n in enumerate(self.arg_names)
-                               if specs[param_index[n]][0] == "pointer"]
+                               if specs[param_index[n]][0] == "pointer"] \
+            if all(len(p) == 1 for p in parts) else None
+        self._desc_parts = [(j, p[0], p[1] if len(p) > 1 else None,
+                             int(p[2]) if len(p) > 2 else 0)
+                            for j, p in enumerate(parts)
+                            if len(p) > 1 or specs[param_index[p[0]]][0] == "pointer"]
         self._asm = None
 
     @property
@@ -68,10 +76,13 @@ class CompiledKernel:
         args = [values[i] for i in self._runtime_index]
         buffers = []
         names = self.arg_names
-        for j in self._pointer_slots:
-            a = args[j]
-            args[j] = a.ptr
-            buffers.append((names[j], a.lo, a.nbytes, a.writable))
+        if self._pointer_slots is not None:
+            for j in self._pointer_slots:
+                a = args[j]
+                args[j] = a.ptr
+                buffers.append((names[j], a.lo, a.nbytes, a.writable))
+        else:
+            self._unpack_descriptors(args, buffers)
         out = self._native.run(grid, args, buffers)
         if out:
             sys.stdout.write(out)
@@ -86,6 +97,20 @@ class CompiledKernel:
 
     def _init_handles(self):
         """Triton loads the module here; the interpreter has nothing to load."""
+
+    def _unpack_descriptors(self, args, buffers):
+        """Pointer and tensor descriptor arguments in place: addresses, shapes, strides;
+        a buffer per pointer and per descriptor base, named after the parameter."""
+        for j, param, part, i in self._desc_parts:
+            v = args[j]
+            if part == "shape":
+                args[j] = v.shape[i]
+            elif part == "stride":
+                args[j] = v.strides[i]
+            else:  # a pointer, or a descriptor's base
+                a = v.base if part == "base" else v
+                args[j] = a.ptr
+                buffers.append((param, a.lo, a.nbytes, a.writable))
 
     def __repr__(self):
         return f"CompiledKernel({self.name}, {self.metadata.target})"

@@ -1,9 +1,10 @@
 """pytest plugin for test_gpu_lang_suites.py: with TILEC_TEST_ON_GPU=1 every kernel a
 language-suite test launches on numpy arrays runs on the GPU instead of the tile
-interpreter. Each array argument is copied to device memory (passed through
-__cuda_array_interface__ with its numpy dtype, so every dtype the suites use travels as
-is), the kernel runs on the GPU, and after a synchronisation the device bytes are copied
-back into the caller's writable arrays. The suites' numpy references then check the GPU."""
+interpreter. Each array argument (and each TensorDescriptor's base) is copied to device
+memory (passed through __cuda_array_interface__ with its numpy dtype, so every dtype the
+suites use travels as is), the kernel runs on the GPU, and after a synchronisation the
+device bytes are copied back into the caller's writable arrays. The suites' numpy
+references then check the GPU."""
 
 import ctypes
 import os
@@ -11,6 +12,7 @@ import os
 import numpy as np
 
 from tilec.jit import JITFunction
+from tilec.tools.tensor_descriptor import TensorDescriptor
 
 _ON = os.environ.get("TILEC_TEST_ON_GPU", "0") not in ("", "0")
 
@@ -57,6 +59,8 @@ def _launch_on_gpu(jitfn, grid, args, kwargs):
             d = DeviceArray(v, torch)
             dev.append(d)
             return d
+        if isinstance(v, TensorDescriptor):  # the same descriptor over the device copy
+            return TensorDescriptor(move(v.base), v.shape, v.strides, v.block_shape, v.padding)
         return v
 
     args = [move(a) for a in args]

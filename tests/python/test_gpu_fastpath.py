@@ -88,6 +88,11 @@ def fake_gpu(tmp_path, monkeypatch):
                 continue
             if s[0] == "pointer":
                 params.append((p.name, "ptr"))
+            elif s[0] == "tensordesc":  # the descriptor's parts, as Sema names them
+                rank = len(s[1][1])
+                params.append((p.name + ".base", "ptr"))
+                params += [(f"{p.name}.shape.{i}", "i32") for i in range(rank)]
+                params += [(f"{p.name}.stride.{i}", "i64") for i in range(rank - 1)]
             else:
                 params.append((p.name, s[1][0] if s[0] == "int" else "fp32"))
         return "// no PTX on the test device", {"name": jitfn.__name__, "params": params}
@@ -460,3 +465,39 @@ def test_a_fake_torch_keeps_the_python_getters(fake_gpu):
         _C._gpu_torch_abi_state()
     assert _C._gpu_torch_abi_facts(x) is None
     assert x.queries > 0 and launches[-1][3] == 0x5000
+
+
+def test_tensor_descriptor_arguments(fake_gpu):
+    """A host TensorDescriptor over GPU memory: its parts become .params (base, shapes,
+    strides but the last); its dtype, block shape and padding are part of the key. The C++
+    fast path does not key descriptors: each launch takes the Python path."""
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+
+    launches, compiles = fake_gpu
+
+    @tilec.jit
+    def desc_copy(src, dst, B: tl.constexpr):
+        dst.store([0, 0], src.load([0, 0]))
+
+    x, y, _ = tensors()
+    for t in (x, y):
+        t._dtype.itemsize, t._dtype.is_floating_point = 4, True
+    src = TensorDescriptor(x, [64, 40], [48, 1], [16, 16])
+    dst = TensorDescriptor(y, [64, 40], [48, 1], [16, 16])
+    desc_copy[(2,)](src, dst, B=16)
+    desc_copy[(2,)](src, dst, B=16)
+    assert len(compiles) == 1
+    assert compiles[0][1][0] == ("tensordesc", ("fp32", (16, 16), False, (True, False), (True,)))
+    want = ("desc_copy", (2, 1, 1), 0, 0x5000, [x._ptr, 64, 40, 48, y._ptr, 64, 40, 48])
+    assert launches == [want] * 2
+    src.block_shape = dst.block_shape = [32, 16]  # what an autotuner pre_hook does
+    desc_copy[(2,)](src, dst, B=16)
+    assert len(compiles) == 2 and compiles[1][1][0][1][1] == (32, 16)
+    assert desc_copy._gpu_dispatch.fast_launches == 0
+    src.padding = "nan"
+    desc_copy[(2,)](src, dst, B=16)
+    assert len(compiles) == 3 and compiles[2][1][0][1][2] is True
+    bad = TensorDescriptor(x, [64], [1], [16])
+    bad.base = Tensor(x._ptr + 4)  # the constructor checks it; a launch checks it again
+    with pytest.raises(ValueError, match="'src' .*16-byte aligned"):
+        desc_copy[(2,)](bad, dst, B=16)

@@ -23,7 +23,7 @@ SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
           "test_lang_shape.py", "test_lang_atomic.py", "test_lang_debug.py",
           "test_lang_edges.py", "test_lang_random.py", "test_lang_blockptr.py",
           "test_lang_asm.py", "test_lang_sort.py", "test_lang_libdevice.py",
-          "test_lang_gather.py", "test_lang_cuda.py",
+          "test_lang_gather.py", "test_lang_cuda.py", "test_lang_tensordesc.py",
           "test_lang_dot.py", "test_seed_kernels.py"]
 # suite -> a pytest -k expression of cases not to run on the GPU (interpreter-only checks)
 # A failed device assert leaves the CUDA context unusable (its GPU variant runs in a process of

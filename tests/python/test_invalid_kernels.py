@@ -824,6 +824,114 @@ def k_asm_byte(X):
     tl.store(X + tl.arange(0, 64), y.to(tl.float32))
 
 
+# tensor descriptors: Triton's checks at make_tensor_descriptor and at each access
+@triton.jit
+def k_desc_block_rank(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16])  # ERR:desc_block_rank
+    d.store([0, 0], tl.zeros((16, 16), tl.float32))
+
+
+@triton.jit
+def k_desc_strides(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n], [16, 16])  # ERR:desc_strides
+    d.store([0, 0], tl.zeros((16, 16), tl.float32))
+
+
+@triton.jit
+def k_desc_ndim(X, n):
+    d = tl.make_tensor_descriptor(X, [n] * 6, [1] * 6, [4] * 6)  # ERR:desc_ndim
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_desc_pow2(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 24])  # ERR:desc_pow2
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_desc_last_bytes(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 2])  # ERR:desc_last_bytes
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_desc_last_stride(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [1, n], [16, 16])  # ERR:desc_last_stride
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_desc_nan_int(X, I, n):
+    d = tl.make_tensor_descriptor(I, [n], [1], [16], padding_option="nan")  # ERR:desc_nan_int
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_desc_padding(X, n):
+    d = tl.make_tensor_descriptor(X, [n], [1], [16], padding_option="one")  # ERR:desc_padding
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_desc_bool(X, B, n):
+    d = tl.make_tensor_descriptor(B, [n], [1], [16])  # ERR:desc_bool
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_desc_offsets(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 16])
+    v = d.load([0])  # ERR:desc_offsets
+    tl.store(X + tl.arange(0, 16), tl.sum(v, axis=0))
+
+
+@triton.jit
+def k_desc_i64_offset(X, n):
+    d = tl.make_tensor_descriptor(X, [n], [1], [16])
+    v = d.load([n.to(tl.int64)])  # ERR:desc_i64_offset
+    tl.store(X + tl.arange(0, 16), v)
+
+
+@triton.jit
+def k_desc_store_shape(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [16, 16])
+    d.store([0, 0], tl.zeros((16,), tl.float32))  # ERR:desc_store_shape
+
+
+@triton.jit
+def k_desc_atomic_dtype(X, n):
+    d = tl.make_tensor_descriptor(X, [n], [1], [16])
+    d.atomic_min([0], tl.zeros((16,), tl.float32))  # ERR:desc_atomic_dtype
+
+
+@triton.jit
+def k_desc_attribute(X, n):
+    d = tl.make_tensor_descriptor(X, [n], [1], [16])
+    tl.store(X, d.order)  # ERR:desc_attribute
+
+
+@triton.jit
+def k_desc_not_a_desc(X, n):
+    v = tl.load_tensor_descriptor(X, [0])  # ERR:desc_not_a_desc
+    tl.store(X + tl.arange(0, 16), v)
+
+
+@triton.jit
+def k_desc_loop_block(X, n):
+    d = tl.make_tensor_descriptor(X, [n], [1], [16])
+    for i in range(n):  # ERR:desc_loop_block/alt
+        d = tl.make_tensor_descriptor(X, [n], [1], [32])  # ERR:desc_loop_block
+    tl.store(X, 1.0)
+
+
+@triton.jit
+def k_desc_gather_rows(X, n):
+    d = tl.make_tensor_descriptor(X, [n, n], [n, 1], [2, 16])
+    v = d.gather(tl.arange(0, 8), 0)  # ERR:desc_gather_rows
+    tl.store(X + tl.arange(0, 16), tl.sum(v, axis=0))
+
+
 CASES = [
     # (kernel, args, kwargs, tag, regexes the message must match)
     (k_undefined, lambda: [F32()], {}, "undefined", ["undefined_thing_xyz"]),
@@ -988,6 +1096,36 @@ CASES = [
     (k_histogram_mask, lambda: [F32()], {}, "hist_mask", ["histogram", "mask", "boolean"]),
     (k_histogram_runtime_bins, lambda: [F32(), 8], {}, "hist_rt_bins",
      ["num_bins", r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_desc_block_rank, lambda: [F32(), 8], {}, "desc_block_rank",
+     ["make_tensor_descriptor", "block_shape", "2 dimensions but got 1"]),
+    (k_desc_strides, lambda: [F32(), 8], {}, "desc_strides", ["expected 2 strides but got 1"]),
+    (k_desc_ndim, lambda: [F32(), 8], {}, "desc_ndim", [r"1 <= ndim <= 5", "6"]),
+    (k_desc_pow2, lambda: [F32(), 8], {}, "desc_pow2", ["block_shape|shape element 1",
+                                                        "power of 2", "24"]),
+    (k_desc_last_bytes, lambda: [F32(), 8], {}, "desc_last_bytes",
+     ["at least 16 bytes in the last dimension", r"2 \* 4 = 8 bytes"]),
+    (k_desc_last_stride, lambda: [F32(), 8], {}, "desc_last_stride",
+     ["last stride", "constant 1", "int32"]),
+    (k_desc_nan_int, lambda: [F32(), np.zeros(64, np.int32), 8], {}, "desc_nan_int",
+     ["nan", "integer"]),
+    (k_desc_padding, lambda: [F32(), 8], {}, "desc_padding", ["padding option 'one'"]),
+    (k_desc_bool, lambda: [F32(), np.zeros(64, np.bool_), 8], {}, "desc_bool",
+     ["int1", "not supported"]),
+    (k_desc_offsets, lambda: [F32(), 8], {}, "desc_offsets",
+     ["load", "expected 2 offsets", "got 1"]),
+    (k_desc_i64_offset, lambda: [F32(), 8], {}, "desc_i64_offset", ["32-bit", "offsets"]),
+    (k_desc_store_shape, lambda: [F32(), 8], {}, "desc_store_shape",
+     ["store", r"shape \[16, 16\]", "block shape", r"fp32\[constexpr\[16\]\]"]),
+    (k_desc_atomic_dtype, lambda: [F32(), 8], {}, "desc_atomic_dtype",
+     ["atomic_min", "fp32", "does not support atomic min"]),
+    (k_desc_attribute, lambda: [F32(), 8], {}, "desc_attribute",
+     ["'tensor_descriptor' object has no attribute 'order'"]),
+    (k_desc_not_a_desc, lambda: [F32(), 8], {}, "desc_not_a_desc",
+     ["load_tensor_descriptor", "expected a tensor descriptor", "pointer"]),
+    (k_desc_loop_block, lambda: [F32(), 2], {}, "desc_loop_block",
+     [r"\bd\b", r"tensordesc<fp32\[16\]>", r"tensordesc<fp32\[32\]>"]),
+    (k_desc_gather_rows, lambda: [F32(), 8], {}, "desc_gather_rows",
+     ["gather", "one row", r"\[2, 16\]"]),
 ]
 
 

@@ -48,3 +48,24 @@ def test_seed_wrappers_on_cpu_tensors():
     torch.testing.assert_close(sk.layernorm(a, w, b),
                                torch.nn.functional.layer_norm(a, (300,), w, b, 1e-5),
                                rtol=1e-4, atol=1e-4)
+
+
+@triton.jit
+def desc_scale(src, dst, s, BM: tl.constexpr, BN: tl.constexpr):
+    pm, pn = tl.program_id(0) * BM, tl.program_id(1) * BN
+    dst.store([pm, pn], (src.load([pm, pn]).to(tl.float32) * s).to(dst.dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_tensor_descriptors_over_cpu_tensors(dtype):
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+
+    x = torch.arange(40 * 48, dtype=torch.float32).reshape(40, 48).to(dtype)
+    y = torch.zeros(40, 48, dtype=dtype)
+    src = TensorDescriptor.from_tensor(x, [16, 16])
+    dst = TensorDescriptor.from_tensor(y, [16, 16], padding="nan")
+    assert src.shape == x.shape and tuple(src.strides) == (48, 1)
+    desc_scale[(3, 3)](src, dst, 2.0, BM=16, BN=16)
+    torch.testing.assert_close(y, (x.float() * 2).to(dtype))
+    with pytest.raises(ValueError, match="16-byte aligned"):
+        TensorDescriptor(x[:, 1:], [40, 47], [48, 1], [16, 16])

@@ -26,6 +26,8 @@ std::string without_spaces(const std::string &s) {
 bool names_type(const std::string &entry) {
   if (!entry.empty() && entry[0] == '*')
     return true;
+  if (entry.rfind("tensordesc<", 0) == 0)
+    return true;
   std::string head = entry.substr(0, entry.find(':'));
   for (std::string_view prefix : {"tl.", "triton.language.", "tilec.language."})
     if (head.rfind(prefix, 0) == 0) {
@@ -44,7 +46,7 @@ std::vector<std::string> split_signature(const std::string &sig) {
     return out;
   size_t start = 0;
   while (true) {
-    size_t comma = s.find(',', start);
+    size_t comma = entry_comma(s, start);
     std::string e = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (e.empty())
       throw UsageError("bad signature '" + sig + "': empty entry");
@@ -165,6 +167,8 @@ AotKernel aot_compile(const AotRequest &req, SourceManager &sm) {
 
 std::string c_type_of(const sema::ArgSpec &spec) {
   using K = sema::ArgSpec::Kind;
+  if (spec.kind == K::TensorDesc) // several .params: no C launcher for it yet
+    return "";
   if (spec.kind == K::Pointer)
     return "unsigned long long";
   if (spec.kind == K::Bool)

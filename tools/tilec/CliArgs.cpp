@@ -30,7 +30,8 @@ std::optional<ir::DType> dtype_named(std::string_view s) {
   return ir::dtype_from_python_name(s);
 }
 
-const char *kSignatureHelp = "expected e.g. *fp32, *fp16:16, i32, i32:16, i64, fp32, i1";
+const char *kSignatureHelp =
+    "expected e.g. *fp32, *fp16:16, i32, i32:16, i64, fp32, i1, tensordesc<fp16[64, 64]>";
 
 std::optional<int64_t> parse_int(std::string_view s) {
   bool neg = false;
@@ -66,11 +67,72 @@ std::optional<int64_t> parse_int(std::string_view s) {
   return neg ? static_cast<int64_t>(0 - static_cast<uint64_t>(u)) : static_cast<int64_t>(u);
 }
 
+// tensordesc<DTYPE[D0, D1, ...]> with an optional ", nan" / ", zero" padding.
+sema::ArgSpec parse_tensordesc(std::string_view e, const std::string &shown) {
+  auto bad = [&](const std::string &why) {
+    return UsageError("bad --signature entry '" + shown + "': " + why +
+                      " (expected e.g. tensordesc<fp16[64, 64]>)");
+  };
+  e.remove_prefix(std::string_view("tensordesc<").size());
+  if (e.empty() || e.back() != '>')
+    throw bad("no closing '>'");
+  e.remove_suffix(1);
+  size_t open = e.find('['), close = e.find(']');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+    throw bad("no block shape in [...]");
+  sema::ArgSpec a;
+  a.kind = sema::ArgSpec::Kind::TensorDesc;
+  auto d = dtype_named(trim(e.substr(0, open)));
+  if (!d)
+    throw bad("unknown dtype '" + std::string(trim(e.substr(0, open))) + "'");
+  a.dtype = *d;
+  a.divisible_by_16 = true;
+  std::string_view dims = e.substr(open + 1, close - open - 1);
+  for (size_t start = 0; start <= dims.size();) {
+    size_t comma = dims.find(',', start);
+    std::string_view item = trim(dims.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    auto n = parse_int(item);
+    if (!n || *n <= 0)
+      throw bad("block dimension '" + std::string(item) + "' is not a positive integer");
+    a.desc_block_shape.push_back(*n);
+    if (comma == std::string_view::npos)
+      break;
+    start = comma + 1;
+  }
+  std::string_view rest = trim(e.substr(close + 1));
+  if (!rest.empty()) {
+    if (rest[0] != ',')
+      throw bad("unexpected '" + std::string(rest) + "'");
+    rest = trim(rest.substr(1));
+    if (rest != "nan" && rest != "zero")
+      throw bad("unknown padding '" + std::string(rest) + "' (zero or nan)");
+    a.desc_nan_padding = rest == "nan";
+  }
+  size_t rank = a.desc_block_shape.size();
+  a.desc_shape_div16.assign(rank, false);
+  a.desc_stride_div16.assign(rank - 1, false);
+  return a;
+}
+
 } // namespace
+
+size_t entry_comma(std::string_view sig, size_t from) {
+  int depth = 0;
+  for (size_t i = from; i < sig.size(); ++i) {
+    char c = sig[i];
+    depth += (c == '<' || c == '[') - (c == '>' || c == ']');
+    if (c == ',' && depth <= 0)
+      return i;
+  }
+  return std::string_view::npos;
+}
 
 sema::ArgSpec parse_signature_entry(std::string_view entry) {
   std::string_view e = trim(entry);
   std::string shown(e);
+  if (e.substr(0, std::string_view("tensordesc<").size()) == "tensordesc<")
+    return parse_tensordesc(e, shown);
   sema::ArgSpec a;
   bool pointer = !e.empty() && e[0] == '*';
   if (pointer)
@@ -119,7 +181,7 @@ std::vector<sema::ArgSpec> parse_signature(std::string_view sig) {
     return out;
   size_t start = 0;
   while (true) {
-    size_t comma = sig.find(',', start);
+    size_t comma = entry_comma(sig, start);
     std::string_view entry =
         sig.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (trim(entry).empty())

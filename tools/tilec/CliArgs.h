@@ -22,10 +22,15 @@ public:
 
 // One signature entry: `*fp32` (pointer), `*fp16:16` (16-byte aligned pointer), `i32`,
 // `i64`, `i32:16` (divisible by 16), `i32:1` (equal to 1, specialised away), `fp32`,
-// `i1`. Dtypes may be spelled as in Tile IR (fp16) or as in Triton (float16).
+// `i1`, `tensordesc<fp16[64, 64]>` (a host tensor descriptor, Triton's spelling; tilec
+// takes `tensordesc<fp32[16, 16], nan>` for NaN padding). Dtypes may be spelled as in
+// Tile IR (fp16) or as in Triton (float16).
 sema::ArgSpec parse_signature_entry(std::string_view entry);
 // Comma-separated entries (spaces allowed); an empty string has no entries.
 std::vector<sema::ArgSpec> parse_signature(std::string_view sig);
+// The position of the first comma at or after `from` that separates signature entries
+// (not one inside a tensordesc's <...> or [...]); npos when none.
+size_t entry_comma(std::string_view sig, size_t from);
 
 // A --constexpr value: an int (123, -4, 0x10), a float (1.5, 1e-3, inf), True/False,
 // None, a dtype (float16, tl.float16, fp16), a quoted string, or else the text as a string.

@@ -268,6 +268,21 @@ class tensor:
         raise TypeError("tl.tensor values exist only inside a @jit function")
 
 
+class tensor_descriptor_base:
+    """The type of a tensor descriptor inside a kernel (`tl.make_tensor_descriptor`, or a
+    parameter given a host `TensorDescriptor`). On the host it is only a name, for
+    `isinstance(x, tl.tensor_descriptor)` in kernels."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(f"tl.{type(self).__name__} values exist only inside a @jit function "
+                        "(make one with tl.make_tensor_descriptor, or pass a "
+                        "triton.tools.tensor_descriptor.TensorDescriptor)")
+
+
+class tensor_descriptor(tensor_descriptor_base):
+    """A descriptor of a tensor in global memory (see tensor_descriptor_base)."""
+
+
 class _LoopRange:
     _name = "range"
 

@@ -73,7 +73,8 @@ std::vector<Param> parse_signature(const char *sig) {
 struct Table {
   std::vector<Def> defs;
   std::vector<std::vector<Param>> params;
-  std::map<std::string, size_t, std::less<>> tl, math, method, python, libdevice, cuda;
+  std::map<std::string, size_t, std::less<>> tl, math, method, python, libdevice, cuda,
+      descriptor;
 
   Table() {
     add_program_builtins(defs);
@@ -90,6 +91,7 @@ struct Table {
     add_libdevice_builtins(defs);
     add_gather_builtins(defs);
     add_cuda_builtins(defs);
+    add_tensor_desc_builtins(defs);
     for (size_t i = 0; i < defs.size(); ++i) {
       params.push_back(parse_signature(defs[i].signature));
       const Def &d = defs[i];
@@ -109,6 +111,8 @@ struct Table {
         reg(libdevice);
       if (d.where & kCuda)
         reg(cuda);
+      if (d.where & kDescriptor)
+        reg(descriptor);
     }
   }
 };
@@ -390,6 +394,19 @@ Val call_tensor_method(Emitter &e, std::string_view name, const Val &self, CallA
   const size_t *i = find(table().method, name);
   if (!i)
     throw CompileError(args.loc, "'tensor' object has no attribute '" + std::string(name) + "'");
+  args.args.insert(args.args.begin(), self);
+  return invoke(e, *i, std::move(args));
+}
+
+bool is_descriptor_method(std::string_view name) {
+  return find(table().descriptor, name) != nullptr;
+}
+
+Val call_descriptor_method(Emitter &e, std::string_view name, const Val &self, CallArgs args) {
+  const size_t *i = find(table().descriptor, name);
+  if (!i)
+    throw CompileError(args.loc,
+                       "'tensor_descriptor' object has no attribute '" + std::string(name) + "'");
   args.args.insert(args.args.begin(), self);
   return invoke(e, *i, std::move(args));
 }

@@ -22,12 +22,19 @@ std::vector<Val> items_of(const Args &a, std::string_view name) {
 }
 
 // Whether an (int32) offset is known to be >= 0: a constant, or built from program ids,
-// aranges and constants by + * // % max and value-preserving casts (a wrap-around of an
-// offset is a wrong address anyway).
+// aranges, constants and induction variables of loops from a lower bound >= 0 by a step
+// >= 0, by + * // % max and value-preserving casts (a wrap-around of an offset is a wrong
+// address anyway).
 bool known_nonneg(const Value *v, int depth = 0) {
   const ir::Op *op = v->def;
-  if (!op || depth > 8)
+  if (depth > 8)
     return false;
+  if (!op) { // a block argument: the induction variable of a `for` (lb, ub, step, ...)?
+    const ir::Region *r = v->index == 0 && v->owner ? v->owner->parent() : nullptr;
+    const ir::Op *loop = r ? r->parent() : nullptr;
+    return loop && loop->kind() == ir::OpKind::For && loop->num_operands() >= 3 &&
+           known_nonneg(loop->operand(0), depth + 1) && known_nonneg(loop->operand(2), depth + 1);
+  }
   auto nn = [&](size_t i) { return known_nonneg(op->operand(i), depth + 1); };
   switch (op->kind()) {
   case ir::OpKind::Constant: {
@@ -179,17 +186,13 @@ Val make_block_ptr(Emitter &e, const Args &a) {
   std::vector<Val> parts = {bv};
   for (const Val &v : shape) { // int32 when it fits (see BlockPtrInfo::shape_i32)
     Value *t = int_scalar(e, a, v, "shape");
-    info.shape_i32.push_back(fits_i32(t));
     parts.push_back(Val::of(cast_dtype(e, t, fits_i32(t) ? DType::I32 : DType::I64, a.loc())));
   }
   for (const Val &v : strides)
     parts.push_back(Val::of(index_scalar(e, a, v, "strides", DType::I64)));
-  for (const Val &v : offsets) {
+  for (const Val &v : offsets)
     parts.push_back(Val::of(index_scalar(e, a, v, "offsets", DType::I32)));
-    info.offset_nonneg.push_back(known_nonneg(parts.back().tensor));
-  }
-  parts.push_back(Val::of(element_pointers(e, info, parts, a.loc())));
-  return Val::block_ptr(std::move(parts), std::move(info));
+  return block_ptr_of(e, std::move(parts), std::move(info), a.loc());
 }
 
 Val advance(Emitter &e, const Args &a) {
@@ -223,6 +226,17 @@ Val advance(Emitter &e, const Args &a) {
 } // namespace
 
 bool is_block_ptr(const Val &v) { return v.kind == Val::Kind::BlockPtr; }
+
+Val block_ptr_of(Emitter &e, std::vector<Val> parts, BlockPtrInfo info, SourceLoc loc) {
+  info.shape_i32.clear();
+  info.offset_nonneg.clear();
+  for (size_t i = 0; i < info.rank(); ++i) {
+    info.shape_i32.push_back(parts[info.shape_at(i)].tensor->type.elem == DType::I32);
+    info.offset_nonneg.push_back(known_nonneg(parts[info.offset_at(i)].tensor));
+  }
+  parts.push_back(Val::of(element_pointers(e, info, parts, loc)));
+  return Val::block_ptr(std::move(parts), std::move(info));
+}
 
 BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &boundary_check) {
   SourceLoc loc = a.loc();

@@ -18,12 +18,13 @@ using Impl = Val (*)(Emitter &e, const Args &a);
 
 // Where a builtin is visible.
 enum Where : unsigned {
-  kTl = 1,     // tl.<name>
-  kMath = 2,   // tl.math.<name>
-  kMethod = 4, // x.<name>(...) on tensors (self is the first parameter)
-  kPython = 8, // Python's builtins (min, max, abs, ...)
-  kLibdevice = 16, // triton.language.extra[.cuda].libdevice.<name> (its own namespace)
-  kCuda = 32,      // triton.language.extra.cuda.<name>
+  kTl = 1,          // tl.<name>
+  kMath = 2,        // tl.math.<name>
+  kMethod = 4,      // x.<name>(...) on tensors (self is the first parameter)
+  kPython = 8,      // Python's builtins (min, max, abs, ...)
+  kLibdevice = 16,  // triton.language.extra[.cuda].libdevice.<name> (its own namespace)
+  kCuda = 32,       // triton.language.extra.cuda.<name>
+  kDescriptor = 64, // desc.<name>(...) on tensor descriptors (self is the first parameter)
 };
 
 struct Def {
@@ -94,6 +95,9 @@ struct BlockAccess {
 };
 bool is_block_ptr(const Val &v);
 BlockAccess block_access(Emitter &e, const Args &a, const Val &bp, const Val &boundary_check);
+// A block pointer from parts already in their types: the base, `rank` shapes (i32 or i64),
+// strides (i64) and offsets (i32); `info` gives the block shape and order.
+Val block_ptr_of(Emitter &e, std::vector<Val> parts, BlockPtrInfo info, SourceLoc loc);
 
 // A list of ints: a constexpr int or a tuple of them (`what` names them for errors).
 std::vector<int64_t> int_list(const Args &a, const Val &v, const char *what);
@@ -118,7 +122,8 @@ void add_asm_builtins(std::vector<Def> &t);       // BuiltinsAsm.cpp
 void add_sort_builtins(std::vector<Def> &t);      // BuiltinsSort.cpp
 void add_libdevice_builtins(std::vector<Def> &t); // BuiltinsLibdevice.cpp
 void add_gather_builtins(std::vector<Def> &t);    // BuiltinsGather.cpp
-void add_cuda_builtins(std::vector<Def> &t);      // BuiltinsCuda.cpp
+void add_cuda_builtins(std::vector<Def> &t);        // BuiltinsCuda.cpp
+void add_tensor_desc_builtins(std::vector<Def> &t); // BuiltinsTensorDesc.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,

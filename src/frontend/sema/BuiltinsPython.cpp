@@ -150,7 +150,8 @@ Val py_len(Emitter &, const Args &a) {
   a.fail("object of type '" + py_type_name(x) + "' has no len()");
 }
 
-// isinstance(obj, int | float | bool | str | tuple of those) on compile-time values.
+// isinstance(obj, int | float | bool | str | tuple | tl.tensor | tl.tensor_descriptor or
+// a tuple of those): Sema knows every value's kind.
 bool is_instance_of(const Args &a, const Val &obj, const Val &cls) {
   if (cls.kind == Val::Kind::Tuple) {
     for (const Val &c : cls.elems)
@@ -171,7 +172,12 @@ bool is_instance_of(const Args &a, const Val &obj, const Val &cls) {
     return obj.kind == Val::Kind::Str;
   if (name == "tuple")
     return obj.kind == Val::Kind::Tuple;
-  a.fail("isinstance() arg 2 must be int, float, bool, str, tuple or a tuple of those");
+  if (name == "tensor")
+    return obj.kind == Val::Kind::Tensor;
+  if (name == "tensor_descriptor" || name == "tensor_descriptor_base")
+    return obj.kind == Val::Kind::TensorDesc;
+  a.fail("isinstance() arg 2 must be int, float, bool, str, tuple, tl.tensor, "
+         "tl.tensor_descriptor or a tuple of those");
 }
 
 Val py_isinstance(Emitter &, const Args &a) {

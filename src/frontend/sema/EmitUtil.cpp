@@ -79,6 +79,8 @@ std::string py_type_name(const Val &v) {
     return "slice";
   case Val::Kind::BlockPtr:
     return "block pointer";
+  case Val::Kind::TensorDesc:
+    return "tensor_descriptor";
   }
   return "object";
 }

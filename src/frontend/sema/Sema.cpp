@@ -39,6 +39,8 @@ std::string value_type_str(const Val &v) {
       s += (i ? ", " : "") + std::to_string(v.block->block_shape[i]);
     return s + "]";
   }
+  if (v.kind == Val::Kind::TensorDesc)
+    return tensor_desc_str(v);
   return "constexpr " + py_type_name(v);
 }
 
@@ -70,7 +72,8 @@ bool same_val(const Val &a, const Val &b) {
   case Val::Kind::Builtin:
     return a.str == b.str;
   case Val::Kind::BlockPtr:
-    if (!(*a.block == *b.block))
+  case Val::Kind::TensorDesc:
+    if (!a.same_structure(b) || (a.block && !(*a.block == *b.block)))
       return false;
     [[fallthrough]];
   case Val::Kind::Method:
@@ -253,6 +256,9 @@ SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
       break;
     case ArgSpec::Kind::None:
       v = Val::none();
+      break;
+    case ArgSpec::Kind::TensorDesc:
+      v = descriptor_parameter(*fn, p.name, spec, divisibility, p.loc);
       break;
     case ArgSpec::Kind::Int:
       if (spec.equal_to_1) { // specialised away, as Triton does

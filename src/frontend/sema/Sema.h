@@ -39,19 +39,27 @@ struct FunctionSource {
 // How one kernel parameter is specialised for this compilation.
 struct ArgSpec {
   enum class Kind {
-    Pointer,   // type = pointer element dtype; divisible_by_16 = 16-byte aligned address
-    Int,       // type = i32/i64/u64 (by value range); divisible_by_16; equal_to_1 is
-               // specialised away as the constant 1, as Triton does
-    Float,     // type = fp32 (Python float) or other float dtype
-    Bool,      // i1
-    Constexpr, // value (int/float/bool/str/None/dtype/tuple)
-    None,      // a None passed to a non-constexpr parameter: folded as None
+    Pointer,    // type = pointer element dtype; divisible_by_16 = 16-byte aligned address
+    Int,        // type = i32/i64/u64 (by value range); divisible_by_16; equal_to_1 is
+                // specialised away as the constant 1, as Triton does
+    Float,      // type = fp32 (Python float) or other float dtype
+    Bool,       // i1
+    Constexpr,  // value (int/float/bool/str/None/dtype/tuple)
+    None,       // a None passed to a non-constexpr parameter: folded as None
+    TensorDesc, // a host TensorDescriptor: dtype = element dtype; desc_* below. In the
+                // kernel its base (16-byte aligned), shape (i32) and strides (i64; the
+                // last is 1) are arguments of their own
   };
   Kind kind = Kind::Int;
   ir::DType dtype = ir::DType::I32;
   bool divisible_by_16 = false;
   bool equal_to_1 = false;
   Val value; // Constexpr
+  // TensorDesc: the block shape, NaN padding, and which shape entries and strides (all
+  // but the last) are multiples of 16 elements.
+  std::vector<int64_t> desc_block_shape;
+  bool desc_nan_padding = false;
+  std::vector<bool> desc_shape_div16, desc_stride_div16;
 };
 
 struct CompileOptions {

@@ -85,7 +85,8 @@ Val Lowerer::call_value(const Val &f, CallArgs args, const ast::Expr &callee) {
                                      "compile time");
       return args.args[0];
     }
-    if (name == "tensor" || name == "dtype")
+    if (name == "tensor" || name == "dtype" || name == "tensor_descriptor" ||
+        name == "tensor_descriptor_base")
       throw CompileError(args.loc, "calling tl." + std::string(name) + " is not supported");
     return call_builtin(*this, name, std::move(args));
   }
@@ -93,6 +94,8 @@ Val Lowerer::call_value(const Val &f, CallArgs args, const ast::Expr &callee) {
     const Val &self = f.elems.at(0);
     if (self.kind == Val::Kind::DType)
       return call_dtype_method(self, f.str, args);
+    if (self.kind == Val::Kind::TensorDesc)
+      return call_descriptor_method(*this, f.str, self, std::move(args));
     return call_tensor_method(*this, f.str, self, std::move(args));
   }
   case Val::Kind::Function:
@@ -108,12 +111,8 @@ Val Lowerer::call_dtype_method(const Val &self, const std::string &name, const C
     throw CompileError(args.loc, "dtype." + name + "() takes no arguments");
   const ir::Type &t = self.type;
   if (t.is_tile()) { // a block_type: of the dtype predicates only is_block() holds
-    if (name == "get_block_shapes") {
-      std::vector<Val> dims;
-      for (int64_t n : t.shape)
-        dims.push_back(Val::integer(n));
-      return Val::tuple(std::move(dims));
-    }
+    if (name == "get_block_shapes")
+      return Val::int_tuple(t.shape);
     call_dtype_method(Val::dtype(t.element()), name, args); // rejects unknown names
     return Val::boolean(name == "is_block");
   }

@@ -26,31 +26,19 @@ bool is_libdevice_module(const std::string &m) {
   return m == "tilec.language.extra.libdevice" || m == "tilec.language.extra.cuda.libdevice";
 }
 
-Val dtype_method(const Val &d, const std::string &attr) {
-  Val m;
-  m.kind = Val::Kind::Method;
-  m.str = attr;
-  m.elems.push_back(d);
-  return m;
-}
-
 // A tile's .type: Triton's block_type (element_ty, shape, numel, name, scalar).
 Val block_type_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
   const ir::Type &t = d.type;
   if (attr == "element_ty" || attr == "scalar")
     return Val::dtype(t.element());
-  if (attr == "shape") {
-    std::vector<Val> dims;
-    for (int64_t n : t.shape)
-      dims.push_back(Val::integer(n));
-    return Val::tuple(std::move(dims));
-  }
+  if (attr == "shape")
+    return Val::int_tuple(t.shape);
   if (attr == "numel")
     return Val::integer(t.numel());
   if (attr == "name")
     return Val::string(py_str(d));
   if (attr.rfind("is_", 0) == 0 || attr == "get_block_shapes")
-    return dtype_method(d, attr);
+    return Val::method(attr, d);
   throw CompileError(loc, "'block_type' object has no attribute '" + attr + "'");
 }
 
@@ -76,7 +64,7 @@ Val dtype_attribute(const Val &d, const std::string &attr, SourceLoc loc) {
   if (attr == "scalar")
     return d;
   if (attr.rfind("is_", 0) == 0)
-    return dtype_method(d, attr);
+    return Val::method(attr, d);
   throw CompileError(loc, "'dtype' object has no attribute '" + attr + "'");
 }
 
@@ -204,7 +192,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
         return out;
       // Names Sema itself interprets: loop forms and the types used in annotations.
       if (attr == "constexpr" || attr == "tensor" || attr == "dtype" || attr == "range" ||
-          attr == "static_range" || is_builtin(attr))
+          attr == "static_range" || attr == "tensor_descriptor" ||
+          attr == "tensor_descriptor_base" || is_builtin(attr))
         return Val::builtin(attr);
       throw missing();
     }
@@ -242,12 +231,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
       return Val::dtype(t.element());
     if (attr == "type") // Triton: the dtype of a scalar, a block_type for a tile
       return Val::dtype(ir::Type(t.elem, t.ptr, t.shape));
-    if (attr == "shape") {
-      std::vector<Val> dims;
-      for (int64_t d : t.shape)
-        dims.push_back(Val::integer(d));
-      return Val::tuple(std::move(dims));
-    }
+    if (attr == "shape")
+      return Val::int_tuple(t.shape);
     if (attr == "numel")
       return Val::integer(t.numel());
     if (attr == "T") {
@@ -256,17 +241,14 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
       a.loc = loc;
       return call_builtin(*this, "trans", std::move(a));
     }
-    if (is_tensor_method(attr)) {
-      Val m;
-      m.kind = Val::Kind::Method;
-      m.str = attr;
-      m.elems.push_back(base);
-      return m;
-    }
+    if (is_tensor_method(attr))
+      return Val::method(attr, base);
     throw CompileError(loc, "'tensor' object has no attribute '" + attr + "'");
   }
   case Val::Kind::DType:
     return dtype_attribute(base, attr, loc);
+  case Val::Kind::TensorDesc:
+    return descriptor_attribute(*this, base, attr, loc);
   case Val::Kind::Bool:
   case Val::Kind::Int:
   case Val::Kind::Float:

@@ -71,8 +71,7 @@ void collect_yields(const Val &tmpl, const Val &v, const std::string &path, Sour
     return;
   }
   if (tmpl.is_aggregate()) {
-    if (v.kind != tmpl.kind || v.elems.size() != tmpl.elems.size() ||
-        (tmpl.block && !tmpl.block->same_type(*v.block)))
+    if (!tmpl.same_structure(v))
       throw CompileError(loc, "Loop-carried variable " + path +
                                   " changes its tuple structure in the loop (now " +
                                   value_type_str(v) + ")");

@@ -9,8 +9,7 @@ namespace {
 Val plan_rec(const Val &a, const Val &b, const std::string &path, SourceLoc loc,
              const MismatchMsg &msg, std::vector<JoinLeaf> &leaves) {
   if (a.is_aggregate() || b.is_aggregate()) {
-    if (a.kind != b.kind || a.elems.size() != b.elems.size() ||
-        (a.block && !a.block->same_type(*b.block)))
+    if (!a.same_structure(b))
       throw CompileError(loc, msg(path, value_type_str(a), value_type_str(b)));
     Val t = a;
     if (a.block && !(*a.block == *b.block))

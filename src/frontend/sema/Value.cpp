@@ -130,6 +130,8 @@ std::string spell(const Val &v, bool quote_strings) {
       s += (i ? ", " : "") + std::to_string(v.block->block_shape[i]);
     return s + "]>";
   }
+  case K::TensorDesc: // as Triton's signatures spell it: tensordesc<fp16[64, 64]>
+    return tensor_desc_str(v);
   case K::Slice: {
     std::string s = "slice(";
     for (size_t i = 0; i < 3; ++i)
@@ -141,6 +143,14 @@ std::string spell(const Val &v, bool quote_strings) {
 }
 
 } // namespace
+
+std::string tensor_desc_str(const Val &v) {
+  std::string s = "tensordesc<" +
+                  elem_name(ir::Type(v.elems[TensorDescInfo::base_at()].tensor->type.elem)) + "[";
+  for (size_t i = 0; i < v.desc->rank(); ++i)
+    s += (i ? ", " : "") + std::to_string(v.desc->block_shape[i]);
+  return s + (v.desc->nan_padding ? "], nan>" : "]>");
+}
 
 bool Val::is_constexpr() const {
   switch (kind) {

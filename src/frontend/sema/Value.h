@@ -42,6 +42,22 @@ struct BlockPtrInfo {
   size_t tile_at() const { return 1 + 3 * rank(); }
 };
 
+// What a tensor descriptor (tl.make_tensor_descriptor, or a host TensorDescriptor
+// argument) fixes at compile time: the block shape and the padding of reads outside the
+// tensor. The element type is the base pointer's. Its run-time parts ride in the Val's
+// elems: the base pointer, `rank` shape scalars (i32), then the strides (i64) of every dim
+// but the last, which is contiguous (stride 1, as Triton requires).
+struct TensorDescInfo {
+  std::vector<int64_t> block_shape;
+  bool nan_padding = false;
+  bool operator==(const TensorDescInfo &) const = default;
+  size_t rank() const { return block_shape.size(); }
+  static constexpr size_t base_at() { return 0; }
+  size_t shape_at(size_t d) const { return 1 + d; }
+  size_t stride_at(size_t d) const { return 1 + rank() + d; } // d < rank() - 1
+  size_t num_parts() const { return 2 * rank(); }
+};
+
 struct Val {
   enum class Kind {
     None, Bool, Int, Float, Str, // constexpr Python scalars
@@ -54,6 +70,7 @@ struct Val {
     Method,                      // elems[0] = self, str = method name ("to", "sum", ...)
     Slice,                       // elems = {lower, upper, step} (None when absent)
     BlockPtr,                    // elems = base, shape, strides, offsets; `block` the rest
+    TensorDesc,                  // elems = base, shape, strides; `desc` the rest
   };
   Kind kind = Kind::None;
   bool b = false;
@@ -68,6 +85,7 @@ struct Val {
   std::vector<Val> elems;        // Tuple, Method, Slice
   std::shared_ptr<const FunctionSource> fn; // Function
   std::shared_ptr<const BlockPtrInfo> block; // BlockPtr
+  std::shared_ptr<const TensorDescInfo> desc; // TensorDesc
 
   static Val none() { return Val(); }
   static Val boolean(bool v) { Val x; x.kind = Kind::Bool; x.b = v; return x; }
@@ -82,8 +100,19 @@ struct Val {
   static Val dtype(ir::Type t) { Val x; x.kind = Kind::DType; x.type = std::move(t); return x; }
   static Val of(ir::Value *v) { Val x; x.kind = Kind::Tensor; x.tensor = v; return x; }
   static Val tuple(std::vector<Val> e) { Val x; x.kind = Kind::Tuple; x.elems = std::move(e); return x; }
+  // A tuple of ints (a shape, as tensor.shape and desc.block_shape give it).
+  static Val int_tuple(const std::vector<int64_t> &v) {
+    std::vector<Val> e;
+    for (int64_t i : v)
+      e.push_back(integer(i));
+    return tuple(std::move(e));
+  }
   static Val module(std::string name) { Val x; x.kind = Kind::Module; x.str = std::move(name); return x; }
   static Val builtin(std::string name) { Val x; x.kind = Kind::Builtin; x.str = std::move(name); return x; }
+  static Val method(std::string name, Val self) {
+    Val x; x.kind = Kind::Method; x.str = std::move(name); x.elems.push_back(std::move(self));
+    return x;
+  }
 
   static Val block_ptr(std::vector<Val> parts, BlockPtrInfo info) {
     Val x; x.kind = Kind::BlockPtr; x.elems = std::move(parts);
@@ -91,9 +120,24 @@ struct Val {
     return x;
   }
 
+  static Val tensor_desc(std::vector<Val> parts, TensorDescInfo info) {
+    Val x; x.kind = Kind::TensorDesc; x.elems = std::move(parts);
+    x.desc = std::make_shared<const TensorDescInfo>(std::move(info));
+    return x;
+  }
+
   bool is_tensor() const { return kind == Kind::Tensor; }
-  // Tuples and block pointers: values made of parts that joins and loops carry one by one.
-  bool is_aggregate() const { return kind == Kind::Tuple || kind == Kind::BlockPtr; }
+  // Tuples, block pointers and tensor descriptors: values made of parts that joins and
+  // loops carry one by one.
+  bool is_aggregate() const {
+    return kind == Kind::Tuple || kind == Kind::BlockPtr || kind == Kind::TensorDesc;
+  }
+  // Whether two aggregates can be joined part by part: the same kind and number of parts,
+  // and the same compile-time facts of a block pointer or descriptor.
+  bool same_structure(const Val &o) const {
+    return kind == o.kind && elems.size() == o.elems.size() &&
+           (!block || block->same_type(*o.block)) && (!desc || *desc == *o.desc);
+  }
   // A compile-time value usable where a constexpr is needed (tuples of constexprs too).
   bool is_constexpr() const;
   // The Python spelling of a constexpr, as static_print and f-strings show it (str()).
@@ -101,5 +145,9 @@ struct Val {
   // Python's repr(): as repr() but strings are quoted ('abc'), as f"{x!r}" shows them.
   std::string py_repr() const;
 };
+
+// A descriptor's type as Triton's signatures spell it, "tensordesc<fp16[64, 64]>" (tilec
+// adds ", nan" for NaN padding), for messages and static_print.
+std::string tensor_desc_str(const Val &desc);
 
 } // namespace tilec::sema

@@ -47,7 +47,7 @@ TEST(CliArgs, SignatureEntries) {
 
   EXPECT_EQ(usage_error([] { parse_signature_entry("*fp33"); }),
             "bad --signature entry '*fp33': unknown dtype 'fp33' (expected e.g. *fp32, *fp16:16, "
-            "i32, i32:16, i64, fp32, i1)");
+            "i32, i32:16, i64, fp32, i1, tensordesc<fp16[64, 64]>)");
   EXPECT_EQ(usage_error([] { parse_signature_entry("*fp32:8"); }),
             "bad --signature entry '*fp32:8': a pointer's alignment hint must be ':16'");
   EXPECT_EQ(usage_error([] { parse_signature_entry("i32:4"); }),
@@ -59,6 +59,36 @@ TEST(CliArgs, SignatureEntries) {
             "bad --signature '*fp32,,i32': empty entry");
   EXPECT_EQ(parse_signature("*fp32, *fp32 ,i32").size(), 3u);
   EXPECT_TRUE(parse_signature("  ").empty());
+}
+
+TEST(CliArgs, TensorDescriptorEntries) {
+  auto d = parse_signature_entry(" tensordesc<fp16[64, 32]> ");
+  EXPECT_EQ(d.kind, Kind::TensorDesc);
+  EXPECT_EQ(d.dtype, ir::DType::F16);
+  EXPECT_EQ(d.desc_block_shape, (std::vector<int64_t>{64, 32}));
+  EXPECT_FALSE(d.desc_nan_padding);
+  EXPECT_EQ(d.desc_shape_div16.size(), 2u);
+  EXPECT_EQ(d.desc_stride_div16.size(), 1u);
+  d = parse_signature_entry("tensordesc<float32[16], nan>");
+  EXPECT_EQ(d.dtype, ir::DType::F32);
+  EXPECT_TRUE(d.desc_nan_padding);
+  // the commas inside <...> and [...] do not split entries
+  auto sig = parse_signature("*fp32:16, tensordesc<bf16[8,16,32]>, i32");
+  ASSERT_EQ(sig.size(), 3u);
+  EXPECT_EQ(sig[1].desc_block_shape, (std::vector<int64_t>{8, 16, 32}));
+  EXPECT_EQ(sig[2].kind, Kind::Int);
+  EXPECT_EQ(usage_error([] { parse_signature_entry("tensordesc<fp16[64, x]>"); }),
+            "bad --signature entry 'tensordesc<fp16[64, x]>': block dimension 'x' is not a "
+            "positive integer (expected e.g. tensordesc<fp16[64, 64]>)");
+  EXPECT_EQ(usage_error([] { parse_signature_entry("tensordesc<fp16[64]"); }),
+            "bad --signature entry 'tensordesc<fp16[64]': no closing '>' (expected e.g. "
+            "tensordesc<fp16[64, 64]>)");
+  EXPECT_EQ(usage_error([] { parse_signature_entry("tensordesc<fp16[64], one>"); }),
+            "bad --signature entry 'tensordesc<fp16[64], one>': unknown padding 'one' (zero or "
+            "nan) (expected e.g. tensordesc<fp16[64, 64]>)");
+  EXPECT_EQ(usage_error([] { parse_signature_entry("tensordesc<fp99[64]>"); }),
+            "bad --signature entry 'tensordesc<fp99[64]>': unknown dtype 'fp99' (expected e.g. "
+            "tensordesc<fp16[64, 64]>)");
 }
 
 TEST(CliArgs, ConstexprValues) {

@@ -16,6 +16,16 @@ Val block_ptr(TestEmitter &e) {
                                e.loc});
 }
 
+// A 2-D tensor descriptor over an fp32 argument, blocks of 4 x 4 (16-byte rows).
+Val tensor_desc(TestEmitter &e) {
+  auto ints = [](int64_t a, int64_t b) { return Val::tuple({Val::integer(a), Val::integer(b)}); };
+  return call_builtin(e, "make_tensor_descriptor",
+                      CallArgs{{e.arg("ptr<fp32>"), Val::tuple({e.arg("i32"), Val::integer(64)}),
+                                ints(64, 1), ints(4, 4)},
+                               {},
+                               e.loc});
+}
+
 std::vector<Val> samples(TestEmitter &e) {
   return {Val::integer(2),
           Val::integer(-1),
@@ -36,6 +46,7 @@ std::vector<Val> samples(TestEmitter &e) {
           e.arg("tile<16xptr<fp16>>"),
           e.arg("tile<2xi1>"),
           block_ptr(e),
+          tensor_desc(e),
           e.function("combine", [](TestEmitter &t, const std::vector<Val> &a) {
             return t.bin(ast::BinOp::Add, a[0], a[a.size() / 2]);
           })};
@@ -78,6 +89,13 @@ template <typename Call> size_t sweep(const std::string &name, Call &&call) {
   Val order = Val::tuple({Val::integer(1), Val::integer(0)});
   one({s[13], s[6], s[6], s[6], s[6], order}); // make_block_ptr
   one({s[18], s[6]});                          // advance
+  Val unit_last = Val::tuple({Val::integer(8), Val::integer(1)});
+  one({s[13], s[6], unit_last, s[6]}); // make_tensor_descriptor
+  one({s[19], s[6], s[15]});           // store_tensor_descriptor, desc.store / atomic_*
+  one({s[19], s[7]});
+  one({s[19], s[6], s[7]});
+  one({s[19], s[17], s[6]});
+  one({s[19], s[15], s[6], s[6]});
   Val words = e.arg("tile<16xu32>");           // philox_impl: four counters and two keys
   one({words, words, words, words, words, words});
   one({Val::string("mov.b32 $0, $1;"), Val::string("=r,r"), Val::tuple({ints}), // inline asm
@@ -134,6 +152,14 @@ TEST(Robustness, EveryTensorMethod) {
       std::vector<Val> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
       Val self = args.empty() ? e.arg("tile<8xfp32>") : args[0];
       call_tensor_method(e, n, self, CallArgs{std::move(rest), {}, e.loc});
+    });
+}
+
+TEST(Robustness, EveryDescriptorMethod) {
+  for (const char *n : {"load", "store", "atomic_add", "atomic_min", "atomic_max", "atomic_and",
+                        "atomic_or", "atomic_xor", "gather", "scatter"})
+    sweep(n, [&](TestEmitter &e, std::vector<Val> args) {
+      call_descriptor_method(e, n, tensor_desc(e), CallArgs{std::move(args), {}, e.loc});
     });
 }
 

@@ -1,0 +1,104 @@
+"""`triton.tools.tensor_descriptor.TensorDescriptor`: a tensor in memory described for a
+kernel parameter that uses it as a tensor descriptor (`desc.load([m, n])` in the kernel).
+
+The checks are Triton's (it asserts them; tilec raises ValueError / TypeError): rank 1 to 5
+with as many strides and block dimensions as shape entries, a 16-byte aligned base,
+strides (but the last) in whole 16-byte units, a last stride of 1, positive shape entries,
+a block shape of powers of two, padding "zero" or "nan" (nan for floating dtypes only).
+The base may be a numpy array, a torch tensor (CPU or CUDA) or any object with
+`__array_interface__` / `__cuda_array_interface__`. The block shape and padding are part
+of the kernel's specialisation: an autotuner pre_hook may change `block_shape` between
+launches, and the next launch compiles the variant it needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List
+
+import numpy as np
+
+_MAX_RANK = 5
+_MAX_NUMEL = 1 << 20
+
+
+def _base_facts(base):
+    """(address, element bytes, is floating point) of an array-like; TypeError otherwise."""
+    data_ptr = getattr(base, "data_ptr", None)
+    dtype = getattr(base, "dtype", None)
+    if callable(data_ptr) and dtype is not None and hasattr(dtype, "is_floating_point"):
+        return data_ptr(), dtype.itemsize, bool(dtype.is_floating_point)  # torch
+    for attr in ("__array_interface__", "__cuda_array_interface__"):
+        iface = getattr(base, attr, None)
+        if isinstance(iface, dict):
+            dt = np.dtype(iface["typestr"])
+            return iface["data"][0], dt.itemsize, dt.kind == "f"
+    raise TypeError(f"TensorDescriptor: base must be an array or a tensor, got "
+                    f"{type(base).__name__}")
+
+
+def check_block_shape(block_shape, what="block_shape"):
+    """Triton's validate_block_shape: ints that are powers of two, at most 2**20 elements."""
+    numel = 1
+    for i, d in enumerate(block_shape):
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(f"{what} element {i} must be an int, got {type(d).__name__}")
+        if d <= 0 or d & (d - 1):
+            raise ValueError(f"{what} element {i} must be a power of 2, got {d}")
+        numel *= int(d)
+    if numel > _MAX_NUMEL:
+        raise ValueError(f"{what} {list(block_shape)} has {numel} elements, more than "
+                         f"the maximum tensor numel ({_MAX_NUMEL})")
+
+
+@dataclass
+class TensorDescriptor:
+    base: Any
+    shape: List[int]
+    strides: List[int]
+    block_shape: List[int]
+    padding: str = "zero"
+
+    def __post_init__(self):
+        rank = len(self.shape)
+        if len(self.strides) != rank or len(self.block_shape) != rank:
+            raise ValueError(f"TensorDescriptor: rank mismatch: shape {list(self.shape)}, "
+                             f"strides {list(self.strides)}, block_shape "
+                             f"{list(self.block_shape)}")
+        if not 0 < rank <= _MAX_RANK:
+            raise ValueError(f"TensorDescriptor: the rank must be 1 to {_MAX_RANK}, got {rank}")
+        ptr, elem_bytes, is_float = _base_facts(self.base)
+        if type(self.base).__name__ not in ("FakeTensor", "FunctionalTensor") and ptr % 16:
+            raise ValueError(f"TensorDescriptor: the base must be 16-byte aligned (its "
+                             f"address is {ptr:#x})")
+        check_block_shape(self.block_shape)
+        for i, s in enumerate(self.strides[:-1]):
+            if (int(s) * elem_bytes) % 16:
+                raise ValueError(f"TensorDescriptor: strides must be 16-byte aligned: stride "
+                                 f"{i} is {s} elements of {elem_bytes} bytes")
+        for i, n in enumerate(self.shape):
+            if int(n) <= 0:
+                raise ValueError(f"TensorDescriptor: shape must be positive, shape[{i}] is {n}")
+        if int(self.strides[-1]) != 1:
+            raise ValueError(f"TensorDescriptor: the last dimension must be contiguous "
+                             f"(stride 1), got stride {self.strides[-1]}")
+        if self.padding not in ("zero", "nan"):
+            raise ValueError(f"TensorDescriptor: illegal value for padding: {self.padding!r} "
+                             "(expected 'zero' or 'nan')")
+        if self.padding == "nan" and not is_float:
+            raise ValueError("TensorDescriptor: padding option `nan` is only supported for "
+                             "floating point tensors")
+
+    @staticmethod
+    def from_tensor(tensor: Any, block_shape: List[int], padding="zero"):
+        """A descriptor of the whole of `tensor` (its shape and strides in elements)."""
+        stride = getattr(tensor, "stride", None)
+        if callable(stride):  # torch
+            return TensorDescriptor(tensor, tensor.shape, stride(), block_shape, padding)
+        if any(s % tensor.itemsize for s in tensor.strides):  # numpy: strides in bytes
+            raise ValueError(f"TensorDescriptor.from_tensor: strides {tensor.strides} (bytes) "
+                             f"are not whole elements of {tensor.itemsize} bytes")
+        strides = tuple(s // tensor.itemsize for s in tensor.strides)
+        return TensorDescriptor(tensor, tensor.shape, strides, block_shape, padding)
+
+
+__all__ = ["TensorDescriptor"]
