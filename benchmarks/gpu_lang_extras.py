@@ -7,7 +7,8 @@
    ceiling; tilec's output must equal Triton's bit for bit (the same random stream).
 2. A matmul through block pointers (benchmarks/lang_extras_kernels.py, one config:
    128x256x64, 8 warps, 3 stages) on 4096^3 fp16, in TFLOP/s, against the seed matmul
-   (tensors of pointers) at that same config and autotuned, and torch.
+   (tensors of pointers) at that same config and autotuned, the same matmul through host
+   tensor descriptors (Triton: TMA; tilec: block pointers), and torch.
 3. tl.sort of each 1024-element row of an 8192x1024 fp32 tensor (one program a row: a
    bitonic network in registers and shuffles), in GB/s, against torch.sort; tilec's rows
    must equal Triton's.
@@ -91,6 +92,14 @@ def main():
             fns[f"block ptr [{i}]"] = lambda i=i, c=c: mods[i].block_ptr_matmul(a, b, c)
         except Exception as e:  # noqa: BLE001
             rows.append((f"block-pointer matmul [{i}]", "ERR " + short_error(e, 90)))
+        c = torch.empty((m, m), device="cuda", dtype=torch.float16)
+        try:  # the same matmul through host tensor descriptors (TMA in Triton)
+            mods[i].desc_matmul(a, b, c)
+            err = ((c.float() - ref).norm() / ref.norm()).item()
+            rows.append((f"tensor-descriptor matmul rel. error [{i}]", f"{err:.1e}"))
+            fns[f"tensor desc [{i}]"] = lambda i=i, c=c: mods[i].desc_matmul(a, b, c)
+        except Exception as e:  # noqa: BLE001
+            rows.append((f"tensor-descriptor matmul [{i}]", "ERR " + short_error(e, 90)))
     seeds.matmul(a, b)
     fns["seed matmul [tilec]"] = lambda: seeds.matmul(a, b)
     rows.append(("seed matmul's tuned config [tilec]",

@@ -72,3 +72,37 @@ def row_sort_kernel(x_ptr, y_ptr, N: tl.constexpr):
 
 def row_sort(x, y, num_warps=4):
     row_sort_kernel[(x.shape[0],)](x, y, N=x.shape[1], num_warps=num_warps)
+
+
+@triton.jit
+def desc_matmul_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: tl.constexpr):
+    """The block-pointer matmul through host tensor descriptors (Triton uses TMA for them
+    on Hopper; tilec lowers them as block pointers)."""
+    BLOCK_M: tl.constexpr = a_desc.block_shape[0]
+    BLOCK_K: tl.constexpr = a_desc.block_shape[1]
+    BLOCK_N: tl.constexpr = b_desc.block_shape[1]
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    group_id = pid // (GROUP_M * num_pid_n)
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + (pid % group_size_m)
+    pid_n = (pid % (GROUP_M * num_pid_n)) // group_size_m
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([k, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
+def desc_matmul(a, b, c, bm=128, bn=256, bk=64, warps=8, stages=3):
+    td = importlib.import_module(IMPL + ".tools.tensor_descriptor")
+    M, K = a.shape
+    N = b.shape[1]
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+    desc_matmul_kernel[grid](td.TensorDescriptor.from_tensor(a, [bm, bk]),
+                             td.TensorDescriptor.from_tensor(b, [bk, bn]),
+                             td.TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, GROUP_M=8,
+                             num_warps=warps, num_stages=stages)
