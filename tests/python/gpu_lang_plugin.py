@@ -6,6 +6,7 @@ suites use travels as is), the kernel runs on the GPU, and after a synchronisati
 device bytes are copied back into the caller's writable arrays. The suites' numpy
 references then check the GPU."""
 
+import copy
 import ctypes
 import os
 
@@ -60,7 +61,9 @@ def _launch_on_gpu(jitfn, grid, args, kwargs):
             dev.append(d)
             return d
         if isinstance(v, TensorDescriptor):  # the same descriptor over the device copy
-            return TensorDescriptor(move(v.base), v.shape, v.strides, v.block_shape, v.padding)
+            d = copy.copy(v)  # not rebuilt: the launch, not the constructor, checks its fields
+            d.base = move(v.base)
+            return d
         return v
 
     args = [move(a) for a in args]
