@@ -74,8 +74,62 @@ bool debug_env() {
 enum Word : uint64_t {
   kNoneArg = 1, kBoolArg, kIntArg, kFloatArg, kPtrArg,
   kConstNone, kConstBool, kConstInt, kConstFloat, kConstObj, kOptInt, kOptBool,
-  kOptNone, kDeviceCc,
+  kOptNone, kDeviceCc, kDescArg,
 };
+
+constexpr int kMaxDescRank = 5;
+
+// A host TensorDescriptor argument: its base and the parts the kernel takes as .params
+// (named like Sema names them: d.base, d.shape.<i>, d.stride.<i> but the last stride).
+struct DescParts {
+  int param = -1;
+  ArgInfo base;
+  int rank = 0;
+  int64_t shape[kMaxDescRank] = {}, strides[kMaxDescRank] = {};
+};
+
+int elem_bytes(uint8_t dtype) {
+  std::string_view n = dtype_name(dtype);
+  if (n == "i1" || n == "i8" || n == "u8" || n.substr(0, 3) == "fp8")
+    return 1;
+  if (n == "i16" || n == "u16" || n == "fp16" || n == "bf16")
+    return 2;
+  return n == "i64" || n == "u64" || n == "fp64" ? 8 : 4;
+}
+
+// tilec.tools.tensor_descriptor.TensorDescriptor (borrowed from the module, which lives on).
+PyTypeObject *descriptor_type() {
+  static PyTypeObject *t = [] {
+    nb::object cls = nb::module_::import_("tilec.tools.tensor_descriptor").attr("TensorDescriptor");
+    return reinterpret_cast<PyTypeObject *>(cls.release().ptr());
+  }();
+  return t;
+}
+
+// A sequence of Python ints (at most kMaxDescRank) into `out`; false when it is not one.
+bool int_list(PyObject *seq, int64_t *out, int &n) {
+  nb::object fast = nb::steal(PySequence_Fast(seq, "not a sequence"));
+  if (!fast.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(fast.ptr());
+  if (len < 1 || len > kMaxDescRank)
+    return false;
+  PyObject **items = PySequence_Fast_ITEMS(fast.ptr());
+  for (Py_ssize_t i = 0; i < len; ++i) {
+    if (!PyLong_Check(items[i]))
+      return false;
+    int overflow = 0;
+    out[i] = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+    if (overflow || (out[i] == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  n = static_cast<int>(len);
+  return true;
+}
 
 uint64_t mix(uint64_t h, uint64_t w) {
   h ^= w + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -97,6 +151,7 @@ struct Entry {
   std::vector<uint64_t> key;
   std::shared_ptr<runtime::GpuKernel> kernel;
   std::vector<int> positions;                   // .param i <- parameter positions[i]
+  std::vector<std::string> part_names;          // descriptor parts after the parameters
   std::vector<std::pair<int, nb::object>> const_objs; // constexprs compared with ==
   nb::object result;                            // what a launch returns
 };
@@ -109,6 +164,7 @@ struct Bound {
   explicit Bound(size_t n) : values(n), infos(n) {}
   Scratch<PyObject *, 16> values; // borrowed
   Scratch<ArgInfo, 16> infos;
+  std::vector<DescParts> descs; // TensorDescriptor arguments, in parameter order
   PyObject *options[kNumOptions] = {};
   int device = -1;
 };
@@ -170,7 +226,14 @@ public:
     e.hash = key_hash();
     e.key = scratch_key_;
     e.kernel = kernel;
-    e.positions = param_positions(kernel->meta(), names_);
+    e.part_names = part_names(b);
+    if (e.part_names.empty()) {
+      e.positions = param_positions(kernel->meta(), names_);
+    } else {
+      std::vector<std::string> all = names_;
+      all.insert(all.end(), e.part_names.begin(), e.part_names.end());
+      e.positions = param_positions(kernel->meta(), all);
+    }
     for (size_t i = 0; i < params_.size(); ++i)
       if (params_[i].is_constexpr && const_is_obj(b.values[i]))
         e.const_objs.emplace_back(static_cast<int>(i), nb::borrow(unwrap(b.values[i])));
@@ -394,8 +457,21 @@ private:
         if (first_host < 0)
           first_host = static_cast<int>(i);
         break;
-      case ArgClass::Other:
-        return Status::Unsupported; // the Python path specialises (or rejects) it
+      case ArgClass::Other: {
+        // a TensorDescriptor over GPU memory with fields the Python path accepts; anything
+        // else goes there (it specialises, or reports the error)
+        if (Py_TYPE(b.values[i]) != descriptor_type() || !descriptor(b.values[i], i, b, key))
+          return Status::Unsupported;
+        const ArgInfo &base = b.descs.back().base;
+        if (first_gpu < 0)
+          first_gpu = static_cast<int>(i);
+        if (base.device >= 0) {
+          if (device >= 0 && base.device != device)
+            return Status::Unsupported; // the Python path names the two devices
+          device = base.device;
+        }
+        break;
+      }
       }
     }
     if (first_gpu < 0)
@@ -414,6 +490,82 @@ private:
     key.push_back(kDeviceCc);
     key.push_back(uint64_t(device_cc(device)));
     return Status::Ready;
+  }
+
+  // The key words and parts of TensorDescriptor `v` (parameter i), with the checks of
+  // tilec/_args.py:desc_key; false when the Python path must handle it.
+  bool descriptor(PyObject *v, size_t i, Bound &b, std::vector<uint64_t> &key) const {
+    DescParts d;
+    d.param = static_cast<int>(i);
+    nb::object base = nb::steal(PyObject_GetAttrString(v, "base"));
+    nb::object shape = nb::steal(PyObject_GetAttrString(v, "shape"));
+    nb::object strides = nb::steal(PyObject_GetAttrString(v, "strides"));
+    nb::object block = nb::steal(PyObject_GetAttrString(v, "block_shape"));
+    nb::object padding = nb::steal(PyObject_GetAttrString(v, "padding"));
+    if (!base.is_valid() || !shape.is_valid() || !strides.is_valid() || !block.is_valid() ||
+        !padding.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+    classify(base.ptr(), params_[i].name_str.c_str(), d.base);
+    if (d.base.cls != ArgClass::DeviceArray || !d.base.aligned ||
+        std::string_view(dtype_name(d.base.dtype)) == "i1")
+      return false;
+    int64_t blk[kMaxDescRank];
+    int ns = 0, nt = 0, nb_ = 0;
+    if (!int_list(shape.ptr(), d.shape, ns) || !int_list(strides.ptr(), d.strides, nt) ||
+        !int_list(block.ptr(), blk, nb_) || ns != nt || ns != nb_)
+      return false;
+    d.rank = ns;
+    int64_t elems = 1;
+    for (int k = 0; k < d.rank; ++k) {
+      if (blk[k] < 1 || (blk[k] & (blk[k] - 1)) || d.shape[k] < 1 || d.shape[k] >= (1ll << 31))
+        return false;
+      elems *= blk[k];
+    }
+    int bytes = elem_bytes(d.base.dtype);
+    for (int k = 0; k + 1 < d.rank; ++k)
+      if ((d.strides[k] * bytes) % 16)
+        return false;
+    if (elems > (1 << 20) || d.strides[d.rank - 1] != 1)
+      return false;
+    bool nan;
+    if (PyUnicode_Check(padding.ptr()) && PyUnicode_CompareWithASCIIString(padding.ptr(), "zero") == 0)
+      nan = false;
+    else if (PyUnicode_Check(padding.ptr()) &&
+             PyUnicode_CompareWithASCIIString(padding.ptr(), "nan") == 0)
+      nan = true;
+    else
+      return false;
+    std::string_view dt = dtype_name(d.base.dtype);
+    if (nan && dt.substr(0, 2) != "fp" && dt.substr(0, 2) != "bf")
+      return false;
+    // what the compiled kernel depends on, as _args.desc_key's key: dtype, block shape,
+    // padding, which shapes and strides (but the last) are multiples of 16
+    uint64_t div = 0;
+    for (int k = 0; k < d.rank; ++k)
+      div |= uint64_t(d.shape[k] % 16 == 0) << k | uint64_t(k + 1 < d.rank && d.strides[k] % 16 == 0) << (8 + k);
+    key.push_back(kDescArg | uint64_t(d.base.dtype) << 8 | uint64_t(d.rank) << 16 |
+                  uint64_t(nan) << 20);
+    key.push_back(div);
+    for (int k = 0; k < d.rank; ++k)
+      key.push_back(uint64_t(blk[k]));
+    b.descs.push_back(std::move(d));
+    return true;
+  }
+
+  // The .param names of the descriptor parts, after the parameters' own names.
+  std::vector<std::string> part_names(const Bound &b) const {
+    std::vector<std::string> out;
+    for (const DescParts &d : b.descs) {
+      const std::string &n = params_[d.param].name_str;
+      out.push_back(n + ".base");
+      for (int k = 0; k < d.rank; ++k)
+        out.push_back(n + ".shape." + std::to_string(k));
+      for (int k = 0; k + 1 < d.rank; ++k)
+        out.push_back(n + ".stride." + std::to_string(k));
+    }
+    return out;
   }
 
   uint64_t key_hash() const {
@@ -577,7 +729,32 @@ private:
     Scratch<void *, 32> ptrs(n);
     for (size_t i = 0; i < n; ++i)
       ptrs[i] = &slots[i];
-    pack_params(e.kernel->meta(), e.positions, b.infos.data(), names_, slots.data());
+    if (e.part_names.empty()) {
+      pack_params(e.kernel->meta(), e.positions, b.infos.data(), names_, slots.data());
+    } else { // the parameters, then each descriptor's base, shapes and strides
+      size_t np = params_.size();
+      std::vector<ArgInfo> infos(np);
+      for (size_t i = 0; i < np; ++i)
+        if (b.infos[i].cls != ArgClass::Other)
+          infos[i] = b.infos[i];
+      std::vector<std::string> all = names_;
+      all.insert(all.end(), e.part_names.begin(), e.part_names.end());
+      for (const DescParts &d : b.descs) {
+        infos.push_back(d.base);
+        auto int_part = [&](int64_t v, uint8_t cls) {
+          ArgInfo a;
+          a.cls = ArgClass::Int;
+          a.int_class = cls;
+          a.i = v;
+          infos.push_back(a);
+        };
+        for (int k = 0; k < d.rank; ++k)
+          int_part(d.shape[k], kI32);
+        for (int k = 0; k + 1 < d.rank; ++k)
+          int_part(d.strides[k], kI64);
+      }
+      pack_params(e.kernel->meta(), e.positions, infos.data(), all, slots.data());
+    }
     runtime::CUstream stream = resolve_stream(b.options[kStreamOption], b.device);
     unsigned attrs = b.options[kCooperativeOption] || b.options[kPdlOption]
                          ? launch_attrs(b.options[kCooperativeOption], b.options[kPdlOption])

@@ -469,8 +469,8 @@ def test_a_fake_torch_keeps_the_python_getters(fake_gpu):
 
 def test_tensor_descriptor_arguments(fake_gpu):
     """A host TensorDescriptor over GPU memory: its parts become .params (base, shapes,
-    strides but the last); its dtype, block shape and padding are part of the key. The C++
-    fast path does not key descriptors: each launch takes the Python path."""
+    strides but the last); its dtype, block shape and padding are part of the key, in the
+    C++ fast path (which packs the same parts as the Python path) as in Python's."""
     from tilec.tools.tensor_descriptor import TensorDescriptor
 
     launches, compiles = fake_gpu
@@ -490,13 +490,22 @@ def test_tensor_descriptor_arguments(fake_gpu):
     assert compiles[0][1][0] == ("tensordesc", ("fp32", (16, 16), False, (True, False), (True,)))
     want = ("desc_copy", (2, 1, 1), 0, 0x5000, [x._ptr, 64, 40, 48, y._ptr, 64, 40, 48])
     assert launches == [want] * 2
+    d = desc_copy._gpu_dispatch
+    assert d.fast_launches == 1  # the second launch
     src.block_shape = dst.block_shape = [32, 16]  # what an autotuner pre_hook does
     desc_copy[(2,)](src, dst, B=16)
     assert len(compiles) == 2 and compiles[1][1][0][1][1] == (32, 16)
-    assert desc_copy._gpu_dispatch.fast_launches == 0
+    desc_copy[(2,)](src, dst, B=16)
+    assert d.fast_launches == 2 and len(compiles) == 2
     src.padding = "nan"
     desc_copy[(2,)](src, dst, B=16)
     assert len(compiles) == 3 and compiles[2][1][0][1][2] is True
+    src.shape = [64, 48]  # a shape of another divisibility: a new variant
+    desc_copy[(2,)](src, dst, B=16)
+    assert len(compiles) == 4 and launches[-1][4][:3] == [x._ptr, 64, 48]
+    src.shape = [64, 32]  # the same divisibility: the fast path, with the new value
+    desc_copy[(2,)](src, dst, B=16)
+    assert len(compiles) == 4 and d.fast_launches == 3 and launches[-1][4][:3] == [x._ptr, 64, 32]
     bad = TensorDescriptor(x, [64], [1], [16])
     bad.base = Tensor(x._ptr + 4)  # the constructor checks it; a launch checks it again
     with pytest.raises(ValueError, match="'src' .*16-byte aligned"):
