@@ -1,4 +1,5 @@
 #include "lower/FoldXorPairs.h"
+#include "lower/RemoveUnread.h"
 
 #include <unordered_map>
 
@@ -68,32 +69,8 @@ int fold_xor_pairs(simt::Function &f) {
     n += fold_block(f.blocks[b].instrs, defs[b]);
   if (n == 0)
     return 0;
-  // Remove the inner xors nothing reads any more (t may be read elsewhere: other blocks,
-  // stores, a loop-carried copy).
-  std::vector<int> reads(f.regs.size(), 0);
-  for (const simt::Block &b : f.blocks)
-    for (const Instr &in : b.instrs) {
-      for (const simt::Operand &o : in.src)
-        if (o.is_reg())
-          ++reads[o.index];
-      if (in.guard.active())
-        ++reads[in.guard.pred.id];
-    }
-  for (size_t b = 0; b < f.blocks.size(); ++b) {
-    std::vector<Instr> &instrs = f.blocks[b].instrs;
-    std::vector<bool> dead(instrs.size(), false);
-    for (size_t i : defs[b])
-      dead[i] = plain_xor(instrs[i]) && reads[instrs[i].dst[0].index] == 0;
-    size_t w = 0;
-    for (size_t i = 0; i < instrs.size(); ++i) {
-      if (dead[i])
-        continue;
-      if (w != i)
-        instrs[w] = std::move(instrs[i]);
-      ++w;
-    }
-    instrs.resize(w);
-  }
+  // the inner xors nothing reads any more
+  remove_unread(f, defs, plain_xor);
   return n;
 }
 

@@ -1,4 +1,5 @@
 #include "lower/FuseCvtPacks.h"
+#include "lower/RemoveUnread.h"
 
 #include <unordered_map>
 
@@ -18,14 +19,6 @@ bool plain_narrowing_cvt(const Instr &in) {
          (in.ty == Ty::F16 || in.ty == Ty::BF16) && (in.m.rnd == Rnd::Rn || in.m.rnd == Rnd::Rz) &&
          !in.m.ftz && !in.m.sat && !in.m.satfinite && !in.m.relu && in.dst.size() == 1 &&
          in.dst[0].is_reg() && in.src.size() == 1 && in.src[0].is_reg();
-}
-
-void count_reads(const Instr &in, std::vector<int> &reads) {
-  for (const simt::Operand &o : in.src)
-    if (o.is_reg())
-      ++reads[o.index];
-  if (in.guard.active())
-    ++reads[in.guard.pred.id];
 }
 
 // Fuses the packs of one block; `cvts` collects the instructions whose cvts may now be
@@ -85,27 +78,8 @@ int fuse_cvt_packs(simt::Function &f, int sm) {
     n += fuse_block(f.blocks[b].instrs, cvts[b]);
   if (n == 0)
     return 0;
-  // Delete the scalar cvts nothing reads any more (their registers may be read
-  // elsewhere: in other blocks, by stores, or by a loop-carried copy).
-  std::vector<int> reads(f.regs.size(), 0);
-  for (const simt::Block &b : f.blocks)
-    for (const Instr &in : b.instrs)
-      count_reads(in, reads);
-  for (size_t b = 0; b < f.blocks.size(); ++b) {
-    std::vector<Instr> &instrs = f.blocks[b].instrs;
-    std::vector<bool> dead(instrs.size(), false);
-    for (size_t i : cvts[b])
-      dead[i] = plain_narrowing_cvt(instrs[i]) && reads[instrs[i].dst[0].index] == 0;
-    size_t w = 0;
-    for (size_t i = 0; i < instrs.size(); ++i) {
-      if (dead[i])
-        continue;
-      if (w != i)
-        instrs[w] = std::move(instrs[i]);
-      ++w;
-    }
-    instrs.resize(w);
-  }
+  // the scalar cvts nothing reads any more
+  remove_unread(f, cvts, plain_narrowing_cvt);
   return n;
 }
 
