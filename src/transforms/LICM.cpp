@@ -36,11 +36,44 @@ bool may_fault(const Op &op) {
   return !c || c->i == 0 || c->i == -1;
 }
 
+// addptr(p, splat(inv + var)) with p invariant is addptr(addptr(p, splat(inv)), splat(var))
+// (the same bytes mod 2^64): the first addptr leaves the loop, and what is left per
+// iteration is one address from the loop's own offset. A tensor descriptor's load at
+// [row, k] is this (base + (row offset + k)); the lowering then emits one mad.wide.s32 a
+// pointer for an i32 k, as for a block pointer's advance.
+void split_invariant_offset(Op &op, Op &loop) {
+  if (op.kind() != OpKind::AddPtr || !defined_outside(op.operand(0), &loop))
+    return;
+  Value *o = op.operand(1);
+  Op *sp = o->def;
+  if (!sp || sp->kind() != OpKind::Splat || defined_outside(o, &loop))
+    return;
+  Op *add = sp->operand(0)->def;
+  if (!add || add->kind() != OpKind::Add || defined_outside(add->result(0), &loop))
+    return;
+  Value *x = add->operand(0), *y = add->operand(1);
+  bool xo = defined_outside(x, &loop), yo = defined_outside(y, &loop);
+  if (xo == yo)
+    return;
+  Value *inv = xo ? x : y, *var = xo ? y : x;
+  Builder outside;
+  outside.set_insertion_point(&loop);
+  Value *inv_tile = outside.create(OpKind::Splat, {inv}, {o->type}, {}, op.loc())->result();
+  Value *base = outside.create(OpKind::AddPtr, {op.operand(0), inv_tile}, {op.result(0)->type}, {},
+                               op.loc())
+                    ->result();
+  Builder inside;
+  inside.set_insertion_point(&op);
+  op.set_operand(0, base);
+  op.set_operand(1, inside.create(OpKind::Splat, {var}, {o->type}, {}, op.loc())->result());
+}
+
 void hoist(Op &loop) {
   Block *body = loop.region(0)->block();
   Block *outer = loop.parent();
   for (auto it = body->ops().begin(); it != body->ops().end();) {
     Op *op = (it++)->get();
+    split_invariant_offset(*op, loop);
     if (!is_pure(op->kind()) || op->num_regions() != 0 || op->num_results() == 0 || may_fault(*op))
       continue;
     bool invariant = true;

@@ -91,3 +91,33 @@ TEST(LICM, OpsInsideIfBranchesStay) {
                                                            "  }\n");
   EXPECT_EQ(run_passes(in, {"licm"}), in);
 }
+
+// addptr(p, splat(inv + var)) with p invariant: addptr(p, splat(inv)) leaves the loop and
+// the loop adds splat(var) to it (a tensor descriptor's load at [row, k]).
+TEST(LICM, SplitsAnInvariantPartOffAPointerOffset) {
+  std::string in = kernel("%p: ptr<fp32>, %n: i32, %row: i64",
+                          "  %0 = constant {value = 0} : i32\n"
+                          "  %1 = constant {value = 1} : i32\n"
+                          "  %2 = arange {start = 0, end = 4} : tile<4xi32>\n"
+                          "  %3 = splat %p : ptr<fp32> -> tile<4xptr<fp32>>\n"
+                          "  %4 = addptr %3, %2 : tile<4xptr<fp32>>, tile<4xi32> -> tile<4xptr<fp32>>\n"
+                          "  for %0, %n, %1 {\n"
+                          "  ^bb(%i: i32):\n"
+                          "    %5 = cast %i : i32 -> i64\n"
+                          "    %6 = add %row, %5 : i64\n"
+                          "    %7 = splat %6 : i64 -> tile<4xi64>\n"
+                          "    %8 = addptr %4, %7 : tile<4xptr<fp32>>, tile<4xi64> -> tile<4xptr<fp32>>\n"
+                          "    %9 = load %8 : tile<4xptr<fp32>> -> tile<4xfp32>\n"
+                          "    store %8, %9\n"
+                          "    yield\n"
+                          "  }\n");
+  std::string out = run_passes(in, {"licm", "dce"});
+  // before the loop: the row's part; inside: only the induction variable's
+  size_t loop = out.find("for ");
+  ASSERT_NE(loop, std::string::npos) << out;
+  std::string before = out.substr(0, loop), body = out.substr(loop);
+  EXPECT_NE(before.find("splat %row"), std::string::npos) << out;
+  EXPECT_EQ(body.find("%row"), std::string::npos) << out;
+  EXPECT_EQ(body.find(" add "), std::string::npos) << out; // row + i is gone
+  EXPECT_NE(body.find("addptr"), std::string::npos) << out;
+}
