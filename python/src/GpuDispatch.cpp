@@ -67,8 +67,7 @@ private:
 bool debug_env() {
   static const env::VarInfo &info = env::info(env::Var::Debug);
   const char *s = std::getenv(info.name);
-  std::string_view v = s ? s : info.default_value;
-  return !(v.empty() || v == "0" || v == "false" || v == "False" || v == "off" || v == "no");
+  return env::flag_value(s ? s : info.default_value);
 }
 
 enum Word : uint64_t {
@@ -151,7 +150,9 @@ struct Entry {
   std::vector<uint64_t> key;
   std::shared_ptr<runtime::GpuKernel> kernel;
   std::vector<int> positions;                   // .param i <- parameter positions[i]
-  std::vector<std::string> part_names;          // descriptor parts after the parameters
+  // with descriptor arguments: every name the .params take theirs from (the parameters,
+  // then each descriptor's parts); empty otherwise
+  std::vector<std::string> desc_names;
   std::vector<std::pair<int, nb::object>> const_objs; // constexprs compared with ==
   nb::object result;                            // what a launch returns
 };
@@ -226,14 +227,12 @@ public:
     e.hash = key_hash();
     e.key = scratch_key_;
     e.kernel = kernel;
-    e.part_names = part_names(b);
-    if (e.part_names.empty()) {
-      e.positions = param_positions(kernel->meta(), names_);
-    } else {
-      std::vector<std::string> all = names_;
-      all.insert(all.end(), e.part_names.begin(), e.part_names.end());
-      e.positions = param_positions(kernel->meta(), all);
+    if (!b.descs.empty()) {
+      e.desc_names = names_;
+      for (std::string &n : part_names(b))
+        e.desc_names.push_back(std::move(n));
     }
+    e.positions = param_positions(kernel->meta(), b.descs.empty() ? names_ : e.desc_names);
     for (size_t i = 0; i < params_.size(); ++i)
       if (params_[i].is_constexpr && const_is_obj(b.values[i]))
         e.const_objs.emplace_back(static_cast<int>(i), nb::borrow(unwrap(b.values[i])));
@@ -729,7 +728,7 @@ private:
     Scratch<void *, 32> ptrs(n);
     for (size_t i = 0; i < n; ++i)
       ptrs[i] = &slots[i];
-    if (e.part_names.empty()) {
+    if (e.desc_names.empty()) {
       pack_params(e.kernel->meta(), e.positions, b.infos.data(), names_, slots.data());
     } else { // the parameters, then each descriptor's base, shapes and strides
       size_t np = params_.size();
@@ -737,8 +736,6 @@ private:
       for (size_t i = 0; i < np; ++i)
         if (b.infos[i].cls != ArgClass::Other)
           infos[i] = b.infos[i];
-      std::vector<std::string> all = names_;
-      all.insert(all.end(), e.part_names.begin(), e.part_names.end());
       for (const DescParts &d : b.descs) {
         infos.push_back(d.base);
         auto int_part = [&](int64_t v, uint8_t cls) {
@@ -753,7 +750,7 @@ private:
         for (int k = 0; k + 1 < d.rank; ++k)
           int_part(d.strides[k], kI64);
       }
-      pack_params(e.kernel->meta(), e.positions, infos.data(), all, slots.data());
+      pack_params(e.kernel->meta(), e.positions, infos.data(), e.desc_names, slots.data());
     }
     runtime::CUstream stream = resolve_stream(b.options[kStreamOption], b.device);
     unsigned attrs = b.options[kCooperativeOption] || b.options[kPdlOption]

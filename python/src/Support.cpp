@@ -40,6 +40,9 @@ void bind_support(nb::module_ &m) {
   m.def(
       "env_flag", [](const std::string &name) { return env::flag(var_named(name)); },
       nb::arg("name"), "Whether a TILEC_* flag variable is on.");
+  m.def("flag_value", [](const std::string &v) { return env::flag_value(v); }, nb::arg("value"),
+        "Whether `value` turns a flag on, by the rule of TILEC_* flags (for Triton's own "
+        "variables, which tilec honours too).");
   m.def(
       "cli_main",
       [](const std::vector<std::string> &args) {

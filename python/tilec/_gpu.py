@@ -17,7 +17,6 @@ last kernel tilec launched on the device; later launches raise it too.
 
 from __future__ import annotations
 
-import os
 import types
 import weakref
 
@@ -289,8 +288,7 @@ def _compile(jitfn, specs, keys, options, arch, device):
 
 
 def _always_compile() -> bool:
-    v = os.environ.get("TILEC_ALWAYS_COMPILE", "0").strip().lower()
-    return v not in ("", "0", "false", "off", "no")
+    return _C.env_flag("TILEC_ALWAYS_COMPILE")
 
 
 def run(jitfn, grid, warmup, args, kwargs):

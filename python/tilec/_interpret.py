@@ -14,8 +14,7 @@ from . import _C
 
 
 def enabled() -> bool:
-    v = os.environ.get("TRITON_INTERPRET", "").strip().lower()  # Triton users' habit
-    return _C.env_flag("TILEC_INTERPRET") or v not in ("", "0", "false", "off", "no")
+    return _C.env_flag("TILEC_INTERPRET") or _C.flag_value(os.environ.get("TRITON_INTERPRET", ""))
 
 
 def run_on_host(jitfn, grid, warmup, args, kwargs):

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import builtins
 import concurrent.futures
+import contextlib
 import inspect
 import os
+import sys
 import time
 import warnings
 
@@ -75,9 +77,6 @@ def _timing_device(values):
     """A context that makes the device of the first CUDA torch tensor among `values` current
     while configs are timed: the timer's events and L2-flush buffer live on the current
     device, so tensors on another GPU would otherwise be timed on an idle one."""
-    import contextlib
-    import sys
-
     torch = sys.modules.get("torch")
     if torch is not None:
         for v in values:

@@ -21,10 +21,11 @@ std::string get(Var v) {
   return s ? std::string(s) : std::string(vi.default_value);
 }
 
-bool flag(Var v) {
-  std::string s = get(v);
+bool flag_value(std::string_view s) {
   return !(s.empty() || s == "0" || s == "false" || s == "False" || s == "off" || s == "no");
 }
+
+bool flag(Var v) { return flag_value(get(v)); }
 
 long get_int(Var v) {
   std::string s = get(v);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilec::env {
@@ -24,6 +25,8 @@ const std::vector<VarInfo> &all();
 std::string get(Var v);
 // True when the value is a non-empty string other than "0", "false", "off", "no".
 bool flag(Var v);
+// The flag rule on a value: on unless empty, "0", "false", "False", "off" or "no".
+bool flag_value(std::string_view s);
 long get_int(Var v);
 
 } // namespace tilec::env
