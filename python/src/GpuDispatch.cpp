@@ -24,9 +24,15 @@ namespace tilec::python::gpu {
 
 namespace {
 
-constexpr const char *kOptionNames[] = {"num_warps", "num_stages",  "num_ctas",
-                                        "maxnreg",   "debug",       "enable_fp_fusion",
-                                        "launch_cooperative_grid", "launch_pdl", "stream"};
+constexpr const char *kOptionNames[] = {"num_warps",
+                                        "num_stages",
+                                        "num_ctas",
+                                        "maxnreg",
+                                        "debug",
+                                        "enable_fp_fusion",
+                                        "launch_cooperative_grid",
+                                        "launch_pdl",
+                                        "stream"};
 constexpr int kNumOptions = 9;
 constexpr int kStreamOption = 8;
 constexpr int kDebugOption = 4;
@@ -62,18 +68,22 @@ private:
   T *data_;
 };
 
-// TILEC_DEBUG with env::flag's rules, read at every launch (the Python path reads it per
-// launch too) without building a std::string.
-bool debug_env() {
-  static const env::VarInfo &info = env::info(env::Var::Debug);
-  const char *s = std::getenv(info.name);
-  return env::flag_value(s ? s : info.default_value);
-}
-
 enum Word : uint64_t {
-  kNoneArg = 1, kBoolArg, kIntArg, kFloatArg, kPtrArg,
-  kConstNone, kConstBool, kConstInt, kConstFloat, kConstObj, kOptInt, kOptBool,
-  kOptNone, kDeviceCc, kDescArg,
+  kNoneArg = 1,
+  kBoolArg,
+  kIntArg,
+  kFloatArg,
+  kPtrArg,
+  kConstNone,
+  kConstBool,
+  kConstInt,
+  kConstFloat,
+  kConstObj,
+  kOptInt,
+  kOptBool,
+  kOptNone,
+  kDeviceCc,
+  kDescArg,
 };
 
 constexpr int kMaxDescRank = 5;
@@ -136,7 +146,7 @@ uint64_t mix(uint64_t h, uint64_t w) {
 }
 
 struct Param {
-  nb::object name;   // interned str
+  nb::object name; // interned str
   std::string name_str;
   bool is_constexpr = false;
   bool specialize = true;
@@ -149,16 +159,15 @@ struct Entry {
   uint64_t hash = 0;
   std::vector<uint64_t> key;
   std::shared_ptr<runtime::GpuKernel> kernel;
-  std::vector<int> positions;                   // .param i <- parameter positions[i]
+  std::vector<int> positions; // .param i <- parameter positions[i]
   // with descriptor arguments: every name the .params take theirs from (the parameters,
   // then each descriptor's parts); empty otherwise
   std::vector<std::string> desc_names;
   std::vector<std::pair<int, nb::object>> const_objs; // constexprs compared with ==
-  nb::object result;                            // what a launch returns
+  nb::object result;                                  // what a launch returns
 };
 
 enum class Status { Ready, NoGpu, Unknown, Unsupported };
-
 
 // One launch's arguments, bound and classified.
 struct Bound {
@@ -398,8 +407,8 @@ private:
         return Status::Unsupported;
       }
     }
-    // without a debug option, TILEC_DEBUG (read at each launch, as the Python path does)
-    // decides whether asserts are compiled in: part of the key
+    // without a debug option, TILEC_DEBUG / TRITON_DEBUG (read at each launch, as the Python path
+    // does) decides whether asserts are compiled in: part of the key
     if (!b.options[kDebugOption] || b.options[kDebugOption] == Py_None)
       key.push_back(debug_env() ? 1 : 0);
     int device = -1;
@@ -444,11 +453,12 @@ private:
           first_gpu = static_cast<int>(i);
         if (a.device >= 0) {
           if (device >= 0 && a.device != device)
-            throw nb::value_error(("argument '" + p.name_str + "' is on cuda:" +
-                                   std::to_string(a.device) + " but an earlier argument is "
-                                   "on cuda:" + std::to_string(device) +
-                                   ": all tensors of a launch must be on one device")
-                                      .c_str());
+            throw nb::value_error(
+                ("argument '" + p.name_str + "' is on cuda:" + std::to_string(a.device) +
+                 " but an earlier argument is "
+                 "on cuda:" +
+                 std::to_string(device) + ": all tensors of a launch must be on one device")
+                    .c_str());
           device = a.device;
         }
         break;
@@ -477,8 +487,8 @@ private:
       return Status::NoGpu;
     if (first_host >= 0)
       throw nb::value_error(
-          ("argument '" + params_[first_host].name_str + "' is " +
-           b.infos[first_host].host_kind + ", but argument '" + params_[first_gpu].name_str +
+          ("argument '" + params_[first_host].name_str + "' is " + b.infos[first_host].host_kind +
+           ", but argument '" + params_[first_gpu].name_str +
            "' is on the GPU: a kernel runs either on the GPU (every array on one CUDA device) "
            "or on the CPU interpreter (every array in host memory); move '" +
            params_[first_host].name_str + "' with .cuda()")
@@ -529,7 +539,8 @@ private:
     if (elems > (1 << 20) || d.strides[d.rank - 1] != 1)
       return false;
     bool nan;
-    if (PyUnicode_Check(padding.ptr()) && PyUnicode_CompareWithASCIIString(padding.ptr(), "zero") == 0)
+    if (PyUnicode_Check(padding.ptr()) &&
+        PyUnicode_CompareWithASCIIString(padding.ptr(), "zero") == 0)
       nan = false;
     else if (PyUnicode_Check(padding.ptr()) &&
              PyUnicode_CompareWithASCIIString(padding.ptr(), "nan") == 0)
@@ -543,7 +554,8 @@ private:
     // padding, which shapes and strides (but the last) are multiples of 16
     uint64_t div = 0;
     for (int k = 0; k < d.rank; ++k)
-      div |= uint64_t(d.shape[k] % 16 == 0) << k | uint64_t(k + 1 < d.rank && d.strides[k] % 16 == 0) << (8 + k);
+      div |= uint64_t(d.shape[k] % 16 == 0) << k |
+             uint64_t(k + 1 < d.rank && d.strides[k] % 16 == 0) << (8 + k);
     key.push_back(kDescArg | uint64_t(d.base.dtype) << 8 | uint64_t(d.rank) << 16 |
                   uint64_t(nan) << 20);
     key.push_back(div);
@@ -850,6 +862,9 @@ void bind_gpu_dispatch(nb::module_ &m) {
       .def_prop_ro("fallbacks", &Dispatcher::fallbacks,
                    "Calls of a bound launch that went to the Python path.");
 
+  m.def("debug_env", &debug_env,
+        "TILEC_DEBUG or TRITON_DEBUG, from os.environ: launches without a debug= option "
+        "compile kernels with device_assert on.");
   bind_gpu_launch_objects(m);
 }
 

@@ -217,7 +217,7 @@ class JITFunction(KernelInterface):
                     elif k in LAUNCH_ATTRIBUTES and v is not None and not isinstance(v, int):
                         raise TypeError(f"{k} must be a bool, got {type(v).__name__}")
         if debug is None:
-            debug = _C.env_flag("TILEC_DEBUG")
+            debug = _C.debug_env()
         return (num_warps, num_stages, bool(debug), fp_fusion, maxnreg)
 
     # -- launching ------------------------------------------------------------------------

@@ -226,6 +226,40 @@ def test_tilec_debug_is_read_at_each_launch(fake_gpu, monkeypatch):
     assert add._gpu_dispatch.fast_launches == 2
 
 
+def test_triton_debug_is_an_alias(fake_gpu, monkeypatch):
+    """TRITON_DEBUG=1 turns debug on as TILEC_DEBUG=1 does (either suffices), read at each
+    launch from os.environ by the fast path and the Python path alike."""
+    _, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    monkeypatch.delenv("TILEC_DEBUG", raising=False)
+    monkeypatch.setenv("TRITON_DEBUG", "1")
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    monkeypatch.setenv("TILEC_DEBUG", "0")  # either variable on: on
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    monkeypatch.setenv("TRITON_DEBUG", "0")
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    monkeypatch.delenv("TRITON_DEBUG")
+    monkeypatch.setenv("TILEC_DEBUG", "yes")
+    add[(1,)](x, y, out, 100, BLOCK_SIZE=64)
+    assert [c[2][2] for c in compiles] == [True, False]
+    assert add._gpu_dispatch.fast_launches == 3
+    assert _C.debug_env() is True
+
+
+def test_debug_env_follows_a_replaced_os_environ(fake_gpu, monkeypatch):
+    import os
+    monkeypatch.delenv("TILEC_DEBUG", raising=False)
+    monkeypatch.delenv("TRITON_DEBUG", raising=False)
+    assert _C.debug_env() is False
+    copy = os._Environ(dict(os.environ._data), os.environ.encodekey, os.environ.decodekey,
+                       os.environ.encodevalue, os.environ.decodevalue)
+    copy._data[b"TILEC_DEBUG"] = b"1"  # as a replacement os.environ holds it
+    monkeypatch.setattr(os, "environ", copy)
+    assert _C.debug_env() is True
+
+
 def test_device_of_the_arguments_picks_the_context(fake_gpu):
     launches, compiles = fake_gpu
     add = make_add()

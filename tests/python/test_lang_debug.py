@@ -201,6 +201,13 @@ def test_device_assert_passes_with_debug(monkeypatch):
     _assert_kernel[(2,)](np.arange(4, dtype=np.int32), N=4)
 
 
+def test_device_assert_fails_with_triton_debug(monkeypatch):
+    monkeypatch.delenv("TILEC_DEBUG", raising=False)
+    monkeypatch.setenv("TRITON_DEBUG", "1")  # Triton's spelling works as well
+    with pytest.raises(Exception, match="x must be non-negative"):
+        _assert_kernel[(1,)](np.array([1, -2, 3, 4], np.int32), N=4)
+
+
 def test_device_assert_disabled_without_debug(monkeypatch):
     monkeypatch.setenv("TILEC_DEBUG", "0")
     _assert_kernel[(1,)](np.array([-1, -2, -3, -4], np.int32), N=4)
