@@ -132,7 +132,9 @@ void lower_addptr(LoweringContext &c, const ir::Op &op) {
           if (o == off.id)
             bytes = sc;
         if (!bytes.valid()) {
-          bytes = esize == 1 ? off : b.mul(Ty::S64, off, simt::imm(esize));
+          // a shift, not a multiplication: ptxas folds a 64-bit multiply by a constant
+          // into each address it is added to (IMAD.WIDE + moves per pointer)
+          bytes = esize == 1 ? off : b.shl(Ty::B64, off, simt::imm(__builtin_ctz(esize)));
           scaled.emplace_back(off.id, bytes);
         }
         res = b.add(Ty::S64, base, bytes);

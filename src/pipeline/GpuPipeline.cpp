@@ -9,6 +9,7 @@
 #include "simt/Format.h"
 #include "support/Env.h"
 #include "transforms/PipelineLoads.h"
+#include "transforms/StrengthReduce.h"
 
 namespace tilec::pipeline {
 
@@ -52,6 +53,9 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // layouts: the dots that qualify lower to wgmma (#mma<v=3>); TILEC_WGMMA=0 turns it off
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
+  // Pointer tiles of the iv become carried (GPU only: it is about what ptxas makes of
+  // them), before the pipelining that shifts them by iterations.
+  transforms::strength_reduce(*k.tile.module);
   // Software pipelining is for the GPU path only (the interpreter runs loops as written).
   // Register prefetch runs before "layouts", whose dump shows it; it leaves alone the
   // loads that the stage "pipeline-loops" puts into shared-memory rings (TILEC_RING).

@@ -4,6 +4,7 @@
 #include "transforms/Canonicalize.h"
 #include "transforms/DCE.h"
 #include "transforms/LICM.h"
+#include "transforms/StrengthReduce.h"
 
 namespace tilec::transforms {
 
@@ -13,6 +14,8 @@ const std::vector<PassInfo> &all_passes() {
       {"cse", cse, "reuse identical pure ops that dominate"},
       {"licm", licm, "hoist loop-invariant pure ops out of for loops"},
       {"dce", dce, "erase unused pure ops and side-effect-free control flow"},
+      {"strength-reduce", strength_reduce,
+       "carry loop pointer tiles P + f(iv) and advance them, instead of recomputing f(iv)"},
   };
   return passes;
 }
