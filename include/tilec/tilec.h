@@ -73,7 +73,9 @@ struct ParamType {
   Kind kind = Kind::Scalar;
   // pointee, scalar or descriptor element dtype: "fp32", "fp16", "bf16", "i32", "i64", "u32", "i1"
   std::string dtype;
-  bool divisible_by_16 = false;     // a pointer 16-byte aligned / an integer multiple of 16
+  // a pointer 16-byte aligned / an integer multiple of 16 / a descriptor's shape entries
+  // and strides (but the last) multiples of 16 (the kernel then accesses 16 bytes at once)
+  bool divisible_by_16 = false;
   bool equal_to_1 = false;          // an integer always 1 (specialised away)
   std::string value;                // Constexpr: "1024", "1.5", "True", "fp16", ...
   std::vector<int64_t> block_shape; // TensorDesc: the block each load / store moves
@@ -86,8 +88,8 @@ struct ParamType {
   static ParamType constant_text(std::string text); // a value as the string form spells it
   // A host tensor descriptor parameter (launched with a TensorDesc argument).
   static ParamType tensor_desc(std::string elem, std::vector<int64_t> block_shape,
-                               bool nan_padding = false);
-  // the signature entry: "*fp32:16", "i32", "1024", "tensordesc<fp16[64,64]>"
+                               bool nan_padding = false, bool divisible_by_16 = false);
+  // the signature entry: "*fp32:16", "i32", "1024", "tensordesc<fp16[64,64]>:16"
   std::string str() const;
 };
 
@@ -96,7 +98,8 @@ struct CompileOptions {
   // One entry per kernel parameter, in order, as Triton's compile.py takes them:
   // "*fp32:16" (pointer, 16-byte aligned), "i32", "i32:16" (divisible by 16), "i32:1"
   // (equal to 1), "fp32", "i1", "tensordesc<fp16[64, 64]>" (a host tensor descriptor with
-  // that block shape; "tensordesc<fp32[16, 16], nan>" pads with NaN), or a value for a
+  // that block shape; "tensordesc<fp32[16, 16], nan>" pads with NaN; ":16" after it: its
+  // shape entries and strides but the last are multiples of 16), or a value for a
   // constexpr parameter ("1024").
   std::string signature;
   std::vector<ParamType> params; // the typed form; used instead of `signature` when set

@@ -143,12 +143,13 @@ ParamType ParamType::constant_text(std::string text) {
 }
 
 ParamType ParamType::tensor_desc(std::string elem, std::vector<int64_t> block_shape,
-                                 bool nan_padding) {
+                                 bool nan_padding, bool divisible_by_16) {
   ParamType p;
   p.kind = Kind::TensorDesc;
   p.dtype = std::move(elem);
   p.block_shape = std::move(block_shape);
   p.nan_padding = nan_padding;
+  p.divisible_by_16 = divisible_by_16;
   return p;
 }
 
@@ -159,7 +160,7 @@ std::string ParamType::str() const {
     std::string s = "tensordesc<" + dtype + "[";
     for (size_t i = 0; i < block_shape.size(); ++i)
       s += (i ? "," : "") + std::to_string(block_shape[i]);
-    return s + "]" + (nan_padding ? ",nan" : "") + ">";
+    return s + "]" + (nan_padding ? ",nan" : "") + ">" + (divisible_by_16 ? ":16" : "");
   }
   std::string s = (kind == Kind::Pointer ? "*" : "") + dtype;
   if (divisible_by_16)

@@ -1,11 +1,12 @@
 # `tilec compile` with tensor descriptor parameters: the header defines one struct per rank
 # ({base, int32 shape[R], int64 strides[R]}) and the launchers take it whole; the launch
 # checks Triton's rules (16-byte aligned base, shapes >= 1, last stride 1, the others whole
-# 16 bytes: 4 fp32, 8 fp16) and packs the parts in the order of the kernel's .params (base,
-# shapes, strides but the last), the grid reading the descriptors' shapes.
-# CMD: tilec compile %s:desc_copy -s "tensordesc<fp32[32, 64]>, tensordesc<fp16[4, 16, 32], nan>, fp32, 32" -g "cdiv(src.shape[0], 32), cdiv(src.shape[1], 64)" --no-cubin -o -
+# 16 bytes: 4 fp32, 8 fp16), then the hint of `:16` (shapes and strides multiples of 16, as
+# for integers: a mismatch is no specialisation), and packs the parts in the order of the
+# kernel's .params (base, shapes, strides but the last), the grid reading the shapes.
+# CMD: tilec compile %s:desc_copy -s "tensordesc<fp32[32, 64]>:16, tensordesc<fp16[4, 16, 32], nan>, fp32, 32" -g "cdiv(src.shape[0], 32), cdiv(src.shape[1], 64)" --no-cubin -o -
 # CHECK: // ---- desc_copy.h
-# CHECK: // tilec-aot-args: src=tensordesc<fp32[32,64]> dst=tensordesc<fp16[4,16,32],nan> alpha=fp32
+# CHECK: // tilec-aot-args: src=tensordesc<fp32[32,64]>:16 dst=tensordesc<fp16[4,16,32],nan> alpha=fp32
 # CHECK: #define TILEC_AOT_ERROR_DESC_BASE (-2)
 # CHECK-NEXT: #define TILEC_AOT_ERROR_DESC_SHAPE (-3)
 # CHECK-NEXT: #define TILEC_AOT_ERROR_DESC_STRIDES (-4)
@@ -32,7 +33,9 @@
 # CHECK-NEXT: return TILEC_AOT_ERROR_DESC_STRIDES;
 # CHECK-NEXT: if (dst.base % 16 != 0)
 # CHECK: if (dst.strides[2] != 1 || dst.strides[0] % 8 != 0 || dst.strides[1] % 8 != 0)
-# CHECK-NOT: NO_SPECIALISATION
+# CHECK-NEXT: return TILEC_AOT_ERROR_DESC_STRIDES;
+# CHECK-NEXT: if (!(src.shape[0] % 16 == 0 && src.shape[1] % 16 == 0 && src.strides[0] % 16 == 0))
+# CHECK-NEXT: return TILEC_AOT_ERROR_NO_SPECIALISATION;
 # CHECK: uint64_t slots[11] = {0};
 # CHECK: unsigned long long v0 = (unsigned long long)src.base;
 # CHECK: int32_t v1 = (int32_t)src.shape[0];

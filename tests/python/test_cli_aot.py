@@ -352,27 +352,35 @@ MATMUL_GRID = "cdiv(c_desc.shape[0], 64), cdiv(c_desc.shape[1], 64)"
 
 @pytest.mark.skipif(CC is None or CXX is None, reason="no C/C++ compiler")
 def test_link_dispatches_descriptor_kernels_by_their_hints(tmp_path):
-    for name, k in (("mm_any", "i32"), ("mm_k16", "i32:16")):
-        r = tilec("compile", f"{DESCS}:desc_matmul", "-s", MATMUL_SIG.format(k=k), "-g",
-                  MATMUL_GRID, "--no-cubin", "-o", tmp_path / name)
+    """`tensordesc<..>:16` (shapes and strides multiples of 16) is a hint like `i32:16`; the
+    grids' z (1, 2, 3) tells which specialisation ran."""
+    specs = (("mm_any", "", "i32", 1), ("mm_k16", "", "i32:16", 2), ("mm_all16", ":16", "i32:16", 3))
+    for name, d, k, z in specs:
+        sig = MATMUL_SIG.replace(">,", ">" + d + ",").format(k=k)
+        r = tilec("compile", f"{DESCS}:desc_matmul", "-s", sig, "-g", f"{MATMUL_GRID}, {z}",
+                  "--no-cubin", "-o", tmp_path / name)
         assert r.returncode == 0, r.stderr
-    r = tilec("link", tmp_path / "mm_any.h", tmp_path / "mm_k16.h", "-o", tmp_path / "mm")
+    r = tilec("link", *(tmp_path / (s[0] + ".h") for s in specs), "-o", tmp_path / "mm")
     assert r.returncode == 0, r.stderr
     assert "tilec_tensordesc_2d a_desc" in (tmp_path / "mm.h").read_text()
     body = r"""
   tilec_tensordesc_2d a = {0x1000, {128, 96}, {96, 1}};
   tilec_tensordesc_2d b = {0x2000, {96, 64}, {64, 1}};
   tilec_tensordesc_2d c = {0x3000, {128, 64}, {64, 1}};
-  show(mm(0, a, b, c, 96));  /* K % 16 == 0: mm_k16 */
+  show(mm(0, a, b, c, 96));  /* everything a multiple of 16: mm_all16 */
   show(mm(0, a, b, c, 90));  /* the general one */
-  a.strides[0] = 90; show(mm(0, a, b, c, 96));
+  a.shape[0] = 120; c.shape[0] = 120;
+  show(mm(0, a, b, c, 96));  /* K % 16 == 0 only: mm_k16 */
+  a.strides[0] = 90; show(mm(0, a, b, c, 96));  /* mm_k16 refuses the descriptor */
 """
-    out = build_desc_program(tmp_path, "mm.h", "mm", 10, body,
-                             ["mm.cpp", "mm_any.cpp", "mm_k16.cpp"])
+    out = build_desc_program(tmp_path, "mm.h", "mm", 13, body,
+                             ["mm.cpp", *(s[0] + ".cpp" for s in specs)])
     assert out == [
-        "launch desc_matmul grid=2,1,1 slots=1000,80,60,60,2000,60,40,40,3000,80",
+        "launch desc_matmul grid=2,1,3 slots=1000,80,60,60,2000,60,40,40,3000,80,40,40,60",
         "rc=0 ",
-        "launch desc_matmul grid=2,1,1 slots=1000,80,60,60,2000,60,40,40,3000,80",
+        "launch desc_matmul grid=2,1,1 slots=1000,80,60,60,2000,60,40,40,3000,80,40,40,5a",
+        "rc=0 ",
+        "launch desc_matmul grid=2,1,2 slots=1000,78,60,60,2000,60,40,40,3000,78,40,40,60",
         "rc=0 ",
         "rc=-4 desc_matmul: tensor descriptor a_desc, b_desc or c_desc: the last stride is not "
         "1, or another stride is not a whole multiple of 16 bytes",

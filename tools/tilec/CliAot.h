@@ -102,6 +102,9 @@ std::string c_desc_declarations(const std::vector<AotParam> &params);
 // For a launch function: C statements returning TILEC_AOT_ERROR_DESC_* for a descriptor
 // argument that breaks the rules of tensor_desc_problem.
 std::string c_desc_checks(const std::vector<AotParam> &params);
+// The C condition of a descriptor's divisibility hint (`tensordesc<..>:16`: "d.shape[0] %
+// 16 == 0 && ..."); empty without one. Its alignment is a rule, not a hint.
+std::string c_desc_hint(const AotParam &p);
 // For <name>_error_string: the messages of those codes (`kernel` names the kernel).
 std::string c_desc_error_cases(const std::vector<AotParam> &params, const std::string &kernel);
 // The C expression of a .param's value: "x", "d.base", "d.shape[1]", "d.strides[0]".

@@ -156,6 +156,18 @@ std::string c_desc_checks(const std::vector<AotParam> &params) {
   return s;
 }
 
+std::string c_desc_hint(const AotParam &p) {
+  std::string c;
+  auto add = [&](const std::string &e) { c += (c.empty() ? "" : " && ") + e + " % 16 == 0"; };
+  for (size_t i = 0; i < p.spec.desc_shape_div16.size(); ++i)
+    if (p.spec.desc_shape_div16[i])
+      add(p.name + ".shape[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < p.spec.desc_stride_div16.size(); ++i)
+    if (p.spec.desc_stride_div16[i])
+      add(p.name + ".strides[" + std::to_string(i) + "]");
+  return c;
+}
+
 std::string c_desc_error_cases(const std::vector<AotParam> &params, const std::string &kernel) {
   std::vector<const AotParam *> ds = descriptors(params);
   if (ds.empty())

@@ -82,11 +82,12 @@ std::string c_parameter_list(const std::vector<AotParam> &params, bool explicit_
 std::string c_hint_condition(const std::vector<AotParam> &params) {
   std::string cond;
   for (const AotParam &p : params) {
-    // a descriptor's base alignment is a rule, not a hint: c_desc_checks tests it
-    if (p.is_constexpr() || p.spec.kind == sema::ArgSpec::Kind::TensorDesc)
+    if (p.is_constexpr())
       continue;
     std::string c;
-    if (p.spec.divisible_by_16)
+    if (p.spec.kind == sema::ArgSpec::Kind::TensorDesc)
+      c = c_desc_hint(p);
+    else if (p.spec.divisible_by_16)
       c = "(" + p.name + " % 16) == 0";
     else if (p.spec.equal_to_1)
       c = p.name + " == 1";
@@ -99,8 +100,9 @@ std::string c_hint_condition(const std::vector<AotParam> &params) {
 const char *kAotErrorBlock =
     "#ifndef TILEC_AOT_ERROR_NO_SPECIALISATION\n"
     "/* Returned when the arguments fit no compiled specialisation (a pointer not 16-byte\n"
-    "   aligned, an integer not divisible by 16 or not equal to 1 where the signature says\n"
-    "   so). Every other non-zero result is a CUresult from the CUDA driver. */\n"
+    "   aligned, an integer or a tensor descriptor's shape or stride not divisible by 16, an\n"
+    "   integer not equal to 1 where the signature says so). Every other non-zero result\n"
+    "   is a CUresult from the CUDA driver, or TILEC_AOT_ERROR_DESC_*. */\n"
     "#define TILEC_AOT_ERROR_NO_SPECIALISATION (-1)\n"
     "#endif\n";
 

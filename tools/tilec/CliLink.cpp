@@ -53,20 +53,23 @@ Specialisation read_header(const std::string &path) {
     p.name = item.substr(0, eq);
     p.entry = item.substr(eq + 1);
     p.spec = parse_signature_entry(p.entry);
-    s.hints += p.spec.kind != sema::ArgSpec::Kind::TensorDesc &&
-               (p.spec.divisible_by_16 || p.spec.equal_to_1);
+    s.hints += p.spec.kind == sema::ArgSpec::Kind::TensorDesc
+                   ? !c_desc_hint(p).empty()
+                   : p.spec.divisible_by_16 || p.spec.equal_to_1;
     s.args.push_back(std::move(p));
   }
   return s;
 }
 
 // The argument list without hints, which all specialisations must share (a tensor
-// descriptor whole: its dtype, block shape and padding are no hints).
+// descriptor's dtype, block shape and padding are no hints).
 std::string plain_args(const Specialisation &s) {
   std::string out;
   for (const AotParam &p : s.args)
     out += p.name + ":" +
-           (p.spec.kind == sema::ArgSpec::Kind::TensorDesc ? p.entry : c_type_of(p.spec)) + " ";
+           (p.spec.kind == sema::ArgSpec::Kind::TensorDesc ? p.entry.substr(0, p.entry.rfind('>'))
+                                                           : c_type_of(p.spec)) +
+           " ";
   return out;
 }
 

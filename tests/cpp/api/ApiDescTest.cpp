@@ -46,6 +46,7 @@ TEST(ApiDesc, TypedSignatureAndParams) {
   EXPECT_EQ(typed.ptx(), compile_scale().ptx());
   EXPECT_EQ(P::tensor_desc("fp16", {64, 64}).str(), "tensordesc<fp16[64,64]>");
   EXPECT_EQ(P::tensor_desc("bf16", {8, 16, 32}, true).str(), "tensordesc<bf16[8,16,32],nan>");
+  EXPECT_EQ(P::tensor_desc("fp16", {64, 64}, false, true).str(), "tensordesc<fp16[64,64]>:16");
   EXPECT_EQ(typed.arg_names(), (std::vector<std::string>{"src", "dst", "alpha"}));
   std::vector<std::string> names, kinds;
   for (const tilec::ParamInfo &p : typed.params()) {
@@ -131,15 +132,36 @@ TEST(ApiDesc, LaunchChecksDescriptors) {
   EXPECT_EQ(what({ok, ok, 1}), "<no error>"); // an integer passes as the float parameter
 }
 
+TEST(ApiDesc, LaunchChecksTheDivisibilityHint) {
+  // ":16": shapes and strides multiples of 16, so the kernel moves 16 bytes an access
+  tilec::CompileOptions o =
+      options("desc_scale", "tensordesc<fp32[32, 64]>:16, tensordesc<fp32[32, 64]>, fp32, 32, 64");
+  o.build_cubin = false;
+  tilec::CompiledKernel k = tilec::compile_file(desc_file(), o);
+  EXPECT_NE(k.ptx().find("ld.global.v4"), std::string::npos);
+  EXPECT_EQ(compile_scale().ptx().find("ld.global.v4"), std::string::npos);
+  TensorDesc ok(0x1000, {96, 192}, {208, 1});
+  auto what = [&](std::vector<Arg> args) {
+    return error_of([&] { tilec::api::pack_arguments(k.impl(), args); });
+  };
+  EXPECT_EQ(what({ok, TensorDesc(0x2000, {100, 200}, {204, 1}), 1.0f}), "<no error>");
+  EXPECT_NE(what({TensorDesc(0x1000, {100, 192}, {208, 1}), ok, 1.0f})
+                .find("shape[0] = 100 is not divisible by 16, as the kernel was specialised"),
+            std::string::npos);
+  EXPECT_NE(what({TensorDesc(0x1000, {96, 192}, {204, 1}), ok, 1.0f})
+                .find("stride 0 = 204 is not divisible by 16, as the kernel was specialised"),
+            std::string::npos);
+}
+
 // --- On a GPU --------------------------------------------------------------------------------
 
-TEST(ApiDescGpu, ScaleThroughDescriptorsMatchesTheHost) {
-  REQUIRE_GPU();
-  tilec::CompileOptions o = options("desc_scale", kScaleSig);
+// dst = src * alpha over m x n inside buffers with 208-float rows (the columns past n must
+// stay untouched); `sig` with or without the :16 hint.
+void check_scale_on_gpu(const char *sig, int m, int n) {
+  tilec::CompileOptions o = options("desc_scale", sig);
   o.arch = tilec::device_arch(0);
   tilec::Kernel k = tilec::Kernel::load(tilec::compile_file(desc_file(), o));
-  // 100 x 200 inside buffers with 208-float rows (the padding columns must stay untouched)
-  const int m = 100, n = 200, ld = 208;
+  const int ld = 208;
   const float alpha = 2.5f;
   std::vector<float> x(size_t(m) * ld), y(x.size(), -7.0f);
   for (size_t i = 0; i < x.size(); ++i)
@@ -157,7 +179,14 @@ TEST(ApiDescGpu, ScaleThroughDescriptorsMatchesTheHost) {
       float want = c < n ? x[size_t(r) * ld + c] * alpha : -7.0f;
       bad += y[size_t(r) * ld + c] != want;
     }
-  EXPECT_EQ(bad, 0) << "of " << m * ld << " elements differ from the host's";
+  EXPECT_EQ(bad, 0) << sig << ": of " << m * ld << " elements differ from the host's";
+}
+
+TEST(ApiDescGpu, ScaleThroughDescriptorsMatchesTheHost) {
+  REQUIRE_GPU();
+  check_scale_on_gpu(kScaleSig, 100, 200);
+  check_scale_on_gpu("tensordesc<fp32[32, 64]>:16, tensordesc<fp32[32, 64]>:16, fp32, 32, 64", 96,
+                     176); // 16-byte accesses
 }
 
 TEST(ApiDescGpu, MatmulThroughDescriptorsMatchesTheHost) {

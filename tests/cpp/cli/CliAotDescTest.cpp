@@ -83,8 +83,12 @@ TEST(CliAotDesc, CTypesAndChecks) {
   EXPECT_EQ(c_parameter_list(ps, false),
             "struct CUstream_st *stream, tilec_tensordesc_2d a, int32_t n, tilec_tensordesc_3d c, "
             "tilec_tensordesc_2d d");
-  // the base's alignment is a check of its own, not a hint a dispatcher chooses by
+  // the base's alignment is a check of its own, not a hint a dispatcher chooses by; :16 is
   EXPECT_EQ(c_hint_condition(ps), "(n % 16) == 0");
+  ps[3] = param("d", "tensordesc<fp32[16, 16]>:16");
+  EXPECT_EQ(c_desc_hint(ps[3]), "d.shape[0] % 16 == 0 && d.shape[1] % 16 == 0 && "
+                                "d.strides[0] % 16 == 0");
+  EXPECT_EQ(c_hint_condition(ps), "(n % 16) == 0 && " + c_desc_hint(ps[3]));
   std::string decl = c_desc_declarations(ps);
   EXPECT_EQ(decl.find("typedef struct tilec_tensordesc_2d {"),
             decl.rfind("typedef struct tilec_tensordesc_2d {"))
