@@ -89,7 +89,7 @@ void check_arg(const std::string &kernel, const cli::AotParam &p, const Arg &a) 
     fail("the kernel was specialised for the value 1, got " + std::to_string(a.int_value()));
 }
 
-// The integer a .param of kind `kind` takes from slot `s` of argument `a` (checked already).
+// The integer .param slot `s` takes from argument `a` (checked already): the value or a part.
 int64_t int_of(const Arg &a, const CompiledKernel::Impl::Slot &s) {
   using Part = cli::ParamSource::Part;
   switch (s.part) {
