@@ -75,6 +75,9 @@ void check_arg(const std::string &kernel, const cli::AotParam &p, const Arg &a) 
     fail(std::string("got ") + kind_name(a.kind()) + how);
   if (p.spec.kind == K::TensorDesc) {
     const TensorDesc &d = a.desc();
+    if (d.rank < 1 || d.rank > TensorDesc::kMaxRank) // the fields are public
+      fail("the descriptor's rank " + std::to_string(d.rank) + " is not 1 to " +
+           std::to_string(TensorDesc::kMaxRank));
     std::string why =
         cli::tensor_desc_problem(p.spec, d.base, std::vector<int64_t>(d.shape, d.shape + d.rank),
                                  std::vector<int64_t>(d.strides, d.strides + d.rank));

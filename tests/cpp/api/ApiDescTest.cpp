@@ -129,6 +129,10 @@ TEST(ApiDesc, LaunchChecksDescriptors) {
   expect({ok, TensorDesc(0x2000, {100, -1}, {208, 1}), 1.0f},
          "argument 'dst' of kernel 'desc_scale' (tensordesc<fp32[32,64]>): shape[1] = -1 must "
          "be in [1, 2**31)");
+  TensorDesc bad = ok;
+  bad.rank = 7; // the fields are public: no read past the arrays
+  expect({bad, ok, 1.0f}, src + "the descriptor's rank 7 is not 1 to 5");
+  expect({TensorDesc(), ok, 1.0f}, src + "the descriptor's rank 0 is not 1 to 5");
   EXPECT_EQ(what({ok, ok, 1}), "<no error>"); // an integer passes as the float parameter
 }
 
