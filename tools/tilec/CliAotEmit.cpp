@@ -137,8 +137,7 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
   h += "#include <stdint.h>\n#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n";
   h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   h += kAotErrorBlock;
-  if (std::string desc = c_desc_declarations(k.params); !desc.empty())
-    h += desc;
+  h += c_desc_declarations(k.params);
   h += "\nstruct CUstream_st; /* CUstream */\n\n";
   h += "/* Loads the kernel into the calling thread's current CUDA context (the embedded cubin,\n"
        "   else the PTX through the driver's JIT). Returns 0 or a CUresult. The module is kept\n"
