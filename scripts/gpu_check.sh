@@ -87,8 +87,9 @@ cpp_tests() {
     ./build-gpu-check/test_codegen --gtest_filter='Gpu.*' # hand-built PTX incl. cp.async/wgmma
 }
 
-# The C++ API test (GELU and softmax compiled and launched through include/tilec/tilec.h)
-# and examples/cpp (add + softmax compiled by `tilec compile`, run with only libcuda).
+# The C++ API tests (GELU, softmax and descriptor kernels launched through include/tilec/tilec.h)
+# and examples/cpp (add, softmax and a tensor-descriptor scale compiled by `tilec compile`,
+# run with only libcuda).
 cpp_api() {
   local gen=() tests=OFF api=skipped ex=FAIL rc=0 cc arch
   command -v ninja >/dev/null && gen=(-G Ninja)

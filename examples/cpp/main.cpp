@@ -1,6 +1,7 @@
-// Runs the seed vector add and softmax, compiled ahead of time by `tilec compile`
-// (kernels/add.h, kernels/softmax.h), with only the CUDA driver API, and checks them
-// against the host. Prints PASS or FAIL per kernel; exit 0 when both pass.
+// Runs the seed vector add and softmax and a scale through tensor descriptors, compiled
+// ahead of time by `tilec compile` (kernels/add.h, kernels/softmax.h, kernels/desc_scale.h),
+// with only the CUDA driver API, and checks them against the host. Prints PASS or FAIL per
+// kernel; exit 0 when all pass.
 #include <cuda.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "add.h"
+#include "desc_scale.h"
 #include "softmax.h"
 
 namespace {
@@ -94,6 +96,42 @@ bool run_softmax(CUstream stream) {
   return bad == 0;
 }
 
+// dst = 2.5 * src over a 100 x 200 fp32 matrix stored with rows of 208 floats: both are
+// tensor descriptors, passed as tilec_tensordesc_2d {base, shape, strides in elements}.
+bool run_desc_scale(CUstream stream) {
+  const int m = 100, n = 200, ld = 208;
+  std::vector<float> x(size_t(m) * ld), y(x.size(), -1.0f);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 0.25f * float(i % 97);
+  CUdeviceptr dx, dy;
+  size_t bytes = x.size() * sizeof(float);
+  if (!ok(cuMemAlloc(&dx, bytes), "cuMemAlloc") || !ok(cuMemAlloc(&dy, bytes), "cuMemAlloc"))
+    return false;
+  cuMemcpyHtoD(dx, x.data(), bytes);
+  cuMemcpyHtoD(dy, y.data(), bytes);
+  tilec_tensordesc_2d src = {dx, {m, n}, {ld, 1}}, dst = {dy, {m, n}, {ld, 1}};
+  tilec_tensordesc_2d odd = {dx + 4, {m, n}, {ld, 1}}; // Triton's rules: a 16-byte aligned base
+  bool refused = desc_scale(stream, odd, dst, 2.5f) == TILEC_AOT_ERROR_DESC_BASE;
+  int r = desc_scale(stream, src, dst, 2.5f); // grid: cdiv(m, 32) x cdiv(n, 64)
+  if (r != 0) {
+    std::fprintf(stderr, "desc_scale: %s\n", desc_scale_error_string(r));
+    return false;
+  }
+  if (!ok(cuStreamSynchronize(stream), "desc_scale"))
+    return false;
+  cuMemcpyDtoH(y.data(), dy, bytes);
+  int bad = 0;
+  for (int row = 0; row < m; ++row)
+    for (int c = 0; c < ld; ++c) // the columns past n stay as they were
+      bad += y[size_t(row) * ld + c] != (c < n ? 2.5f * x[size_t(row) * ld + c] : -1.0f);
+  cuMemFree(dx);
+  cuMemFree(dy);
+  std::printf("scale through tensor descriptors (%d x %d): %s (%d wrong%s)\n", m, n,
+              bad || !refused ? "FAIL" : "PASS", bad,
+              refused ? "" : ", a misaligned base was not refused");
+  return bad == 0 && refused;
+}
+
 } // namespace
 
 int main() {
@@ -105,7 +143,8 @@ int main() {
     std::printf("FAIL: no usable CUDA device\n");
     return 1;
   }
-  if (!ok(CUresult(load_add()), "load_add") || !ok(CUresult(load_softmax()), "load_softmax")) {
+  if (!ok(CUresult(load_add()), "load_add") || !ok(CUresult(load_softmax()), "load_softmax") ||
+      !ok(CUresult(load_desc_scale()), "load_desc_scale")) {
     std::printf("FAIL: loading the kernels\n");
     return 1;
   }
@@ -114,9 +153,11 @@ int main() {
     return 1;
   bool pass = run_add(stream);
   pass = run_softmax(stream) && pass;
+  pass = run_desc_scale(stream) && pass;
   cuStreamDestroy(stream);
   unload_add();
   unload_softmax();
+  unload_desc_scale();
   std::printf("%s\n", pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;
 }

@@ -11,6 +11,9 @@
 //   k.launch({tilec::cdiv(n, 1024)}, stream, {tilec::Arg::ptr(x), tilec::Arg::ptr(y),
 //                                             tilec::Arg::ptr(out), tilec::Arg(n)});
 //
+// A parameter given as "tensordesc<fp16[64, 64]>" (a host tensor descriptor) takes a
+// tilec::TensorDesc: {tilec::TensorDesc(a, {M, K}, {K, 1}), ...}.
+//
 // CUDA handles cross this API as void*: a CUcontext or CUstream converts to it implicitly.
 #pragma once
 
@@ -66,26 +69,38 @@ public:
 
 // One kernel parameter of a typed signature (the same as one entry of the string form).
 struct ParamType {
-  enum class Kind { Pointer, Scalar, Constexpr };
+  enum class Kind { Pointer, Scalar, Constexpr, TensorDesc };
   Kind kind = Kind::Scalar;
-  std::string dtype; // pointee or scalar dtype: "fp32", "fp16", "bf16", "i32", "i64", "u32", "i1"
-  bool divisible_by_16 = false; // a pointer 16-byte aligned / an integer multiple of 16
-  bool equal_to_1 = false;      // an integer always 1 (specialised away)
-  std::string value;            // Constexpr: "1024", "1.5", "True", "fp16", ...
+  // pointee, scalar or descriptor element dtype: "fp32", "fp16", "bf16", "i32", "i64", "u32", "i1"
+  std::string dtype;
+  // a pointer 16-byte aligned / an integer multiple of 16 / a descriptor's shape entries
+  // and strides (but the last) multiples of 16 (the kernel then accesses 16 bytes at once)
+  bool divisible_by_16 = false;
+  bool equal_to_1 = false;          // an integer always 1 (specialised away)
+  std::string value;                // Constexpr: "1024", "1.5", "True", "fp16", ...
+  std::vector<int64_t> block_shape; // TensorDesc: the block each load / store moves
+  bool nan_padding = false;         // TensorDesc: out-of-bounds loads read NaN, not zero
 
   static ParamType pointer(std::string elem, bool aligned_16 = false);
   static ParamType scalar(std::string dtype, bool divisible_by_16 = false);
   static ParamType constant(int64_t v);
   static ParamType constant(double v);
   static ParamType constant_text(std::string text); // a value as the string form spells it
-  std::string str() const; // the signature entry: "*fp32:16", "i32", "1024"
+  // A host tensor descriptor parameter (launched with a TensorDesc argument).
+  static ParamType tensor_desc(std::string elem, std::vector<int64_t> block_shape,
+                               bool nan_padding = false, bool divisible_by_16 = false);
+  // the signature entry: "*fp32:16", "i32", "1024", "tensordesc<fp16[64,64]>:16"
+  std::string str() const;
 };
 
 struct CompileOptions {
   std::string kernel; // the @jit function
   // One entry per kernel parameter, in order, as Triton's compile.py takes them:
   // "*fp32:16" (pointer, 16-byte aligned), "i32", "i32:16" (divisible by 16), "i32:1"
-  // (equal to 1), "fp32", "i1", or a value for a constexpr parameter ("1024").
+  // (equal to 1), "fp32", "i1", "tensordesc<fp16[64, 64]>" (a host tensor descriptor with
+  // that block shape; "tensordesc<fp32[16, 16], nan>" pads with NaN; ":16" after it: its
+  // shape entries and strides but the last are multiples of 16), or a value for a
+  // constexpr parameter ("1024").
   std::string signature;
   std::vector<ParamType> params; // the typed form; used instead of `signature` when set
   int num_warps = 4;
@@ -97,7 +112,8 @@ struct CompileOptions {
 
 // One .param of the compiled kernel, in order.
 struct ParamInfo {
-  std::string name; // the @jit parameter it carries
+  std::string name; // the @jit parameter it carries; a descriptor's parts are named
+                    // "d.base", "d.shape.<i>", "d.stride.<i>" (all strides but the last)
   std::string kind; // "ptr", "i32", "i64", "fp32", ...
 };
 
@@ -139,11 +155,35 @@ struct Grid {
 
 inline uint32_t cdiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
+// A tensor descriptor argument (Triton's host TensorDescriptor) for a parameter whose
+// signature entry is "tensordesc<...>": a tensor in device memory given by its base address
+// and its shape and strides in elements. The element dtype, block shape and padding are the
+// compiled kernel's. A launch checks what Triton's TensorDescriptor checks: the rank is the
+// block shape's, the base is 16-byte aligned, every shape entry is in [1, 2**31) (the kernel
+// takes int32 shapes), the last stride is 1 and the others are whole multiples of 16 bytes.
+struct TensorDesc {
+  static constexpr int kMaxRank = 5;
+  uint64_t base = 0;
+  int rank = 0;
+  int64_t shape[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {};
+
+  TensorDesc() = default;
+  // Throws InvalidArgument unless shape and strides have the same length, 1 to kMaxRank.
+  TensorDesc(uint64_t base, const std::vector<int64_t> &shape, const std::vector<int64_t> &strides);
+  TensorDesc(const void *base, const std::vector<int64_t> &shape,
+             const std::vector<int64_t> &strides)
+      : TensorDesc(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(base)), shape, strides) {}
+  // A dense row-major tensor: each stride the product of the later dimensions.
+  static TensorDesc row_major(uint64_t base, const std::vector<int64_t> &shape);
+};
+
 // A typed launch argument. Pointers are device addresses (CUdeviceptr) made with ptr();
-// integers and floats keep their C++ type, which must be the parameter's kind of number.
+// integers and floats keep their C++ type, which must be the parameter's kind of number;
+// a tensor descriptor parameter takes a TensorDesc.
 class Arg {
 public:
-  enum class Kind { Pointer, Int, Float, Bool };
+  enum class Kind { Pointer, Int, Float, Bool, TensorDesc };
   static Arg ptr(uint64_t device_address) { return Arg(Kind::Pointer, int64_t(device_address), 0); }
   static Arg ptr(const void *device_address) {
     return ptr(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(device_address)));
@@ -153,15 +193,18 @@ public:
   Arg(float v) : Arg(Kind::Float, 0, v) {}
   Arg(double v) : Arg(Kind::Float, 0, v) {}
   Arg(bool v) : Arg(Kind::Bool, v ? 1 : 0, 0) {}
+  Arg(const TensorDesc &d) : Arg(Kind::TensorDesc, 0, 0) { desc_ = d; }
   Kind kind() const { return kind_; }
   int64_t int_value() const { return i_; }
   double float_value() const { return f_; }
+  const TensorDesc &desc() const { return desc_; } // Kind::TensorDesc
 
 private:
   Arg(Kind k, int64_t i, double f) : kind_(k), i_(i), f_(f) {}
   Kind kind_;
   int64_t i_;
   double f_;
+  TensorDesc desc_; // inline (no allocation): launches stay cheap to set up
 };
 
 // A compiled kernel loaded into one CUDA context.
@@ -173,8 +216,9 @@ public:
 
   // Launches over `grid` on `cu_stream` (a CUstream; nullptr: the default stream) with
   // one argument per run-time parameter (CompiledKernel::arg_names()). Throws
-  // InvalidArgument for a wrong count or kind, a value out of range or one breaking a
-  // hint (a pointer not 16-byte aligned where the signature says :16).
+  // InvalidArgument for a wrong count or kind, a value out of range, one breaking a
+  // hint (a pointer not 16-byte aligned where the signature says :16) or a tensor
+  // descriptor breaking Triton's rules (TensorDesc).
   void launch(Grid grid, void *cu_stream, const std::vector<Arg> &args) const;
   void launch(Grid grid, void *cu_stream, std::initializer_list<Arg> args) const {
     launch(grid, cu_stream, std::vector<Arg>(args));

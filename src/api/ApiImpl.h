@@ -15,9 +15,22 @@ struct CompiledKernel::Impl {
   std::vector<cli::AotParam> signature; // every kernel parameter, bound
   std::vector<ParamInfo> params;        // the .params
   std::vector<std::string> arg_names;   // the run-time parameters
+  std::vector<size_t> arg_params;       // run-time argument i is signature[arg_params[i]]
+  // Per .param: the run-time argument whose value (or descriptor part) it takes.
+  struct Slot {
+    size_t arg;
+    cli::ParamSource::Part part;
+    int dim;
+  };
+  std::vector<Slot> slots;
 };
 
 namespace api {
+
+// Checks `args` against the run-time parameters of `ck` (count, kind, range, hints,
+// tensor descriptors' rules) and packs one 8-byte slot per .param, in the kernel's order.
+// InvalidArgument names the argument and the problem. No driver needed (Args.cpp).
+runtime::PackedParams pack_arguments(const CompiledKernel::Impl &ck, const std::vector<Arg> &args);
 
 // Runs `f`, rethrowing tilec's internal exceptions as the public ones (CompileError with
 // the rendered diagnostic, using `sm` for source lines when given).

@@ -46,6 +46,19 @@ std::string number_text(double v) {
   return s;
 }
 
+// The run-time argument (and descriptor part) .param `name` takes.
+CompiledKernel::Impl::Slot slot_of(const std::string &name, const std::vector<cli::AotParam> &sig,
+                                   const std::vector<size_t> &arg_params) {
+  cli::ParamSource src = cli::param_source(name);
+  for (size_t a = 0; a < arg_params.size(); ++a) {
+    const cli::AotParam &p = sig[arg_params[a]];
+    bool desc = p.spec.kind == sema::ArgSpec::Kind::TensorDesc;
+    if (p.name == src.param && desc == (src.part != cli::ParamSource::Part::Whole))
+      return {a, src.part, src.dim};
+  }
+  throw InternalError("kernel .param '" + name + "' is no run-time parameter");
+}
+
 CompiledKernel compile(const std::string &path, const std::string *text,
                        const CompileOptions &options) {
   cli::AotRequest req;
@@ -88,9 +101,13 @@ CompiledKernel compile(const std::string &path, const std::string *text,
         }
         impl->binary.ptx = std::move(k.gpu.ptx);
         impl->binary.cubin = std::move(k.cubin);
-        for (const cli::AotParam &p : k.params)
-          if (!p.is_constexpr())
-            impl->arg_names.push_back(p.name);
+        for (size_t i = 0; i < k.params.size(); ++i)
+          if (!k.params[i].is_constexpr()) {
+            impl->arg_names.push_back(k.params[i].name);
+            impl->arg_params.push_back(i);
+          }
+        for (const pipeline::GpuParam &p : k.gpu.params)
+          impl->slots.push_back(slot_of(p.name, k.params, impl->arg_params));
         impl->signature = std::move(k.params);
       },
       &sm);
@@ -125,9 +142,26 @@ ParamType ParamType::constant_text(std::string text) {
   return p;
 }
 
+ParamType ParamType::tensor_desc(std::string elem, std::vector<int64_t> block_shape,
+                                 bool nan_padding, bool divisible_by_16) {
+  ParamType p;
+  p.kind = Kind::TensorDesc;
+  p.dtype = std::move(elem);
+  p.block_shape = std::move(block_shape);
+  p.nan_padding = nan_padding;
+  p.divisible_by_16 = divisible_by_16;
+  return p;
+}
+
 std::string ParamType::str() const {
   if (kind == Kind::Constexpr)
     return value;
+  if (kind == Kind::TensorDesc) {
+    std::string s = "tensordesc<" + dtype + "[";
+    for (size_t i = 0; i < block_shape.size(); ++i)
+      s += (i ? "," : "") + std::to_string(block_shape[i]);
+    return s + "]" + (nan_padding ? ",nan" : "") + ">" + (divisible_by_16 ? ":16" : "");
+  }
   std::string s = (kind == Kind::Pointer ? "*" : "") + dtype;
   if (divisible_by_16)
     s += ":16";

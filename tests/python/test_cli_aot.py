@@ -257,3 +257,140 @@ def test_cubin_built_for_one_more_cta_per_sm_when_registers_allow(tmp_path):
     # the add kernel (few registers) is built once, as it was
     compile_add(tmp_path / "add", ADD_SIG, "cdiv(n_elements, 1024)", "--arch", "sm_90a")
     assert ".minnctapersm" not in (tmp_path / "add.cpp").read_text()
+
+
+# --- Tensor descriptor parameters ---------------------------------------------------------
+
+DESCS = ROOT / "tests" / "data" / "tensordesc_kernels.py"
+SCALE_SIG = "tensordesc<fp32[32, 64]>, tensordesc<fp32[32, 64]>, fp32, 32, 64"
+SCALE_GRID = "cdiv(src.shape[0], 32), cdiv(src.shape[1], 64)"
+
+# A fake libcuda whose launch prints every .param slot (g_nparams of them, set by main).
+FAKE_CUDA_SLOTS = FAKE_CUDA.split("int cuLaunchKernel")[0] + r"""
+extern int g_nparams;
+int cuLaunchKernel(struct CUfunc_st *f, unsigned gx, unsigned gy, unsigned gz, unsigned,
+                   unsigned, unsigned, unsigned, struct CUstream_st *, void **params, void **) {
+  printf("launch %s grid=%u,%u,%u slots=", (const char *)f, gx, gy, gz);
+  for (int i = 0; i < g_nparams; ++i)
+    printf("%s%llx", i ? "," : "", (unsigned long long)*(uint64_t *)params[i]);
+  printf("\n");
+  return 0;
+}
+}
+"""
+
+DESC_MAIN_C = r"""
+#include <stdio.h>
+#include "%(header)s"
+int g_nparams = %(nparams)d;
+static void show(int rc) { printf("rc=%%d %%s\n", rc, rc ? %(name)s_error_string(rc) : ""); }
+int main(void) {
+%(body)s
+  return 0;
+}
+"""
+
+
+def build_desc_program(tmp_path, header, name, nparams, body, extra_sources=()):
+    (tmp_path / "fake_cuda.cpp").write_text(FAKE_CUDA_SLOTS)
+    (tmp_path / "main.c").write_text(DESC_MAIN_C % dict(header=header, name=name,
+                                                        nparams=nparams, body=body))
+    objs = []
+    for src in ["main.c", "fake_cuda.cpp", *extra_sources]:
+        obj = tmp_path / (src + ".o")
+        comp = CC if src.endswith(".c") else CXX
+        r = subprocess.run([comp, "-c", "-Wall", "-Wextra", "-Werror", "-I", str(tmp_path), "-o",
+                            str(obj), str(tmp_path / src)], capture_output=True, text=True)
+        assert r.returncode == 0, src + ": " + r.stderr
+        objs.append(str(obj))
+    r = subprocess.run([CXX, "-o", str(tmp_path / "main"), *objs], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True)
+    return [l for l in out.stdout.splitlines() if l.startswith(("launch", "rc="))]
+
+
+@pytest.mark.skipif(CC is None or CXX is None, reason="no C/C++ compiler")
+def test_descriptor_launcher_checks_and_packs_the_parts(tmp_path):
+    """The generated launcher takes tilec_tensordesc_2d structs, returns a clear code for
+    each of Triton's rules a descriptor breaks, and packs base, shapes and the first stride
+    of each descriptor, then alpha, in the kernel's .param order (one 8-byte slot each)."""
+    r = tilec("compile", f"{DESCS}:desc_scale", "-s", SCALE_SIG, "-g", SCALE_GRID, "-o",
+              tmp_path / "scale")
+    assert r.returncode == 0, r.stderr
+    body = r"""
+  tilec_tensordesc_2d x = {0x1000, {100, 200}, {208, 1}};
+  tilec_tensordesc_2d y = {0x9000, {100, 200}, {200, 1}};
+  show(scale(0, x, y, 2.0f));                        /* grid cdiv(100,32) x cdiv(200,64) */
+  show(scale_grid(0, 1, 1, 1, x, y, 0.5f));
+  x.base = 0x1008; show(scale(0, x, y, 1.0f)); x.base = 0x1000;
+  y.shape[1] = 0; show(scale(0, x, y, 1.0f)); y.shape[1] = 200;
+  x.strides[1] = 2; show(scale(0, x, y, 1.0f)); x.strides[1] = 1;
+  y.strides[0] = 202; show(scale(0, x, y, 1.0f)); y.strides[0] = 200;
+  show(scale(0, x, y, 3.0f));
+"""
+    out = build_desc_program(tmp_path, "scale.h", "scale", 9, body, ["scale.cpp"])
+    assert out == [
+        "launch desc_scale grid=4,4,1 slots=1000,64,c8,d0,9000,64,c8,c8,40000000",
+        "rc=0 ",
+        "launch desc_scale grid=1,1,1 slots=1000,64,c8,d0,9000,64,c8,c8,3f000000",
+        "rc=0 ",
+        "rc=-2 desc_scale: tensor descriptor src or dst: the base is not 16-byte aligned",
+        "rc=-3 desc_scale: tensor descriptor src or dst: a shape entry is below 1",
+        "rc=-4 desc_scale: tensor descriptor src or dst: the last stride is not 1, or another "
+        "stride is not a whole multiple of 16 bytes",
+        "rc=-4 desc_scale: tensor descriptor src or dst: the last stride is not 1, or another "
+        "stride is not a whole multiple of 16 bytes",
+        "launch desc_scale grid=4,4,1 slots=1000,64,c8,d0,9000,64,c8,c8,40400000",
+        "rc=0 ",
+    ]
+
+
+MATMUL_SIG = ("tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 64]>, tensordesc<fp16[64, 64]>, "
+              "{k}, 64, 64, 32")
+MATMUL_GRID = "cdiv(c_desc.shape[0], 64), cdiv(c_desc.shape[1], 64)"
+
+
+@pytest.mark.skipif(CC is None or CXX is None, reason="no C/C++ compiler")
+def test_link_dispatches_descriptor_kernels_by_their_hints(tmp_path):
+    """`tensordesc<..>:16` (shapes and strides multiples of 16) is a hint like `i32:16`; the
+    grids' z (1, 2, 3) tells which specialisation ran."""
+    specs = (("mm_any", "", "i32", 1), ("mm_k16", "", "i32:16", 2), ("mm_all16", ":16", "i32:16", 3))
+    for name, d, k, z in specs:
+        sig = MATMUL_SIG.replace(">,", ">" + d + ",").format(k=k)
+        r = tilec("compile", f"{DESCS}:desc_matmul", "-s", sig, "-g", f"{MATMUL_GRID}, {z}",
+                  "--no-cubin", "-o", tmp_path / name)
+        assert r.returncode == 0, r.stderr
+    r = tilec("link", *(tmp_path / (s[0] + ".h") for s in specs), "-o", tmp_path / "mm")
+    assert r.returncode == 0, r.stderr
+    assert "tilec_tensordesc_2d a_desc" in (tmp_path / "mm.h").read_text()
+    body = r"""
+  tilec_tensordesc_2d a = {0x1000, {128, 96}, {96, 1}};
+  tilec_tensordesc_2d b = {0x2000, {96, 64}, {64, 1}};
+  tilec_tensordesc_2d c = {0x3000, {128, 64}, {64, 1}};
+  show(mm(0, a, b, c, 96));  /* everything a multiple of 16: mm_all16 */
+  show(mm(0, a, b, c, 90));  /* the general one */
+  a.shape[0] = 120; c.shape[0] = 120;
+  show(mm(0, a, b, c, 96));  /* K % 16 == 0 only: mm_k16 */
+  a.strides[0] = 90; show(mm(0, a, b, c, 96));  /* mm_k16 refuses the descriptor */
+"""
+    out = build_desc_program(tmp_path, "mm.h", "mm", 13, body,
+                             ["mm.cpp", *(s[0] + ".cpp" for s in specs)])
+    assert out == [
+        "launch desc_matmul grid=2,1,3 slots=1000,80,60,60,2000,60,40,40,3000,80,40,40,60",
+        "rc=0 ",
+        "launch desc_matmul grid=2,1,1 slots=1000,80,60,60,2000,60,40,40,3000,80,40,40,5a",
+        "rc=0 ",
+        "launch desc_matmul grid=2,1,2 slots=1000,78,60,60,2000,60,40,40,3000,78,40,40,60",
+        "rc=0 ",
+        "rc=-4 desc_matmul: tensor descriptor a_desc, b_desc or c_desc: the last stride is not "
+        "1, or another stride is not a whole multiple of 16 bytes",
+    ]
+
+
+def test_link_refuses_descriptors_of_different_block_shapes(tmp_path):
+    other = "tensordesc<fp32[16, 64]>, tensordesc<fp32[16, 64]>, fp32, 16, 64"
+    for name, s in (("a", SCALE_SIG), ("b", other)):
+        r = tilec("compile", f"{DESCS}:desc_scale", "-s", s, "--no-cubin", "-o", tmp_path / name)
+        assert r.returncode == 0, r.stderr
+    r = tilec("link", tmp_path / "a.h", tmp_path / "b.h", "-o", tmp_path / "ab")
+    assert r.returncode == 2 and "take different arguments" in r.stderr, r.stderr

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,12 +64,55 @@ std::pair<int, bool> parse_target(const std::string &arch);
 AotKernel aot_compile(const AotRequest &req, SourceManager &sm);
 
 // A signature's C types and hints: for each run-time parameter (not constexpr), what a
-// launch function takes ("unsigned long long" for pointers, "int32_t", "float", ...).
-// Empty for a dtype with no C spelling.
+// launch function takes ("unsigned long long" for pointers, "int32_t", "float",
+// "tilec_tensordesc_2d", ...). Empty for a dtype with no C spelling.
 std::string c_type_of(const sema::ArgSpec &spec);
 
+// --- Tensor descriptor parameters (CliAotDesc.cpp) ---------------------------------------
+// A `tensordesc<T[B0, ..]>` parameter is several .params (Sema's descriptor_parameter): its
+// base, its shape as int32s and every stride but the last as an int64, named `d.base`,
+// `d.shape.<i>`, `d.stride.<i>`. Launchers take the descriptor whole and check what Triton's
+// host TensorDescriptor checks before packing the parts.
+
+// Where the value of one .param comes from: a run-time parameter whole, or a part of one
+// that is a tensor descriptor.
+struct ParamSource {
+  enum class Part { Whole, Base, Shape, Stride };
+  std::string param; // the kernel parameter
+  Part part = Part::Whole;
+  int dim = 0; // Shape, Stride
+};
+// "x" -> (x, Whole); "d.base" -> (d, Base); "d.shape.1" -> (d, Shape, 1); "d.stride.0".
+ParamSource param_source(const std::string &param_name);
+
+// The first way a descriptor (base, shape and strides in elements) breaks what parameter
+// `spec` (ArgSpec::Kind::TensorDesc) needs, as a phrase ("the base 0x1004 is not 16-byte
+// aligned"); empty when it fits. The rules: the block shape's rank, a 16-byte aligned base,
+// shape entries in [1, 2**31) (the kernel takes int32s), the last stride 1, the others whole
+// multiples of 16 bytes; and the spec's divisibility facts, when it has any.
+std::string tensor_desc_problem(const sema::ArgSpec &spec, uint64_t base,
+                                const std::vector<int64_t> &shape,
+                                const std::vector<int64_t> &strides);
+
+// The C struct a launch function takes for a descriptor of rank `rank`: "tilec_tensordesc_2d".
+std::string c_desc_type(size_t rank);
+// For the header: the TILEC_AOT_ERROR_DESC_* codes and a (guarded) struct per rank the
+// run-time parameters use; empty when they have no descriptor.
+std::string c_desc_declarations(const std::vector<AotParam> &params);
+// For a launch function: C statements returning TILEC_AOT_ERROR_DESC_* for a descriptor
+// argument that breaks the rules of tensor_desc_problem.
+std::string c_desc_checks(const std::vector<AotParam> &params);
+// The C condition of a descriptor's divisibility hint (`tensordesc<..>:16`: "d.shape[0] %
+// 16 == 0 && ..."); empty without one. Its alignment is a rule, not a hint.
+std::string c_desc_hint(const AotParam &p);
+// For <name>_error_string: the messages of those codes (`kernel` names the kernel).
+std::string c_desc_error_cases(const std::vector<AotParam> &params, const std::string &kernel);
+// The C expression of a .param's value: "x", "d.base", "d.shape[1]", "d.strides[0]".
+std::string c_param_value(const ParamSource &src);
+
 // Translates a grid ("cdiv(n, 1024), 1, 1": up to 3 expressions over the integer
-// parameters, with + - * / // % cdiv min max; missing dimensions are 1) to C int64_t
+// parameters and tensor descriptors' shapes (d.shape[0]), with + - * / // % cdiv min max;
+// missing dimensions are 1) to C int64_t
 // expressions; constexpr integers are inlined. UsageError naming the problem otherwise.
 std::array<std::string, 3> grid_to_c(const std::string &grid, const std::vector<AotParam> &params);
 

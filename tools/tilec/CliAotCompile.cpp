@@ -167,8 +167,8 @@ AotKernel aot_compile(const AotRequest &req, SourceManager &sm) {
 
 std::string c_type_of(const sema::ArgSpec &spec) {
   using K = sema::ArgSpec::Kind;
-  if (spec.kind == K::TensorDesc) // several .params: no C launcher for it yet
-    return "";
+  if (spec.kind == K::TensorDesc)
+    return c_desc_type(spec.desc_block_shape.size());
   if (spec.kind == K::Pointer)
     return "unsigned long long";
   if (spec.kind == K::Bool)

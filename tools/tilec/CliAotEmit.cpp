@@ -85,7 +85,9 @@ std::string c_hint_condition(const std::vector<AotParam> &params) {
     if (p.is_constexpr())
       continue;
     std::string c;
-    if (p.spec.divisible_by_16)
+    if (p.spec.kind == sema::ArgSpec::Kind::TensorDesc)
+      c = c_desc_hint(p);
+    else if (p.spec.divisible_by_16)
       c = "(" + p.name + " % 16) == 0";
     else if (p.spec.equal_to_1)
       c = p.name + " == 1";
@@ -98,8 +100,9 @@ std::string c_hint_condition(const std::vector<AotParam> &params) {
 const char *kAotErrorBlock =
     "#ifndef TILEC_AOT_ERROR_NO_SPECIALISATION\n"
     "/* Returned when the arguments fit no compiled specialisation (a pointer not 16-byte\n"
-    "   aligned, an integer not divisible by 16 or not equal to 1 where the signature says\n"
-    "   so). Every other non-zero result is a CUresult from the CUDA driver. */\n"
+    "   aligned, an integer or a tensor descriptor's shape or stride not divisible by 16, an\n"
+    "   integer not equal to 1 where the signature says so). Every other non-zero result\n"
+    "   is a CUresult from the CUDA driver, or TILEC_AOT_ERROR_DESC_*. */\n"
     "#define TILEC_AOT_ERROR_NO_SPECIALISATION (-1)\n"
     "#endif\n";
 
@@ -134,6 +137,7 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
   h += "#include <stdint.h>\n#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n";
   h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   h += kAotErrorBlock;
+  h += c_desc_declarations(k.params);
   h += "\nstruct CUstream_st; /* CUstream */\n\n";
   h += "/* Loads the kernel into the calling thread's current CUDA context (the embedded cubin,\n"
        "   else the PTX through the driver's JIT). Returns 0 or a CUresult. The module is kept\n"
@@ -145,7 +149,11 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
        std::to_string(threads) +
        "\n   threads per block, loading it first if needed. "
        "Pointers are device addresses (CUdeviceptr).\n   Returns 0, "
-       "TILEC_AOT_ERROR_NO_SPECIALISATION or a CUresult. */\n";
+       "TILEC_AOT_ERROR_NO_SPECIALISATION" +
+       (c_desc_checks(k.params).empty()
+            ? ""
+            : ",\n   TILEC_AOT_ERROR_DESC_* (tensor descriptors, checked first)") +
+       " or a CUresult. */\n";
   h += "int " + name + "_grid(" + grid_params + ");\n";
   if (!grid.empty()) {
     h += "/* The same over the grid (" + grid + "). */\n";
@@ -214,6 +222,7 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
        "  g_module = NULL;\n  g_function = NULL;\n  return r;\n}\n\n";
 
   s += "extern \"C\" int " + name + "_grid(" + grid_params + ") {\n";
+  s += c_desc_checks(k.params);
   std::string cond = c_hint_condition(k.params);
   if (cond != "1")
     s += "  if (!(" + cond + "))\n    return TILEC_AOT_ERROR_NO_SPECIALISATION;\n";
@@ -232,14 +241,17 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
     s += "  void *params[" + std::to_string(n) + "];\n";
     for (size_t i = 0; i < n; ++i) {
       const pipeline::GpuParam &gp = k.gpu.params[i];
+      ParamSource src = param_source(gp.name); // a descriptor's part, or a parameter whole
       bool found = false;
       for (const AotParam &p : k.params)
-        found = found || (p.name == gp.name && !p.is_constexpr());
+        found = found || (p.name == src.param && !p.is_constexpr() &&
+                          (src.part == ParamSource::Part::Whole) ==
+                              (p.spec.kind != sema::ArgSpec::Kind::TensorDesc));
       if (!found)
         throw InternalError("tilec compile: .param '" + gp.name + "' is no run-time parameter");
       std::string t = c_type_of_kind(gp.kind), v = "v" + std::to_string(i);
       std::string idx = std::to_string(i);
-      s += "  " + t + " " + v + " = (" + t + ")" + gp.name + ";\n";
+      s += "  " + t + " " + v + " = (" + t + ")" + c_param_value(src) + ";\n";
       s += "  memcpy(&slots[" + idx + "], &" + v + ", sizeof " + v + ");\n";
       s += "  params[" + idx + "] = &slots[" + idx + "];\n";
     }
@@ -258,8 +270,7 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
        "  if (code == TILEC_AOT_ERROR_NO_SPECIALISATION)\n"
        "    return \"" +
        name + ": the arguments do not fit the compiled specialisation (" +
-       c_string_body(signature) +
-       ")\";\n"
+       c_string_body(signature) + ")\";\n" + c_desc_error_cases(k.params, k.gpu.name) +
        "  const char *text = NULL;\n"
        "  if (cuGetErrorString(code, &text) == 0 && text)\n    return text;\n"
        "  return \"unknown CUDA error\";\n}\n";

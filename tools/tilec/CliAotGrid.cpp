@@ -1,5 +1,5 @@
-// `tilec compile -g`: grid expressions over the kernel's integer arguments, checked and
-// translated to C (CliAot.h).
+// `tilec compile -g`: grid expressions over the kernel's integer arguments (and the shapes
+// of its tensor descriptors), checked and translated to C (CliAot.h).
 #include <cctype>
 
 #include "CliAot.h"
@@ -120,6 +120,10 @@ private:
   std::string variable(const std::string &name, size_t at) {
     std::string known;
     for (const AotParam &p : params_) {
+      if (p.spec.kind == sema::ArgSpec::Kind::TensorDesc && p.name == name)
+        return descriptor_shape(p);
+      if (p.spec.kind == sema::ArgSpec::Kind::TensorDesc)
+        known += (known.empty() ? "" : ", ") + p.name + ".shape[i]";
       bool is_int = p.is_constexpr() ? p.spec.value.kind == sema::Val::Kind::Int
                                      : p.spec.kind == sema::ArgSpec::Kind::Int;
       if (!is_int)
@@ -132,6 +136,23 @@ private:
     pos_ = at;
     fail("'" + name + "' is not an integer parameter of the kernel" +
          (known.empty() ? std::string(" (it has none)") : " (integer parameters: " + known + ")"));
+  }
+
+  // `d.shape[i]` of a tensor descriptor argument (the only part a grid may read).
+  std::string descriptor_shape(const AotParam &p) {
+    size_t rank = p.spec.desc_block_shape.size();
+    if (!eat(".") || !eat("shape") || !eat("["))
+      fail("a tensor descriptor is used as " + p.name + ".shape[i]");
+    skip();
+    size_t start = pos_;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_])))
+      ++pos_;
+    std::string digits = s_.substr(start, pos_ - start);
+    if (digits.empty() || digits.size() > 2 || std::stoul(digits) >= rank)
+      fail(p.name + " has dimensions 0 to " + std::to_string(rank - 1));
+    if (!eat("]"))
+      fail("missing ']'");
+    return "((int64_t)" + p.name + ".shape[" + digits + "])";
   }
 
   std::string s_;

@@ -67,16 +67,22 @@ std::optional<int64_t> parse_int(std::string_view s) {
   return neg ? static_cast<int64_t>(0 - static_cast<uint64_t>(u)) : static_cast<int64_t>(u);
 }
 
-// tensordesc<DTYPE[D0, D1, ...]> with an optional ", nan" / ", zero" padding.
+// tensordesc<DTYPE[D0, D1, ...]> with an optional ", nan" / ", zero" padding and ":16".
 sema::ArgSpec parse_tensordesc(std::string_view e, const std::string &shown) {
   auto bad = [&](const std::string &why) {
     return UsageError("bad --signature entry '" + shown + "': " + why +
                       " (expected e.g. tensordesc<fp16[64, 64]>)");
   };
   e.remove_prefix(std::string_view("tensordesc<").size());
-  if (e.empty() || e.back() != '>')
+  size_t end = e.rfind('>');
+  if (end == std::string_view::npos)
     throw bad("no closing '>'");
-  e.remove_suffix(1);
+  std::string_view hint = trim(e.substr(end + 1));
+  if (!hint.empty() && hint != ":16")
+    throw bad("a descriptor's hint must be ':16' (every shape entry and stride but the last "
+              "divisible by 16), got '" +
+              std::string(hint) + "'");
+  e = e.substr(0, end);
   size_t open = e.find('['), close = e.find(']');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open)
     throw bad("no block shape in [...]");
@@ -110,8 +116,8 @@ sema::ArgSpec parse_tensordesc(std::string_view e, const std::string &shown) {
     a.desc_nan_padding = rest == "nan";
   }
   size_t rank = a.desc_block_shape.size();
-  a.desc_shape_div16.assign(rank, false);
-  a.desc_stride_div16.assign(rank - 1, false);
+  a.desc_shape_div16.assign(rank, !hint.empty());
+  a.desc_stride_div16.assign(rank - 1, !hint.empty());
   return a;
 }
 

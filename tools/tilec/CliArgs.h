@@ -23,8 +23,9 @@ public:
 // One signature entry: `*fp32` (pointer), `*fp16:16` (16-byte aligned pointer), `i32`,
 // `i64`, `i32:16` (divisible by 16), `i32:1` (equal to 1, specialised away), `fp32`,
 // `i1`, `tensordesc<fp16[64, 64]>` (a host tensor descriptor, Triton's spelling; tilec
-// takes `tensordesc<fp32[16, 16], nan>` for NaN padding). Dtypes may be spelled as in
-// Tile IR (fp16) or as in Triton (float16).
+// takes `tensordesc<fp32[16, 16], nan>` for NaN padding, and `tensordesc<fp16[64, 64]>:16`
+// for every shape entry and stride but the last divisible by 16, as the Python path
+// specialises). Dtypes may be spelled as in Tile IR (fp16) or as in Triton (float16).
 sema::ArgSpec parse_signature_entry(std::string_view entry);
 // Comma-separated entries (spaces allowed); an empty string has no entries.
 std::vector<sema::ArgSpec> parse_signature(std::string_view sig);

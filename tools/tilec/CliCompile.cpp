@@ -79,12 +79,17 @@ int run_compile(const std::vector<std::string> &raw) {
   if (!a.has("signature"))
     throw UsageError("missing -s SIGNATURE (one entry per kernel parameter, e.g. "
                      "\"*fp32:16,*fp32:16,*fp32:16,i32,1024\")");
-  auto [dir, file_stem] = output_stem(a);
-  std::string name = a.has("name") ? a.get("name") : file_stem;
-
   AotRequest req;
   req.path = target.substr(0, colon);
   req.kernel = target.substr(colon + 1);
+  // -o - prints both files to stdout (for reading, and for the text tests)
+  bool to_stdout = a.get("out-name", "") == "-";
+  auto [dir, file_stem] = to_stdout
+                              ? std::pair<std::string, std::string>{"", a.get("name", req.kernel)}
+                              : output_stem(a);
+  std::string name = a.has("name") ? a.get("name") : file_stem;
+  if (!is_c_identifier(name))
+    throw UsageError("'" + name + "' is not a C identifier: choose --name");
   req.signature = a.get("signature");
   req.num_warps = parse_count(a, "num-warps", 4);
   req.num_stages = parse_count(a, "num-stages", 3);
@@ -115,6 +120,11 @@ int run_compile(const std::vector<std::string> &raw) {
     std::fputs(sema::static_output_of(e).c_str(), stderr);
     std::fputs(render_diagnostic(sm, e.loc(), "error", e.message()).c_str(), stderr);
     return 1;
+  }
+  if (to_stdout) {
+    std::printf("// ---- %s.h\n%s// ---- %s.cpp\n%s", file_stem.c_str(), out.header.c_str(),
+                file_stem.c_str(), out.source.c_str());
+    return 0;
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

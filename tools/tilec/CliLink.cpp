@@ -53,17 +53,23 @@ Specialisation read_header(const std::string &path) {
     p.name = item.substr(0, eq);
     p.entry = item.substr(eq + 1);
     p.spec = parse_signature_entry(p.entry);
-    s.hints += p.spec.divisible_by_16 || p.spec.equal_to_1;
+    s.hints += p.spec.kind == sema::ArgSpec::Kind::TensorDesc
+                   ? !c_desc_hint(p).empty()
+                   : p.spec.divisible_by_16 || p.spec.equal_to_1;
     s.args.push_back(std::move(p));
   }
   return s;
 }
 
-// The argument list without hints, which all specialisations must share.
+// The argument list without hints, which all specialisations must share (a tensor
+// descriptor's dtype, block shape and padding are no hints).
 std::string plain_args(const Specialisation &s) {
   std::string out;
   for (const AotParam &p : s.args)
-    out += p.name + ":" + c_type_of(p.spec) + " ";
+    out += p.name + ":" +
+           (p.spec.kind == sema::ArgSpec::Kind::TensorDesc ? p.entry.substr(0, p.entry.rfind('>'))
+                                                           : c_type_of(p.spec)) +
+           " ";
   return out;
 }
 
@@ -92,7 +98,7 @@ int run_link(const std::vector<std::string> &raw) {
                        "': link specialisations of one kernel");
     if (plain_args(s) != plain_args(specs[0]))
       throw UsageError("link: '" + s.header + "' and '" + specs[0].header +
-                       "' take different arguments (" + s.args_line + " vs" + specs[0].args_line +
+                       "' take different arguments (" + s.args_line + " vs " + specs[0].args_line +
                        "); only the hints (:16, :1) may differ");
     if (s.name == name)
       throw UsageError("link: the dispatcher's name '" + name + "' is the name of '" + s.header +
@@ -130,7 +136,8 @@ int run_link(const std::vector<std::string> &raw) {
   h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   h += "#ifndef TILEC_AOT_ERROR_NO_SPECIALISATION\n"
        "#define TILEC_AOT_ERROR_NO_SPECIALISATION (-1) /* the arguments fit no specialisation */\n"
-       "#endif\n\nstruct CUstream_st; /* CUstream */\n\n";
+       "#endif\n" +
+       c_desc_declarations(specs[0].args) + "\nstruct CUstream_st; /* CUstream */\n\n";
   h += "/* Loads every specialisation into the current CUDA context. 0 or a CUresult. */\n";
   h += "int load_" + name + "(void);\nint unload_" + name + "(void);\n";
   h += "/* Launches over the grid (grid_x, grid_y, grid_z) the first specialisation whose hints\n"

@@ -3,43 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <vector>
 
+#include "ApiTestUtil.h"
 #include "runtime/Driver.h" // device memory for the GPU tests
-#include "tilec/tilec.h"
 
 namespace {
 
-std::string seed_file() {
-  return (std::filesystem::path(__FILE__).parent_path() / "../../data/seed_kernels.py")
-      .lexically_normal()
-      .string();
-}
+using tilec::test::error_of;
+using tilec::test::options;
 
-tilec::CompileOptions options(const char *kernel, const char *signature, int warps = 4) {
-  tilec::CompileOptions o;
-  o.kernel = kernel;
-  o.signature = signature;
-  o.num_warps = warps;
-  return o;
-}
-
-#define REQUIRE_GPU()                                                                              \
-  do {                                                                                             \
-    std::string why;                                                                               \
-    if (!tilec::driver_available(&why))                                                            \
-      GTEST_SKIP() << "no CUDA driver or device: " << why;                                         \
-  } while (0)
-
-template <class F> std::string error_of(F &&f) {
-  try {
-    f();
-  } catch (const tilec::Error &e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+std::string seed_file() { return tilec::test::data_file("seed_kernels.py"); }
 
 TEST(Api, CompilesVectorAddWithMetadata) {
   tilec::CompiledKernel k = tilec::compile_file(

@@ -67,8 +67,16 @@ TEST(CliArgs, TensorDescriptorEntries) {
   EXPECT_EQ(d.dtype, ir::DType::F16);
   EXPECT_EQ(d.desc_block_shape, (std::vector<int64_t>{64, 32}));
   EXPECT_FALSE(d.desc_nan_padding);
-  EXPECT_EQ(d.desc_shape_div16.size(), 2u);
-  EXPECT_EQ(d.desc_stride_div16.size(), 1u);
+  EXPECT_EQ(d.desc_shape_div16, (std::vector<bool>{false, false}));
+  EXPECT_EQ(d.desc_stride_div16, (std::vector<bool>{false}));
+  // :16 says every shape entry and stride (but the last) is a multiple of 16
+  d = parse_signature_entry("tensordesc<fp16[64, 32], zero>:16");
+  EXPECT_EQ(d.desc_shape_div16, (std::vector<bool>{true, true}));
+  EXPECT_EQ(d.desc_stride_div16, (std::vector<bool>{true}));
+  EXPECT_EQ(usage_error([] { parse_signature_entry("tensordesc<fp16[64]>:1"); }),
+            "bad --signature entry 'tensordesc<fp16[64]>:1': a descriptor's hint must be ':16' "
+            "(every shape entry and stride but the last divisible by 16), got ':1' (expected "
+            "e.g. tensordesc<fp16[64, 64]>)");
   d = parse_signature_entry("tensordesc<float32[16], nan>");
   EXPECT_EQ(d.dtype, ir::DType::F32);
   EXPECT_TRUE(d.desc_nan_padding);
