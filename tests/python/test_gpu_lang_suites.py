@@ -33,7 +33,9 @@ SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
 # seed tests run with `capfd` in test_gpu_seed_kernels.py. The interpreter's bounds checks
 # (an unchecked block pointer reading past its array) are not the GPU's.
 DESELECT: dict = {
-    "test_lang_debug.py": "not test_device_assert_fails_with_debug and not test_python_assert_in_kernel",
+    "test_lang_debug.py": "not test_device_assert_fails_with_debug and not "
+                          "test_device_assert_fails_with_triton_debug and not "
+                          "test_python_assert_in_kernel",
     "test_lang_memory.py": "not test_strided_numpy_view",
     "test_lang_blockptr.py": "not test_missing_boundary_check_is_a_bounds_error",
     "test_lang_gather.py": "not test_gather_index_out_of_range_is_a_fault",
