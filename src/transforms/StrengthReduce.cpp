@@ -132,10 +132,10 @@ Value *reducible_offset(const Op &op, const Block &body) {
 bool reduce_loop(Op &loop) {
   Block &body = *loop.region(0)->block();
   Value *lb = loop.operand(0), *step = loop.operand(2);
-  std::vector<Op *> found;
+  std::vector<std::pair<Op *, Value *>> found; // the addptr and its f(iv)
   for (auto &op : body.ops())
-    if (reducible_offset(*op, body))
-      found.push_back(op.get());
+    if (Value *f = reducible_offset(*op, body))
+      found.emplace_back(op.get(), f);
   if (found.empty())
     return false;
   Builder pre;
@@ -143,9 +143,8 @@ bool reduce_loop(Op &loop) {
   Op *yield = body.terminator();
   Builder end;
   end.set_insertion_point(yield);
-  std::map<Value *, Value *> start_memo;
-  for (Op *op : found) {
-    Value *f = reducible_offset(*op, body);
+  std::map<Value *, Value *> start_memo, deltas; // shared by addptrs of one f
+  for (auto [op, f] : found) {
     const Type &pt = op->result()->type;
     const Type &ot = op->operand(1)->type;
     SourceLoc loc = op->loc();
@@ -155,7 +154,10 @@ bool reduce_loop(Op &loop) {
                    {op->operand(0), pre.create(OpKind::Splat, {f0}, {ot}, {}, loc)->result()}, {pt},
                    {}, loc)
             ->result();
-    Value *inc = pre.create(OpKind::Splat, {delta(f, body, step, pre)}, {ot}, {}, loc)->result();
+    Value *&d = deltas[f];
+    if (!d)
+      d = delta(f, body, step, pre);
+    Value *inc = pre.create(OpKind::Splat, {d}, {ot}, {}, loc)->result();
     Value *q = body.add_arg(pt);
     loop.add_operand(q0);
     loop.add_result(pt);

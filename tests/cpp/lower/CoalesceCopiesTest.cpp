@@ -26,14 +26,6 @@ size_t count(const std::string &s, const std::string &part) {
   return n;
 }
 
-size_t movs(const Function &f) {
-  size_t n = 0;
-  for (const simt::Block &b : f.blocks)
-    for (const Instr &in : b.instrs)
-      n += in.op == Op::Mov;
-  return n;
-}
-
 // entry: d = 1.0; body: [pre] t = d + 2; [mid] d <- t; [post]; ret. `shape` adds the
 // accesses that must keep the copy.
 struct Shape {
@@ -66,7 +58,7 @@ Function copy_kernel(const Shape &sh) {
 TEST(CoalesceCopies, RenamesASourceLocalToTheBlock) {
   Function f = copy_kernel({});
   EXPECT_EQ(coalesce_copies(f), 1);
-  EXPECT_EQ(movs(f), 1u) << simt::dump(f); // the entry's constant stays
+  EXPECT_EQ(count_op(f, Op::Mov), 1u) << simt::dump(f); // the entry's constant stays
   const Instr &add = f.blocks[1].instrs[1];
   EXPECT_EQ(add.op, Op::Add);
   EXPECT_EQ(add.dst[0].index, f.blocks[0].instrs[0].dst[0].index) << simt::dump(f);
@@ -76,9 +68,9 @@ TEST(CoalesceCopies, KeepsCopiesItCannotProveSafe) {
   for (Shape sh : {Shape{true, false, false, false}, Shape{false, true, false, false},
                    Shape{false, false, true, false}, Shape{false, false, false, true}}) {
     Function f = copy_kernel(sh);
-    size_t before = movs(f);
+    size_t before = count_op(f, Op::Mov);
     EXPECT_EQ(coalesce_copies(f), 0) << simt::dump(f);
-    EXPECT_EQ(movs(f), before);
+    EXPECT_EQ(count_op(f, Op::Mov), before);
   }
 }
 

@@ -1,9 +1,9 @@
 // FoldXorPairs: `xor d, a, (xor a, b)` is `mov d, b` while a and b are unchanged; the inner
 // xor goes when nothing else reads it. tl.sort's partner exchanges lose their xors and
 // still sort exactly.
+#include "lower/FoldXorPairs.h"
 #include "../SeedKernels.h"
 #include "LowerTestUtil.h"
-#include "lower/FoldXorPairs.h"
 #include "simt/Builder.h"
 #include "simt/Format.h"
 
@@ -17,14 +17,6 @@ using simt::Op;
 using simt::Operand;
 using simt::Reg;
 using simt::Ty;
-
-size_t count_op(const Function &f, Op op) {
-  size_t n = 0;
-  for (const simt::Block &b : f.blocks)
-    for (const Instr &in : b.instrs)
-      n += in.op == op;
-  return n;
-}
 
 // a, b loaded from params; t = a ^ b (or b ^ a); [a rewritten?]; d = a ^ t (or t ^ a);
 // [t read again?]; store-free: d feeds a final add so it is live.

@@ -278,4 +278,13 @@ private:
   pipeline::CompiledGpuKernel gpu_;
 };
 
+// How many instructions of `f` are `op` (the Thread IR peephole tests).
+inline size_t count_op(const simt::Function &f, simt::Op op) {
+  size_t n = 0;
+  for (const simt::Block &b : f.blocks)
+    for (const simt::Instr &in : b.instrs)
+      n += in.op == op;
+  return n;
+}
+
 } // namespace tilec::lower::test
