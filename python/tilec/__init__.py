@@ -13,6 +13,7 @@ from . import backends, language, runtime, testing, tools
 from ._allocation import set_allocator
 from ._gpu import synchronize
 from ._introspect import compile
+from ._as_triton import install as install_as_triton
 
 __version__ = _C.__version__
 
@@ -34,5 +35,5 @@ __all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autot
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
            "KernelError", "TilecError", "CompiledKernel", "language", "testing",
            "CudaError", "OutOfResources", "synchronize", "compile", "runtime", "backends",
-           "tools", "set_allocator",
+           "tools", "set_allocator", "install_as_triton",
            "__version__"]

@@ -1,0 +1,82 @@
+"""The drop-in switch: TILEC_AS_TRITON=1 (the start-up hook installed with the package) and
+tilec.install_as_triton() make `import triton...` resolve to tilec; unset, nothing changes.
+Each case runs in a fresh interpreter, as a user's program would."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+
+def _run(code, env_value=None):
+    env = dict(os.environ)
+    env.pop("TILEC_AS_TRITON", None)
+    if env_value is not None:
+        env["TILEC_AS_TRITON"] = env_value
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Error processing line" not in r.stderr, r.stderr  # a broken .pth hook
+    return r.stdout.strip()
+
+
+def test_env_switch_aliases_modules_and_reaches_child_processes():
+    out = _run("""
+        import subprocess, sys
+        import triton, triton.language as tl, tilec
+        from triton.language import core
+        import triton.runtime.jit as rj
+        assert triton is tilec and tl is tilec.language and core is tilec.language.core
+        assert rj.JITFunction is tilec.JITFunction
+        child = subprocess.run([sys.executable, "-c", "import triton; print(triton.__name__)"],
+                               capture_output=True, text=True)
+        print(child.stdout.strip())
+    """, "1")
+    assert out == "tilec"
+
+
+def test_hook_does_not_import_tilec_until_triton_is_imported():
+    out = _run("""
+        import sys
+        print("tilec" in sys.modules)
+    """, "1")
+    assert out == "False"
+
+
+def test_unset_or_false_is_inert():
+    for value in (None, "", "0", "false"):
+        out = _run("""
+            import sys
+            try:
+                import triton
+                print(getattr(triton, "__name__", "?"))
+            except ImportError:
+                print("no triton")
+            print("_tilec_as_triton" in sys.modules)
+        """, value)
+        name, hooked = out.splitlines()
+        assert name != "tilec" and hooked == "False", (value, out)
+
+
+def test_install_as_triton_from_code():
+    out = _run("""
+        import os, tilec
+        tilec.install_as_triton()
+        tilec.install_as_triton()  # twice is harmless
+        import triton
+        from triton import language as tl
+        import sys
+        print(triton is tilec, tl is tilec.language, os.environ["TILEC_AS_TRITON"],
+              sum(getattr(f, "tilec_triton_alias", False) is True for f in sys.meta_path))
+    """)
+    assert out == "True True 1 1"
+
+
+def test_missing_submodule_is_an_import_error_naming_triton():
+    out = _run("""
+        try:
+            import triton.no_such_module
+        except ImportError as e:
+            print(type(e).__name__, "triton.no_such_module" in str(e))
+    """, "1")
+    assert out == "ModuleNotFoundError True"
