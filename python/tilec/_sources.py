@@ -4,7 +4,11 @@ its body names, resolved here in Python and handed over in the forms the compile
 
 from __future__ import annotations
 
+import ast
+import collections
 import inspect
+import sys
+import textwrap
 import types
 
 from . import _C
@@ -13,14 +17,59 @@ from .language import _stubs, core
 _LANGUAGE_PREFIX = "tilec.language"
 
 
+# Source strings recently compiled by exec()/compile() under a pseudo file name
+# ("<string>"): a kernel defined by exec'ing text (Triton's tests patch kernel source and
+# exec it; code generators do the same) has no file for inspect to read, so the text is
+# recovered from here. An audit hook sees every such compile; it keeps only texts that
+# define functions, newest last.
+_EXEC_SOURCES = collections.deque(maxlen=256)
+
+
+def _record_compiled_source(event, args):
+    if event == "compile":
+        src, filename = args[0], args[1]
+        if isinstance(src, (bytes, str)) and isinstance(filename, str) and \
+                filename.startswith("<") and ("def " in src if isinstance(src, str)
+                                              else b"def " in src):
+            _EXEC_SOURCES.append((filename, src))
+
+
+sys.addaudithook(_record_compiled_source)
+
+
+def _exec_source(fn):
+    """(text with decorators, file, first line) of a function made by exec()/compile() of
+    a source string, found among the recorded sources; None when not found."""
+    code = fn.__code__
+    for filename, src in reversed(list(_EXEC_SOURCES)):  # ast.parse below appends
+        if filename != code.co_filename:
+            continue
+        text = src.decode("utf-8", "replace") if isinstance(src, bytes) else src
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    node.name == fn.__name__:
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                if first == code.co_firstlineno:
+                    lines = text.splitlines(keepends=True)[first - 1:node.end_lineno]
+                    return textwrap.dedent("".join(lines)), code.co_filename, first
+    return None
+
+
 def function_text(fn):
     """(source text with decorators, file, absolute first line) of a Python function."""
     try:
         lines, first_line = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
+        found = _exec_source(fn) if hasattr(fn, "__code__") else None
+        if found is not None:
+            return found
         raise ValueError(f"cannot read the source of @jit function '{fn.__name__}': {e}. "
-                         "Kernels must be defined in a file (not in an interactive prompt "
-                         "or through exec)") from None
+                         "Kernels must be defined in a file, or by exec() of a source "
+                         "string (not typed at an interactive prompt)") from None
     file = inspect.getsourcefile(fn) or inspect.getfile(fn)
     return "".join(lines), file, max(first_line, 1)
 

@@ -152,6 +152,17 @@ class JITFunction(KernelInterface):
     def src(self) -> str:
         return self._read_source()[0]
 
+    def _unsafe_update_src(self, new_src: str):
+        """Replaces the kernel's source text (Triton's name: its tests patch a kernel's
+        text and recompile it). The file and first line stay, for diagnostics; every
+        compiled variant is dropped."""
+        _, file, first_line = self._read_source()
+        self._src = (new_src, file, first_line)
+        self._function_source = None
+        self.cache = {}
+        self.__dict__.pop("_gpu_kernels", None)
+        self.__dict__.pop("_gpu_dispatch", None)
+
     @property
     def file(self) -> str:
         return self._read_source()[1]

@@ -250,9 +250,12 @@ void lower_dot(LoweringContext &c, const ir::Op &op) {
   int rank = at.rank();
   int64_t M = at.shape[static_cast<size_t>(rank - 2)], K = at.shape[static_cast<size_t>(rank - 1)];
   int64_t N = bt.shape[static_cast<size_t>(rank - 1)];
-  if (M < 16 || N < 16 || K < 16)
-    throw CompileError(op.loc(), "tl.dot on the GPU needs M >= 16, N >= 16 and K >= 16 (as Triton "
-                                 "does); got input shapes " +
+  // Triton's bounds on NVIDIA GPUs: any M and N (shapes the tensor cores cannot take run
+  // on FMA units), K >= 16, or >= 32 for 8-bit operands.
+  int64_t min_k = ir::bits(at.elem) == 8 ? 32 : 16;
+  if (M < 1 || N < 1 || K < min_k)
+    throw CompileError(op.loc(), "Input shapes should have M >= 1, N >= 1 and K >= " +
+                                     std::to_string(min_k) + "; got input shapes " +
                                      shape_str(at.shape) + " and " + shape_str(bt.shape));
   const ir::LayoutRef &rl = op.result(0)->type.layout;
   TILEC_ASSERT(rl, "dot lowering: the result has no layout");

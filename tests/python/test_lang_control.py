@@ -639,3 +639,124 @@ def test_kernel_defaults_and_keyword_launch():
     x = np.arange(16, dtype=np.float32)
     k[(1,)](n=16, X=x, BLOCK=16, scale=3)
     np.testing.assert_array_equal(x, np.arange(16) * 3)
+
+
+def test_bool_ops_short_circuit_on_constexprs_as_triton_3_6():
+    # a deciding constexpr is the result and stops evaluation (`k is None or x.numel < k`
+    # with k None must not compare); the rest combine the tensors; no tensor: Python's value
+    @triton.jit
+    def k(X, Z, K: tl.constexpr):
+        x = tl.load(X + tl.arange(0, 4))
+        if K is None or x.numel < K:
+            r = 1
+        else:
+            r = 2
+        tl.static_assert(((3, 4) or (5, 6)) == (3, 4))
+        tl.static_assert(((3, 4) and ()) == ())
+        tl.static_assert(((1, 2) and (3, 4) and (5, 6)) == (5, 6))
+        tl.static_assert((() and tl.program_id(0)) == ())
+        both = (x > 0) and (x < 3) and True
+        tl.store(Z + tl.arange(0, 4), tl.where(both, r, 0))
+
+    x = np.array([0, 1, 2, 3], np.int32)
+    for K, r in ((None, 1), (8, 1), (2, 2)):
+        z = np.full(4, -1, np.int32)
+        k[(1,)](x, z, K)
+        np.testing.assert_array_equal(z, [0, r, r, 0])
+
+
+def test_hasattr_getattr_in_kernels():
+    @triton.jit
+    def k(X, Z):
+        if (X is not None) and hasattr(X, "dtype") and isinstance(X.dtype, tl.pointer_type):
+            tl.store(Z, 1)
+        elif hasattr(X, "dtype"):
+            tl.store(Z, 2)
+        else:
+            tl.store(Z, 3)
+        tl.store(Z + 1, getattr(tl.load(Z), "dtype", None) == tl.int32)
+        tl.store(Z + 2, getattr(X, "nope", 7))
+
+    for arg, want in ((np.zeros(1, np.int32), 1), (5, 2), (None, 3)):
+        z = np.zeros(3, np.int32)
+        k[(1,)](arg, z)
+        np.testing.assert_array_equal(z, [want, 1, 7])
+
+
+def test_runtime_ternary_of_statements():
+    # `tl.store(...) if c else tl.store(...)` with a run-time c: an `if` without results
+    @triton.jit
+    def k(X, Y, Z):
+        pid = tl.program_id(0)
+        tl.store(Z + pid, tl.load(X)) if pid % 2 == 0 else tl.store(Z + pid, tl.load(Y))
+
+    z = np.zeros(4, np.float32)
+    k[(4,)](np.float32([1.5]), np.float32([-2.0]), z)
+    np.testing.assert_array_equal(z, [1.5, -2.0, 1.5, -2.0])
+
+
+def test_callee_constexpr_parameter_takes_tensors():
+    # Triton ignores a callee's tl.constexpr annotation for tensor and run-time arguments
+    # (tutorial 06's _attn_fwd_inner takes offs_m and N_CTX so)
+    @triton.jit
+    def inner(x, OFFS: tl.constexpr, N: tl.constexpr):
+        return x + OFFS + N
+
+    @triton.jit
+    def k(X, n):
+        offs = tl.arange(0, 4)
+        tl.store(X + offs, inner(tl.load(X + offs), offs, n))
+
+    x = np.arange(4, dtype=np.int32)
+    k[(1,)](x, 10)
+    np.testing.assert_array_equal(x, [10, 12, 14, 16])
+
+
+def test_kernel_defined_by_exec_and_patched_source():
+    # Triton's tests exec patched kernel text and call _unsafe_update_src: the source of a
+    # kernel made by exec() is found among the strings exec compiled
+    src = (
+        "@triton.jit\n"
+        "def made(X, N: tl.constexpr):\n"
+        "    o = tl.arange(0, N)\n"
+        "    tl.store(X + o, o * 2)\n")
+    ns = {}
+    exec(src, {"triton": triton, "tl": tl}, ns)
+    x = np.zeros(8, np.int32)
+    ns["made"][(1,)](x, 8)
+    np.testing.assert_array_equal(x, np.arange(8) * 2)
+    ns["made"]._unsafe_update_src(ns["made"].src.replace("o * 2", "o * 3"))
+    ns["made"][(1,)](x, 8)
+    np.testing.assert_array_equal(x, np.arange(8) * 3)
+
+
+def test_pointer_cast_with_pi32_t():
+    @triton.jit
+    def k(C, A, B, Out, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        a = tl.load(A + offs).to(tl.pi32_t)
+        b = tl.load(B + offs).to(tl.pi32_t)
+        tl.store(Out + offs, tl.where(tl.load(C + offs), a, b))
+
+    a = np.arange(4, dtype=np.int64) + 100
+    b = -np.arange(4, dtype=np.int64)
+    c = np.array([True, False, True, False])
+    out = np.zeros(4, np.int64)
+    k[(1,)](c, a, b, out, 4)
+    np.testing.assert_array_equal(out, np.where(c, a, b))
+
+
+def test_isinstance_of_dtype_classes():
+    @triton.jit
+    def k(X, Z):
+        x = tl.load(X + tl.arange(0, 2))
+        tl.store(Z + 0, isinstance(X.dtype, tl.pointer_type))
+        tl.store(Z + 1, isinstance(x.dtype, tl.pointer_type))
+        tl.store(Z + 2, isinstance(x.dtype, tl.dtype))
+        tl.store(Z + 3, isinstance(x.type, tl.block_type))
+        tl.store(Z + 4, isinstance(3, tl.constexpr))
+        tl.store(Z + 5, isinstance(x, tl.constexpr))
+
+    z = np.zeros(6, np.int32)
+    k[(1,)](np.zeros(2, np.float32), z)
+    np.testing.assert_array_equal(z, [1, 0, 1, 1, 1, 0])

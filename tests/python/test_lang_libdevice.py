@@ -256,7 +256,8 @@ def test_unary_fp64(name):
     if name in ("sin", "cos", "tan"):  # fp64 reduction: Cody-Waite, |x| <= 2^20 (LANGUAGE.md)
         x = np.concatenate([x[~(np.abs(x) > 2**20)], np.linspace(-1e6, 1e6, 3001)])
     with np.errstate(all="ignore"):
-        want = ref(x)
+        # numpy 2.4's fp64 cbrt is up to 3 ulp off; x86's long double gives the reference
+        want = ref(x.astype(np.longdouble)) if name in ("cbrt", "rcbrt") else ref(x)
     check(name, run(name, x), [x], np.asarray(want, F64), bound)
 
 

@@ -5,207 +5,7 @@ dtype arguments, isinstance checks) works as it does with Triton."""
 
 from __future__ import annotations
 
-
-class dtype:
-    """A scalar element type. `str(tl.float16) == 'fp16'`, as in Triton."""
-
-    SINT_TYPES = ("int8", "int16", "int32", "int64")
-    UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
-    FP_TYPES = ("fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64")
-    OTHER_TYPES = ("void",)
-
-    # Triton name -> (Tile IR name, bit width, mantissa bits)
-    _INFO = {
-        "int1": ("i1", 1, 0), "int8": ("i8", 8, 0), "int16": ("i16", 16, 0),
-        "int32": ("i32", 32, 0), "int64": ("i64", 64, 0), "uint8": ("u8", 8, 0),
-        "uint16": ("u16", 16, 0), "uint32": ("u32", 32, 0), "uint64": ("u64", 64, 0),
-        "fp8e4nv": ("fp8e4nv", 8, 3), "fp8e5": ("fp8e5", 8, 2), "fp16": ("fp16", 16, 10),
-        "bf16": ("bf16", 16, 7), "fp32": ("fp32", 32, 23), "fp64": ("fp64", 64, 52),
-        "void": ("void", 0, 0),
-    }
-    _CODEGEN = {"fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp16": "float16",
-                "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
-
-    def __init__(self, name: str):
-        name = str(name)
-        if name not in self._INFO:
-            raise ValueError(f"unknown dtype '{name}'")
-        self.name = name
-        self._ir_name, self.primitive_bitwidth, self.fp_mantissa_width = self._INFO[name]
-        if self.is_int():
-            self.int_bitwidth = self.primitive_bitwidth
-            self.int_signedness = "signed" if name in self.SINT_TYPES else "unsigned"
-
-    # kind queries, as Triton names them
-    def is_floating(self):
-        return self.name in self.FP_TYPES
-
-    def is_standard_floating(self):
-        return self.name in ("fp16", "bf16", "fp32", "fp64")
-
-    def is_int(self):
-        return self.name in self.SINT_TYPES or self.name in self.UINT_TYPES
-
-    def is_int_signed(self):
-        return self.name in self.SINT_TYPES
-
-    def is_int_unsigned(self):
-        return self.name in self.UINT_TYPES
-
-    def is_bool(self):
-        return self.name == "int1"
-
-    def is_fp8(self):
-        return self.name in ("fp8e4nv", "fp8e5")
-
-    def is_fp16(self):
-        return self.name == "fp16"
-
-    def is_bf16(self):
-        return self.name == "bf16"
-
-    def is_fp32(self):
-        return self.name == "fp32"
-
-    def is_fp64(self):
-        return self.name == "fp64"
-
-    def is_void(self):
-        return self.name == "void"
-
-    def is_ptr(self):
-        return False
-
-    def is_block(self):
-        return False
-
-    @property
-    def scalar(self):
-        return self
-
-    def codegen_name(self):
-        return self._CODEGEN.get(self.name, self.name)
-
-    @property
-    def cache_key_part(self) -> str:
-        return self.name
-
-    @property
-    def ir_type(self) -> str:
-        """The Tile IR spelling ("fp16", "i32", "ptr<fp32>") handed to the compiler."""
-        return self._ir_name
-
-    def __eq__(self, other):
-        return isinstance(other, dtype) and type(other) is type(self) and \
-            other.name == self.name
-
-    def __hash__(self):
-        return hash((type(self).__name__, self.name))
-
-    def __str__(self):
-        return self.name
-
-    def __repr__(self):
-        return f"triton.language.{self.codegen_name()}"
-
-
-class pointer_type(dtype):
-    """A pointer to `element_ty` in global memory (`Out.dtype` of a pointer argument)."""
-
-    def __init__(self, element_ty: dtype, address_space: int = 1, const: bool = False):
-        if not isinstance(element_ty, dtype):
-            raise TypeError(f"pointer_type expects a dtype, got {element_ty!r}")
-        self.element_ty = element_ty
-        self.address_space = address_space
-        self.const = const
-        self.name = f"pointer<{element_ty}>"
-        self.primitive_bitwidth = 64
-        self.fp_mantissa_width = 0
-        self._ir_name = f"ptr<{element_ty.ir_type}>"
-
-    def is_ptr(self):
-        return True
-
-    def is_floating(self):
-        return False
-
-    def is_int(self):
-        return False
-
-    def is_int_signed(self):
-        return False
-
-    def is_int_unsigned(self):
-        return False
-
-    def is_bool(self):
-        return False
-
-    def is_fp8(self):
-        return False
-
-    def is_standard_floating(self):
-        return False
-
-    def __eq__(self, other):
-        return isinstance(other, pointer_type) and other.element_ty == self.element_ty
-
-    def __hash__(self):
-        return hash(("pointer_type", self.element_ty.name))
-
-    def __repr__(self):
-        return self.name
-
-
-class block_type(dtype):
-    """A tile type: element type and shape (host-side description only)."""
-
-    def __init__(self, element_ty: dtype, shape):
-        self.element_ty = element_ty
-        self.shape = tuple(int(s) for s in shape)
-        self.numel = 1
-        for s in self.shape:
-            self.numel *= s
-        self.name = f"<{self.shape}, {element_ty}>"
-        self.primitive_bitwidth = element_ty.primitive_bitwidth
-        self.fp_mantissa_width = element_ty.fp_mantissa_width
-        self._ir_name = "tile<" + "x".join(map(str, self.shape)) + f"x{element_ty.ir_type}>"
-
-    def is_block(self):
-        return True
-
-    @property
-    def scalar(self):
-        return self.element_ty
-
-    def __eq__(self, other):
-        return isinstance(other, block_type) and other.element_ty == self.element_ty and \
-            other.shape == self.shape
-
-    def __hash__(self):
-        return hash(("block_type", self.element_ty.name, self.shape))
-
-
-void = dtype("void")
-int1 = dtype("int1")
-int8 = dtype("int8")
-int16 = dtype("int16")
-int32 = dtype("int32")
-int64 = dtype("int64")
-uint8 = dtype("uint8")
-uint16 = dtype("uint16")
-uint32 = dtype("uint32")
-uint64 = dtype("uint64")
-float8e4nv = dtype("fp8e4nv")
-float8e5 = dtype("fp8e5")
-float16 = dtype("fp16")
-bfloat16 = dtype("bf16")
-float32 = dtype("fp32")
-float64 = dtype("fp64")
-pi32_t = pointer_type(int32)
-
-DTYPES = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv, float8e5,
-          float16, bfloat16, float32, float64)
+import enum
 
 
 class constexpr:
@@ -241,6 +41,268 @@ class constexpr:
 
     def __call__(self, *args, **kwargs):
         return self.value(*args, **kwargs)
+
+
+class dtype:
+    """A scalar element type. `str(tl.float16) == 'fp16'`, as in Triton. The class lists and
+    queries are Triton's, so host code that inspects dtypes runs unchanged. fp8e4b15,
+    fp8e4b8 and fp8e5b16 exist on the host (Triton's tests name them); kernels reject them."""
+
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32",
+                "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES = ["void"]
+
+    class SIGNEDNESS(enum.Enum):
+        SIGNED = 0
+        UNSIGNED = 1
+
+    class KIND(enum.Enum):
+        BOOLEAN = 0
+        INTEGRAL = 1
+        FLOATING = 2
+
+    # Triton name -> (Tile IR name, bit width, mantissa bits, exponent bias)
+    _INFO = {
+        "int1": ("i1", 1, 0, 0), "int8": ("i8", 8, 0, 0), "int16": ("i16", 16, 0, 0),
+        "int32": ("i32", 32, 0, 0), "int64": ("i64", 64, 0, 0), "uint8": ("u8", 8, 0, 0),
+        "uint16": ("u16", 16, 0, 0), "uint32": ("u32", 32, 0, 0), "uint64": ("u64", 64, 0, 0),
+        "fp8e4b15": ("fp8e4b15", 8, 3, 15), "fp8e4nv": ("fp8e4nv", 8, 3, 7),
+        "fp8e4b8": ("fp8e4b8", 8, 3, 8), "fp8e5": ("fp8e5", 8, 2, 15),
+        "fp8e5b16": ("fp8e5b16", 8, 2, 16), "fp16": ("fp16", 16, 10, 15),
+        "bf16": ("bf16", 16, 7, 127), "fp32": ("fp32", 32, 23, 127),
+        "fp64": ("fp64", 64, 52, 1023), "void": ("void", 0, 0, 0),
+    }
+
+    def __init__(self, name: str):
+        if isinstance(name, constexpr):
+            name = name.value
+        name = str(name)
+        if name not in self._INFO:
+            raise ValueError(f"unknown dtype '{name}'")
+        self.name = name
+        self._ir_name, self.primitive_bitwidth, mantissa, bias = self._INFO[name]
+        self.itemsize = self.primitive_bitwidth // 8
+        self.fp_mantissa_width = mantissa
+        if name in self.FP_TYPES:
+            self.exponent_bias = bias
+        if self.is_int():
+            self.int_bitwidth = self.primitive_bitwidth
+            self.int_signedness = (dtype.SIGNEDNESS.SIGNED if name in self.SINT_TYPES
+                                   else dtype.SIGNEDNESS.UNSIGNED)
+
+    # kind queries, as Triton names them
+    def is_floating(self):
+        return self.name in dtype.FP_TYPES
+
+    def is_standard_floating(self):
+        return self.name in dtype.STANDARD_FP_TYPES
+
+    def is_int(self):
+        return self.name in dtype.SINT_TYPES or self.name in dtype.UINT_TYPES
+
+    def is_int_signed(self):
+        return self.name in dtype.SINT_TYPES
+
+    def is_int_unsigned(self):
+        return self.name in dtype.UINT_TYPES
+
+    def is_bool(self):
+        return self.name == "int1"
+
+    def is_fp8(self):
+        return self.name.startswith("fp8")
+
+    def kind(self):
+        """BOOLEAN < INTEGRAL < FLOATING, the order Triton's promotion follows."""
+        if self.is_bool():
+            return dtype.KIND.BOOLEAN
+        return dtype.KIND.INTEGRAL if self.is_int() else dtype.KIND.FLOATING
+
+    def get_int_max_value(self):
+        if not self.is_int():
+            raise TypeError(f"{self} is not an integer type")
+        bits = self.int_bitwidth
+        return (1 << (bits - 1)) - 1 if self.is_int_signed() else (1 << bits) - 1
+
+    def get_int_min_value(self):
+        if not self.is_int():
+            raise TypeError(f"{self} is not an integer type")
+        return -(1 << (self.int_bitwidth - 1)) if self.is_int_signed() else 0
+
+    @staticmethod
+    def is_dtype(type_str) -> bool:
+        return type_str in dtype._INFO
+
+    def is_void(self):
+        return self.name == "void"
+
+    def is_ptr(self):
+        return False
+
+    def is_block(self):
+        return False
+
+    def is_const(self):
+        return False
+
+    @property
+    def scalar(self):
+        return self
+
+    def codegen_name(self):
+        if self.name.startswith("fp"):
+            return "float" + self.name[2:]
+        if self.name.startswith("bf"):
+            return "bfloat" + self.name[2:]
+        return self.name
+
+    def mangle(self) -> str:
+        """The short spelling Triton's name mangling uses (i32, u8, fp16, ...)."""
+        if self.is_int():
+            return ("i" if self.is_int_signed() else "u") + str(self.int_bitwidth)
+        return "V" if self.is_void() else self.name
+
+    @property
+    def cache_key_part(self) -> str:
+        return self.name
+
+    @property
+    def ir_type(self) -> str:
+        """The Tile IR spelling ("fp16", "i32", "ptr<fp32>") handed to the compiler."""
+        return self._ir_name
+
+    def __eq__(self, other):
+        if isinstance(other, constexpr):
+            other = other.value
+        return isinstance(other, dtype) and type(other) is type(self) and \
+            other.name == self.name
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.name))
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"triton.language.{self.codegen_name()}"
+
+
+# is_fp16(), is_uint8(), is_fp8e4nv(), ...: one query per type, as Triton has them
+for _n in dtype._INFO:
+    if _n != "void":
+        setattr(dtype, "is_" + _n, (lambda n: lambda self: self.name == n)(_n))
+del _n
+
+
+class pointer_type(dtype):
+    """A pointer to `element_ty` in global memory (`Out.dtype` of a pointer argument)."""
+
+    def __init__(self, element_ty: dtype, address_space: int = 1, const: bool = False):
+        if not isinstance(element_ty, dtype):
+            raise TypeError(f"pointer_type expects a dtype, got {element_ty!r}")
+        self.element_ty = element_ty
+        self.address_space = address_space
+        self.const = const
+        self.name = f"pointer<{element_ty}>"
+        self.primitive_bitwidth = 64
+        self.itemsize = 8
+        self.fp_mantissa_width = 0
+        self._ir_name = f"ptr<{element_ty.ir_type}>"
+
+    def is_ptr(self):
+        return True
+
+    def is_floating(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def is_int_signed(self):
+        return False
+
+    def is_int_unsigned(self):
+        return False
+
+    def is_bool(self):
+        return False
+
+    def is_fp8(self):
+        return False
+
+    def is_standard_floating(self):
+        return False
+
+    def is_const(self):
+        return self.const
+
+    def __eq__(self, other):
+        return isinstance(other, pointer_type) and other.element_ty == self.element_ty and \
+            other.const == self.const
+
+    def __hash__(self):
+        return hash(("pointer_type", self.element_ty.name, self.const))
+
+    def __repr__(self):
+        return self.name
+
+
+class block_type(dtype):
+    """A tile type: element type and shape (host-side description only)."""
+
+    def __init__(self, element_ty: dtype, shape):
+        self.element_ty = element_ty
+        self.shape = tuple(int(s) for s in shape)
+        self.numel = 1
+        for s in self.shape:
+            self.numel *= s
+        self.name = f"<{self.shape}, {element_ty}>"
+        self.primitive_bitwidth = element_ty.primitive_bitwidth
+        self.itemsize = element_ty.itemsize
+        self.fp_mantissa_width = element_ty.fp_mantissa_width
+        self._ir_name = "tile<" + "x".join(map(str, self.shape)) + f"x{element_ty.ir_type}>"
+
+    def is_block(self):
+        return True
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def __eq__(self, other):
+        return isinstance(other, block_type) and other.element_ty == self.element_ty and \
+            other.shape == self.shape
+
+    def __hash__(self):
+        return hash(("block_type", self.element_ty.name, self.shape))
+
+
+void = dtype("void")
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float8e4b15 = dtype("fp8e4b15")
+float8e4nv = dtype("fp8e4nv")
+float8e4b8 = dtype("fp8e4b8")
+float8e5 = dtype("fp8e5")
+float8e5b16 = dtype("fp8e5b16")
+float16 = dtype("fp16")
+bfloat16 = dtype("bf16")
+float32 = dtype("fp32")
+float64 = dtype("fp64")
+pi32_t = pointer_type(int32)
+
+DTYPES = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv, float8e5,
+          float16, bfloat16, float32, float64)
 
 
 def is_constexpr_annotation(annotation) -> bool:

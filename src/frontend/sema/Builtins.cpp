@@ -420,6 +420,10 @@ bool language_attribute(std::string_view name, Val &out) {
     out = Val::module("tilec.language.math");
     return true;
   }
+  if (name == "pi32_t") { // Triton's name for a pointer to int32
+    out = Val::dtype(ir::Type::pointer_to(ir::DType::I32));
+    return true;
+  }
   // tl.PropagateNan.NONE / .ALL, with Triton's values.
   if (name == "PropagateNan") {
     out = Val::module("tilec.language.PropagateNan");

@@ -1,5 +1,6 @@
 // Python's builtins inside kernels: min/max (folded on constexprs, tl.minimum/maximum on
-// tensors, as Triton maps them), abs, float, int, bool, len, print (-> device_print).
+// tensors, as Triton maps them), abs, float, int, bool, len, isinstance, hasattr, getattr,
+// print (-> device_print).
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -176,8 +177,18 @@ bool is_instance_of(const Args &a, const Val &obj, const Val &cls) {
     return obj.kind == Val::Kind::Tensor;
   if (name == "tensor_descriptor" || name == "tensor_descriptor_base")
     return obj.kind == Val::Kind::TensorDesc;
+  // the dtype classes, as host code tests `x.dtype`
+  if (name == "dtype")
+    return obj.kind == Val::Kind::DType;
+  if (name == "pointer_type")
+    return obj.kind == Val::Kind::DType && obj.type.is_ptr() && !obj.type.is_tile();
+  if (name == "block_type")
+    return obj.kind == Val::Kind::DType && obj.type.is_tile();
+  if (name == "constexpr")
+    return obj.is_constexpr();
   a.fail("isinstance() arg 2 must be int, float, bool, str, tuple, tl.tensor, "
-         "tl.tensor_descriptor or a tuple of those");
+         "tl.tensor_descriptor, tl.constexpr, tl.dtype, tl.pointer_type, tl.block_type or a "
+         "tuple of those");
 }
 
 Val py_isinstance(Emitter &, const Args &a) {
@@ -196,6 +207,28 @@ Val py_print(Emitter &e, const Args &a) {
   return call(e, "device_print", std::move(args), a.loc(), {{"hex", a["hex"]}});
 }
 
+// hasattr / getattr with a constant name: whatever `obj.name` would give in the kernel.
+Val py_hasattr(Emitter &e, const Args &a) {
+  std::string name = a.const_str("name");
+  try {
+    e.attribute(a["obj"], name, a.loc());
+    return Val::boolean(true);
+  } catch (const CompileError &) {
+    return Val::boolean(false);
+  }
+}
+
+Val py_getattr(Emitter &e, const Args &a) {
+  std::string name = a.const_str("name");
+  if (!a.passed("default"))
+    return e.attribute(a["obj"], name, a.loc());
+  try {
+    return e.attribute(a["obj"], name, a.loc());
+  } catch (const CompileError &) {
+    return a["default"];
+  }
+}
+
 Val py_range(Emitter &, const Args &a) {
   a.fail("range() can only be used as the iterator of a for loop");
 }
@@ -212,6 +245,8 @@ void add_python_builtins(std::vector<Def> &t) {
                         {"bool", "x=False", py_bool, kPython},
                         {"len", "obj", py_len, kPython},
                         {"isinstance", "obj, class_or_tuple", py_isinstance, kPython},
+                        {"hasattr", "obj, name", py_hasattr, kPython},
+                        {"getattr", "obj, name, default=None", py_getattr, kPython},
                         {"print", "*args, hex=False", py_print, kPython},
                         {"range", "*args", py_range, kPython},
                     });

@@ -18,6 +18,9 @@ public:
   // Calls a @jit function value (Kind::Function), inlined at the builder's insertion
   // point: how tl.reduce / tl.associative_scan build their combiner regions.
   virtual Val call_function(const Val &fn, std::vector<Val> args, SourceLoc loc) = 0;
+  // `base.attr` as the kernel would read it (hasattr / getattr); a CompileError when
+  // there is no such attribute.
+  virtual Val attribute(const Val &base, const std::string &attr, SourceLoc loc) = 0;
   // Appends to what static_print produced.
   virtual void static_print(const std::string &text) = 0;
   // The user's file path of a location (device_assert messages name it).

@@ -229,13 +229,11 @@ Val Lowerer::inline_call(const Val &fn, CallArgs args) {
                                      " required argument" + (missing.size() == 1 ? "" : "s") +
                                      ": " + list);
   }
-  for (size_t i = 0; i < def.params.size(); ++i) {
-    const ast::Param &p = def.params[i];
-    if (is_constexpr_annotation(p.annotation.get()) && has_tensor(*bound[i]))
-      throw CompileError(args.loc, "function '" + fname + "' expects a constexpr for '" + p.name +
-                                       "', but got a tensor of type " + value_type_str(*bound[i]));
-    callee.scope[p.name] = std::move(*bound[i]);
-  }
+  // A callee parameter annotated tl.constexpr takes whatever it is given, tensors and
+  // run-time values included, as in Triton (tutorial 06's _attn_fwd_inner passes offs_m to
+  // one): the annotation only matters for the kernel's own parameters.
+  for (size_t i = 0; i < def.params.size(); ++i)
+    callee.scope[def.params[i].name] = std::move(*bound[i]);
   return lower_seq(def.body, 0, nullptr).value;
 }
 

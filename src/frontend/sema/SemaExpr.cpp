@@ -192,7 +192,7 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
         return out;
       // Names Sema itself interprets: loop forms and the types used in annotations.
       if (attr == "constexpr" || attr == "tensor" || attr == "dtype" || attr == "range" ||
-          attr == "static_range" || attr == "tensor_descriptor" ||
+          attr == "static_range" || attr == "tensor_descriptor" || attr == "block_type" ||
           attr == "tensor_descriptor_base" || is_builtin(attr))
         return Val::builtin(attr);
       throw missing();
@@ -271,15 +271,59 @@ Val Lowerer::eval_compare(const ast::CompareExpr &e) {
   return compare_op(*this, e.ops[0], a, b, e.loc);
 }
 
-// Both operands are evaluated, as Triton does; `a and b and c` folds from the left.
+namespace {
+
+// Python's bool() of a compile-time value.
+bool py_truth(const Val &v) {
+  switch (v.kind) {
+  case Val::Kind::None:
+    return false;
+  case Val::Kind::Bool:
+    return v.b;
+  case Val::Kind::Int:
+    return v.i != 0;
+  case Val::Kind::Float:
+    return v.f != 0.0;
+  case Val::Kind::Str:
+    return !v.str.empty();
+  case Val::Kind::Tuple:
+    return !v.elems.empty();
+  default:
+    return true;
+  }
+}
+
+} // namespace
+
+// `a and b or c` as Triton 3.6 does it: operands are evaluated left to right; a
+// compile-time operand that decides the result (falsy for `and`, truthy for `or`) is the
+// result and the rest is not evaluated, one that does not is dropped; the tensors left are
+// combined pairwise from the right. With no tensor the result is the last operand, as in
+// Python (`(3, 4) and (5, 6)` is `(5, 6)`).
 Val Lowerer::eval_bool_op(const ast::BoolOpExpr &e) {
   TILEC_ASSERT(!e.values.empty(), "empty boolean operation");
-  Val acc = eval(*e.values[0]);
-  for (size_t i = 1; i < e.values.size(); ++i) {
-    Val rhs = eval(*e.values[i]);
-    acc = logical_op(*this, e.is_and, acc, rhs, e.loc);
+  std::vector<Val> tensors;
+  Val last;
+  for (const ast::ExprPtr &x : e.values) {
+    last = eval(*x);
+    if (last.is_tensor()) {
+      tensors.push_back(last);
+      continue;
+    }
+    bool truth = py_truth(last);
+    if (truth != e.is_and)
+      return last;
   }
-  return acc;
+  if (tensors.empty())
+    return last;
+  while (tensors.size() >= 2) {
+    Val rhs = std::move(tensors.back());
+    tensors.pop_back();
+    Val lhs = std::move(tensors.back());
+    tensors.pop_back();
+    tensors.push_back(logical_op(*this, e.is_and, lhs, rhs, e.loc));
+  }
+  return tensors[0];
 }
 
 // `a if c else b`: a constexpr c picks one side (the other is not evaluated); a run-time
@@ -291,27 +335,39 @@ Val Lowerer::eval_if_exp(const ast::IfExpExpr &e) {
   ir::Value *cond = emit_condition(c, e.test->loc);
   ir::Builder after = b_;
   ir::Op *op = b_.create(ir::OpKind::If, {cond}, {}, {}, e.loc, 2);
-  ir::Value *side[2];
+  Val vals[2];
   for (int k = 0; k < 2; ++k) {
+    b_.set_insertion_point_to_end(op->region(static_cast<size_t>(k))->block());
+    vals[k] = eval(k == 0 ? *e.body : *e.orelse);
+  }
+  // Both sides None: a statement in expression form (`tl.store(...) if c else
+  // tl.store(...)`), an `if` without results.
+  bool is_void = vals[0].kind == Val::Kind::None && vals[1].kind == Val::Kind::None;
+  ir::Value *side[2] = {nullptr, nullptr};
+  for (int k = 0; k < 2 && !is_void; ++k) {
     const ast::Expr &x = k == 0 ? *e.body : *e.orelse;
     b_.set_insertion_point_to_end(op->region(static_cast<size_t>(k))->block());
-    Val v = eval(x);
-    if (!v.is_tensor() && !is_py_number(v))
+    if (!vals[k].is_tensor() && !is_py_number(vals[k]))
       throw CompileError(x.loc, "a conditional expression with a run-time condition must give "
-                                "a tensor or a number, not " +
-                                    py_type_name(v));
-    side[k] = leaf_value(v, x.loc);
+                                "a tensor or a number on both sides (or None on both), not " +
+                                    py_type_name(vals[k]));
+    side[k] = leaf_value(vals[k], x.loc);
   }
-  if (side[0]->type != side[1]->type)
+  if (!is_void && side[0]->type != side[1]->type)
     throw CompileError(e.loc, "Ternary expression with dynamic condition has inconsistent "
                               "types " +
                                   ir_type_str(side[0]->type) + " and " +
                                   ir_type_str(side[1]->type));
   for (int k = 0; k < 2; ++k) {
     b_.set_insertion_point_to_end(op->region(static_cast<size_t>(k))->block());
-    b_.create(ir::OpKind::Yield, {side[k]}, {}, {}, e.loc);
+    std::vector<ir::Value *> yielded;
+    if (!is_void)
+      yielded.push_back(side[k]);
+    b_.create(ir::OpKind::Yield, yielded, {}, {}, e.loc);
   }
   b_ = after;
+  if (is_void)
+    return Val::none();
   return Val::of(op->add_result(side[0]->type));
 }
 

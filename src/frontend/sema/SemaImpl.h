@@ -110,6 +110,9 @@ public:
   ir::Builder &builder() override { return b_; }
   const CompileOptions &options() const override { return opts_; }
   Val call_function(const Val &fn, std::vector<Val> args, SourceLoc loc) override;
+  Val attribute(const Val &base, const std::string &attr, SourceLoc loc) override {
+    return attribute_of(base, attr, loc);
+  }
   void static_print(const std::string &text) override;
   std::string file_path(SourceLoc loc) const override;
   std::string function_name() const override;

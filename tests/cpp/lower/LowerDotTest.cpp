@@ -168,6 +168,13 @@ TEST(LowerDot, TransposedOperand) {
   EXPECT_EQ(k.ptx().find(".trans"), std::string::npos);
 }
 
+TEST(LowerDot, SmallMAndNRunOnFmaUnits) {
+  // Triton's bounds: any M and N, K >= 16 (tests dot3d with 1x32, 32x2 and 8x8 blocks)
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 1, 32, 32, 1}, false);
+  run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 32, 2, 16, 2}, false);
+  run_case({"fp16", "fp32", "tl.dot(a, b, acc)", 8, 8, 16, 4}, false);
+}
+
 TEST(LowerDot, SmallShapesAreAClearError) {
   try {
     GpuKernelUnderTest k(dot_kernel("fp16", "tl.dot(a, b)"), "dot_kernel",

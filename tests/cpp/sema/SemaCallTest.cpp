@@ -54,6 +54,25 @@ TEST(SemaCall, NestedCallsAndConstexprReturn) {
   EXPECT_NE(l.ir.find("arange {end = 16, start = 0}"), std::string::npos) << l.ir;
 }
 
+// Triton ignores a callee's tl.constexpr annotation when the argument is a tensor or a
+// run-time scalar (tutorial 06's _attn_fwd_inner takes offs_m and N_CTX so).
+TEST(SemaCall, ConstexprAnnotatedCalleeParamTakesTensors) {
+  auto f = helpers_fn("f", R"(def f(x, OFFS: tl.constexpr, N: tl.constexpr):
+    return x + OFFS, N * 2
+)");
+  auto g = std_globals();
+  g["f"] = fn_val(f);
+  auto k = make_fn("k", R"(def k(X, n):
+    offs = tl.arange(0, 8)
+    a, b = f(tl.load(X + offs), offs, n)
+    tl.store(X + offs, a + b)
+)",
+                   g);
+  Lowered l = lower(k, {ptr(), int_arg()});
+  EXPECT_EQ(count(l.ir, " = add "), 2u) << l.ir;
+  EXPECT_EQ(count(l.ir, " = mul "), 1u) << l.ir;
+}
+
 TEST(SemaCall, ReturnInsideRuntimeIfMergesValues) {
   auto clampish = helpers_fn("pick", R"(def pick(x, n):
     if n > 0:
@@ -173,8 +192,6 @@ TEST(SemaCall, ArityAndKeywordErrors) {
       {"f(1, 2, 3, 4)", "f() takes 3 positional arguments but 4 were given"},
       {"f(1, 2, D=3)", "f() got an unexpected keyword argument 'D'"},
       {"f(1, 2, a=3)", "f() got multiple values for argument 'a'"},
-      {"f(1, 2, tl.load(X))",
-       "function 'f' expects a constexpr for 'C', but got a tensor of type fp32"},
   };
   for (const Case &c : cases) {
     std::string src = std::string("def k(X):\n    v = ") + c.call + "\n";

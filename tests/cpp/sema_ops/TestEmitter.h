@@ -32,6 +32,9 @@ public:
     EXPECT_EQ(fn.kind, Val::Kind::Function);
     return fns.at(fn.fn->name)(*this, args);
   }
+  Val attribute(const Val &, const std::string &attr, SourceLoc loc) override {
+    throw CompileError(loc, "no attribute '" + attr + "' in the test emitter");
+  }
   void static_print(const std::string &text) override { printed += text + "\n"; }
   std::string file_path(SourceLoc) const override { return "kernel.py"; }
   std::string function_name() const override { return "kernel"; }
