@@ -115,6 +115,10 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads, const LoadFilter &
     loop.add_result(ld->result()->type);
     yield->add_operand(next);
     ld->result()->replace_all_uses_with(carried);
+  }
+  // Erased only now: `top` inserts before the body's first op, which may be one of them
+  // (tutorial 06's backward loop starts with its load of q^T).
+  for (Op *ld : chosen) {
     ld->drop_operands();
     ld->erase();
   }

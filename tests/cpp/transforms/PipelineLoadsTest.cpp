@@ -114,3 +114,34 @@ TEST(PipelineLoads, LeavesTheLoadsItIsToldToSkip) {
   EXPECT_EQ(asked, 1);
   EXPECT_EQ(tilec::ir::print(*m), run(plain, 3, false));
 }
+
+TEST(PipelineLoads, BodyStartingWithTheLoadsItMoves) {
+  // The body's first op is a chosen load: the insertion point at the top of the body must
+  // stay valid while the next one is emitted (tutorial 06's backward loop crashed here).
+  const char *text = R"(tt.func @k(%a: ptr<fp32>, %b: ptr<fp32>, %c: ptr<fp32>, %n: i32) {
+  %0 = constant {value = 0} : i32
+  %1 = constant {value = 16} : i32
+  %2 = arange {end = 256, start = 0} : tile<256xi32>
+  %3 = reshape %2 : tile<256xi32> -> tile<16x16xi32>
+  %4 = splat %a : ptr<fp32> -> tile<16x16xptr<fp32>>
+  %5 = splat %b : ptr<fp32> -> tile<16x16xptr<fp32>>
+  %6 = splat %c : ptr<fp32> -> tile<16x16xptr<fp32>>
+  %7 = addptr %6, %3 : tile<16x16xptr<fp32>>, tile<16x16xi32> -> tile<16x16xptr<fp32>>
+  %8 = load %7 : tile<16x16xptr<fp32>> -> tile<16x16xfp32>
+  %9:3 = for %0, %n, %1, %4, %5, %8 : i32, i32, i32, tile<16x16xptr<fp32>>, tile<16x16xptr<fp32>>, tile<16x16xfp32> -> tile<16x16xptr<fp32>>, tile<16x16xptr<fp32>>, tile<16x16xfp32> {
+  ^bb(%i: i32, %pa: tile<16x16xptr<fp32>>, %pb: tile<16x16xptr<fp32>>, %acc: tile<16x16xfp32>):
+    %10 = load %pa : tile<16x16xptr<fp32>> -> tile<16x16xfp32>
+    %11 = load %pb : tile<16x16xptr<fp32>> -> tile<16x16xfp32>
+    %12 = dot %10, %11, %acc : tile<16x16xfp32>
+    %13 = addptr %pa, %3 : tile<16x16xptr<fp32>>, tile<16x16xi32> -> tile<16x16xptr<fp32>>
+    %14 = addptr %pb, %3 : tile<16x16xptr<fp32>>, tile<16x16xi32> -> tile<16x16xptr<fp32>>
+    yield %13, %14, %12
+  }
+  store %7, %9#2
+  return
+}
+)";
+  std::string out = run(text, 3);
+  SCOPED_TRACE(out);
+  EXPECT_EQ(count(out, " = load "), 5u) << out; // 2 before the loop, 2 in it, the acc's
+}
