@@ -3,6 +3,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,7 @@ class CompileError;
 namespace sema {
 struct Val;
 struct ArgSpec;
+struct NamedTupleInfo;
 } // namespace sema
 } // namespace tilec
 
@@ -38,6 +40,9 @@ LocatedError compile_error(const SourceManager &sm, SourceLoc loc, const std::st
 // ModuleRef/DTypeRef/BuiltinRef, or a FunctionSource) -> a Sema value. Returns false, with
 // `what` describing the value, for anything a kernel cannot use (an Unsupported marker).
 bool value_from_python(nb::handle h, sema::Val &out, std::string &what);
+
+// The class a _C.NamedTupleType object describes (a TypeError for anything else).
+std::shared_ptr<const sema::NamedTupleInfo> named_tuple_info(nb::handle h);
 
 // A compile error raised with the GIL released: writes its static_print output to
 // sys.stdout (as Triton does) and returns the LocatedError to throw (Compile.cpp).

@@ -32,7 +32,8 @@ ir::DType dtype_named(const std::string &ir_name) {
 // | ("int", (dtype, divisible_by_16, equal_to_1)) | ("pointer", (dtype, aligned_16))
 // | ("tensordesc", (dtype, block_shape, nan_padding, shape_div16, stride_div16)): a host
 // TensorDescriptor; the div16 tuples say which shape entries and strides (all but the
-// last) are multiples of 16.
+// last) are multiples of 16
+// | ("tuple", (NamedTupleType or None, [spec, ...])): a tuple of arguments.
 sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index) {
   nb::tuple t = nb::cast<nb::tuple>(spec);
   std::string kind = nb::cast<std::string>(t[0]);
@@ -73,6 +74,13 @@ sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index) {
     a.desc_nan_padding = nb::cast<bool>(p[2]);
     a.desc_shape_div16 = nb::cast<std::vector<bool>>(p[3]);
     a.desc_stride_div16 = nb::cast<std::vector<bool>>(p[4]);
+  } else if (kind == "tuple") {
+    nb::tuple p = nb::cast<nb::tuple>(payload);
+    a.kind = sema::ArgSpec::Kind::Tuple;
+    if (!p[0].is_none())
+      a.named = named_tuple_info(p[0]);
+    for (nb::handle e : p[1])
+      a.elems.push_back(to_arg_spec(e, index));
   } else {
     throw nb::value_error(("unknown argument kind '" + kind + "'").c_str());
   }

@@ -29,8 +29,21 @@ struct BuiltinRef {
 struct Unsupported {
   std::string what;
 };
+// A NamedTuple class (a global the kernel calls, or the type of an argument) and an
+// instance of one (a constexpr value).
+struct NamedTupleType {
+  std::shared_ptr<const sema::NamedTupleInfo> info;
+};
+struct NamedTupleValue {
+  NamedTupleType type;
+  nb::tuple values;
+};
 
 } // namespace
+
+std::shared_ptr<const sema::NamedTupleInfo> named_tuple_info(nb::handle h) {
+  return nb::cast<const NamedTupleType &>(h).info;
+}
 
 bool value_from_python(nb::handle h, sema::Val &out, std::string &what) {
   if (h.is_none()) {
@@ -90,6 +103,19 @@ bool value_from_python(nb::handle h, sema::Val &out, std::string &what) {
     out = sema::Val();
     out.kind = sema::Val::Kind::Function;
     out.fn = nb::cast<std::shared_ptr<sema::FunctionSource>>(h);
+    return true;
+  }
+  if (nb::isinstance<NamedTupleType>(h)) {
+    out = sema::Val();
+    out.kind = sema::Val::Kind::TupleClass;
+    out.named = nb::cast<const NamedTupleType &>(h).info;
+    return true;
+  }
+  if (nb::isinstance<NamedTupleValue>(h)) {
+    const auto &nt = nb::cast<const NamedTupleValue &>(h);
+    if (!value_from_python(nt.values, out, what))
+      return false;
+    out.named = nt.type.info;
     return true;
   }
   if (nb::isinstance<Unsupported>(h)) {
@@ -173,6 +199,35 @@ void bind_frontend(nb::module_ &m) {
       .def(nb::init<std::string>(), nb::arg("what"))
       .def_ro("what", &Unsupported::what)
       .def("__repr__", [](const Unsupported &u) { return "Unsupported('" + u.what + "')"; });
+
+  nb::class_<NamedTupleType>(m, "NamedTupleType",
+                             "A NamedTuple class: name, fields, defaults of the last fields.")
+      .def(
+          "__init__",
+          [](NamedTupleType *self, const std::string &name, std::vector<std::string> fields,
+             const nb::tuple &defaults) {
+            auto info = std::make_shared<sema::NamedTupleInfo>();
+            info->name = name;
+            info->fields = std::move(fields);
+            if (nb::len(defaults) > info->fields.size())
+              throw nb::value_error("more defaults than fields");
+            for (nb::handle d : defaults) {
+              sema::Val v;
+              std::string what;
+              if (!value_from_python(d, v, what))
+                throw nb::type_error(("a default of NamedTuple '" + name + "' is a " + what +
+                                      ", which a kernel cannot use")
+                                         .c_str());
+              info->defaults.push_back(std::move(v));
+            }
+            new (self) NamedTupleType{std::move(info)};
+          },
+          nb::arg("name"), nb::arg("fields"), nb::arg("defaults") = nb::tuple())
+      .def_prop_ro("name", [](const NamedTupleType &t) { return t.info->name; })
+      .def("__repr__",
+           [](const NamedTupleType &t) { return "NamedTupleType('" + t.info->name + "')"; });
+  nb::class_<NamedTupleValue>(m, "NamedTupleValue", "An instance of a NamedTuple class.")
+      .def(nb::init<NamedTupleType, nb::tuple>(), nb::arg("type"), nb::arg("values"));
 
   nb::class_<sema::FunctionSource>(m, "FunctionSource",
                                    "The source of one @jit function and its resolved globals.")

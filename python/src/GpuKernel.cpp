@@ -101,9 +101,17 @@ void hash_value(KeyHasher &h, const sema::Val &v, std::set<const void *> &seen) 
     if (v.fn)
       hash_source(h, *v.fn, seen);
     break;
+  case K::TupleClass:
   case K::Tuple:
   case K::Method:
   case K::Slice:
+    if (v.named) {
+      h.add("named", v.named->name);
+      for (const auto &f : v.named->fields)
+        h.add("field", f);
+      for (const auto &d : v.named->defaults)
+        hash_value(h, d, seen);
+    }
     h.add("elems", static_cast<int64_t>(v.elems.size()));
     for (const auto &e : v.elems)
       hash_value(h, e, seen);

@@ -187,6 +187,25 @@ def desc_arg(name: str, d):
     return key, DescArg(arr, shape, strides)
 
 
+def tuple_arg(name: str, v: tuple, specialize_ints: bool, leaf):
+    """(key, run-time values) of a tuple argument: each element specialised by `leaf` (the
+    interpreter's or the GPU's rule) as an argument of its own; tl.constexpr elements,
+    dtypes, strings and @jit functions are compile-time values. A NamedTuple keeps its
+    class: the kernel reads its fields by name."""
+    keys, values = [], []
+    for i, e in enumerate(v):
+        sub = f"{name}[{i}]"
+        if isinstance(e, (core.constexpr, core.dtype, str)) or _is_jit(e) or \
+                is_named_tuple_class(e):
+            keys.append(("c", _ckey(constexpr_value(sub, e))))
+            values.append(None)
+            continue
+        r = leaf(sub, e, False, specialize_ints)
+        keys.append(r[0])
+        values.append(r[1])
+    return ("t", type(v) if is_named_tuple(v) else None, tuple(keys)), tuple(values)
+
+
 def int_dtype(name: str, v: int) -> str:
     if _INT32_MIN <= v < _INT32_END:
         return "i32"
@@ -197,21 +216,73 @@ def int_dtype(name: str, v: int) -> str:
     raise ValueError(f"argument '{name}' = {v} does not fit in 64 bits")
 
 
+def is_named_tuple(v) -> bool:
+    """An instance of a typing.NamedTuple / collections.namedtuple class."""
+    return isinstance(v, tuple) and hasattr(type(v), "_fields")
+
+
+def is_named_tuple_class(v) -> bool:
+    return isinstance(v, type) and issubclass(v, tuple) and hasattr(v, "_fields")
+
+
+_NAMED_TUPLE_TYPES = {}  # class -> _C.NamedTupleType (one per class: Sema compares them)
+
+
+def named_tuple_type(cls):
+    """The compiler's description of a NamedTuple class: name, fields, defaults."""
+    t = _NAMED_TUPLE_TYPES.get(cls)
+    if t is None:
+        fields = list(cls._fields)
+        given = getattr(cls, "_field_defaults", {})
+        first = next((i for i, f in enumerate(fields) if f in given), len(fields))
+        defaults = tuple(_wire(constexpr_value(f"{cls.__name__}.{f}", given[f]))
+                         for f in fields[first:])
+        t = _NAMED_TUPLE_TYPES[cls] = _C.NamedTupleType(cls.__name__, fields, defaults)
+    return t
+
+
+def _jit_key(fn):
+    """A @jit function passed as a value: keyed by its name and source text, so an edit
+    between runs misses the disk cache."""
+    jit = fn.jit_function
+    return ("jit", jit.__module__, jit.__qualname__, jit.src)
+
+
 def _ckey(v):
     """A hashable key that tells 1, 1.0 and True apart (they hash alike in Python)."""
     if isinstance(v, tuple):
-        return ("tuple",) + tuple(_ckey(e) for e in v)
+        head = ("namedtuple", type(v).__qualname__) if is_named_tuple(v) else ("tuple",)
+        return head + tuple(_ckey(e) for e in v)
     if isinstance(v, core.dtype):
         return ("dtype", v.ir_type)
+    if _is_jit(v):
+        return _jit_key(v)
+    if is_named_tuple_class(v):
+        return ("namedtuple-class", v.__qualname__, tuple(v._fields))
     return (type(v).__name__, v)
 
 
+def _is_jit(v) -> bool:
+    from .jit import KernelInterface  # late: jit imports this module
+
+    return isinstance(v, KernelInterface)
+
+
 def _wire(v):
-    """A constexpr value in the form _C.compile takes (dtypes as DTypeRef)."""
+    """A constexpr value in the form _C.compile takes (dtypes as DTypeRef, @jit functions
+    as their FunctionSource, NamedTuples with their class)."""
     if isinstance(v, tuple):
-        return tuple(_wire(e) for e in v)
+        elems = tuple(_wire(e) for e in v)
+        return _C.NamedTupleValue(named_tuple_type(type(v)), elems) if is_named_tuple(v) \
+            else elems
     if isinstance(v, core.dtype):
         return _C.DTypeRef(v.ir_type)
+    if _is_jit(v):
+        from ._sources import function_source  # late: _sources imports jit
+
+        return function_source(v.jit_function)
+    if is_named_tuple_class(v):
+        return named_tuple_type(v)
     return v
 
 
@@ -219,10 +290,13 @@ def constexpr_value(name: str, v):
     """The host value of a constexpr argument, checked to be one the compiler accepts."""
     if isinstance(v, core.constexpr):
         v = v.value
-    if v is None or isinstance(v, (bool, int, float, str, core.dtype)):
+    if v is None or isinstance(v, (bool, int, float, str, core.dtype)) or _is_jit(v) or \
+            is_named_tuple_class(v):
         return v
     if isinstance(v, np.generic) and not isinstance(v, np.ndarray):
         return v.item()
+    if is_named_tuple(v):
+        return type(v)(*(constexpr_value(name, e) for e in v))
     if isinstance(v, (tuple, list)):
         return tuple(constexpr_value(name, e) for e in v)
     what = type(v).__name__
@@ -304,6 +378,10 @@ def spec_of(key, value):
         return ("none", None)
     if tag == "d":
         return ("tensordesc", key[1:])
+    if tag == "t":
+        cls = key[1]
+        return ("tuple", (named_tuple_type(cls) if cls is not None else None,
+                          [spec_of(k, e) for k, e in zip(key[2], value)]))
     if isinstance(value, core.constexpr):
         value = value.value
     if isinstance(value, np.generic):
@@ -364,6 +442,10 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
         return ("c", _ckey(constexpr_value(name, v))), None
     if isinstance(v, TensorDescriptor):
         return desc_arg(name, v)
+    if isinstance(v, tuple):
+        return tuple_arg(name, v, specialize_ints, specialize)
+    if _is_jit(v) or is_named_tuple_class(v):  # compile-time values, as in Triton
+        return ("c", _ckey(v)), None
     arr = array_arg(name, v)
     if arr is not None:
         return ("p", arr.dtype, arr.aligned), arr

@@ -154,6 +154,8 @@ def wants_gpu(args, kwargs) -> bool:
     for v in (*args, *kwargs.values()):
         if isinstance(v, TensorDescriptor) and _any_device_array((v.base,), {}):
             return True
+        if isinstance(v, tuple) and v and wants_gpu(v, {}):  # arrays inside a tuple
+            return True
     return False
 
 
@@ -250,6 +252,11 @@ def _specialize(jitfn, values, info):
             keys.append(key)
             specs.append(_args.spec_of(key, v))
             continue
+        if not p.is_constexpr and isinstance(v, tuple):
+            key = _tuple_key(p.name, v, p.specialize, on_device)
+            keys.append(key)
+            specs.append(_args.spec_of(key, v))
+            continue
         r = _args.specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
         key = r[0]
         keys.append(key)
@@ -263,6 +270,27 @@ def _specialize(jitfn, values, info):
     if device is None:
         device = _C.gpu_current_device()
     return specs, keys, device
+
+
+def _tuple_key(name, v, specialize_ints, on_device):
+    """The specialisation key of a tuple argument on the GPU path: arrays in GPU memory
+    become pointers (on one device with the launch's others), the rest follows the
+    interpreter's rule."""
+
+    def leaf(sub, e, is_constexpr, spec_ints):
+        if isinstance(e, tuple):
+            return _args.tuple_arg(sub, e, spec_ints, leaf)
+        inf = _C.gpu_classify([e], [sub])[0]
+        if inf is not None and inf[0] == "device":
+            _, dtype, aligned, dev = inf
+            on_device(sub, dev)
+            return ("p", dtype, aligned), None
+        if inf is not None and inf[0] == "host":
+            raise ValueError(f"argument '{sub}' is {inf[1]}, but the launch has arguments on "
+                             f"the GPU: move '{sub}' with .cuda()")
+        return _args.specialize(sub, e, False, spec_ints)
+
+    return _args.tuple_arg(name, v, specialize_ints, leaf)[0]
 
 
 def _compile(jitfn, specs, keys, options, arch, device):
@@ -334,11 +362,12 @@ def run(jitfn, grid, warmup, args, kwargs):
 
 
 def _with_descriptor_parts(names, values):
-    """The launch's names and values, with each TensorDescriptor's parts added under the
-    names of the kernel's .params (d.base, d.shape.<i>, d.stride.<i>: every stride but the
-    last, which is 1)."""
+    """The launch's names and values, with each TensorDescriptor's parts and each tuple's
+    elements added under the names of the kernel's .params (d.base, d.shape.<i>,
+    d.stride.<i>: every stride but the last, which is 1; t.<i>, t.<i>.<j>, ...)."""
     extra_names, extra = [], []
-    for n, v in zip(names, values):
+
+    def add(n, v):
         if isinstance(v, TensorDescriptor):
             extra_names.append(n + ".base")
             extra.append(v.base)
@@ -348,6 +377,14 @@ def _with_descriptor_parts(names, values):
             for i, x in enumerate(list(v.strides)[:-1]):
                 extra_names.append(f"{n}.stride.{i}")
                 extra.append(int(x))
+        elif isinstance(v, tuple):
+            for i, e in enumerate(v):
+                extra_names.append(f"{n}.{i}")
+                extra.append(e)
+                add(f"{n}.{i}", e)
+
+    for n, v in zip(names, values):
+        add(n, v)
     if not extra:
         return names, values
     return list(names) + extra_names, list(values) + extra

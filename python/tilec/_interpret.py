@@ -30,6 +30,9 @@ def run_on_host(jitfn, grid, warmup, args, kwargs):
             host = storages[dev.data_ptr()][1]
             return torch.empty(0, dtype=v.dtype).set_(host, v.storage_offset(), v.size(),
                                                       v.stride())
+        if isinstance(v, tuple):  # a tuple argument: its tensors too (NamedTuples keep class)
+            elems = [to_host(f"{name}[{i}]", e) for i, e in enumerate(v)]
+            return type(v)(*elems) if hasattr(type(v), "_fields") else tuple(elems)
         if hasattr(v, "__cuda_array_interface__") or type(v).__name__ == "PyCapsule":
             raise ValueError(f"argument '{name}' is a GPU array, and TILEC_INTERPRET=1 runs "
                              "kernels on the CPU: pass a torch tensor (copied to the host and "

@@ -11,7 +11,7 @@ import sys
 import textwrap
 import types
 
-from . import _C
+from . import _C, _args
 from .language import _stubs, core
 
 _LANGUAGE_PREFIX = "tilec.language"
@@ -129,11 +129,25 @@ def to_global(v, resolve_jit):
     if isinstance(v, tuple):
         elems = [to_global(e, resolve_jit) for e in v]
         bad = [e for e in elems if isinstance(e, _C.Unsupported)]
-        return bad[0] if bad else tuple(elems)
+        if bad:
+            return bad[0]
+        if _args.is_named_tuple(v):
+            t = _named_type_or_unsupported(type(v))
+            return t if isinstance(t, _C.Unsupported) else _C.NamedTupleValue(t, tuple(elems))
+        return tuple(elems)
+    if _args.is_named_tuple_class(v):  # a NamedTuple class the kernel constructs
+        return _named_type_or_unsupported(v)
     if getattr(v, "_tilec_builtin", None):  # `from tilec.language import load` style
         name = v._tilec_builtin  # "load", "math.exp" (= exp), "libdevice.exp" (its own)
         return _C.BuiltinRef(name if _stubs.has_own_namespace(name) else name.rsplit(".", 1)[-1])
     return _C.Unsupported(_describe(v))
+
+
+def _named_type_or_unsupported(cls):
+    try:
+        return _args.named_tuple_type(cls)
+    except TypeError as e:
+        return _C.Unsupported(f"NamedTuple class '{cls.__qualname__}' ({e})")
 
 
 class SourceBuilder:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _C, _introspect, _sources
+from . import _C, _args, _introspect, _sources
 from .errors import CompilationError
 
 
@@ -27,7 +27,8 @@ class CompiledKernel:
         self.arg_names = list(native.arg_names)
         param_index = {n: i for i, n in enumerate(jitfn.arg_names)}
         # a tensor descriptor parameter `d` is several arguments: d.base, d.shape.<i>,
-        # d.stride.<i> (the parts of its DescArg)
+        # d.stride.<i> (the parts of its DescArg); a tuple parameter `t` one per run-time
+        # leaf: t.0, t.1.2 (the path into its tuple of run-time values)
         parts = [n.split(".") for n in self.arg_names]
         missing = [n for n, p in zip(self.arg_names, parts) if p[0] not in param_index]
         if missing:
@@ -39,10 +40,9 @@ class CompiledKernel:
         self._pointer_slots = [j for j, n in enumerate(self.arg_names)
                                if specs[param_index[n]][0] == "pointer"] \
             if all(len(p) == 1 for p in parts) else None
-        self._desc_parts = [(j, p[0], p[1] if len(p) > 1 else None,
-                             int(p[2]) if len(p) > 2 else 0)
-                            for j, p in enumerate(parts)
-                            if len(p) > 1 or specs[param_index[p[0]]][0] == "pointer"]
+        self._parts = [(j, p[0], tuple(int(x) if x.isdigit() else x for x in p[1:]))
+                       for j, p in enumerate(parts)
+                       if len(p) > 1 or specs[param_index[p[0]]][0] == "pointer"]
         self._asm = None
 
     @property
@@ -82,7 +82,7 @@ class CompiledKernel:
                 args[j] = a.ptr
                 buffers.append((names[j], a.lo, a.nbytes, a.writable))
         else:
-            self._unpack_descriptors(args, buffers)
+            self._unpack_parts(args, buffers)
         out = self._native.run(grid, args, buffers)
         if out:
             sys.stdout.write(out)
@@ -98,19 +98,28 @@ class CompiledKernel:
     def _init_handles(self):
         """Triton loads the module here; the interpreter has nothing to load."""
 
-    def _unpack_descriptors(self, args, buffers):
-        """Pointer and tensor descriptor arguments in place: addresses, shapes, strides;
-        a buffer per pointer and per descriptor base, named after the parameter."""
-        for j, param, part, i in self._desc_parts:
+    def _unpack_parts(self, args, buffers):
+        """Pointer, tensor descriptor and tuple arguments in place: addresses, shapes,
+        strides, tuple leaves; a buffer per pointer and per descriptor base, named after
+        the parameter (and the tuple index: `t[1]`)."""
+        for j, param, path in self._parts:
             v = args[j]
+            k = 0
+            while k < len(path) and isinstance(path[k], int):  # into a tuple
+                v = v[path[k]]
+                k += 1
+            part = path[k] if k < len(path) else None
+            name = param + "".join(f"[{i}]" for i in path[:k])
             if part == "shape":
-                args[j] = v.shape[i]
+                args[j] = v.shape[path[k + 1]]
             elif part == "stride":
-                args[j] = v.strides[i]
-            else:  # a pointer, or a descriptor's base
+                args[j] = v.strides[path[k + 1]]
+            elif part == "base" or isinstance(v, _args.ArrayArg):
                 a = v.base if part == "base" else v
                 args[j] = a.ptr
-                buffers.append((param, a.lo, a.nbytes, a.writable))
+                buffers.append((name, a.lo, a.nbytes, a.writable))
+            else:  # a scalar inside a tuple
+                args[j] = v
 
     def __repr__(self):
         return f"CompiledKernel({self.name}, {self.metadata.target})"

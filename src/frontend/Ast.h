@@ -27,7 +27,7 @@ const char *cmpop_symbol(CmpOp op);
 
 enum class ExprKind {
   Name, Int, Float, Str, Bool, None, Ellipsis, FString, Attribute, Subscript, Slice, Call,
-  BinOp, UnaryOp, BoolOp, Compare, IfExp, Tuple, List, Starred,
+  BinOp, UnaryOp, BoolOp, Compare, IfExp, Tuple, List, ListComp, Starred,
   Lambda, // parsed only so Sema can reject it with a clear message
 };
 
@@ -141,6 +141,13 @@ struct TupleExpr : Expr {
 struct ListExpr : Expr {
   std::vector<ExprPtr> elts;
   explicit ListExpr(SourceLoc l) : Expr(ExprKind::List, l) {}
+};
+// [elt for target in iter if cond ...]: one generator (Triton evaluates it at compile time
+// over a tuple).
+struct ListCompExpr : Expr {
+  ExprPtr elt, target, iter;
+  std::vector<ExprPtr> ifs;
+  explicit ListCompExpr(SourceLoc l) : Expr(ExprKind::ListComp, l) {}
 };
 struct StarredExpr : Expr {
   ExprPtr value;

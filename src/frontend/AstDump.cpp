@@ -194,6 +194,14 @@ std::string dump(const Expr &e, bool locs) {
     return list("tuple", e.loc, static_cast<const TupleExpr &>(e).elts, locs);
   case ExprKind::List:
     return list("list", e.loc, static_cast<const ListExpr &>(e).elts, locs);
+  case ExprKind::ListComp: {
+    const auto &x = static_cast<const ListCompExpr &>(e);
+    std::string s = "(listcomp" + at + " " + dump(*x.elt, locs) + " for " +
+                    dump(*x.target, locs) + " in " + dump(*x.iter, locs);
+    for (const auto &c : x.ifs)
+      s += " if " + dump(*c, locs);
+    return s + ")";
+  }
   case ExprKind::Starred:
     return "(*" + at + " " + dump(*static_cast<const StarredExpr &>(e).value, locs) + ")";
   case ExprKind::Lambda:

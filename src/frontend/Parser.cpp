@@ -53,6 +53,8 @@ const char *target_kind_name(const Expr &e) {
     return "conditional expression";
   case ExprKind::Lambda:
     return "lambda";
+  case ExprKind::ListComp:
+    return "list comprehension";
   case ExprKind::Slice:
     return "slice";
   default:

@@ -480,8 +480,28 @@ ExprPtr ParserImpl::parse_list() {
   if (accept_op("]"))
     return l;
   l->elts.push_back(at_op("*") ? parse_star_expression() : parse_named_expression());
-  if (at_kw("for") || at_kw("async"))
-    error(open, std::string("list comprehension") + kNotSupported);
+  if (at_kw("async"))
+    error(open, std::string("async comprehension") + kNotSupported);
+  if (at_kw("for")) {
+    auto c = std::make_unique<ListCompExpr>(open);
+    c->elt = std::move(l->elts.front());
+    take();
+    c->target = parse_target_list();
+    check_target(*c->target, false);
+    if (!accept_kw("in"))
+      unexpected("'in' after the comprehension's variable");
+    c->iter = parse_disjunction();
+    while (at_kw("if")) {
+      take();
+      c->ifs.push_back(parse_disjunction());
+    }
+    if (at_kw("for") || at_kw("async"))
+      error(cur(), std::string("a comprehension with several 'for' clauses") + kNotSupported);
+    if (!accept_op("]"))
+      unexpected("']' closing the list comprehension opened at line " +
+                 std::to_string(open.line));
+    return c;
+  }
   while (accept_op(",")) {
     if (at_op("]"))
       break;

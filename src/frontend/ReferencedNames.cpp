@@ -86,6 +86,15 @@ public:
     case ExprKind::Starred:
       expr(*static_cast<const StarredExpr &>(e).value);
       return;
+    case ExprKind::ListComp: {
+      const auto &x = static_cast<const ListCompExpr &>(e);
+      expr(*x.iter);
+      target(*x.target);
+      expr(*x.elt);
+      for (const auto &c : x.ifs)
+        expr(*c);
+      return;
+    }
     case ExprKind::Int:
     case ExprKind::Float:
     case ExprKind::Str:

@@ -207,6 +207,15 @@ Val py_print(Emitter &e, const Args &a) {
   return call(e, "device_print", std::move(args), a.loc(), {{"hex", a["hex"]}});
 }
 
+// tuple(x) / tl.tuple(x): a tuple (or list, which Sema also holds as a tuple) as a plain
+// tuple.
+Val py_tuple(Emitter &, const Args &a) {
+  const Val &x = a["iterable"];
+  if (x.kind != Val::Kind::Tuple)
+    a.fail("tuple() takes a tuple or a list, not " + py_type_name(x));
+  return Val::tuple(x.elems);
+}
+
 // hasattr / getattr with a constant name: whatever `obj.name` would give in the kernel.
 Val py_hasattr(Emitter &e, const Args &a) {
   std::string name = a.const_str("name");
@@ -246,6 +255,7 @@ void add_python_builtins(std::vector<Def> &t) {
                         {"len", "obj", py_len, kPython},
                         {"isinstance", "obj, class_or_tuple", py_isinstance, kPython},
                         {"hasattr", "obj, name", py_hasattr, kPython},
+                        {"tuple", "iterable=()", py_tuple, kPython | kTl},
                         {"getattr", "obj, name, default=None", py_getattr, kPython},
                         {"print", "*args, hex=False", py_print, kPython},
                         {"range", "*args", py_range, kPython},

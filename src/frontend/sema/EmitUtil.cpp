@@ -66,7 +66,9 @@ std::string py_type_name(const Val &v) {
   case Val::Kind::Tensor:
     return "tensor";
   case Val::Kind::Tuple:
-    return "tuple";
+    return v.named ? v.named->name : "tuple";
+  case Val::Kind::TupleClass:
+    return "type";
   case Val::Kind::Function:
     return "JITFunction";
   case Val::Kind::Module:

@@ -250,6 +250,8 @@ bool py_equal(const Val &a, const Val &b) {
     return true;
   case K::Method:
     return a.str == b.str && py_equal(a.elems[0], b.elems[0]);
+  case K::TupleClass:
+    return a.named == b.named;
   default:
     return false;
   }

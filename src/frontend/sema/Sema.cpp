@@ -71,6 +71,8 @@ bool same_val(const Val &a, const Val &b) {
   case Val::Kind::Module:
   case Val::Kind::Builtin:
     return a.str == b.str;
+  case Val::Kind::TupleClass:
+    return a.named == b.named;
   case Val::Kind::BlockPtr:
   case Val::Kind::TensorDesc:
     if (!a.same_structure(b) || (a.block && !(*a.block == *b.block)))
@@ -79,7 +81,8 @@ bool same_val(const Val &a, const Val &b) {
   case Val::Kind::Method:
   case Val::Kind::Tuple:
   case Val::Kind::Slice:
-    if (a.str != b.str || a.elems.size() != b.elems.size())
+    if (a.str != b.str || a.elems.size() != b.elems.size() ||
+        (a.named ? !b.named || a.named->name != b.named->name : bool(b.named)))
       return false;
     for (size_t i = 0; i < a.elems.size(); ++i)
       if (!same_val(a.elems[i], b.elems[i]))
@@ -220,6 +223,45 @@ const ParsedFunction &Lowerer::parsed(const std::shared_ptr<const FunctionSource
 
 // --- the kernel ---
 
+// The value a kernel parameter (or a part of a tuple parameter, named by its path) has in
+// the body: a constexpr, or run-time arguments added to `fn`.
+Val Lowerer::parameter_value(ir::Function &fn, const std::string &name, const ArgSpec &spec,
+                             std::vector<int64_t> &divisibility, SourceLoc loc) {
+  switch (spec.kind) {
+  case ArgSpec::Kind::Constexpr:
+    return spec.value;
+  case ArgSpec::Kind::None:
+    return Val::none();
+  case ArgSpec::Kind::TensorDesc:
+    return descriptor_parameter(fn, name, spec, divisibility, loc);
+  case ArgSpec::Kind::Tuple: {
+    std::vector<Val> elems;
+    for (size_t i = 0; i < spec.elems.size(); ++i)
+      elems.push_back(
+          parameter_value(fn, name + "." + std::to_string(i), spec.elems[i], divisibility, loc));
+    Val t = Val::tuple(std::move(elems));
+    t.named = spec.named;
+    return t;
+  }
+  case ArgSpec::Kind::Int:
+    if (spec.equal_to_1) // specialised away, as Triton does
+      return Val::integer(1);
+    [[fallthrough]];
+  case ArgSpec::Kind::Pointer:
+  case ArgSpec::Kind::Float:
+  case ArgSpec::Kind::Bool: {
+    ir::Type t = spec.kind == ArgSpec::Kind::Pointer ? ir::Type::pointer_to(spec.dtype)
+                 : spec.kind == ArgSpec::Kind::Bool  ? ir::Type(ir::DType::I1)
+                                                     : ir::Type(spec.dtype);
+    Val v = Val::of(fn.entry()->add_arg(t));
+    fn.arg_names.push_back(name);
+    divisibility.push_back(spec.divisible_by_16 ? 16 : 1);
+    return v;
+  }
+  }
+  throw_internal(__FILE__, __LINE__, "unknown argument spec kind");
+}
+
 SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
                         const std::vector<ArgSpec> &args) {
   const ParsedFunction &pf = parsed(kernel, {});
@@ -249,36 +291,7 @@ SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
       throw CompileError(p.loc, "parameter '" + p.name +
                                     "' is annotated tl.constexpr but was not given a "
                                     "compile-time value");
-    Val v;
-    switch (spec.kind) {
-    case ArgSpec::Kind::Constexpr:
-      v = spec.value;
-      break;
-    case ArgSpec::Kind::None:
-      v = Val::none();
-      break;
-    case ArgSpec::Kind::TensorDesc:
-      v = descriptor_parameter(*fn, p.name, spec, divisibility, p.loc);
-      break;
-    case ArgSpec::Kind::Int:
-      if (spec.equal_to_1) { // specialised away, as Triton does
-        v = Val::integer(1);
-        break;
-      }
-      [[fallthrough]];
-    case ArgSpec::Kind::Pointer:
-    case ArgSpec::Kind::Float:
-    case ArgSpec::Kind::Bool: {
-      ir::Type t = spec.kind == ArgSpec::Kind::Pointer ? ir::Type::pointer_to(spec.dtype)
-                   : spec.kind == ArgSpec::Kind::Bool  ? ir::Type(ir::DType::I1)
-                                                       : ir::Type(spec.dtype);
-      v = Val::of(fn->entry()->add_arg(t));
-      fn->arg_names.push_back(p.name);
-      divisibility.push_back(spec.divisible_by_16 ? 16 : 1);
-      break;
-    }
-    }
-    set_var(p.name, std::move(v));
+    set_var(p.name, parameter_value(*fn, p.name, spec, divisibility, p.loc));
   }
   // Facts the GPU back end uses (Triton's tt.divisibility), one per body argument.
   result.module->attrs.push_back({"tt.divisibility", divisibility});

@@ -49,6 +49,9 @@ struct ArgSpec {
     TensorDesc, // a host TensorDescriptor: dtype = element dtype; desc_* below. In the
                 // kernel its base (16-byte aligned), shape (i32) and strides (i64; the
                 // last is 1) are arguments of their own
+    Tuple,      // a tuple (or NamedTuple: `named`) of arguments, each specialised by its
+                // own spec in `elems`; its run-time leaves are kernel arguments named
+                // after their path ("t.0", "t.1.2")
   };
   Kind kind = Kind::Int;
   ir::DType dtype = ir::DType::I32;
@@ -60,6 +63,9 @@ struct ArgSpec {
   std::vector<int64_t> desc_block_shape;
   bool desc_nan_padding = false;
   std::vector<bool> desc_shape_div16, desc_stride_div16;
+  // Tuple: the elements' specs, and the NamedTuple class (null for a plain tuple)
+  std::vector<ArgSpec> elems;
+  std::shared_ptr<const NamedTupleInfo> named;
 };
 
 struct CompileOptions {

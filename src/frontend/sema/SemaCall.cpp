@@ -100,10 +100,49 @@ Val Lowerer::call_value(const Val &f, CallArgs args, const ast::Expr &callee) {
   }
   case Val::Kind::Function:
     return inline_call(f, std::move(args));
+  case Val::Kind::TupleClass:
+    return construct_named_tuple(f, args);
   default:
     throw CompileError(callee.loc,
                        "'" + unparse(callee) + "' is not callable (it is " + describe(f) + ")");
   }
+}
+
+// `Point(x, y=2)` of a NamedTuple class: arguments bound to the fields as Python binds
+// them, the class's defaults for the last fields.
+Val Lowerer::construct_named_tuple(const Val &cls, const CallArgs &args) {
+  const NamedTupleInfo &nt = *cls.named;
+  size_t n = nt.fields.size();
+  if (args.args.size() > n)
+    throw CompileError(args.loc, nt.name + "() takes " + std::to_string(n) +
+                                     " positional arguments but " +
+                                     std::to_string(args.args.size()) + " were given");
+  std::vector<std::optional<Val>> bound(n);
+  for (size_t i = 0; i < args.args.size(); ++i)
+    bound[i] = args.args[i];
+  for (const auto &[key, v] : args.kwargs) {
+    size_t i = 0;
+    while (i < n && nt.fields[i] != key)
+      ++i;
+    if (i == n)
+      throw CompileError(args.loc, nt.name + "() got an unexpected keyword argument '" + key + "'");
+    if (bound[i])
+      throw CompileError(args.loc, nt.name + "() got multiple values for argument '" + key + "'");
+    bound[i] = v;
+  }
+  std::vector<Val> elems;
+  for (size_t i = 0; i < n; ++i) {
+    size_t first_default = n - nt.defaults.size();
+    if (!bound[i] && i >= first_default)
+      bound[i] = nt.defaults[i - first_default];
+    if (!bound[i])
+      throw CompileError(args.loc,
+                         nt.name + "() missing required argument: '" + nt.fields[i] + "'");
+    elems.push_back(std::move(*bound[i]));
+  }
+  Val t = Val::tuple(std::move(elems));
+  t.named = cls.named;
+  return t;
 }
 
 Val Lowerer::call_dtype_method(const Val &self, const std::string &name, const CallArgs &args) {

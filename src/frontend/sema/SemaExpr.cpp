@@ -146,6 +146,8 @@ Val Lowerer::eval(const ast::Expr &e) {
     return Val::tuple(eval_elements(static_cast<const ast::TupleExpr &>(e).elts));
   case ast::ExprKind::List: // lists are tuples in kernels, as in Triton
     return Val::tuple(eval_elements(static_cast<const ast::ListExpr &>(e).elts));
+  case ast::ExprKind::ListComp:
+    return eval_list_comp(static_cast<const ast::ListCompExpr &>(e));
   case ast::ExprKind::Starred:
     throw CompileError(e.loc, "a starred expression is not allowed here");
   case ast::ExprKind::Lambda:
@@ -249,6 +251,20 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
     return dtype_attribute(base, attr, loc);
   case Val::Kind::TensorDesc:
     return descriptor_attribute(*this, base, attr, loc);
+  case Val::Kind::Tuple:
+    if (base.named) { // a NamedTuple's fields
+      const std::vector<std::string> &f = base.named->fields;
+      for (size_t i = 0; i < f.size() && i < base.elems.size(); ++i)
+        if (f[i] == attr)
+          return base.elems[i];
+      if (attr == "_fields") {
+        std::vector<Val> names;
+        for (const std::string &n : f)
+          names.push_back(Val::string(n));
+        return Val::tuple(std::move(names));
+      }
+    }
+    throw CompileError(loc, "'" + py_type_name(base) + "' object has no attribute '" + attr + "'");
   case Val::Kind::Bool:
   case Val::Kind::Int:
   case Val::Kind::Float:
@@ -324,6 +340,44 @@ Val Lowerer::eval_bool_op(const ast::BoolOpExpr &e) {
     tensors.push_back(logical_op(*this, e.is_and, lhs, rhs, e.loc));
   }
   return tensors[0];
+}
+
+// [elt for target in iter if c]: unrolled at compile time over a tuple, as Triton does;
+// the loop variable is the comprehension's own (Python 3 scoping).
+Val Lowerer::eval_list_comp(const ast::ListCompExpr &e) {
+  if (e.iter->kind == ast::ExprKind::Call) {
+    std::string f = unparse(*static_cast<const ast::CallExpr &>(*e.iter).func);
+    if (f == "range" || f == "tl.range" || f == "tl.static_range")
+      throw CompileError(e.iter->loc, "a list comprehension over " + f +
+                                          "() is not supported: comprehensions run over "
+                                          "tuples at compile time (use a for loop)");
+  }
+  Val it = eval(*e.iter);
+  if (it.kind != Val::Kind::Tuple)
+    throw CompileError(e.iter->loc, "only comprehensions over tuples are supported (they are "
+                                    "unrolled at compile time), not over " +
+                                        (it.is_tensor() ? std::string("a tensor")
+                                                        : py_type_name(it)));
+  Scope outer = frame().scope;
+  std::vector<Val> out;
+  for (const Val &item : it.elems) {
+    assign_target(*e.target, item);
+    bool keep = true;
+    for (const ast::ExprPtr &cond : e.ifs) {
+      Val c = eval(*cond);
+      if (c.is_tensor())
+        throw CompileError(cond->loc, "a comprehension's condition must be known at compile "
+                                      "time, but it is a tensor");
+      if (!py_truth(c)) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep)
+      out.push_back(eval(*e.elt));
+  }
+  frame().scope = std::move(outer);
+  return Val::tuple(std::move(out));
 }
 
 // `a if c else b`: a constexpr c picks one side (the other is not evaluated); a run-time

@@ -407,6 +407,14 @@ std::string unparse(const ast::Expr &e) {
       s += std::string(" ") + ast::cmpop_symbol(x.ops[i]) + " " + unparse(*x.comparators[i]);
     return s;
   }
+  case ast::ExprKind::ListComp: {
+    auto &x = static_cast<const ast::ListCompExpr &>(e);
+    std::string s = "[" + unparse(*x.elt) + " for " + unparse(*x.target) + " in " +
+                    unparse(*x.iter);
+    for (const auto &c : x.ifs)
+      s += " if " + unparse(*c);
+    return s + "]";
+  }
   case ast::ExprKind::Tuple:
   case ast::ExprKind::List: {
     const auto &elts = e.kind == ast::ExprKind::Tuple ? static_cast<const ast::TupleExpr &>(e).elts

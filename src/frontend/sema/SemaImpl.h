@@ -103,6 +103,10 @@ struct LoopCarry {
 class Lowerer final : public Emitter {
 public:
   Lowerer(const CompileOptions &opts, SourceManager &sm) : opts_(opts), sm_(sm) {}
+  Val eval_list_comp(const ast::ListCompExpr &e);
+  Val construct_named_tuple(const Val &cls, const CallArgs &args);
+  Val parameter_value(ir::Function &fn, const std::string &name, const ArgSpec &spec,
+                      std::vector<int64_t> &divisibility, SourceLoc loc);
   SemaResult run(const std::shared_ptr<const FunctionSource> &kernel,
                  const std::vector<ArgSpec> &args);
 

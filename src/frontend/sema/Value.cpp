@@ -111,6 +111,13 @@ std::string spell(const Val &v, bool quote_strings) {
   case K::Tensor:
     return v.tensor ? tensor_str(v.tensor->type) : "tensor";
   case K::Tuple: {
+    if (v.named) { // repr of a NamedTuple: Name(f=v, ...)
+      std::string s = v.named->name + "(";
+      for (size_t i = 0; i < v.elems.size(); ++i)
+        s += (i ? ", " : "") + (i < v.named->fields.size() ? v.named->fields[i] : "?") + "=" +
+             spell(v.elems[i], true);
+      return s + ")";
+    }
     std::string s = "(";
     for (size_t i = 0; i < v.elems.size(); ++i)
       s += (i ? ", " : "") + spell(v.elems[i], true);
@@ -132,6 +139,8 @@ std::string spell(const Val &v, bool quote_strings) {
   }
   case K::TensorDesc: // as Triton's signatures spell it: tensordesc<fp16[64, 64]>
     return tensor_desc_str(v);
+  case K::TupleClass:
+    return "<class '" + v.named->name + "'>";
   case K::Slice: {
     std::string s = "slice(";
     for (size_t i = 0; i < 3; ++i)
@@ -161,6 +170,7 @@ bool Val::is_constexpr() const {
   case Kind::Str:
   case Kind::DType:
   case Kind::Function: // a @jit function passed as a value (combine_fn) is compile-time
+  case Kind::TupleClass:
     return true;
   case Kind::Tuple:
     for (const Val &e : elems)

@@ -58,6 +58,14 @@ struct TensorDescInfo {
   size_t num_parts() const { return 2 * rank(); }
 };
 
+// A typing.NamedTuple / collections.namedtuple class: its name and fields, and the
+// defaults of its last fields (a call may leave those out).
+struct NamedTupleInfo {
+  std::string name;
+  std::vector<std::string> fields;
+  std::vector<struct Val> defaults; // for the last defaults.size() fields
+};
+
 struct Val {
   enum class Kind {
     None, Bool, Int, Float, Str, // constexpr Python scalars
@@ -71,6 +79,7 @@ struct Val {
     Slice,                       // elems = {lower, upper, step} (None when absent)
     BlockPtr,                    // elems = base, shape, strides, offsets; `block` the rest
     TensorDesc,                  // elems = base, shape, strides; `desc` the rest
+    TupleClass,                  // a NamedTuple class (`named`): calling it makes a Tuple
   };
   Kind kind = Kind::None;
   bool b = false;
@@ -86,6 +95,9 @@ struct Val {
   std::shared_ptr<const FunctionSource> fn; // Function
   std::shared_ptr<const BlockPtrInfo> block; // BlockPtr
   std::shared_ptr<const TensorDescInfo> desc; // TensorDesc
+  // Tuple: the NamedTuple class it is an instance of (fields read as attributes); null
+  // for a plain tuple. TupleClass: the class.
+  std::shared_ptr<const NamedTupleInfo> named;
 
   static Val none() { return Val(); }
   static Val boolean(bool v) { Val x; x.kind = Kind::Bool; x.b = v; return x; }
@@ -136,6 +148,7 @@ struct Val {
   // and the same compile-time facts of a block pointer or descriptor.
   bool same_structure(const Val &o) const {
     return kind == o.kind && elems.size() == o.elems.size() &&
+           (named ? o.named && named->name == o.named->name : !o.named) &&
            (!block || block->same_type(*o.block)) && (!desc || *desc == *o.desc);
   }
   // A compile-time value usable where a constexpr is needed (tuples of constexprs too).

@@ -94,8 +94,8 @@ TEST(ParserError, UnsupportedExpressions) {
             "1:5: dict comprehension is not supported in tilec kernels");
   EXPECT_EQ(parse_error("x = {k for k in a}\n"),
             "1:5: set comprehension is not supported in tilec kernels");
-  EXPECT_EQ(parse_error("x = [i * 2 for i in a]\n"),
-            "1:5: list comprehension is not supported in tilec kernels");
+  EXPECT_EQ(parse_error("x = [i * j for i in a for j in b]\n"),
+            "1:23: a comprehension with several 'for' clauses is not supported in tilec kernels");
   EXPECT_EQ(parse_error("x = (i for i in a)\n"),
             "1:5: generator expression is not supported in tilec kernels");
   EXPECT_EQ(parse_error("x = sum(i for i in a)\n"),

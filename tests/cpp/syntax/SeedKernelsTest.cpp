@@ -253,6 +253,7 @@ TEST(LenientParse, SkipsWhatItCannotParse) {
   EXPECT_EQ(ast::dump(m), "import tilec\n"
                           "import tilec.language as tl\n"
                           "BLOCK = 128\n"
+                          "squares = (listcomp (* i i) for i in (call range 4))\n"
                           "@(call (. tilec autotune))\n"
                           "@(. tilec jit)\n"
                           "def kernel(x, B: (. tl constexpr)):\n"
