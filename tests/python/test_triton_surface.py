@@ -67,6 +67,18 @@ def test_ast_source_signature_forms():
     assert src.hash() != ASTSource(sk.add_kernel, ADD_SIG, {"BLOCK_SIZE": 64}).hash()
 
 
+def test_compilation_listener_is_called():
+    from tilec import knobs
+
+    seen = []
+    with knobs.compilation.scope():
+        knobs.compilation.listener = lambda **kw: seen.append(kw)
+        tilec.compile(ASTSource(sk.add_kernel, ADD_SIG, {"BLOCK_SIZE": 64}), target=H100)
+    assert len(seen) == 1 and seen[0]["cache_hit"] is False
+    assert seen[0]["metadata"]["name"] == "add_kernel" and seen[0]["times"].total >= 0
+    assert knobs.compilation.listener is None
+
+
 def test_compile_errors_and_targets():
     with pytest.raises(NotImplementedError, match="IR file"):
         tilec.compile("kernel.ttir")
@@ -209,6 +221,7 @@ def test_triton_names_under_the_switch():
             "type_canonicalisation_dict, get_jit_fn_file_line, native_specialize_impl\n"
             "from triton.runtime.autotuner import OutOfResources, PTXASError\n"
             "from triton.runtime.errors import InterpreterError\n"
+            "from triton.runtime.interpreter import InterpretedFunction\n"
             "from triton.runtime._allocation import NullAllocator\n"
             "from triton.backends import BaseBackend, backends\n"
             "from triton.backends.compiler import GPUTarget, Language\n"

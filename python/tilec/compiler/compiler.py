@@ -104,7 +104,7 @@ def _unwrap(v):
 def aot_signature(src: ASTSource):
     """(tilec signature string, {name: constexpr value}) of an ASTSource, for
     `_introspect.compile`."""
-    fn = src.fn
+    fn = getattr(src.fn, "jit_function", src.fn)  # an @autotune object compiles its function
     entries, constexprs = [], {}
     deep = [p for p in list(src.constants) + list(src.attrs) if len(p) != 1]
     if deep:

@@ -6,8 +6,8 @@ from . import _stubs
 from .core import (DTYPES, PropagateNan, bfloat16, block_type, builtin, constexpr, dtype,
                    float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, float16,
                    float32, float64, int1, int8, int16, int32, int64, must_use_result, pi32_t,
-                   pointer_type, range, static_range, str_to_ty, tensor, tensor_descriptor, tensor_descriptor_base, uint8, uint16,
-                   uint32, uint64, void)
+                   pointer_type, range, static_range, str_to_ty, tensor, tensor_descriptor,
+                   tensor_descriptor_base, uint8, uint16, uint32, uint64, void)
 from . import core, math
 from . import extra
 
