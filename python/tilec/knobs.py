@@ -28,7 +28,7 @@ import importlib
 import os
 import re
 import subprocess
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from . import _C, _introspect
 
