@@ -187,6 +187,8 @@ def test_language_helpers():
     assert tl.core.view is tl.view and tl.core.get_int_dtype(16, False) == tl.uint16
     assert tl.core._unwrap_if_constexpr([tl.constexpr(1), (tl.constexpr(2),)]) == [1, (2,)]
     assert tl.float8e4b15.is_fp8() and "fp16" in tl.dtype.STANDARD_FP_TYPES
+    assert [d.exponent_bias for d in (tl.float8e4nv, tl.float8e5, tl.float8e4b15, tl.bfloat16,
+                                      tl.float64)] == [7, 15, 15, 127, 1023]
     with pytest.raises(TypeError, match="no such element type"):
         tl.float8e4b15.ir_type
 

@@ -43,6 +43,11 @@ class dtype:
         if self.is_int():
             self.int_bitwidth = self.primitive_bitwidth
             self.int_signedness = "signed" if name in self.SINT_TYPES else "unsigned"
+        if self.is_floating():
+            # IEEE's bias for the exponent's width, or the one a name says ("fp8e4b15": 15)
+            exp_bits = self.primitive_bitwidth - 1 - self.fp_mantissa_width
+            suffix = name.rpartition("b")[2] if name.startswith("fp8") else ""
+            self.exponent_bias = int(suffix) if suffix.isdigit() else (1 << (exp_bits - 1)) - 1
 
     # kind queries, as Triton names them
     def is_floating(self):
