@@ -13,15 +13,20 @@ import tilec.language as tl
 from tilec import _C, _interpret, _tunecache, knobs
 from tilec.runtime import cache as rcache
 
+_ENV_AT_IMPORT = dict(os.environ)
+
 
 @pytest.fixture
-def clean_env(monkeypatch):
-    for k in ("TRITON_PRINT_AUTOTUNING", "TRITON_CACHE_AUTOTUNING", "TRITON_CACHE_DIR",
-              "TRITON_INTERPRET", "TRITON_REDIS_PORT", "TRITON_PTXAS_PATH", "TRITON_HOME"):
-        monkeypatch.delenv(k, raising=False)
+def clean_env():
+    """A monkeypatch inside scopes of the knob sets the tests touch: on exit the monkeypatch
+    is undone first, then the scopes put every knob and its variable back as they were
+    (sets propagate to os.environ, which the monkeypatch does not know about)."""
     with knobs.autotuning.scope(), knobs.cache.scope(), knobs.runtime.scope(), \
-            knobs.redis.scope(), knobs.nvidia.scope():
-        yield monkeypatch
+            knobs.redis.scope(), knobs.nvidia.scope(), pytest.MonkeyPatch.context() as mp:
+        for k in ("TRITON_PRINT_AUTOTUNING", "TRITON_CACHE_AUTOTUNING", "TRITON_CACHE_DIR",
+                  "TRITON_INTERPRET", "TRITON_REDIS_PORT", "TRITON_PTXAS_PATH", "TRITON_HOME"):
+            mp.delenv(k, raising=False)
+        yield mp
 
 
 def test_reads_the_environment_until_set(clean_env):
@@ -158,3 +163,11 @@ def test_autotuning_print_knob_prints(clean_env, capsys):
     copy[(1,)](x, y, 16)
     np.testing.assert_array_equal(x, y)
     assert "B: 16" in capsys.readouterr().out
+
+
+def test_knob_tests_leave_the_environment_alone():
+    """Runs last in this file: no TRITON_* variable the tests above set is left behind."""
+    leaked = sorted(k for k in os.environ if k.startswith("TRITON_") and k in (
+        "TRITON_PRINT_AUTOTUNING", "TRITON_CACHE_AUTOTUNING", "TRITON_CACHE_DIR",
+        "TRITON_INTERPRET", "TRITON_REDIS_PORT") and k not in _ENV_AT_IMPORT)
+    assert leaked == []
