@@ -115,7 +115,7 @@ def main():
               "machine, so these times are pessimistic")
     report = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                           "python": platform.python_version(), "load_average": load},
-              "tilec": triton.__version__, "reps": args.reps,
+              "tilec": triton.__tilec_version__, "reps": args.reps,
               "threads": os.environ.get("TILEC_NUM_THREADS", "0 (all cores)"),
               "results": rows}
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)

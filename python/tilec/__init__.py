@@ -2,20 +2,22 @@
 
 `import tilec as triton; import tilec.language as tl` runs existing Triton kernels: on
 NVIDIA GPUs (torch CUDA tensors and other GPU arrays) through tilec's own code generator,
-and on the CPU tile interpreter (numpy arrays, CPU torch tensors)."""
+and on the CPU tile interpreter (numpy arrays, CPU torch tensors). `__version__` is the
+Triton release whose surface tilec follows (libraries check it); tilec's own version is
+`__tilec_version__`."""
 
 from . import _C
-from .errors import CompilationError, CudaError, KernelError, OutOfResources, TilecError
+from ._version import TILEC_VERSION as __tilec_version__, TRITON_VERSION as __version__
+from .errors import (CompilationError, CudaError, InterpreterError, KernelError, OutOfResources,
+                     TilecError, TritonError)
 from .jit import JITFunction, KernelInterface, jit
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
-from .compiler import CompiledKernel
-from . import backends, language, runtime, testing, tools
-from ._allocation import set_allocator
+from .compiler import CompiledKernel, compile
+from ._tensors import MockTensor, TensorWrapper, reinterpret
+from . import backends, knobs, language, runtime, testing, tools
+from .runtime._allocation import set_allocator
 from ._gpu import synchronize
-from ._introspect import compile
 from ._as_triton import install as install_as_triton
-
-__version__ = _C.__version__
 
 
 def cdiv(x, y):
@@ -33,7 +35,7 @@ def next_power_of_2(n: int) -> int:
 
 __all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autotuner",
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
-           "KernelError", "TilecError", "CompiledKernel", "language", "testing",
-           "CudaError", "OutOfResources", "synchronize", "compile", "runtime", "backends",
-           "tools", "set_allocator", "install_as_triton",
-           "__version__"]
+           "KernelError", "TilecError", "TritonError", "InterpreterError", "CompiledKernel",
+           "language", "testing", "CudaError", "OutOfResources", "synchronize", "compile",
+           "runtime", "backends", "knobs", "tools", "set_allocator", "install_as_triton",
+           "MockTensor", "TensorWrapper", "reinterpret", "__version__", "__tilec_version__"]

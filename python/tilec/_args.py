@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from . import _C
+from ._tensors import MockTensor, TensorWrapper
 from .language import core
 from .tools.tensor_descriptor import TensorDescriptor, check_block_shape
 
@@ -104,6 +105,34 @@ def _torch_arg(name: str, t) -> ArrayArg:
     return ArrayArg(ptr, dt, lo, nbytes, True)
 
 
+def element_dtype(name: str, dtype) -> str:
+    """The Tile IR name of an element type given as a tl dtype, a torch dtype or a numpy
+    dtype (what `reinterpret` and MockTensor hold)."""
+    if isinstance(dtype, core.dtype) and not isinstance(dtype, (core.pointer_type,
+                                                                 core.block_type)):
+        if dtype.name != "void":
+            return dtype.ir_type
+    elif str(dtype) in _TORCH_DTYPES:
+        return _TORCH_DTYPES[str(dtype)]
+    else:
+        try:
+            return _numpy_dtype(name, np.dtype(dtype))
+        except TypeError:
+            pass
+    raise TypeError(f"argument '{name}': {dtype!r} is not an element type a kernel can "
+                    "address")
+
+
+def _wrapper_arg(name: str, w: TensorWrapper) -> ArrayArg:
+    """A pointer to the wrapper's dtype over its base's memory."""
+    base = array_arg(name, w.base)
+    if base is None:
+        raise TypeError(f"argument '{name}': the TensorWrapper's base is {_describe(w.base)}, "
+                        "not an array")
+    return ArrayArg(base.ptr, element_dtype(name, w.dtype), base.lo, base.nbytes,
+                    base.writable)
+
+
 def array_arg(name: str, x):
     """An ArrayArg when `x` is an array-like the kernel can address, else None.
     Raises for arrays that live on a GPU or have an unsupported dtype."""
@@ -112,6 +141,10 @@ def array_arg(name: str, x):
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
         return _torch_arg(name, x)
+    if isinstance(x, TensorWrapper):
+        return _wrapper_arg(name, x)
+    if isinstance(x, MockTensor):  # no memory: compiled by warmup, never addressed
+        return ArrayArg(0, element_dtype(name, x.dtype), 0, 0, False)
     if hasattr(x, "__cuda_array_interface__"):
         raise ValueError(
             f"argument '{name}' lives in GPU memory ({type(x).__name__}), but tilec runs "

@@ -20,8 +20,10 @@ from __future__ import annotations
 import types
 import weakref
 
-from . import _C, _args, _introspect, _sources
-from .errors import CompilationError, CudaError
+from . import _C, _args, _introspect, _sources, knobs
+from ._tensors import TensorWrapper
+from .compiler.kernel import CompiledKernel
+from .errors import CompilationError, CudaError, as_triton_error
 from .language import core
 from .tools.tensor_descriptor import TensorDescriptor
 
@@ -51,11 +53,14 @@ def _generate_ptx(jitfn, fs, specs, options, arch):
             "not built yet. Run the kernel on the CPU interpreter with host arrays (numpy "
             "arrays or CPU tensors)")
     num_warps, num_stages, debug, fp_fusion, maxnreg = options
-    return gen(fs, specs, num_warps, num_stages, debug, arch, enable_fp_fusion=fp_fusion,
-               maxnreg=maxnreg or 0)
+    try:
+        return gen(fs, specs, num_warps, num_stages, debug, arch, enable_fp_fusion=fp_fusion,
+                   maxnreg=maxnreg or 0)
+    except CompilationError as e:
+        raise as_triton_error(e).with_traceback(None) from None
 
 
-class GpuCompiledKernel:
+class GpuCompiledKernel(CompiledKernel):
     """A kernel compiled for a GPU. `asm`: 'ptx' (text), 'cubin' (bytes, when built), the
     Tile IR after each pipeline stage ('ttir' before layouts, 'ttgir' with layouts), the
     'thread_ir', and 'sass' when cuobjdump or nvdisasm is found. `metadata`: name,
@@ -130,11 +135,6 @@ class GpuCompiledKernel:
         return {"num_warps": m.num_warps, "num_stages": m.num_stages, "debug": m.debug,
                 "enable_fp_fusion": self._fp_fusion, "maxnreg": self._maxnreg}
 
-    def __getitem__(self, grid):
-        from .compiler import launcher
-
-        return launcher(self, grid)
-
     def _init_handles(self):
         """Loads the module on the current device (Triton's tutorials call this before
         reading n_regs / n_spills)."""
@@ -142,17 +142,15 @@ class GpuCompiledKernel:
         if d is not None:
             self._native.num_regs(d)
 
-    def __repr__(self):
-        return f"CompiledKernel({self.name}, {self.metadata.target})"
-
 
 def wants_gpu(args, kwargs) -> bool:
     """Whether a launch has an argument in GPU memory (the CPU path handles the rest): an
-    array, or the base of a TensorDescriptor."""
+    array, or the base of a TensorDescriptor or a TensorWrapper."""
     if _any_device_array(args, kwargs):
         return True
     for v in (*args, *kwargs.values()):
-        if isinstance(v, TensorDescriptor) and _any_device_array((v.base,), {}):
+        if isinstance(v, (TensorDescriptor, TensorWrapper)) and \
+                _any_device_array((v.base,), {}):
             return True
         if isinstance(v, tuple) and v and wants_gpu(v, {}):  # arrays inside a tuple
             return True
@@ -217,8 +215,16 @@ def _specialize(jitfn, values, info):
         gpu_param = gpu_param or name
 
     for p, v, inf in zip(jitfn.params, values, info):
+        wrapper = not p.is_constexpr and isinstance(v, TensorWrapper)
+        if wrapper:  # the base's memory, the wrapper's element type
+            inf = _C.gpu_classify([v.base], [p.name])[0]
+            if inf is None:
+                raise TypeError(f"argument '{p.name}': the TensorWrapper's base is a "
+                                f"{type(v.base).__name__}, not an array")
         if not p.is_constexpr and inf is not None and inf[0] == "device":
             _, dtype, aligned, dev = inf
+            if wrapper:
+                dtype = _args.element_dtype(p.name, v.dtype)
             if p.typed is not None:
                 kind, want = p.typed
                 if kind != "pointer":
@@ -301,7 +307,9 @@ def _compile(jitfn, specs, keys, options, arch, device):
     if _ptx_generator is not None:  # hand-written PTX must not be mistaken for tilec's
         opts += f";generator={_ptx_generator.__module__}.{_ptx_generator.__qualname__}"
     key = _C.gpu_cache_key(fs, repr(tuple(keys)), opts, arch)
-    native = _C.GpuKernel.load_cached(key)
+    cache_dir = knobs.cache.dir  # TRITON_CACHE_DIR or the knob, else tilec's own
+    native = None if knobs.compilation.always_compile else \
+        _C.GpuKernel.load_cached(key, cache_dir)
     if native is None:
         ptx, meta = _generate_ptx(jitfn, fs, specs, options, arch)
         meta = dict(meta)
@@ -311,7 +319,7 @@ def _compile(jitfn, specs, keys, options, arch, device):
         if static_output:
             print(static_output, end="", flush=True)
         native = _C.gpu_build(ptx, meta, arch, device)
-        native.store(key)  # best effort: a read-only cache only costs a recompile
+        native.store(key, cache_dir)  # best effort: a read-only cache only costs a recompile
     return GpuCompiledKernel(native, jitfn, options, arch, source=(fs, specs))
 
 
@@ -357,6 +365,7 @@ def run(jitfn, grid, warmup, args, kwargs):
 
     g = normalize_grid(grid, dict(zip(jitfn.arg_names, values)))
     names, values = _with_descriptor_parts(jitfn.arg_names, values)
+    values = [v.base if isinstance(v, TensorWrapper) else v for v in values]
     kernel._native.launch(g, stream, names, values, device, **attrs)
     return kernel
 

@@ -7,14 +7,16 @@ before the first launch (Triton reads it when the kernel is decorated)."""
 
 from __future__ import annotations
 
-import os
 import sys
 
-from . import _C
+from . import _C, knobs
+from ._tensors import TensorWrapper
 
 
 def enabled() -> bool:
-    return _C.env_flag("TILEC_INTERPRET") or _C.flag_value(os.environ.get("TRITON_INTERPRET", ""))
+    """TILEC_INTERPRET (tilec's flag rule), or `knobs.runtime.interpret` (TRITON_INTERPRET
+    by Triton's rule, or the knob set in Python)."""
+    return _C.env_flag("TILEC_INTERPRET") or knobs.runtime.interpret
 
 
 def run_on_host(jitfn, grid, warmup, args, kwargs):
@@ -23,6 +25,8 @@ def run_on_host(jitfn, grid, warmup, args, kwargs):
     storages = {}  # device storage address -> (device storage, host copy)
 
     def to_host(name, v):
+        if isinstance(v, TensorWrapper):
+            return TensorWrapper(to_host(name, v.base), v.dtype)
         if torch is not None and isinstance(v, torch.Tensor) and v.is_cuda:
             dev = v.untyped_storage()
             if dev.data_ptr() not in storages:

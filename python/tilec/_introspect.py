@@ -10,7 +10,8 @@ import struct
 import subprocess
 import tempfile
 
-from . import _C
+from . import _C, _sources
+from .errors import CompilationError, TilecError, as_triton_error
 
 
 class Metadata:
@@ -67,7 +68,14 @@ def ir_aliases(stages: dict) -> dict:
     return out
 
 
-def _tool(name):
+def find_tool(name):
+    """The path of CUDA tool `name` (ptxas, cuobjdump, nvdisasm), or None: ptxas as tilec
+    compiles with it (docs/ENV.md, TILEC_PTXAS); the others on PATH, else beside ptxas."""
+    if name == "ptxas":
+        try:
+            return _C.gpu_find_ptxas() or None
+        except TilecError:  # TILEC_PTXAS names a missing file
+            return None
     found = shutil.which(name)
     if found:
         return found
@@ -82,7 +90,7 @@ def _tool(name):
 def sass(cubin: bytes, name: str):
     """The SASS of `cubin` (cuobjdump -sass, else nvdisasm), or None without those tools."""
     for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", [])):
-        path = _tool(tool)
+        path = find_tool(tool)
         if path is None:
             continue
         with tempfile.TemporaryDirectory() as d:
@@ -171,8 +179,7 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=Fal
     values ({"BLOCK_SIZE": 1024}). `enable_fp_fusion` and `maxnreg` are the launch options
     of the same names. Returns a CompiledKernel with `asm["ptx"]`,
     `asm["cubin"]` when ptxas is found, the IR of every stage, and `metadata`."""
-    from . import _gpu, _sources
-    from .errors import CompilationError
+    from . import _gpu  # late: _gpu imports this module
 
     jitfn = getattr(fn, "jit_function", fn)
     constexprs = dict(constexprs or {})
@@ -188,7 +195,7 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=Fal
         r = _C.compile_aot(fs, signature, constexprs, num_warps, num_stages, bool(debug), cc,
                            specific, bool(enable_fp_fusion), maxnreg or 0)
     except CompilationError as e:
-        raise e.with_traceback(None) from None
+        raise as_triton_error(e).with_traceback(None) from None
     if r["static_output"]:
         print(r["static_output"], end="", flush=True)
     meta = {k: r[k] for k in ("name", "arch", "num_warps", "num_stages", "shared", "params")}

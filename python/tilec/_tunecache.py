@@ -8,7 +8,7 @@ import json
 import os
 import tempfile
 
-from . import _C, _sources
+from . import _C, _sources, knobs
 
 
 def env_flag(name: str) -> bool:
@@ -21,7 +21,7 @@ def env_flag(name: str) -> bool:
 
 
 def cache_dir() -> str:
-    return os.path.join(_C.gpu_cache_dir(), "autotune")
+    return os.path.join(knobs.cache.dir, "autotune")
 
 
 def device_name(on_gpu: bool) -> str:

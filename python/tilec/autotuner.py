@@ -14,7 +14,7 @@ import sys
 import time
 import warnings
 
-from . import _gpu, _sources, _tunecache
+from . import _gpu, _sources, _tunecache, knobs
 from .errors import CompilationError, OutOfResources
 from .jit import KernelInterface
 from .tools.tensor_descriptor import TensorDescriptor
@@ -281,8 +281,9 @@ class Autotuner(KernelInterface):
         return timings
 
     def _tune(self, key, args, kwargs, nargs, grid):
-        verbose = _tunecache.env_flag("TILEC_PRINT_AUTOTUNING")
-        disk = self.cache_results or _tunecache.env_flag("TILEC_CACHE_AUTOTUNING")
+        verbose = _tunecache.env_flag("TILEC_PRINT_AUTOTUNING") or knobs.autotuning.print
+        disk = self.cache_results or _tunecache.env_flag("TILEC_CACHE_AUTOTUNING") or \
+            knobs.autotuning.cache
         for c in self.configs:
             self._check_conflicts(kwargs, c)
         entry = None

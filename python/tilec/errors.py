@@ -7,7 +7,12 @@ import re
 _LOCATION = re.compile(r"^(.+?):(\d+):(\d+): error: ")
 
 
-class TilecError(Exception):
+class TritonError(Exception):
+    """Base of the errors Triton code catches (`triton.TritonError`); tilec's errors
+    derive from it through TilecError."""
+
+
+class TilecError(TritonError):
     """Base of tilec's own exceptions."""
 
 
@@ -26,11 +31,31 @@ class CompilationError(TilecError):
         self.file = file
         self.line = line
         self.col = col
-        # Triton's CompilationError has `src` and `error_message`; keep the latter's name.
+        # Triton's CompilationError has `src`, `node` (an AST node) and `error_message`
         self.error_message = self.message
+        self.src = None
+        self.node = None
 
     def __str__(self):
         return self.rendered.rstrip("\n")
+
+
+class CompileTimeAssertionFailure(CompilationError):
+    """A `tl.static_assert` that failed while compiling."""
+
+
+class UnsupportedLanguageConstruct(CompilationError):
+    """Python syntax the kernel language does not have (Triton's class; tilec reports
+    these as CompilationError)."""
+
+
+def as_triton_error(e: CompilationError) -> CompilationError:
+    """`e` as the subclass Triton raises for it (a failed static_assert is a
+    CompileTimeAssertionFailure); the C++ bindings raise every compile error as
+    CompilationError."""
+    if type(e) is CompilationError and e.message.startswith("static_assert failed"):
+        return CompileTimeAssertionFailure(e.rendered, e.message, e.file, e.line, e.col)
+    return e
 
 
 class KernelError(TilecError, RuntimeError):
@@ -80,3 +105,33 @@ class OutOfResources(TilecError):
         self.required = required
         self.limit = limit
         self.name = kernel
+
+
+class _MessageError(TilecError):
+    """An error whose str() is `prefix + error_message` (Triton's runtime errors)."""
+
+    prefix = ""
+
+    def __init__(self, error_message: str | None = None):
+        super().__init__(error_message)
+        self.error_message = error_message
+
+    def __str__(self):
+        return self.prefix + (self.error_message or "")
+
+
+class InterpreterError(_MessageError):
+    """Triton's error of its Python interpreter mode (`triton.runtime.errors`). tilec's
+    interpreter raises KernelError; this class exists for code that names it."""
+
+
+class PTXASError(_MessageError):
+    """ptxas rejected the PTX of a kernel."""
+
+    prefix = "PTXAS error: "
+
+
+class AutotunerError(_MessageError):
+    """An autotuner could not tune (Triton's `triton.runtime.errors.AutotunerError`)."""
+
+    prefix = "Autotuner error: "

@@ -8,7 +8,8 @@ import collections
 import functools
 import inspect
 
-from . import _C, _args, _gpu, _interpret, _sources
+from . import _C, _args, _gpu, _interpret, _sources, _utils
+from ._tensors import MockTensor
 from .compiler import CompiledKernel, compile_kernel
 from .language import core
 
@@ -35,8 +36,8 @@ class KernelInterface:
 
     def warmup(self, *args, grid, **kwargs):
         """Compiles for these arguments (as a launch would) without running; returns the
-        CompiledKernel."""
-        return self.run(*args, grid=grid, warmup=True, **kwargs)
+        CompiledKernel. A torch dtype stands for a tensor of that dtype (a MockTensor)."""
+        return self.run(*map(MockTensor.wrap_dtype, args), grid=grid, warmup=True, **kwargs)
 
     def compiled_variants(self) -> list:
         """Every compiled specialisation of the kernel, on the CPU and on GPUs, as
@@ -64,11 +65,14 @@ def _describe_options(options) -> dict:
             "enable_fp_fusion": fp_fusion, "maxnreg": maxnreg}
 
 
-class _Param:
-    __slots__ = ("name", "index", "is_constexpr", "typed", "has_default", "default",
-                 "specialize", "keyword_only")
+class KernelParam:
+    """A parameter of a @jit function (Triton's KernelParam: `num`, `name`, `is_constexpr`,
+    `do_not_specialize`, `annotation`, ...)."""
 
-    def __init__(self, p: inspect.Parameter, index: int, specialize: bool):
+    __slots__ = ("name", "index", "is_constexpr", "typed", "has_default", "default",
+                 "specialize", "keyword_only", "align", "_annotation")
+
+    def __init__(self, p: inspect.Parameter, index: int, specialize: bool, align: bool = True):
         self.name = p.name
         self.index = index
         self.is_constexpr = core.is_constexpr_annotation(p.annotation)
@@ -76,7 +80,47 @@ class _Param:
         self.has_default = p.default is not inspect.Parameter.empty
         self.default = p.default if self.has_default else None
         self.specialize = specialize
+        self.align = align
         self.keyword_only = p.kind == p.KEYWORD_ONLY  # after `*`: bound by name only
+        self._annotation = p.annotation
+
+    # Triton's names
+    num = property(lambda self: self.index)
+    do_not_specialize = property(lambda self: not self.specialize)
+    do_not_specialize_on_alignment = property(lambda self: not self.align)
+
+    @property
+    def annotation(self) -> str:
+        """The annotation as Triton spells signature types: "constexpr", "*fp32", "i64",
+        "" when there is none."""
+        return "constexpr" if self.is_constexpr else _type_name(self._annotation)
+
+    @property
+    def annotation_type(self) -> str:
+        a = self.annotation
+        return a if a.lstrip("*k") in _utils.BITWIDTH_DICT else ""
+
+    @property
+    def is_const(self) -> bool:
+        return not self.is_constexpr and self.annotation.startswith("*k")
+
+
+def _type_name(a) -> str:
+    if a is inspect.Parameter.empty or a is None:
+        return ""
+    if isinstance(a, core.pointer_type):
+        return "*" + _type_name(a.element_ty)
+    if isinstance(a, core.dtype):
+        a = a.name
+    a = str(a).strip()
+    if a.startswith("const "):
+        return "*k" + _type_name(a[len("const "):]).lstrip("*")
+    if a.startswith("*"):
+        return "*" + _type_name(a[1:])
+    if a.endswith("*"):
+        return "*" + _type_name(a[:-1])
+    a = a.removeprefix("tl.")
+    return _utils.type_canonicalisation_dict.get(a.replace("_t", ""), a)
 
 
 def normalize_grid(grid, meta):
@@ -106,43 +150,18 @@ def normalize_grid(grid, meta):
     return tuple(out)
 
 
-class JITFunction(KernelInterface):
-    """A @jit function: compiled on first launch per specialisation, then cached."""
+class JITCallable:
+    """A Python function tilec compiles (Triton's JITCallable): its source, read when first
+    needed, and `cache_key`, which changes when its source or a callee's does."""
 
-    _gpu_dispatch = None  # the C++ launch fast path, once the function ran on a GPU (_gpu.py)
-
-    def __init__(self, fn, *, debug=None, noinline=None, do_not_specialize=None,
-                 do_not_specialize_on_alignment=None, repr=None, launch_metadata=None):
+    def __init__(self, fn):
         if not inspect.isfunction(fn):
             raise TypeError(f"@jit expects a Python function, got {type(fn).__name__}")
         self.fn = fn
-        self.debug = debug
-        self.noinline = noinline
-        self._repr = repr
-        self.launch_metadata = launch_metadata
         functools.update_wrapper(self, fn)
-        sig = inspect.signature(fn)
-        for p in sig.parameters.values():
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise TypeError(f"@jit function '{fn.__name__}' cannot take *{p.name} or "
-                                f"**{p.name}: kernels have a fixed list of parameters")
-        names = list(sig.parameters)
-        no_spec = set()
-        for d in do_not_specialize or ():
-            no_spec.add(names[d] if isinstance(d, int) else d)
-        self.do_not_specialize = sorted(no_spec)
-        self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or ())
-        self.params = [_Param(p, i, p.name not in no_spec)
-                       for i, p in enumerate(sig.parameters.values())]
-        self.arg_names = names
-        self._n_positional = sum(not p.keyword_only for p in self.params)
-        self._index = {p.name: p for p in self.params}
-        self.constexprs = [p.index for p in self.params if p.is_constexpr]
-        self.cache = {}
-        self._function_source = None
+        self.signature = inspect.signature(fn)
         self._src = None
 
-    # -- source ---------------------------------------------------------------------------
     def _read_source(self):
         if self._src is None:
             self._src = _sources.function_text(self.fn)
@@ -150,6 +169,7 @@ class JITFunction(KernelInterface):
 
     @property
     def src(self) -> str:
+        """The source text, decorators included."""
         return self._read_source()[0]
 
     def _unsafe_update_src(self, new_src: str):
@@ -169,7 +189,54 @@ class JITFunction(KernelInterface):
 
     @property
     def first_line(self) -> int:
+        """The absolute line of the source's first line (its first decorator)."""
         return self._read_source()[2]
+
+    starting_line_number = first_line
+
+    @property
+    def raw_src(self) -> list:
+        return self.src.splitlines(keepends=True)
+
+    @property
+    def cache_key(self) -> str:
+        """A hash of the sources of this function and the @jit functions it calls, the
+        constexpr globals they read and tilec's version."""
+        return _C.gpu_cache_key(_sources.function_source(self), "", "", "")
+
+
+class JITFunction(JITCallable, KernelInterface):
+    """A @jit function: compiled on first launch per specialisation, then cached."""
+
+    _gpu_dispatch = None  # the C++ launch fast path, once the function ran on a GPU (_gpu.py)
+
+    def __init__(self, fn, *, debug=None, noinline=None, do_not_specialize=None,
+                 do_not_specialize_on_alignment=None, repr=None, launch_metadata=None):
+        super().__init__(fn)
+        self.debug = debug
+        self.noinline = noinline
+        self._repr = repr
+        self.launch_metadata = launch_metadata
+        for p in self.signature.parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"@jit function '{fn.__name__}' cannot take *{p.name} or "
+                                f"**{p.name}: kernels have a fixed list of parameters")
+        names = list(self.signature.parameters)
+        no_spec = set()
+        for d in do_not_specialize or ():
+            no_spec.add(names[d] if isinstance(d, int) else d)
+        self.do_not_specialize = sorted(no_spec)
+        self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or ())
+        no_align = {names[d] if isinstance(d, int) else d
+                    for d in do_not_specialize_on_alignment or ()}
+        self.params = [KernelParam(p, i, p.name not in no_spec, p.name not in no_align)
+                       for i, p in enumerate(self.signature.parameters.values())]
+        self.arg_names = names
+        self._n_positional = sum(not p.keyword_only for p in self.params)
+        self._index = {p.name: p for p in self.params}
+        self.constexprs = [p.index for p in self.params if p.is_constexpr]
+        self.cache = {}
+        self._function_source = None
 
     # -- binding --------------------------------------------------------------------------
     def _bind(self, args, kwargs):
@@ -273,7 +340,7 @@ class JITFunction(KernelInterface):
         return kernel
 
     def warmup(self, *args, grid, **kwargs):
-        return self.run(*args, grid=grid, warmup=True, **kwargs)
+        return self.run(*map(MockTensor.wrap_dtype, args), grid=grid, warmup=True, **kwargs)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"@jit function '{self.__name__}' can only be called inside another "
@@ -305,4 +372,5 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
     return decorator
 
 
-__all__ = ["JITFunction", "KernelInterface", "jit", "CompiledKernel", "normalize_grid", "Variant"]
+__all__ = ["JITCallable", "JITFunction", "KernelInterface", "KernelParam", "jit", "CompiledKernel",
+           "normalize_grid", "Variant"]

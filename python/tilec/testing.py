@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import sys
 import time
 
 import numpy as np
 
-from . import _plot
+from . import _C, _plot, _utils
 
 
 def _to_numpy(x):
@@ -275,3 +276,72 @@ def perf_report(benchmarks):
         return Mark(fn, benchmarks)
 
     return decorator
+
+
+# -- the GPU's peak numbers (Triton's roofline helpers), from the CUDA driver ---------------
+
+def nvsmi(attrs):
+    """The integer values of nvidia-smi's query fields `attrs` (e.g. ["clocks.max.sm"]) for
+    GPU 0."""
+    cmd = ["nvidia-smi", "-i", "0", "--query-gpu=" + ",".join(attrs),
+           "--format=csv,noheader,nounits"]
+    try:
+        out = subprocess.check_output(cmd)
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise RuntimeError(f"nvsmi: cannot run nvidia-smi ({e}); it needs an NVIDIA GPU and "
+                           "its driver") from None
+    return [int(x) for x in out.decode().split(",")]
+
+
+def _gpu_props(device) -> dict:
+    ok, why = _C.gpu_driver_available() if hasattr(_C, "gpu_driver_available") else \
+        (False, "tilec was built without its GPU runtime")
+    if not ok or _C.gpu_device_count() == 0:
+        raise RuntimeError("this needs an NVIDIA GPU, and tilec finds none here"
+                           + (f": {why}" if why else ""))
+    if device is None:
+        torch = sys.modules.get("torch")
+        device = torch.cuda.current_device() if torch is not None else \
+            _C.gpu_current_device()
+    return _C.gpu_device_props(int(getattr(device, "index", device) or 0))
+
+
+def get_dram_gbps(device=None) -> float:
+    """The DRAM bandwidth of `device` (default: the current one) in GB/s."""
+    p = _gpu_props(device)
+    return p["mem_clock_rate"] * p["mem_bus_width"] * 2 / 1e6 / 8  # kHz * bits, double rate
+
+
+def _ops_per_subcore(dtype, capability, table) -> int:
+    name = _utils.canonicalize_dtype(dtype)
+    for names, ops in table[capability[0] >= 8]:
+        if name in names:
+            return ops
+    raise RuntimeError(f"dtype {dtype} not supported on compute capability {capability}")
+
+
+_TENSORCORE_OPS = {  # per sub-core and clock: (Volta / Turing, Ampere and later)
+    False: ((("fp16",), 256),),
+    True: ((("fp32", "i32"), 256), (("fp16", "bf16", "i16"), 512),
+           (("i8", "fp8e4nv", "fp8e4b15", "fp8e5"), 1024)),
+}
+_SIMD_OPS = {
+    False: ((("fp32",), 32), (("fp16",), 64)),
+    True: ((("fp32",), 32), (("fp16", "bf16"), 64)),
+}
+
+
+def _peak_tflops(dtype, clock_rate, device, table) -> float:
+    p = _gpu_props(device)
+    ops = _ops_per_subcore(dtype, tuple(p["capability"]), table)
+    return p["multiprocessor_count"] * 4 * clock_rate * ops * 1e-9
+
+
+def get_max_tensorcore_tflops(dtype, clock_rate, device=None) -> float:
+    """Peak tensor-core TFLOPS for `dtype` (torch or tl) at `clock_rate` kHz."""
+    return _peak_tflops(dtype, clock_rate, device, _TENSORCORE_OPS)
+
+
+def get_max_simd_tflops(dtype, clock_rate, device=None) -> float:
+    """Peak FMA-unit TFLOPS for `dtype` (torch or tl) at `clock_rate` kHz."""
+    return _peak_tflops(dtype, clock_rate, device, _SIMD_OPS)

@@ -1,8 +1,12 @@
-"""`triton.backends.compiler.GPUTarget`: what `driver.active.get_current_target()` returns."""
+"""`triton.backends.compiler`: the target of a compilation and the interface of a
+compiler back end. tilec has one back end, `backends.nvidia.compiler.CUDABackend`; it
+takes Triton's options and attributes and compiles through tilec's pipeline."""
 
 from __future__ import annotations
 
+import abc
 import dataclasses
+import enum
 
 
 @dataclasses.dataclass(frozen=True)
@@ -12,4 +16,62 @@ class GPUTarget:
     warp_size: int
 
 
-__all__ = ["GPUTarget"]
+class Language(enum.Enum):
+    """The language of a kernel's source."""
+    TRITON = 0
+    GLUON = 1
+
+
+class BaseBackend(abc.ABC):
+    """A compiler back end for the targets `supports_target` accepts."""
+
+    supports_native_tensor_specialization = True
+
+    def __init__(self, target: GPUTarget) -> None:
+        if not self.supports_target(target):
+            raise ValueError(f"{type(self).__name__} does not compile for {target}")
+        self.target = target
+
+    @staticmethod
+    @abc.abstractmethod
+    def supports_target(target: GPUTarget) -> bool:
+        ...
+
+    @abc.abstractmethod
+    def hash(self) -> str:
+        """Identifies the back end and its target in cache keys."""
+
+    @abc.abstractmethod
+    def parse_options(self, options: dict):
+        """The back end's options object from a dict of launch/compile options."""
+
+    @abc.abstractmethod
+    def add_stages(self, stages: dict, options, language=None) -> None:
+        ...
+
+    @abc.abstractmethod
+    def load_dialects(self, context) -> None:
+        ...
+
+    @abc.abstractmethod
+    def get_module_map(self) -> dict:
+        ...
+
+    # Specialisation of arguments: "D" marks a value divisible by 16 (a 16-byte aligned
+    # pointer); parse_attr turns it into the attributes of a signature entry.
+    @staticmethod
+    def parse_attr(desc: str) -> list:
+        if not isinstance(desc, str):
+            raise TypeError(f"parse_attr expects a str, got {type(desc).__name__}")
+        return [["tt.divisibility", 16]] if "D" in desc else []
+
+    @staticmethod
+    def get_int_specialization(arg, **kwargs) -> str:
+        return "D" if kwargs.get("align", False) and arg % 16 == 0 else ""
+
+    @staticmethod
+    def get_tensor_specialization(arg, **kwargs) -> str:
+        return "D" if kwargs.get("align", False) and arg.data_ptr() % 16 == 0 else ""
+
+
+__all__ = ["GPUTarget", "Language", "BaseBackend"]

@@ -3,16 +3,18 @@ classes and every builtin's name. Builtins are compiled from the kernel's source
 C++ front end; calling one on the host raises a clear error."""
 
 from . import _stubs
-from .core import (DTYPES, PropagateNan, bfloat16, block_type, constexpr, dtype, float8e4b8, float8e4b15, float8e4nv, float8e5,
-                   float8e5b16,
-                   float16, float32, float64, int1, int8, int16, int32, int64, pi32_t,
-                   pointer_type, range, static_range, tensor, tensor_descriptor,
+from .core import (DTYPES, PropagateNan, bfloat16, block_type, builtin, constexpr, dtype,
+                   float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, float16,
+                   float32, float64, int1, int8, int16, int32, int64, must_use_result, pi32_t,
+                   pointer_type, range, static_range, str_to_ty, tensor, tensor_descriptor,
                    tensor_descriptor_base, uint8, uint16, uint32, uint64, void)
-from . import math
+from . import core, math
 from . import extra
 
 _top, _math = _stubs.builtin_names()
-_stubs.install(globals(), _top)
+# Triton defines most builtins in `core` (tl.core.view is tl.view)
+_stubs.install(vars(core), _top)
+globals().update({n: getattr(core, n) for n in _top if n not in globals() and hasattr(core, n)})
 # tl.exp and tl.math.exp name the same builtin, as in Triton.
 _stubs.install(globals(), _math, "math.")
 del _top, _math

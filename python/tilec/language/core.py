@@ -52,6 +52,9 @@ class dtype:
     UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
     FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32",
                 "fp64"]
+    # Triton's fp8 types of other hardware (fp8e4b15: pre-Hopper NVIDIA; e4b8 / e5b16: AMD)
+    # exist on the host; tilec's compiler has no such element type
+    UNSUPPORTED_TYPES = ["fp8e4b15", "fp8e4b8", "fp8e5b16"]
     STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
     OTHER_TYPES = ["void"]
 
@@ -172,6 +175,10 @@ class dtype:
     @property
     def ir_type(self) -> str:
         """The Tile IR spelling ("fp16", "i32", "ptr<fp32>") handed to the compiler."""
+        if self.name in dtype.UNSUPPORTED_TYPES:
+            raise TypeError(f"{self!r} is Triton's fp8 type of other GPUs (pre-Hopper NVIDIA or "
+                            "AMD): tilec has no such element type (fp8e4nv and fp8e5 are "
+                            "supported)")
         return self._ir_name
 
     def __eq__(self, other):
@@ -303,6 +310,64 @@ pi32_t = pointer_type(int32)
 
 DTYPES = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv, float8e5,
           float16, bfloat16, float32, float64)
+
+
+# -- host helpers Triton's language module has ---------------------------------------------
+
+def _unwrap_if_constexpr(o):
+    """The value of a constexpr (element-wise in lists and tuples); anything else as is."""
+    if isinstance(o, list):
+        return [_unwrap_if_constexpr(x) for x in o]
+    if isinstance(o, tuple):
+        return tuple(_unwrap_if_constexpr(x) for x in o)
+    return o.value if isinstance(o, constexpr) else o
+
+
+def get_int_dtype(bitwidth: int, signed: bool) -> dtype:
+    """int1, int8..int64 or uint8..uint64."""
+    if bitwidth == 1:
+        return int1
+    name = f"{'' if signed else 'u'}int{bitwidth}"
+    if name not in dtype._INFO:
+        raise ValueError(f"no {'signed' if signed else 'unsigned'} integer type of "
+                         f"{bitwidth} bits")
+    return dtype(name)
+
+
+def builtin(fn):
+    """Marks a function as a builtin of the language (Triton's decorator). tilec's builtins
+    are compiled from the C++ table; a Python function marked here is not one of them, and
+    calling it on the host runs it."""
+    fn.__triton_builtin__ = True
+    return fn
+
+
+def must_use_result(x, s=True):
+    """Marks a function whose result must be used (Triton's decorator; tilec does not check
+    it)."""
+    if isinstance(x, str):
+        return lambda fn: must_use_result(fn, x)
+    x._must_use_result = s
+    return x
+
+
+# Triton's signature type names -> dtypes ("u1" and "i1" are both int1)
+_SIGNATURE_TYPES = {"i1": "int1", "u1": "int1", "B": "int1", "i8": "int8", "i16": "int16",
+                    "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16",
+                    "u32": "uint32", "u64": "uint64", "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5",
+                    "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp64": "fp64"}
+
+
+def str_to_ty(name: str, c=None) -> dtype:
+    """The dtype of a Triton signature type: "fp32" -> float32, "*fp16" -> pointer to
+    float16 ("*k" a const one). `c` is Triton's constexpr value for "constexpr", which tilec
+    has no host type for."""
+    if name.startswith("*"):
+        const = name.startswith("*k")
+        return pointer_type(str_to_ty(name[2 if const else 1:], c), const=const)
+    if name not in _SIGNATURE_TYPES:
+        raise KeyError(f"no tilec dtype for the signature type {name!r}")
+    return dtype(_SIGNATURE_TYPES[name])
 
 
 def is_constexpr_annotation(annotation) -> bool:

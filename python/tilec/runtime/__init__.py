@@ -1,12 +1,14 @@
 """`triton.runtime`: the active driver (`triton.runtime.driver.active`) and the names user
 code imports from Triton's runtime modules (JITFunction, Autotuner, Config, Heuristics,
-OutOfResources, ...)."""
+OutOfResources, reinterpret, ...)."""
 
+from .._tensors import MockTensor, TensorWrapper, reinterpret
 from ..autotuner import Autotuner, Config, Heuristics, autotune, heuristics
-from ..errors import OutOfResources
+from ..errors import InterpreterError, OutOfResources
 from ..jit import JITFunction, KernelInterface
-from . import autotuner, errors, jit
+from . import _allocation, autotuner, cache, errors, jit
 from .driver import driver
 
 __all__ = ["driver", "JITFunction", "KernelInterface", "Autotuner", "Config", "Heuristics",
-           "autotune", "heuristics", "OutOfResources", "autotuner", "errors", "jit"]
+           "autotune", "heuristics", "OutOfResources", "InterpreterError", "MockTensor",
+           "TensorWrapper", "reinterpret", "autotuner", "cache", "errors", "jit", "_allocation"]

@@ -1,5 +1,9 @@
-"""`triton.runtime.autotuner`: tilec's autotuner under Triton's module name."""
+"""`triton.runtime.autotuner`: tilec's autotuner under Triton's module name, with the errors
+Triton's module exports beside it."""
 
 from ..autotuner import Autotuner, Config, Heuristics, autotune, heuristics
+from ..errors import OutOfResources, PTXASError
+from ..jit import KernelInterface
 
-__all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
+__all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics", "OutOfResources",
+           "PTXASError", "KernelInterface"]

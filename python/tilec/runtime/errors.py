@@ -1,5 +1,8 @@
-"""`triton.runtime.errors`: the launch-time errors under Triton's module name."""
+"""`triton.runtime.errors`: the run-time errors under Triton's module name (defined once, in
+tilec/errors.py)."""
 
-from ..errors import CompilationError, OutOfResources, TilecError
+from ..errors import (AutotunerError, CompilationError, InterpreterError, OutOfResources,
+                      PTXASError, TilecError, TritonError)
 
-__all__ = ["CompilationError", "OutOfResources", "TilecError"]
+__all__ = ["AutotunerError", "CompilationError", "InterpreterError", "OutOfResources",
+           "PTXASError", "TilecError", "TritonError"]

@@ -1,17 +1,20 @@
-"""Compiling one specialisation (through `_C.compile`) and the CompiledKernel a launch
-returns: the IR of every pipeline stage, metadata, and the launch on the interpreter."""
+"""Compiling one specialisation for the host (through `_C.compile`) and the kernel a launch
+with host arrays returns: the IR of every pipeline stage, metadata, and the launch on the
+tile interpreter (or, with TILEC_SIMT=1, the SIMT simulator)."""
 
 from __future__ import annotations
 
 import sys
 
-from . import _C, _args, _introspect, _sources
-from .errors import CompilationError
+from .. import _C, _args, _introspect, _sources
+from ..errors import CompilationError, as_triton_error
+from .kernel import CompiledKernel
 
 
-class CompiledKernel:
-    """A kernel compiled for one specialisation. `asm` maps a stage name to its Tile IR
-    text ('ttir' is the final Tile IR, as Triton's key for its tile-level IR)."""
+class HostKernel(CompiledKernel):
+    """A kernel compiled for one specialisation, run on the host. `asm` maps a stage name
+    to its Tile IR text ('ttir' is the final Tile IR, as Triton's key for its tile-level
+    IR)."""
 
     def __init__(self, native, jitfn, specs, options):
         self._native = native
@@ -92,12 +95,6 @@ class CompiledKernel:
         m = self.metadata
         return {"num_warps": m.num_warps, "num_stages": m.num_stages, "debug": m.debug}
 
-    def __getitem__(self, grid):
-        return launcher(self, grid)
-
-    def _init_handles(self):
-        """Triton loads the module here; the interpreter has nothing to load."""
-
     def _unpack_parts(self, args, buffers):
         """Pointer, tensor descriptor and tuple arguments in place: addresses, shapes,
         strides, tuple leaves; a buffer per pointer and per descriptor base, named after
@@ -121,30 +118,8 @@ class CompiledKernel:
             else:  # a scalar inside a tuple
                 args[j] = v
 
-    def __repr__(self):
-        return f"CompiledKernel({self.name}, {self.metadata.target})"
 
-
-def launcher(kernel, grid):
-    """`compiled[grid](*args)`, as Triton's tutorials launch a kernel they compiled with
-    `warmup`: every @jit argument positionally (constexprs included), run with the options
-    the kernel was compiled with through the @jit function's own launch (which finds this
-    compilation in its cache when the arguments specialise alike)."""
-    jitfn = kernel.function
-    if jitfn is None:
-        raise TypeError(f"{kernel!r} was compiled ahead of time: launch it through its @jit "
-                        "function")
-    options = {k: v for k, v in kernel._launch_options().items() if k not in jitfn._index}
-
-    def run(*args, stream=None, **kwargs):
-        if stream is not None:
-            kwargs["stream"] = stream
-        return jitfn.run(*args, grid=grid, warmup=False, **{**options, **kwargs})
-
-    return run
-
-
-def compile_kernel(jitfn, specs, options) -> CompiledKernel:
+def compile_kernel(jitfn, specs, options) -> HostKernel:
     """Compiles `jitfn` for `specs` (one (kind, payload) per parameter) and `options`
     (num_warps, num_stages, debug, enable_fp_fusion, maxnreg; the interpreter ignores the last
     two). Prints static_print output, as Triton does."""
@@ -159,9 +134,12 @@ def compile_kernel(jitfn, specs, options) -> CompiledKernel:
         else:
             native = _C.compile(fs, specs, num_warps, num_stages, debug)
     except CompilationError as e:
-        raise e.with_traceback(None) from None
-    kernel = CompiledKernel(native, jitfn, specs, options)
+        raise as_triton_error(e).with_traceback(None) from None
+    kernel = HostKernel(native, jitfn, specs, options)
     if kernel.static_output:
         sys.stdout.write(kernel.static_output)
         sys.stdout.flush()
     return kernel
+
+
+__all__ = ["HostKernel", "compile_kernel"]

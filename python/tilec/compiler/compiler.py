@@ -1,0 +1,210 @@
+"""`triton.compiler.compiler`: `triton.compile(ASTSource(fn, signature, constexprs, attrs),
+target=GPUTarget("cuda", 90, 32), options={...})`, built on tilec's ahead-of-time path
+(`_introspect.compile`: PTX, and a cubin when ptxas is found, with no GPU needed).
+
+An ASTSource is Triton's description of one specialisation:
+- `signature` {parameter name: type}: "*fp32" (a pointer; "*kfp32" a const one), "i32",
+  "fp32", "u1" (bool), "tensordesc<fp16[64, 64]>", or "constexpr";
+- `constexprs` {name or path tuple: value}: the value of each "constexpr" entry (Triton
+  also makes an int argument equal to 1 a constexpr);
+- `attrs` {path tuple: [[attribute, value], ...]}: ["tt.divisibility", 16] says a pointer
+  is 16-byte aligned or an int divisible by 16 (what `BaseBackend.parse_attr` gives).
+A path is `(parameter index,)`; longer paths address elements of tuple parameters, which
+tilec's ahead-of-time path does not take."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from .. import _introspect, knobs
+from .._version import TILEC_VERSION, TRITON_VERSION
+from ..backends import backends
+from ..backends.compiler import BaseBackend, GPUTarget, Language
+from ..language import core
+from .kernel import CompiledKernel, LazyDict
+
+
+class ASTSource:
+    """A @jit function with one specialisation: its signature, constexpr values and
+    attributes (see the module's docstring)."""
+
+    def __init__(self, fn, signature: dict, constexprs: dict | None = None,
+                 attrs: dict | None = None) -> None:
+        self.fn = fn
+        self.language = Language.TRITON
+        self.ext = "ttir"
+        self.name = fn.__name__
+        self.signature = signature
+        for k in signature:
+            if not isinstance(k, str):
+                raise TypeError(f"signature keys must be parameter names, got {k!r}")
+        self.constants = {}
+        for k, v in (constexprs or {}).items():
+            path = (fn.arg_names.index(k),) if isinstance(k, str) else k
+            if not isinstance(path, tuple):
+                raise TypeError(f"constexprs keys must be parameter names or index tuples, "
+                                f"got {k!r}")
+            self.constants[path] = v
+        self.attrs = dict(attrs or {})
+
+    def hash(self) -> str:
+        def key(v):
+            return v.cache_key if hasattr(v, "cache_key") else str(v)
+
+        sig = [v for _, v in sorted(self.signature.items())]
+        consts = "-".join(key(v) for _, v in sorted(self.constants.items()))
+        text = f"{self.fn.cache_key}-{self.attrs}-{sig}-{consts}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def parse_options(self) -> dict:
+        return {}
+
+    def make_ir(self, *args, **kwargs):
+        raise NotImplementedError("tilec has no MLIR module to make: compile the source with "
+                                  "triton.compile and read CompiledKernel.asm")
+
+
+class IRSource:
+    """Triton compiles MLIR / PTX files too; tilec compiles Python kernels only."""
+
+    def __init__(self, path, *args, **kwargs):
+        raise NotImplementedError(f"tilec cannot compile the IR file {path!r}: it compiles "
+                                  "@jit functions (pass an ASTSource)")
+
+
+def make_backend(target: GPUTarget) -> BaseBackend:
+    """The back end that compiles for `target` (tilec: CUDA targets only)."""
+    found = [b.compiler for b in backends.values() if b.compiler.supports_target(target)]
+    if len(found) != 1:
+        raise RuntimeError(f"{len(found)} compatible backends for target ({target.backend}) "
+                           f"({found}): tilec compiles for 'cuda' targets")
+    return found[0](target)
+
+
+def triton_key() -> str:
+    """Identifies the compiler in cache keys: the Triton version tilec follows and
+    tilec's own."""
+    return f"{TRITON_VERSION}-tilec-{TILEC_VERSION}"
+
+
+def get_cache_key(src, backend, backend_options, env_vars) -> str:
+    return (f"{triton_key()}-{src.hash()}-{backend.hash()}-{backend_options.hash()}-"
+            f"{sorted(env_vars.items())}")
+
+
+def _divisible(attrs) -> bool:
+    return any(list(a) == ["tt.divisibility", 16] for a in attrs or ())
+
+
+def _unwrap(v):
+    return v.value if isinstance(v, core.constexpr) else v
+
+
+def aot_signature(src: ASTSource):
+    """(tilec signature string, {name: constexpr value}) of an ASTSource, for
+    `_introspect.compile`."""
+    fn = getattr(src.fn, "jit_function", src.fn)  # an @autotune object compiles its function
+    entries, constexprs = [], {}
+    deep = [p for p in list(src.constants) + list(src.attrs) if len(p) != 1]
+    if deep:
+        raise NotImplementedError(f"'{src.name}': tuple parameters (paths {deep}) are not "
+                                  "supported by tilec's ahead-of-time compilation")
+    for i, name in enumerate(fn.arg_names):
+        ty = src.signature.get(name)
+        if isinstance(ty, tuple):
+            raise NotImplementedError(f"'{src.name}': parameter '{name}' is a tuple; tilec's "
+                                      "ahead-of-time compilation takes scalars, pointers and "
+                                      "descriptors")
+        param = fn.params[i]
+        if ty == "constexpr" or (i,) in src.constants or (ty is None and param.is_constexpr):
+            if (i,) in src.constants:
+                constexprs[name] = _unwrap(src.constants[(i,)])
+            elif not param.has_default:
+                raise ValueError(f"'{src.name}': constexpr parameter '{name}' has no value in "
+                                 "constexprs and no default")
+            continue
+        if ty is None:
+            raise ValueError(f"'{src.name}': the signature has no entry for parameter "
+                             f"'{name}' (it has {sorted(src.signature)})")
+        entry = str(ty).strip()
+        if entry.startswith("*k"):
+            entry = "*" + entry[2:]
+        if entry.lstrip("*") == "u1":
+            entry = entry[:-2] + "i1"
+        if entry == "nvTmaDesc":
+            raise NotImplementedError(f"'{src.name}': parameter '{name}' is an nvTmaDesc; "
+                                      "tilec takes host tensor descriptors as 'tensordesc<...>'")
+        if _divisible(src.attrs.get((i,))) and not entry.startswith("tensordesc"):
+            entry += ":16"
+        entries.append(entry)
+    return ",".join(entries), constexprs
+
+
+_FORWARDED = ("num_warps", "num_stages", "debug", "enable_fp_fusion", "maxnreg")
+
+
+def _compile_ast(src: ASTSource, target, options) -> CompiledKernel:
+    if target is None:
+        from ..runtime.driver import driver  # late: runtime imports the @jit machinery
+
+        target = driver.active.get_current_target()
+    if not isinstance(target, GPUTarget):
+        raise TypeError(f"target must be a GPUTarget, got {type(target).__name__}")
+    start = time.perf_counter()
+    backend = make_backend(target)
+    opts = backend.parse_options(dict(options or {}))
+    signature, constexprs = aot_signature(src)
+    kernel = _introspect.compile(src.fn, signature, constexprs,
+                                 target=backend.get_target_name(opts),
+                                 **{k: getattr(opts, k) for k in _FORWARDED})
+    kernel.src = src
+    kernel.hash = hashlib.sha256(get_cache_key(src, backend, opts, {}).encode()).hexdigest()
+    m = kernel.metadata
+    # Triton's metadata: the options, the target and the compiler's version
+    for k, v in opts.__dict__.items():
+        if k not in m:
+            setattr(m, k, v)
+    m.target = target
+    m.hash = kernel.hash
+    m.triton_version = TRITON_VERSION
+    for k, v in (("cluster_dims", (1, 1, 1)), ("global_scratch_size", 0),
+                 ("global_scratch_align", 1), ("profile_scratch_size", 0),
+                 ("profile_scratch_align", 1), ("tmem_size", 0)):
+        setattr(m, k, v)
+    listener = knobs.compilation.listener
+    if listener is not None:
+        micros = int((time.perf_counter() - start) * 1e6)
+        listener(src=src, metadata=m._asdict(), metadata_group={},
+                 times=knobs.CompileTimes(0, [("ptx", micros)], 0), cache_hit=False)
+    return kernel
+
+
+def compile(src, *args, **kwargs):  # noqa: A001 - Triton's name
+    """Compiles a kernel ahead of time, without a GPU; returns a CompiledKernel with
+    `asm["ptx"]` (and `asm["cubin"]` when ptxas is found) and `metadata`. Two forms:
+
+    - Triton's: `compile(ASTSource(fn, signature, constexprs, attrs), target=None,
+      options=None)`; target None means the current device's.
+    - tilec's: `compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
+      debug=False, target="cuda:90", enable_fp_fusion=True, maxnreg=None)` with `tilec
+      ptx`'s signature string (see _introspect.compile)."""
+    if isinstance(src, ASTSource):
+        names = ("target", "options", "_env_vars")
+        if len(args) > len(names):
+            raise TypeError(f"compile() takes at most {len(names) + 1} positional arguments")
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in given:
+                raise TypeError(f"compile() got an unexpected or repeated argument '{k}'")
+            given[k] = v
+        return _compile_ast(src, given.get("target"), given.get("options"))
+    if isinstance(src, str):
+        IRSource(src)  # raises: tilec has no IR files to compile
+    if kwargs.get("target", "") is None:
+        kwargs.pop("target")
+    return _introspect.compile(src, *args, **kwargs)
+
+
+__all__ = ["ASTSource", "IRSource", "CompiledKernel", "LazyDict", "compile", "make_backend",
+           "get_cache_key", "triton_key", "aot_signature"]

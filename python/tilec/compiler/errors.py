@@ -1,0 +1,5 @@
+"""`triton.compiler.errors`: the compile errors (defined once, in tilec/errors.py)."""
+
+from ..errors import CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct
+
+__all__ = ["CompilationError", "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct"]
