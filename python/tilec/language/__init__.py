@@ -12,9 +12,10 @@ from . import core, math
 from . import extra
 
 _top, _math = _stubs.builtin_names()
-# Triton defines most builtins in `core` (tl.core.view is tl.view)
-_stubs.install(vars(core), _top)
-globals().update({n: getattr(core, n) for n in _top if n not in globals() and hasattr(core, n)})
+# Triton defines most builtins in `core` (tl.core.view is tl.view): core serves them through
+# its module __getattr__, so they never shadow Python's builtins (tuple, min, ...) there
+_stubs.install(core._BUILTINS, _top)
+globals().update({n: f for n, f in core._BUILTINS.items() if n not in globals()})
 # tl.exp and tl.math.exp name the same builtin, as in Triton.
 _stubs.install(globals(), _math, "math.")
 del _top, _math

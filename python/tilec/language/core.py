@@ -437,3 +437,15 @@ class static_range(_LoopRange):
     """`for i in tl.static_range(lo, hi, step)`: a loop unrolled at compile time."""
 
     _name = "static_range"
+
+
+# The language's builtins (tl.load, tl.tuple, ...) as `tl.core.<name>`, filled by the
+# package; looked up only for names this module does not define.
+_BUILTINS = {}
+
+
+def __getattr__(name):
+    try:
+        return _BUILTINS[name]
+    except KeyError:
+        raise AttributeError(f"module 'tilec.language.core' has no attribute '{name}'") from None
