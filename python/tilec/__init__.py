@@ -15,6 +15,8 @@ from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .compiler import CompiledKernel, compile
 from ._tensors import MockTensor, TensorWrapper, reinterpret
 from . import backends, knobs, language, runtime, testing, tools
+
+must_use_result = language.core.must_use_result
 from .runtime._allocation import set_allocator
 from ._gpu import synchronize
 from ._as_triton import install as install_as_triton
@@ -36,6 +38,6 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autotuner",
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
            "KernelError", "TilecError", "TritonError", "InterpreterError", "CompiledKernel",
-           "language", "testing", "CudaError", "OutOfResources", "synchronize", "compile",
+           "language", "testing", "must_use_result", "CudaError", "OutOfResources", "synchronize", "compile",
            "runtime", "backends", "knobs", "tools", "set_allocator", "install_as_triton",
            "MockTensor", "TensorWrapper", "reinterpret", "__version__", "__tilec_version__"]

@@ -57,7 +57,8 @@ def _generate_ptx(jitfn, fs, specs, options, arch):
         return gen(fs, specs, num_warps, num_stages, debug, arch, enable_fp_fusion=fp_fusion,
                    maxnreg=maxnreg or 0)
     except CompilationError as e:
-        raise as_triton_error(e).with_traceback(None) from None
+        err = as_triton_error(e)
+        raise err.with_traceback(None) from err.__cause__
 
 
 class GpuCompiledKernel(CompiledKernel):
@@ -243,7 +244,8 @@ def _specialize(jitfn, values, info):
             specs.append(None)
             continue
         if not p.is_constexpr and isinstance(v, TensorDescriptor):
-            binf = _C.gpu_classify([v.base], [p.name])[0]
+            wrapped = isinstance(v.base, TensorWrapper)  # reinterpret()ed memory
+            binf = _C.gpu_classify([v.base.base if wrapped else v.base], [p.name])[0]
             if binf is None or binf[0] != "device":
                 if binf is not None:
                     host = host or (p.name, binf[1])
@@ -253,6 +255,8 @@ def _specialize(jitfn, values, info):
                 raise TypeError(f"argument '{p.name}': the TensorDescriptor's base is a "
                                 f"{type(v.base).__name__}, not an array")
             _, dtype, aligned, dev = binf
+            if wrapped:
+                dtype = v.base.dtype.ir_type
             on_device(p.name, dev)
             key = _args.desc_key(p.name, v, dtype, aligned)[0]
             keys.append(key)
@@ -379,7 +383,7 @@ def _with_descriptor_parts(names, values):
     def add(n, v):
         if isinstance(v, TensorDescriptor):
             extra_names.append(n + ".base")
-            extra.append(v.base)
+            extra.append(v.base.base if isinstance(v.base, TensorWrapper) else v.base)
             for i, x in enumerate(v.shape):
                 extra_names.append(f"{n}.shape.{i}")
                 extra.append(int(x))

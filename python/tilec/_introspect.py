@@ -195,7 +195,8 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=Fal
         r = _C.compile_aot(fs, signature, constexprs, num_warps, num_stages, bool(debug), cc,
                            specific, bool(enable_fp_fusion), maxnreg or 0)
     except CompilationError as e:
-        raise as_triton_error(e).with_traceback(None) from None
+        err = as_triton_error(e)
+        raise err.with_traceback(None) from err.__cause__
     if r["static_output"]:
         print(r["static_output"], end="", flush=True)
     meta = {k: r[k] for k in ("name", "arch", "num_warps", "num_stages", "shared", "params")}

@@ -49,12 +49,41 @@ class UnsupportedLanguageConstruct(CompilationError):
     these as CompilationError)."""
 
 
-def as_triton_error(e: CompilationError) -> CompilationError:
-    """`e` as the subclass Triton raises for it (a failed static_assert is a
-    CompileTimeAssertionFailure); the C++ bindings raise every compile error as
-    CompilationError."""
-    if type(e) is CompilationError and e.message.startswith("static_assert failed"):
-        return CompileTimeAssertionFailure(e.rendered, e.message, e.file, e.line, e.col)
+class CompileErrorCause(Exception):
+    """The bare message of a CompilationError, as its `__cause__`: Triton chains the error a
+    builtin raised (`str(e.__cause__)` is what its tests read)."""
+
+
+_INTERPRETED = {}  # CompilationError subclass -> its twin that is also an InterpreterError
+
+
+def _interpreted(cls):
+    twin = _INTERPRETED.get(cls)
+    if twin is None:
+        twin = _INTERPRETED[cls] = type(cls.__name__, (cls, InterpreterError),
+                                        {"__module__": cls.__module__,
+                                         "__qualname__": cls.__qualname__,
+                                         "__doc__": cls.__doc__})
+    return twin
+
+
+def as_triton_error(e: CompilationError, interpreting: bool = False) -> CompilationError:
+    """`e` as Triton raises it (the C++ bindings raise every compile error as
+    CompilationError): a failed static_assert is a CompileTimeAssertionFailure with no
+    cause; any other error carries its bare message as `__cause__` (raise it `from
+    e.__cause__`). In interpreter mode (TRITON_INTERPRET), where Triton's errors are
+    InterpreterErrors, the error is an InterpreterError too."""
+    cls = type(e)
+    cause = None
+    if cls is CompilationError and e.message.startswith("static_assert failed"):
+        cls = CompileTimeAssertionFailure
+    elif not isinstance(e, CompileTimeAssertionFailure):
+        cause = CompileErrorCause(e.message)
+    if interpreting:
+        cls = _interpreted(cls)
+    if cls is not type(e):
+        e = cls(e.rendered, e.message, e.file, e.line, e.col)
+    e.__cause__ = cause
     return e
 
 

@@ -275,7 +275,15 @@ def ref_binary(op: str, a: np.ndarray, an: str, b: np.ndarray, bn: str,
         elif op == "<<":
             r = np.left_shift(x, y)
         elif op == ">>":
-            r = np.right_shift(x, y)
+            # Triton shifts arithmetically or logically by the signedness of the tensor
+            # operand before promotion (the left one, unless it is a scalar)
+            self_n = bn if a_scalar and not b_scalar else an
+            signed = self_n.startswith("int") and self_n != "int1"
+            if is_int(ct) and signed != np.issubdtype(x.dtype, np.signedinteger):
+                twin = np.dtype(("int" if signed else "uint") + str(x.dtype.itemsize * 8))
+                r = np.right_shift(x.view(twin), y.view(twin)).view(x.dtype)
+            else:
+                r = np.right_shift(x, y)
         else:
             r = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
                  "==": np.equal, "!=": np.not_equal}[op](x, y)

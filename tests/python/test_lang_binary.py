@@ -731,3 +731,28 @@ def test_float_pairs_exact_values(xn):
     k[(1,)](to_storage(x, xn), to_storage(y, xn), z, N=N)
     np.testing.assert_array_equal(from_storage(z[:N], xn), ref_binary("+", x, xn, y, xn))
     np.testing.assert_array_equal(from_storage(z[N:], xn), ref_binary("*", x, xn, y, xn))
+
+
+def test_right_shift_kind_follows_the_tensor_operand_before_promotion():
+    # Triton: int8 >> uint8 promotes to uint8 but shifts arithmetically (the left operand
+    # is signed); uint8 >> int16 promotes to int16 and shifts logically; `c >> t` follows t
+    @triton.jit
+    def k(X, Y, U, Z1, Z2, Z3, N: tl.constexpr):
+        o = tl.arange(0, N)
+        x = tl.load(X + o)
+        y = tl.load(Y + o)
+        u = tl.load(U + o)
+        tl.store(Z1 + o, x >> y)
+        tl.store(Z2 + o, u >> (y.to(tl.int16) + 8))
+        tl.store(Z3 + o, -64 >> y.to(tl.int32))
+
+    x = np.array([24, -24, 100, -1], np.int8)
+    y = np.array([3, 3, 5, 1], np.uint8)
+    u = np.array([0x80, 0xFF, 0x10, 0x7F], np.uint8)
+    z1 = np.zeros(4, np.uint8)
+    z2 = np.zeros(4, np.int16)
+    z3 = np.zeros(4, np.int32)
+    k[(1,)](x, y, u, z1, z2, z3, 4)
+    np.testing.assert_array_equal(z1, (x >> y.astype(np.int8)).view(np.uint8))
+    np.testing.assert_array_equal(z2, u.astype(np.int16) >> (y.astype(np.int16) + 8))
+    np.testing.assert_array_equal(z3, np.int32(-64) >> y.astype(np.int32))

@@ -230,3 +230,30 @@ def test_seeded_dropout_tutorial():
     keep = uniform_ref(philox_ref(123, (np.arange(x.size), 0, 0, 0))[0]) > 0.5
     np.testing.assert_allclose(a, np.where(keep, x / np.float32(0.5), 0.0), rtol=1e-6)
     assert 0.45 < keep.mean() < 0.55
+
+
+def test_language_submodules_in_kernels():
+    # Triton defines builtins in tl.random, tl.core and tl.standard; kernels name them so
+    @triton.jit
+    def k(X, Y, Z):
+        o = tl.arange(0, 8)
+        x = tl.core.load(X + o)
+        tl.store(Y + o, tl.random.uint_to_uniform_float(x))
+        tl.store(Z, tl.standard.sum(tl.random.rand(7, o), axis=0))
+
+    x = np.arange(8, dtype=np.int32) * 123456789
+    y = np.zeros(8, np.float32)
+    y2 = np.zeros(8, np.float32)
+    z = np.zeros(1, np.float32)
+
+    @triton.jit
+    def ref(X, Y2):
+        o = tl.arange(0, 8)
+        tl.store(Y2 + o, tl.uint_to_uniform_float(tl.load(X + o)))
+
+    k[(1,)](x, y, z)
+    ref[(1,)](x, y2)
+    np.testing.assert_array_equal(y, y2)
+    assert 0 < z[0] < 8
+    import tilec.language.random as tr
+    assert "rand" in dir(tr) and "sum" in dir(tl.standard)

@@ -126,3 +126,20 @@ def test_gpu_wrappers_launch_through_python_each_time():
     o8 = torch.zeros(4, dtype=torch.int8, device="cuda")
     store_bits[(1,)](reinterpret(o8, tl.uint8), N=4)
     assert o8.view(torch.uint8).tolist() == [0, 100, 200, 44]
+
+
+def test_tensor_descriptor_over_a_reinterpreted_base():
+    import tilec
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+
+    @tilec.jit
+    def k(D, Out):
+        v = D.load([0, 0])
+        o = tl.arange(0, 8)
+        tl.store(Out + o[:, None] * 8 + o[None, :], v)
+
+    raw = np.arange(64, dtype=np.int16).reshape(8, 8) - 32
+    out = np.zeros((8, 8), np.uint16)
+    d = TensorDescriptor.from_tensor(tilec.reinterpret(raw, tl.uint16), [8, 8])
+    k[(1,)](d, out)
+    np.testing.assert_array_equal(out, raw.view(np.uint16))

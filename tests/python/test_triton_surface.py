@@ -238,3 +238,26 @@ def test_triton_names_under_the_switch():
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["3.6.0", "False"]  # none of it imports torch
+
+
+def test_mxfp_tensors_round_trip_and_pack():
+    torch = pytest.importorskip("torch")
+    from tilec.tools.mxfp import MXFP4Tensor, MXScaleTensor
+
+    # ties go to the even mantissa; beyond 6 and Inf/NaN clamp; -0.0 keeps its sign
+    x = torch.tensor([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0, float("inf"), float("nan"),
+                      -0.0, -1.4, 0.3])
+    got = MXFP4Tensor(x).to(torch.float32)
+    want = torch.tensor([0.0, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 6.0, 6.0, 6.0, -0.0, -1.5, 0.5])
+    assert torch.equal(got, want) and torch.signbit(got[10])
+    t = MXFP4Tensor(size=(5, 3)).random()
+    for dim in (0, 1):
+        packed = t.to_packed_tensor(dim)
+        assert packed.shape[dim] == (t.data.shape[dim] + 1) // 2
+        assert torch.equal(t.unpack_packed_tensor(packed, dim, t.data.shape), t.data)
+    s = MXScaleTensor(torch.tensor([1.0, 3.0, 0.5, 0.0, -2.0, float("nan")]))
+    assert s.data.tolist() == [127, 128, 126, 255, 255, 255]
+    v = s.to(torch.float32)
+    assert v[:3].tolist() == [1.0, 2.0, 0.5] and torch.isnan(v[3:]).all()
+    r = MXScaleTensor(size=(100,)).random(low=1.0, high=8.0)
+    assert int(r.data.min()) >= 127 and int(r.data.max()) <= 130

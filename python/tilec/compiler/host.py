@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from .. import _C, _args, _introspect, _sources
+from .. import _C, _args, _interpret, _introspect, _sources
 from ..errors import CompilationError, as_triton_error
 from .kernel import CompiledKernel
 
@@ -134,7 +134,8 @@ def compile_kernel(jitfn, specs, options) -> HostKernel:
         else:
             native = _C.compile(fs, specs, num_warps, num_stages, debug)
     except CompilationError as e:
-        raise as_triton_error(e).with_traceback(None) from None
+        err = as_triton_error(e, interpreting=_interpret.enabled())
+        raise err.with_traceback(None) from err.__cause__
     kernel = HostKernel(native, jitfn, specs, options)
     if kernel.static_output:
         sys.stdout.write(kernel.static_output)

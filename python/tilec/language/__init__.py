@@ -8,7 +8,7 @@ from .core import (DTYPES, PropagateNan, bfloat16, block_type, builtin, constexp
                    float32, float64, int1, int8, int16, int32, int64, must_use_result, pi32_t,
                    pointer_type, range, static_range, str_to_ty, tensor, tensor_descriptor,
                    tensor_descriptor_base, uint8, uint16, uint32, uint64, void)
-from . import core, math
+from . import core, math, random, standard
 from . import extra
 
 _top, _math = _stubs.builtin_names()

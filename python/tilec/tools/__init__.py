@@ -1,4 +1,5 @@
-"""`triton.tools`: host-side helpers. Only `tensor_descriptor` exists in tilec."""
+"""`triton.tools`: host-side helpers: `tensor_descriptor` (TensorDescriptor) and `mxfp`
+(microscaling tensors; imported on demand, it needs torch)."""
 
 from . import tensor_descriptor
 

@@ -25,6 +25,8 @@ def _base_facts(base):
     """(address, element bytes, is floating point) of an array-like; TypeError otherwise."""
     data_ptr = getattr(base, "data_ptr", None)
     dtype = getattr(base, "dtype", None)
+    if callable(data_ptr) and hasattr(dtype, "primitive_bitwidth"):  # a TensorWrapper
+        return data_ptr(), dtype.primitive_bitwidth // 8, dtype.is_floating()
     if callable(data_ptr) and dtype is not None and hasattr(dtype, "is_floating_point"):
         return data_ptr(), dtype.itemsize, bool(dtype.is_floating_point)  # torch
     for attr in ("__array_interface__", "__cuda_array_interface__"):

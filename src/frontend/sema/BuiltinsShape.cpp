@@ -134,11 +134,14 @@ Val expand_dims_(Emitter &e, const Args &a) {
   std::vector<int64_t> axes = int_list(a, a["axis"], "axis");
   int new_rank = x->type.rank() + static_cast<int>(axes.size());
   std::vector<int> norm;
-  for (int64_t ax : axes)
+  std::string listed;
+  for (int64_t ax : axes) {
     norm.push_back(wrap_axis(a, ax, new_rank));
+    listed += (listed.empty() ? "" : ", ") + std::to_string(norm.back());
+  }
   std::sort(norm.begin(), norm.end());
   if (std::adjacent_find(norm.begin(), norm.end()) != norm.end())
-    a.fail("expand_dims received duplicate axes");
+    a.fail("expand_dims received duplicate axes, normalized axes = [" + listed + "]");
   for (int ax : norm)
     x = expand_dims(e, x, ax, a.loc());
   return Val::of(x);

@@ -151,8 +151,7 @@ Val make_tensor_descriptor(Emitter &e, const Args &a) {
   check_block_shape(a, info.block_shape);
   int64_t bytes = info.block_shape.back() * ir::byte_size(el);
   if (bytes < 16)
-    a.fail("make_tensor_descriptor(): the block shape must have at least 16 bytes in the last "
-           "dimension, but got " +
+    a.fail("Descriptor block shape must have at least 16 bytes in the last dimension, but got " +
            std::to_string(info.block_shape.back()) + " * " + std::to_string(ir::byte_size(el)) +
            " = " + std::to_string(bytes) + " bytes");
   const Val &last = strides.back();

@@ -133,14 +133,29 @@ Value *tensor_floordiv(Emitter &e, const Val &a, const Val &b, SourceLoc loc) {
 Value *tensor_bitwise(Emitter &e, BinOp op, const Val &a, const Val &b, SourceLoc loc) {
   auto [x, y] = binary_operands(e, a, b, false, false, true, false, loc);
   if (ir::is_float(x->type.elem))
-    throw CompileError(loc, std::string("unsupported bitwise op on floating point: ") +
-                                operand_name(a) + " " + ast::binop_symbol(op) + " " +
-                                operand_name(b));
+    throw CompileError(loc, "invalid operands of type " + operand_name(a) + " and " +
+                                operand_name(b) + " for " + ast::binop_symbol(op) +
+                                " (bitwise operations take integers)");
   OpKind k = op == BinOp::BitAnd   ? OpKind::And
              : op == BinOp::BitOr  ? OpKind::Or
              : op == BinOp::BitXor ? OpKind::Xor
              : op == BinOp::LShift ? OpKind::Shl
                                    : OpKind::Shr;
+  // Triton picks the arithmetic or the logical right shift by the signedness of the
+  // tensor operand before promotion (the left one, or the right one under a constant:
+  // `3 >> t`), then shifts the promoted values: int8 >> uint8 is an arithmetic shift of
+  // uint8s. Shr follows its type's signedness, so shift in the twin type.
+  const Val &self = a.is_tensor() ? a : b;
+  bool want_signed = ir::is_signed_int(self.tensor->type.elem);
+  DType t = x->type.elem;
+  if (k == OpKind::Shr && !ir::is_bool(t) && ir::is_signed_int(t) != want_signed) {
+    std::optional<DType> twin = ir::dtype_from_ir_name(
+        std::string(want_signed ? "i" : "u") + std::to_string(ir::bits(t)));
+    TILEC_ASSERT(twin, "no integer twin of " + std::string(ir::ir_name(t)));
+    Value *xs = bitcast_elem(e, x, ir::Type(*twin), loc);
+    Value *ys = bitcast_elem(e, y, ir::Type(*twin), loc);
+    return bitcast_elem(e, same_op(e, k, xs, ys, loc), ir::Type(t), loc);
+  }
   return same_op(e, k, x, y, loc);
 }
 
@@ -305,23 +320,23 @@ Val subscript(Emitter &e, const Val &base, const Val &index, SourceLoc loc) {
   }
   if (!base.is_tensor())
     throw CompileError(loc, "'" + py_type_name(base) + "' object is not subscriptable");
+  // Triton's rule: the i-th index is None (a new axis at position i of the result so
+  // far) or ':' (skipped, whatever the rank: scalar[None, None, :] has shape [1, 1]).
   std::vector<Val> idx = index.kind == Val::Kind::Tuple ? index.elems : std::vector<Val>{index};
   Value *r = base.tensor;
-  int kept = 0;
   for (size_t dim = 0; dim < idx.size(); ++dim) {
     const Val &sl = idx[dim];
     if (sl.kind == Val::Kind::None) {
+      if (static_cast<int>(dim) > r->type.rank())
+        throw CompileError(loc, "too many indices: None at position " + std::to_string(dim) +
+                                    " of a tensor of rank " + std::to_string(r->type.rank()) +
+                                    " (a new axis goes at most after the last one)");
       r = expand_dims(e, r, static_cast<int>(dim), loc);
-    } else if (is_full_slice(sl)) {
-      ++kept;
-    } else {
+    } else if (!is_full_slice(sl)) {
       throw CompileError(loc, "unsupported tensor index: " + sl.repr() +
                                   " (only None and ':' are supported)");
     }
   }
-  if (kept > base.tensor->type.rank())
-    throw CompileError(loc, "too many indices for tensor of rank " +
-                                std::to_string(base.tensor->type.rank()));
   return Val::of(r);
 }
 

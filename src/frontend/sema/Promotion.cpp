@@ -78,7 +78,7 @@ DType computation_type(DType a, bool a_scalar, DType b, bool b_scalar, bool div_
   if (ir::is_float(a) || ir::is_float(b))
     throw CompileError(loc, "unexpected type " + dtype_name(a) + " and " + dtype_name(b));
   if (div_or_mod && is_unsigned(a) != is_unsigned(b))
-    throw CompileError(loc, "cannot use /, // or % with " + dtype_name(a) + " and " +
+    throw CompileError(loc, "Cannot use /, // or % with " + dtype_name(a) + " and " +
                                 dtype_name(b) +
                                 " because they have different signedness; cast them to the "
                                 "same signedness");

@@ -189,6 +189,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
         return Val::module("tilec.language.math");
       if (attr == "extra")
         return Val::module("tilec.language.extra");
+      if (attr == "random" || attr == "core" || attr == "standard")
+        return Val::module("tilec.language." + attr);
       Val out;
       if (language_attribute(attr, out))
         return out;
@@ -196,6 +198,19 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
       if (attr == "constexpr" || attr == "tensor" || attr == "dtype" || attr == "range" ||
           attr == "static_range" || attr == "tensor_descriptor" || attr == "block_type" ||
           attr == "tensor_descriptor_base" || is_builtin(attr))
+        return Val::builtin(attr);
+      throw missing();
+    }
+    // Triton defines the builtins in these submodules (tl.random.rand, tl.core.load,
+    // tl.standard.sum): each is a view of the one language namespace here.
+    if (m == "tilec.language.random" || m == "tilec.language.core" ||
+        m == "tilec.language.standard") {
+      Val out;
+      if (language_attribute(attr, out))
+        return out;
+      if (is_builtin(attr) ||
+          (m == "tilec.language.core" && (attr == "constexpr" || attr == "tensor" ||
+                                          attr == "dtype" || attr == "block_type")))
         return Val::builtin(attr);
       throw missing();
     }

@@ -209,7 +209,7 @@ TEST(TensorOps, FloorDivAndMod) {
   EXPECT_EQ(error_of([&] {
               e.bin(BinOp::Div, e.arg("tile<8xi32>"), e.arg("tile<8xu32>"));
             }).substr(0, 44),
-            "cannot use /, // or % with int32 and uint32 ");
+            "Cannot use /, // or % with int32 and uint32 ");
 }
 
 TEST(TensorOps, Comparisons) {
@@ -237,9 +237,9 @@ TEST(TensorOps, BitwiseAndShifts) {
   EXPECT_EQ(e.bin(BinOp::LShift, e.arg("tile<8xu32>"), I(3)).tensor->def->kind(), OpKind::Shl);
   EXPECT_EQ(e.bin(BinOp::RShift, e.arg("tile<8xi32>"), I(3)).tensor->def->kind(), OpKind::Shr);
   EXPECT_EQ(error_of([&] { e.bin(BinOp::BitAnd, e.arg("tile<8xfp32>"), e.arg("tile<8xi32>")); }),
-            "unsupported bitwise op on floating point: fp32 & int32");
+            "invalid operands of type fp32 and int32 for & (bitwise operations take integers)");
   EXPECT_EQ(error_of([&] { e.bin(BinOp::BitXor, e.arg("tile<8xi32>"), F(1.0)); }),
-            "unsupported bitwise op on floating point: int32 ^ fp32");
+            "invalid operands of type int32 and fp32 for ^ (bitwise operations take integers)");
   EXPECT_EQ(error_of([&] { e.bin(BinOp::Pow, e.arg("tile<8xfp32>"), I(2)); }),
             "operator ** is not supported on tensors");
 }
@@ -323,10 +323,21 @@ TEST(Subscript, TensorsAndTuples) {
   EXPECT_EQ(type_of(subscript(e, e.arg("i32"), None(), e.loc)), "tile<1xi32>");
   EXPECT_EQ(error_of([&] { subscript(e, x, I(1), e.loc); }),
             "unsupported tensor index: 1 (only None and ':' are supported)");
+  // ':' is skipped whatever the rank, as in Triton (a scalar pointer[None, None, :] is
+  // [1, 1]); a None past the last axis is an error (tl.arange(0, 4)[:, :, None])
+  EXPECT_EQ(subscript(e, x, T({colon(), colon()}), e.loc).tensor, x.tensor);
+  EXPECT_EQ(type_of(subscript(e, e.arg("i32"), T({None(), None(), colon()}), e.loc)),
+            "tile<1x1xi32>");
   EXPECT_EQ(error_of([&] {
-              subscript(e, x, T({colon(), colon()}), e.loc);
+              subscript(e, x, T({colon(), colon(), None()}), e.loc);
             }),
-            "too many indices for tensor of rank 1");
+            "too many indices: None at position 2 of a tensor of rank 1 (a new axis goes at "
+            "most after the last one)");
+  EXPECT_EQ(error_of([&] {
+              subscript(e, e.arg("i32"), T({colon(), None()}), e.loc);
+            }),
+            "too many indices: None at position 1 of a tensor of rank 0 (a new axis goes at "
+            "most after the last one)");
   Val tup = T({I(10), I(20), I(30)});
   EXPECT_EQ(subscript(e, tup, I(1), e.loc).repr(), "20");
   EXPECT_EQ(subscript(e, tup, I(-1), e.loc).repr(), "30");
