@@ -11,8 +11,12 @@
 #
 # Options:
 #   --target tilec|triton|both   which `triton` to run (default both; the summary compares)
-#   --mode gpu|interpreter       gpu: --device cuda; interpreter: TRITON_INTERPRET=1,
-#                                -m interpreter, --device cpu (default gpu)
+#   --mode gpu|interpreter|cpu   gpu: --device cuda; interpreter: TRITON_INTERPRET=1,
+#                                -m interpreter, --device cpu; cpu: every test with CPU
+#                                tensors and no interpreter flag, which tilec runs on its
+#                                tile interpreter (TILEC_SIMT=1: on the SIMT simulator) while
+#                                the tests take their non-CUDA branches; no Triton baseline
+#                                can run so (default gpu)
 #   --files "a.py b.py"          test files (default: the twelve of the conformance issue)
 #   --tutorials "01 02 ..."      tutorials to run as scripts (default: none)
 #   -n N                         pytest-xdist workers (default: number of cores, at most 16)
@@ -69,6 +73,8 @@ run_target() {  # $1: tilec | triton
   local -a args=(-p conformance_plugin -p no:cacheprovider -q -rN --tb=line -n "$N")
   if [ "$MODE" = interpreter ]; then
     env_+=(TRITON_INTERPRET=1); args+=(-m interpreter --device cpu)
+  elif [ "$MODE" = cpu ]; then
+    env_+=(TRITON_INTERPRET=); args+=(--device cpu)
   else
     env_+=(TRITON_INTERPRET=); args+=(--device cuda)
   fi
