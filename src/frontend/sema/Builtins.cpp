@@ -92,6 +92,7 @@ struct Table {
     add_gather_builtins(defs);
     add_cuda_builtins(defs);
     add_tensor_desc_builtins(defs);
+    add_scaled_dot_builtins(defs);
     for (size_t i = 0; i < defs.size(); ++i) {
       params.push_back(parse_signature(defs[i].signature));
       const Def &d = defs[i];

@@ -124,6 +124,7 @@ void add_libdevice_builtins(std::vector<Def> &t); // BuiltinsLibdevice.cpp
 void add_gather_builtins(std::vector<Def> &t);    // BuiltinsGather.cpp
 void add_cuda_builtins(std::vector<Def> &t);        // BuiltinsCuda.cpp
 void add_tensor_desc_builtins(std::vector<Def> &t); // BuiltinsTensorDesc.cpp
+void add_scaled_dot_builtins(std::vector<Def> &t);  // BuiltinsScaledDot.cpp
 
 // Calls another builtin of the table by name (composite builtins: softmax, sigmoid, ...).
 Val call(Emitter &e, std::string_view name, std::vector<Val> args, SourceLoc loc,
