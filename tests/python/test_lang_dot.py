@@ -110,6 +110,21 @@ def test_dot_float_inputs_are_not_exactly_representable():
                                atol=1e-4)
 
 
+@pytest.mark.parametrize("precision, rtol", [("bf16x3", 1e-4), ("bf16x6", 2e-6)])
+def test_dot_bf16_split_precisions(precision, rtol):
+    # fp32 operands split into bf16 parts (bf16 tensor cores on the GPU): bf16x3 is good to
+    # about 2^-16 of the operands, bf16x6 to about fp32's rounding; plain bf16 is not
+    k = _kernel(f"c = tl.dot(a, b, acc, input_precision='{precision}')")
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((32, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 32)).astype(np.float32)
+    c = np.zeros((32, 32), np.float32)
+    k[(1,)](a, b, c, M=32, N=32, K=64)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    bound = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    assert np.all(np.abs(c - ref) <= rtol * bound)
+
+
 def test_dot_masked_k_tail_in_a_loop():
     @triton.jit
     def k(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):

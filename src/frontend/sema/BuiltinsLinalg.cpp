@@ -16,6 +16,33 @@ namespace {
 
 bool is_fp8(DType d) { return d == DType::F8E4NV || d == DType::F8E5; }
 
+// `v` as the sum of `parts` bf16 values, each the rounding of what the previous ones
+// leave. (As in Triton, an infinite operand then gives NaN: inf - inf in the parts.)
+std::vector<Value *> bf16_parts(Emitter &e, Value *v, int parts, SourceLoc loc) {
+  std::vector<Value *> out;
+  for (int i = 0; i < parts; ++i) {
+    Value *p = cast_dtype(e, v, DType::BF16, loc);
+    out.push_back(p);
+    if (i + 1 == parts)
+      break;
+    v = emit(e, OpKind::Sub, {v, cast_dtype(e, p, DType::F32, loc)}, v->type, loc);
+  }
+  return out;
+}
+
+// input_precision="bf16x3" / "bf16x6": fp32 operands split into 2 / 3 bf16 parts whose
+// 3 / 6 largest cross products run on bf16 tensor cores, the smallest terms first.
+Value *bf16_split_dot(Emitter &e, Value *x, Value *y, Value *acc, int parts, SourceLoc loc) {
+  std::vector<Value *> xs = bf16_parts(e, x, parts, loc), ys = bf16_parts(e, y, parts, loc);
+  std::vector<std::pair<int, int>> terms =
+      parts == 2 ? std::vector<std::pair<int, int>>{{1, 0}, {0, 1}, {0, 0}}
+                 : std::vector<std::pair<int, int>>{{2, 0}, {1, 1}, {0, 2}, {1, 0}, {0, 1}, {0, 0}};
+  for (auto [i, j] : terms)
+    acc = emit(e, OpKind::Dot, {xs[i], ys[j], acc}, acc->type, loc,
+               {{"input_precision", std::string("ieee")}, {"max_num_imprecise_acc", int64_t{0}}});
+  return acc;
+}
+
 Val dot(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
   Value *x = a.tensor("input"), *y = a.tensor("other");
@@ -54,8 +81,10 @@ Val dot(Emitter &e, const Args &a) {
     precision = a.const_str("input_precision");
     for (char &c : precision)
       c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee")
-      a.fail("dot: input_precision must be one of ('tf32', 'tf32x3', 'ieee'). Got " +
+    if (precision != "tf32" && precision != "tf32x3" && precision != "ieee" &&
+        precision != "bf16x3" && precision != "bf16x6")
+      a.fail("dot: input_precision must be one of ('tf32', 'tf32x3', 'ieee', 'bf16x3', "
+             "'bf16x6'). Got " +
              a.const_str("input_precision"));
   } else if (tf32.kind != Val::Kind::None && !a.const_bool("allow_tf32")) {
     precision = "ieee";
@@ -97,6 +126,10 @@ Val dot(Emitter &e, const Args &a) {
              std::to_string(K) + ")");
     imprecise = *m;
   }
+  if (xd == DType::F32 && (precision == "bf16x3" || precision == "bf16x6"))
+    return Val::of(bf16_split_dot(e, x, y, acc, precision == "bf16x6" ? 3 : 2, loc));
+  if (precision == "bf16x3" || precision == "bf16x6")
+    precision = "tf32"; // only fp32 operands are split; others ignore it, as for tf32
   return Val::of(emit(e, OpKind::Dot, {x, y, acc}, rt, loc,
                       {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}}));
 }
