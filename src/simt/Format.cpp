@@ -157,9 +157,16 @@ std::string mnemonic(const Instr &in) {
     return s;
   case Op::Atom:
   case Op::Red:
-    add_mod(s, sem_name(m.sem));
-    add_mod(s, scope_name(m.scope));
+    // Triton's spellings (ptxas takes the qualifiers in any order; tools grep for these):
+    // atom.global.gpu.acq_rel.add, but atom.global.acq_rel.gpu.cas
     add_mod(s, space_name(m.space));
+    if (m.atom == AtomOp::Cas) {
+      add_mod(s, sem_name(m.sem));
+      add_mod(s, scope_name(m.scope));
+    } else {
+      add_mod(s, scope_name(m.scope));
+      add_mod(s, sem_name(m.sem));
+    }
     add_mod(s, atom_name(m.atom));
     if (m.noftz)
       add_mod(s, "noftz");

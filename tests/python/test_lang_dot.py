@@ -258,3 +258,26 @@ def test_seed_matmul_configs_on_sm90a(cfg):
     if not triton._C.gpu_find_ptxas():
         pytest.skip("ptxas not found: registers not counted")
     assert k.metadata.n_spills == 0, f"config {c}: {k.metadata.n_regs} registers, spills"
+
+
+@triton.jit
+def _dot_rank4(X, Y, C, Z, TRANS_B: tl.constexpr):
+    o = tl.arange(0, 2 * 2 * 16 * 16)
+    x = tl.load(X + o).reshape(2, 2, 16, 16)
+    y = tl.load(Y + o).reshape(2, 2, 16, 16)
+    if TRANS_B:
+        y = tl.trans(y)  # no dims: the last two axes swap
+    z = tl.dot(x, y, tl.load(C + o).reshape(2, 2, 16, 16))
+    tl.store(Z + o, z.reshape(2 * 2 * 16 * 16))
+
+
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_dot_rank4_batches_the_leading_dims(trans_b):
+    rng = np.random.default_rng(9)
+    x = rng.integers(-4, 5, (2, 2, 16, 16)).astype(np.float16)
+    y = rng.integers(-4, 5, (2, 2, 16, 16)).astype(np.float16)
+    c = rng.integers(-4, 5, (2, 2, 16, 16)).astype(np.float32)
+    z = np.zeros_like(c)
+    _dot_rank4[(1,)](x, y, c, z, trans_b)
+    yy = np.swapaxes(y, -1, -2) if trans_b else y
+    np.testing.assert_array_equal(z, x.astype(np.float32) @ yy.astype(np.float32) + c)

@@ -1,5 +1,6 @@
 // tl.dot: shape and dtype rules of semantic.py's dot, for [M,K]x[K,N] and batched
 // [B,M,K]x[B,K,N] operands.
+#include <algorithm>
 #include <cctype>
 
 #include "frontend/sema/BuiltinsImpl.h"
@@ -43,6 +44,40 @@ Value *bf16_split_dot(Emitter &e, Value *x, Value *y, Value *acc, int parts, Sou
   return acc;
 }
 
+Val dot(Emitter &e, const Args &a);
+
+// Rank >= 4: the leading dims are one batch dim for the 3-D dot, as in Triton's core.py.
+Val batched_dot(Emitter &e, const Args &a, Value *x, Value *y) {
+  SourceLoc loc = a.loc();
+  const ir::Shape &xs = x->type.shape, &ys = y->type.shape;
+  int r = static_cast<int>(xs.size());
+  if (!std::equal(xs.begin(), xs.end() - 2, ys.begin()))
+    a.fail("dot: input and other must have equal batch shapes, got " + shape_str(xs) + " and " +
+           shape_str(ys));
+  int64_t batch = 1;
+  for (int i = 0; i < r - 2; ++i)
+    batch *= xs[i];
+  ir::Shape cs(xs.begin(), xs.end() - 1);
+  cs.push_back(ys[r - 1]);
+  auto flat = [&](Value *v, int64_t d0, int64_t d1) {
+    return Val::of(reshape(e, v, {batch, d0, d1}, loc));
+  };
+  std::vector<std::pair<std::string, Val>> kw;
+  for (const char *n : {"input_precision", "allow_tf32", "max_num_imprecise_acc", "out_dtype"})
+    if (a.passed(n))
+      kw.emplace_back(n, a[n]);
+  Val acc = a["acc"];
+  if (Value *c = a.tensor_or_null("acc")) {
+    if (c->type.shape != cs)
+      a.fail("dot: the accumulator shape " + shape_str(c->type.shape) +
+             " is incompatible with " + shape_str(cs));
+    acc = flat(c, cs[r - 2], cs[r - 1]);
+  }
+  Val res = call(e, "dot", {flat(x, xs[r - 2], xs[r - 1]), flat(y, ys[r - 2], ys[r - 1]), acc},
+                 loc, kw);
+  return Val::of(reshape(e, res.tensor, cs, loc));
+}
+
 Val dot(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
   Value *x = a.tensor("input"), *y = a.tensor("other");
@@ -51,6 +86,8 @@ Val dot(Emitter &e, const Args &a) {
     a.fail("dot: operands must be numeric tensors, got " + tensor_str(xt) + " and " +
            tensor_str(yt));
   int r = xt.rank();
+  if (r >= 4 && yt.rank() == r)
+    return batched_dot(e, a, x, y);
   if (!((r == 2 || r == 3) && yt.rank() == r))
     a.fail("dot: both inputs must be either 2D or 3D; got shapes " + shape_str(xt.shape) + " and " +
            shape_str(yt.shape));

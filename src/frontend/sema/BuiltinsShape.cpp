@@ -124,8 +124,15 @@ Val permute(Emitter &e, const Args &a) {
 Val trans(Emitter &e, const Args &a) {
   Value *x = a.tensor("input");
   std::vector<int64_t> dims = shape_from_rest(a, "dims");
-  if (dims.empty())
-    dims = {1, 0};
+  if (dims.empty()) { // swap the last two axes (a batched 2-D transpose)
+    int n = x->type.rank();
+    if (n < 2)
+      a.fail("tl.trans invoked with a 0- or 1-dimensional tensor");
+    for (int i = 0; i < n - 2; ++i)
+      dims.push_back(i);
+    dims.push_back(n - 1);
+    dims.push_back(n - 2);
+  }
   return Val::of(permute_impl(e, a, x, dims));
 }
 

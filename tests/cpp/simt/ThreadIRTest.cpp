@@ -113,7 +113,7 @@ TEST(ThreadIR, BuilderForms) {
   b.shfl(ShflMode::Down, tid, imm(1), imm(0x1f), imm(-1), &valid);
   EXPECT_EQ(one(f.fn), "shfl.sync.down.b32 %r9|%p2, %r1, 1, 31, 4294967295;");
   b.atom(AtomOp::Cas, Ty::B32, Operand::addr(ptr), imm(0), imm(1), Sem::AcqRel, Scope::Gpu);
-  EXPECT_EQ(one(f.fn), "atom.acq_rel.gpu.global.cas.b32 %r10, [%rd1], 0, 1;");
+  EXPECT_EQ(one(f.fn), "atom.global.acq_rel.gpu.cas.b32 %r10, [%rd1], 0, 1;");
   Reg hv = b.reg(Ty::F16);
   b.red(AtomOp::Add, Ty::F16, Operand::addr(ptr), hv);
   EXPECT_EQ(one(f.fn), "red.global.add.noftz.f16 [%rd1], %rs3;");
