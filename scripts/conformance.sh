@@ -26,10 +26,13 @@
 #   --out DIR                    where runs are written (default /tmp/conformance)
 #   --json FILE                  summary JSON (default benchmarks/results/conformance-<mode>.json)
 #   -k EXPR                      pytest -k selection
+#   --baseline FILE              Triton's results to compare with when Triton is not run
+#                                (default for gpu: benchmarks/results/conformance-gpu-triton.jsonl.gz,
+#                                Triton 3.6 on an H100, 2026-11-27)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PYTHON:-python3}
-TARGET=both MODE=gpu CAP=0 OUT=/tmp/conformance KEXPR="" TUTORIALS="" JSON=""
+TARGET=both MODE=gpu CAP=0 OUT=/tmp/conformance KEXPR="" TUTORIALS="" JSON="" BASELINE=""
 TEST_TIMEOUT=300
 FILES="test_core.py test_standard.py test_random.py test_matmul.py test_tuple.py
 test_libdevice.py test_block_pointer.py test_tensor_descriptor.py test_conversions.py
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --json) JSON=$2; shift 2 ;;
     -k) KEXPR=$2; shift 2 ;;
+    --baseline) BASELINE=$2; shift 2 ;;
     *) echo "conformance.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -113,7 +117,9 @@ EOF
 
 for t in $TARGETS; do run_target "$t"; done
 sum_args=(--tilec "$OUT/$MODE/tilec" --triton-src "$TRITON_SRC" --json "$JSON" --label "$MODE")
-[ -f "$OUT/$MODE/triton/results.jsonl" ] && sum_args+=(--triton "$OUT/$MODE/triton")
+BASELINE=${BASELINE:-$ROOT/benchmarks/results/conformance-$MODE-triton.jsonl.gz}
+if [ -f "$OUT/$MODE/triton/results.jsonl" ]; then sum_args+=(--triton "$OUT/$MODE/triton")
+elif [ -f "$BASELINE" ]; then sum_args+=(--triton "$BASELINE"); fi
 if [ -f "$OUT/$MODE/tilec/results.jsonl" ]; then
   "$PY" "$ROOT/tests/conformance/summarize.py" "${sum_args[@]}"
 else

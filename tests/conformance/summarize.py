@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import gzip
 import json
 import os
 import re
@@ -22,13 +23,16 @@ _FAILED = ("failed", "error", "collection-error", "xpassed")
 _MLIR_KEYS = re.compile(r"""["'](ttir|ttgir|llir|amdgcn)["']""")
 
 
-def load(run_dir):
-    """{nodeid: record}; a later line for the same test wins (a rerun of a file)."""
+def load(run):
+    """{nodeid: record} from a run folder's results.jsonl, or from a results file itself
+    (.jsonl or .jsonl.gz, e.g. a baseline kept under benchmarks/results/); a later line for
+    the same test wins (a rerun of a file)."""
     out = {}
-    path = os.path.join(run_dir, "results.jsonl")
+    path = run if os.path.isfile(run) else os.path.join(run, "results.jsonl")
     if not os.path.exists(path):
         return out
-    with open(path) as f:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
         for line in f:
             line = line.strip()
             if not line:

@@ -309,8 +309,7 @@ void check_block_shape(const Args &a, const std::vector<int64_t> &shape) {
   int64_t numel = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (!ir::is_power_of_two(shape[i]))
-      a.fail(a.fn() + "(): shape element " + std::to_string(i) + " must be a power of 2, got " +
-             std::to_string(shape[i]));
+      a.fail("Shape element " + std::to_string(i) + " must be a power of 2"); // Triton's words
     numel *= shape[i];
     if (numel > (int64_t(1) << 20))
       a.fail(a.fn() + "(): numel (" + std::to_string(numel) +

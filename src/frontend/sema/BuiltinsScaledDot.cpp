@@ -124,8 +124,14 @@ Value *apply_scale(Emitter &e, const Args &a, Value *x, Value *scale, bool rhs, 
   want.push_back(rows);
   want.push_back(K / group);
   if (K % group != 0 || scale->type.shape != want)
-    a.fail(std::string("dot_scaled: ") + (rhs ? "rhs" : "lhs") + "_scale must be a tensor of shape " +
-           shape_str(want) + ". Got " + shape_str(scale->type.shape));
+  {
+    // Triton's words, which its tests compare (the shape it got printed as a list of strings)
+    std::string got;
+    for (int64_t d : scale->type.shape)
+      got += (got.empty() ? "'" : ", '") + std::to_string(d) + "'";
+    a.fail(std::string(rhs ? "rhs" : "lhs") + "_scale must be a tensor of shape " +
+           shape_str(want) + ". Got [" + got + "]");
+  }
 
   Value *factor;
   if (e8m0 && h.d == DType::BF16) {

@@ -25,8 +25,7 @@ Val arange(Emitter &e, const Args &a) {
     a.fail("arange's end argument must be greater than the start argument");
   int64_t n = t.i - s.i;
   if ((n & (n - 1)) != 0)
-    a.fail("arange's range must be a power of 2 (got " + std::to_string(s.i) + ", " +
-           std::to_string(t.i) + ": " + std::to_string(n) + " elements)");
+    a.fail("arange's range must be a power of 2"); // Triton's words (tests compare them)
   check_block_shape(a, {n});
   return Val::of(emit(e, OpKind::Arange, {}, Type(DType::I32, false, {n}), a.loc(),
                       {{"start", s.i}, {"end", t.i}}));

@@ -106,8 +106,8 @@ TEST(Creation, Arange) {
   EXPECT_EQ(type_of(e.call("arange", {I(16), I(32)})), "tile<16xi32>");
   EXPECT_EQ(error_of([&] {
               e.call("arange", {I(0), I(100)});
-            }).substr(0, 36),
-            "arange's range must be a power of 2 ");
+            }),
+            "arange's range must be a power of 2");
   EXPECT_EQ(error_of([&] {
               e.call("arange", {I(8), I(4)});
             }),
@@ -148,7 +148,7 @@ TEST(Creation, FullAndZeros) {
   EXPECT_EQ(error_of([&] {
               e.call("zeros", {T({I(3)}), D(ir::DType::F32)});
             }),
-            "zeros(): shape element 0 must be a power of 2, got 3");
+            "Shape element 0 must be a power of 2");
   EXPECT_EQ(error_of([&] {
               e.call("zeros", {T({I(4)}), I(1)});
             }),
@@ -176,8 +176,7 @@ TEST(Shape, ReshapePermuteExpand) {
   Val y = e.arg("tile<16x32xfp16>");
   EXPECT_EQ(type_of(e.call("trans", {y})), "tile<32x16xfp16>");
   EXPECT_EQ(error_of([&] { e.call("trans", {e.arg("tile<16xfp16>")}); }),
-            "trans(): permute dims must have the same length as input shape (2 dims for a "
-            "tensor of shape [16])");
+            "tl.trans invoked with a 0- or 1-dimensional tensor");
   EXPECT_EQ(error_of([&] {
               e.call("permute", {x3, I(0), I(0), I(1)});
             }),

@@ -111,6 +111,8 @@ template <typename Call> size_t sweep(const std::string &name, Call &&call) {
   one({s[11], s[11], s[11]});
   one({s[11], s[11], s[11], s[11]});
   one({ints, ints, zero}); // gather: an index tile of the source's rank
+  Val bytes = e.arg("tile<16x16xu8>"); // dot_scaled: fp8 operands, no scales
+  one({bytes, Val::none(), Val::string("e4m3"), bytes, Val::none(), Val::string("e5m2")});
   for (const Val &a : s) {
     one({a});
     for (const Val &b : s)
