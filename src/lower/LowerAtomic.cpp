@@ -1,10 +1,11 @@
 // atomic_rmw and atomic_cas: one atom.global per element, done by the element's owner
 // (a scalar atomic by thread 0), with the op's memory semantics and scope. When the old
 // values are used and other threads (or replicated registers) hold the same elements, the
-// owners publish them through shared memory. An unused result becomes red (when its
-// semantics allow). fp32/fp64 max/min use the integer order of the bits, as Triton does:
-// atom.max.s32 for a non-negative value, atom.min.u32 for a negative one (and the mirror
-// for min). Masked-off elements return 0, as in the tile interpreter.
+// owners publish them through shared memory. An unused result stays an atom, as in
+// Triton's PTX: ptxas makes it a RED itself. fp32/fp64 max/min use the integer order of
+// the bits, as Triton does: atom.max.s32 for a non-negative value, atom.min.u32 for a
+// negative one (and the mirror for min). Masked-off elements return 0, as in the tile
+// interpreter.
 #include <map>
 
 #include "lower/LoweringContext.h"
@@ -79,8 +80,7 @@ std::vector<Reg> publish(LoweringContext &c, const ir::Op &op, const std::vector
 }
 
 // One element's atomic; returns the old value (written under `guard`, 0 otherwise).
-Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp, Reg guard,
-               bool want_result) {
+Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp, Reg guard) {
   simt::Builder &b = c.b();
   const ir::Type &vt = op.operand(1)->type;
   ir::DType d = vt.elem;
@@ -91,12 +91,6 @@ Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp,
   Reg old = c.imm_reg(rt, 0);
   auto emit_atom = [&](AtomOp a, Ty t, Operand v, Operand w, Reg g) {
     auto gs = b.guarded(g);
-    bool red_ok = !want_result && a != AtomOp::Cas && a != AtomOp::Exch &&
-                  (sem == simt::Sem::Relaxed || sem == simt::Sem::Release);
-    if (red_ok) {
-      b.red(a, t, Operand::addr(addr), v, sem, scope);
-      return;
-    }
     simt::Instr in;
     in.op = simt::Op::Atom;
     in.ty = t;
@@ -185,7 +179,7 @@ void lower_atomic(LoweringContext &c, const ir::Op &op) {
     Reg g = c.thread0_pred();
     if (mask)
       g = b.and_(Ty::Pred, g, c.scalar(mask));
-    Reg old = atomic_one(c, op, pr[0], vr[0], cmpv ? c.scalar(cmpv) : Reg{}, g, want);
+    Reg old = atomic_one(c, op, pr[0], vr[0], cmpv ? c.scalar(cmpv) : Reg{}, g);
     c.set(r, want ? publish(c, op, {old}, Reg{}, {true}) : std::vector<Reg>{old});
     return;
   }
@@ -207,7 +201,7 @@ void lower_atomic(LoweringContext &c, const ir::Op &op) {
       return v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
     };
     old[static_cast<size_t>(i)] =
-        atomic_one(c, op, pick(pr), pick(vr), cmpv ? pick(c.get(cmpv)) : Reg{}, g, want);
+        atomic_one(c, op, pick(pr), pick(vr), cmpv ? pick(c.get(cmpv)) : Reg{}, g);
   }
   if (!want) {
     for (int i = 0; i < n; ++i)

@@ -110,10 +110,11 @@ def test_dot_float_inputs_are_not_exactly_representable():
                                atol=1e-4)
 
 
-@pytest.mark.parametrize("precision, rtol", [("bf16x3", 1e-4), ("bf16x6", 2e-6)])
-def test_dot_bf16_split_precisions(precision, rtol):
-    # fp32 operands split into bf16 parts (bf16 tensor cores on the GPU): bf16x3 is good to
-    # about 2^-16 of the operands, bf16x6 to about fp32's rounding; plain bf16 is not
+@pytest.mark.parametrize("precision, rtol", [("bf16x3", 1e-4), ("bf16x6", 2e-6),
+                                             ("tf32x3", 2e-6)])
+def test_dot_split_precisions(precision, rtol):
+    # fp32 operands split into bf16 / tf32 parts (tensor cores on the GPU): bf16x3 is good
+    # to about 2^-16 of the operands, bf16x6 and tf32x3 to about fp32's rounding
     k = _kernel(f"c = tl.dot(a, b, acc, input_precision='{precision}')")
     rng = np.random.default_rng(5)
     a = rng.standard_normal((32, 64)).astype(np.float32)

@@ -46,6 +46,25 @@ Value *bf16_split_dot(Emitter &e, Value *x, Value *y, Value *acc, int parts, Sou
 
 Val dot(Emitter &e, const Args &a);
 
+// input_precision="tf32x3": each fp32 operand is a tf32 head (its low 13 mantissa bits
+// cleared) plus the remainder; three tf32 tensor-core products, the small ones first.
+Value *tf32x3_dot(Emitter &e, Value *x, Value *y, Value *acc, SourceLoc loc) {
+  auto split = [&](Value *v) {
+    Type u = v->type.with_elem(DType::U32);
+    Value *bits = bitcast_elem(e, v, Type::scalar_of(DType::U32), loc);
+    Value *head = emit(e, OpKind::And, {bits, make_int(e, u, 0xFFFFE000LL, loc)}, u, loc);
+    Value *hi = bitcast_elem(e, head, Type::scalar_of(DType::F32), loc);
+    return std::pair{hi, emit(e, OpKind::Sub, {v, hi}, v->type, loc)};
+  };
+  auto [xh, xl] = split(x);
+  auto [yh, yl] = split(y);
+  std::pair<Value *, Value *> terms[] = {{xl, yh}, {xh, yl}, {xh, yh}};
+  for (auto [p, q] : terms)
+    acc = emit(e, OpKind::Dot, {p, q, acc}, acc->type, loc,
+               {{"input_precision", std::string("tf32")}, {"max_num_imprecise_acc", int64_t{0}}});
+  return acc;
+}
+
 // Rank >= 4: the leading dims are one batch dim for the 3-D dot, as in Triton's core.py.
 Val batched_dot(Emitter &e, const Args &a, Value *x, Value *y) {
   SourceLoc loc = a.loc();
@@ -165,7 +184,9 @@ Val dot(Emitter &e, const Args &a) {
   }
   if (xd == DType::F32 && (precision == "bf16x3" || precision == "bf16x6"))
     return Val::of(bf16_split_dot(e, x, y, acc, precision == "bf16x6" ? 3 : 2, loc));
-  if (precision == "bf16x3" || precision == "bf16x6")
+  if (xd == DType::F32 && precision == "tf32x3")
+    return Val::of(tf32x3_dot(e, x, y, acc, loc));
+  if (precision == "bf16x3" || precision == "bf16x6" || precision == "tf32x3")
     precision = "tf32"; // only fp32 operands are split; others ignore it, as for tf32
   return Val::of(emit(e, OpKind::Dot, {x, y, acc}, rt, loc,
                       {{"input_precision", precision}, {"max_num_imprecise_acc", imprecise}}));
