@@ -108,11 +108,9 @@ class Autotuner(KernelInterface):
         self.fn = fn
         self.arg_names = list(arg_names)
         self.configs = list(configs) if configs else [Config({})]
+        # A key naming no parameter is ignored, as Triton does (tutorial 08 passes one).
         self.keys = list(key)
-        unknown = [k for k in self.keys if k not in self.arg_names]
-        if unknown:
-            raise ValueError(f"autotune key names unknown parameters {unknown} of "
-                             f"'{self.jit_function.__name__}'")
+        self.base_fn = self.jit_function.fn  # the innermost Python function, as in Triton
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
         for name in self.reset_to_zero + self.restore_value:

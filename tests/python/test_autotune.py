@@ -377,3 +377,16 @@ def test_explicit_timing_is_one_round_as_asked():
     assert calls == [(16, ()), (32, ())]  # the tuner's own warmup=3, rep=7
     assert k.num_warmups == 3 and k.num_reps == 7
     assert k.best_config.kwargs == {"BLOCK": 32}
+
+
+def test_key_naming_no_parameter_is_ignored_and_base_fn():
+    # Triton's tutorial 08 passes such a key; Triton ignores it
+    @triton.autotune(configs=[triton.Config({"B": 16})], key=["n", "not_a_parameter"])
+    @triton.jit
+    def _k(X, n, B: tl.constexpr):
+        tl.store(X + tl.arange(0, B), tl.full((B,), n, tl.float32))
+
+    x = np.zeros(16, np.float32)
+    _k[(1,)](x, 3)
+    assert (x == 3).all()
+    assert _k.base_fn.__name__ == "_k"
