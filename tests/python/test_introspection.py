@@ -112,7 +112,7 @@ def test_gpu_warmup_compiles_without_launching():
     asm = k.asm
     assert ".entry scale" in asm["ptx"] and asm["cubin"][:4] == b"\x7fELF"
     assert "scale" in asm["ttir"] and asm["ttgir"] != asm["ttir"]
-    if _introspect._tool("cuobjdump") or _introspect._tool("nvdisasm"):
+    if _introspect.find_tool("cuobjdump") or _introspect.find_tool("nvdisasm"):
         assert "sass" in asm and ("FADD" in asm["sass"] or "FMUL" in asm["sass"])
     print(f"GPU introspection: n_regs={md.n_regs} n_spills={md.n_spills} "
           f"sass={'yes' if 'sass' in asm else 'no tool'}")
