@@ -56,7 +56,16 @@ class _TritonAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return spec
 
     def create_module(self, spec):
-        return importlib.import_module(spec.loader_state)
+        module = importlib.import_module(spec.loader_state)
+        # Alias the tilec submodules already loaded too: importing one later under its
+        # triton name would make the import system set it as an attribute of its parent,
+        # over a name the parent binds to something else (triton.runtime.driver is the
+        # DriverConfig object, not the module).
+        real, n = spec.loader_state, len(spec.loader_state)
+        for name, m in list(sys.modules.items()):
+            if name.startswith(real + "."):
+                sys.modules.setdefault(spec.name + name[n:], m)
+        return module
 
     def exec_module(self, module):
         pass  # the tilec module ran when create_module imported it

@@ -70,7 +70,8 @@ class GpuCompiledKernel(CompiledKernel):
     when a GPU is present, else from the cubin."""
 
     def __init__(self, native, jitfn, options, arch, source=None, stages=None):
-        self._native = native
+        self.module = native  # the C++ kernel (Triton's `module`: the loaded binary)
+        self._class = GpuCompiledKernel
         self.function = jitfn
         self.name = native.name
         num_warps, num_stages, debug, self._fp_fusion, self._maxnreg = options
@@ -136,9 +137,32 @@ class GpuCompiledKernel(CompiledKernel):
         return {"num_warps": m.num_warps, "num_stages": m.num_stages, "debug": m.debug,
                 "enable_fp_fusion": self._fp_fusion, "maxnreg": self._maxnreg}
 
+    @property
+    def _native(self):
+        return self.module
+
+    def portable(self):
+        """Makes the kernel's __dict__ picklable (a kernel triton.compile returns may be
+        sent to another process, as Inductor's compile workers do): the binary to reload,
+        the IR of each stage instead of the source to recompile from."""
+        n = self.module
+        self._binary = (n.ptx, n.cubin, dict(n.metadata))
+        if self._source is not None:
+            self.asm  # noqa: B018 - computes the stages' IR from the source
+            self._source = None
+
+    def _launch_args(self, grid, stream, args):
+        names, values = _with_descriptor_parts(self.function.arg_names, list(args))
+        values = [v.base if isinstance(v, TensorWrapper) else v for v in values]
+        self._native.launch(grid, stream, names, values)
+
     def _init_handles(self):
         """Loads the module on the current device (Triton's tutorials call this before
         reading n_regs / n_spills)."""
+        if self.__dict__.get("module") is None:  # moved here from another process
+            ptx, cubin, meta = self._binary
+            self.module = _C.GpuKernel(ptx, cubin, meta)
+        self._restore_handles()
         d = self._device()
         if d is not None:
             self._native.num_regs(d)

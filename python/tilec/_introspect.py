@@ -30,6 +30,10 @@ class Metadata:
             return v
         raise AttributeError(name)
 
+    def __getstate__(self):
+        """The fields read so far (the lazy ones need this process's driver)."""
+        return {**self.__dict__, "_lazy": {}}
+
     def __getitem__(self, name):
         try:
             return getattr(self, name)

@@ -172,15 +172,61 @@ class SourceBuilder:
             scope = dict(fn.__globals__)
             scope.update(_closure_vars(fn))
             globals_ = {}
+            user_modules = []
             for name in names:  # locals and Python builtins are not in scope: skipped
                 if name in scope:
-                    globals_[name] = to_global(scope[name], self.build)
+                    v = scope[name]
+                    if isinstance(v, types.ModuleType) and _module_name(v) is None:
+                        user_modules.append(name)
+                    else:
+                        globals_[name] = to_global(v, self.build)
+            if user_modules:
+                globals_.update(self._module_globals(text, scope, user_modules))
             fs = _C.FunctionSource(jitfn.__name__, file, text, first_line, globals_,
                                    bool(jitfn.noinline))
             jitfn._function_source = fs
             return fs
         finally:
             self._in_progress.discard(id(jitfn))
+
+    def _module_globals(self, text, scope, roots) -> dict:
+        """The globals of the user modules `roots` (e.g. Inductor's `triton_helpers`): the
+        module itself as `@name`, and each attribute chain the body reads from it
+        (`triton_helpers.max2`) under its dotted path, as Triton resolves them."""
+        out = {}
+        for root in roots:
+            out[root] = _C.ModuleRef("@" + root)
+        try:
+            tree = ast.parse(textwrap.dedent(text))
+        except SyntaxError:
+            return out  # the compiler reports it, with the line
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute):
+                continue
+            chain = []
+            base = node
+            while isinstance(base, ast.Attribute):
+                chain.append(base.attr)
+                base = base.value
+            if not isinstance(base, ast.Name) or base.id not in roots:
+                continue
+            chain.reverse()
+            obj, path = scope[base.id], base.id
+            for attr in chain:  # down the chain while it names user modules
+                path += "." + attr
+                if path in out:
+                    obj = getattr(obj, attr, None)
+                elif not hasattr(obj, attr):
+                    break
+                else:
+                    obj = getattr(obj, attr)
+                    if isinstance(obj, types.ModuleType) and _module_name(obj) is None:
+                        out[path] = _C.ModuleRef("@" + path)
+                    else:
+                        out[path] = to_global(obj, self.build)
+                if not (isinstance(obj, types.ModuleType) and _module_name(obj) is None):
+                    break
+        return out
 
 
 def function_source(jitfn):

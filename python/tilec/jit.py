@@ -161,6 +161,20 @@ class JITCallable:
         functools.update_wrapper(self, fn)
         self.signature = inspect.signature(fn)
         self._src = None
+        self.__globals__ = fn.__globals__  # Triton's attribute (Inductor saves and clears it)
+        self.used_global_vals = {}
+
+    def __getstate__(self):
+        """What pickles (Inductor sends compiled kernels back from its compile workers
+        with their @jit function, after clearing `fn` and `__globals__`): the compiled
+        state and the wrapped function stay behind."""
+        state = dict(self.__dict__)
+        for k in ("__wrapped__", "_function_source", "_gpu_kernels", "_gpu_dispatch"):
+            state.pop(k, None)
+        state["cache"] = {}
+        if state.get("fn") is not None:  # a function pickles by name: a kernel made by
+            state["_src"] = self._read_source()  # exec() has none, so keep its text
+        return state
 
     def _read_source(self):
         if self._src is None:
@@ -215,7 +229,8 @@ class JITFunction(JITCallable, KernelInterface):
         super().__init__(fn)
         self.debug = debug
         self.noinline = noinline
-        self._repr = repr
+        # Triton's `repr`: the kernel's name for profilers and Inductor (repr(fn) -> str)
+        self.repr = (lambda _: fn.__name__) if repr is None else repr
         self.launch_metadata = launch_metadata
         for p in self.signature.parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -347,8 +362,6 @@ class JITFunction(JITCallable, KernelInterface):
                            f"@jit function; launch it with {self.__name__}[grid](...)")
 
     def __repr__(self):
-        if self._repr is not None:
-            return self._repr(self)
         return f"JITFunction({self.__module__}:{self.__qualname__})"
 
 

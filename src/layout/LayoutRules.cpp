@@ -147,7 +147,17 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma) {
   case OpKind::Splat:
   case OpKind::Histogram: // the bins go through shared memory anyway
     return nullptr;       // flexible: their users decide
-  case OpKind::Broadcast:
+  case OpKind::Broadcast: {
+    // The operand's layout, unless it spreads the threads over the dims being broadcast
+    // (an [N, 1] tile's layout on [1, R]: every thread would hold the whole row): then
+    // the users decide (a [1, 1] index broadcast into a reduction loop of Inductor's).
+    LayoutRef l = operand_layout(0);
+    if (l && l->kind == ir::LayoutKind::Blocked &&
+        registers_per_thread(to_linear(*l, rt.shape)) >
+            registers_per_thread(to_linear(*default_blocked(rt.shape, num_warps), rt.shape)))
+      return nullptr;
+    return l;
+  }
   case OpKind::Hint:
   case OpKind::Scan:
     return operand_layout(0);

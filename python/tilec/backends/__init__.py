@@ -1,12 +1,12 @@
 """`triton.backends`: the compiler interface (`compiler.GPUTarget`, `BaseBackend`), the
 driver interface (`driver.DriverBase`) and `backends`, Triton's registry of installed back
-ends by name. tilec has one, "nvidia"."""
+ends by name: "nvidia", and "cpu" (the tile interpreter, triton-cpu's name)."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from . import compiler, driver, nvidia
+from . import compiler, cpu, driver, nvidia
 from .compiler import BaseBackend, GPUTarget, Language
 from .driver import DriverBase, GPUDriver
 
@@ -17,7 +17,9 @@ class Backend:
     driver: type
 
 
-backends = {"nvidia": Backend(nvidia.compiler.CUDABackend, nvidia.driver.CudaDriver)}
+# CUDA first: the first active driver is the default one (the CPU's is always active)
+backends = {"nvidia": Backend(nvidia.compiler.CUDABackend, nvidia.driver.CudaDriver),
+            "cpu": Backend(cpu.CPUBackend, cpu.CpuDriver)}
 
 __all__ = ["backends", "Backend", "BaseBackend", "DriverBase", "GPUDriver", "GPUTarget",
-           "Language", "compiler", "driver", "nvidia"]
+           "Language", "compiler", "cpu", "driver", "nvidia"]

@@ -1,6 +1,6 @@
 """`triton.backends.driver`: the interface of a driver (what `triton.runtime.driver.active`
 is). tilec's drivers: `backends.nvidia.driver.CudaDriver` and, without a GPU,
-`runtime.driver.CpuDriver`."""
+`backends.cpu.CpuDriver`."""
 
 from __future__ import annotations
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 import hashlib
 import time
 
-from .. import _introspect, knobs
+from .. import _args, _introspect, knobs
 from .._version import TILEC_VERSION, TRITON_VERSION
 from ..backends import backends
 from ..backends.compiler import BaseBackend, GPUTarget, Language
+from ..backends.cpu import CPUBackend
 from ..language import core
+from .host import compile_kernel
 from .kernel import CompiledKernel, LazyDict
 
 
@@ -74,11 +76,11 @@ class IRSource:
 
 
 def make_backend(target: GPUTarget) -> BaseBackend:
-    """The back end that compiles for `target` (tilec: CUDA targets only)."""
+    """The back end that compiles for `target`: CUDA, or "cpu" (the tile interpreter)."""
     found = [b.compiler for b in backends.values() if b.compiler.supports_target(target)]
     if len(found) != 1:
         raise RuntimeError(f"{len(found)} compatible backends for target ({target.backend}) "
-                           f"({found}): tilec compiles for 'cuda' targets")
+                           f"({found}): tilec compiles for 'cuda' and 'cpu' targets")
     return found[0](target)
 
 
@@ -141,6 +143,46 @@ def aot_signature(src: ASTSource):
     return ",".join(entries), constexprs
 
 
+def host_specs(src: ASTSource) -> list:
+    """The (kind, payload) spec of every parameter of an ASTSource, as the tile
+    interpreter's compile takes them (what `_args.spec_of` makes from a launch's values)."""
+    fn = getattr(src.fn, "jit_function", src.fn)
+    specs = []
+    for i, name in enumerate(fn.arg_names):
+        ty = src.signature.get(name)
+        param = fn.params[i]
+        if ty == "constexpr" or (i,) in src.constants or (ty is None and param.is_constexpr):
+            if (i,) in src.constants:
+                value = _unwrap(src.constants[(i,)])
+            elif param.has_default:
+                value = param.default
+            else:
+                raise ValueError(f"'{src.name}': constexpr parameter '{name}' has no value in "
+                                 "constexprs and no default")
+            specs.append(_args.spec_of(("c",), value))
+            continue
+        if ty is None:
+            raise ValueError(f"'{src.name}': the signature has no entry for parameter "
+                             f"'{name}' (it has {sorted(src.signature)})")
+        if not isinstance(ty, str) or ty.startswith("tensordesc") or ty == "nvTmaDesc":
+            raise NotImplementedError(f"'{src.name}': parameter '{name}' of type {ty!r}: "
+                                      "tilec compiles pointers and scalars for the CPU target")
+        divisible = _divisible(src.attrs.get((i,)))
+        entry = ty.strip()
+        if entry.startswith("*"):
+            dt = entry[2:] if entry.startswith("*k") else entry[1:]
+            specs.append(_args.spec_of(("p", "i1" if dt == "u1" else dt, divisible), None))
+        elif entry in ("i1", "u1"):
+            specs.append(_args.spec_of(("b",), None))
+        elif entry.startswith(("i", "u")):
+            specs.append(_args.spec_of(("i", entry, divisible, False), None))
+        elif entry.startswith(("fp", "bf")):
+            specs.append(_args.spec_of(("f", entry), None))
+        else:
+            raise ValueError(f"'{src.name}': unknown signature type {ty!r} for '{name}'")
+    return specs
+
+
 _FORWARDED = ("num_warps", "num_stages", "debug", "enable_fp_fusion", "maxnreg")
 
 
@@ -154,10 +196,15 @@ def _compile_ast(src: ASTSource, target, options) -> CompiledKernel:
     start = time.perf_counter()
     backend = make_backend(target)
     opts = backend.parse_options(dict(options or {}))
-    signature, constexprs = aot_signature(src)
-    kernel = _introspect.compile(src.fn, signature, constexprs,
-                                 target=backend.get_target_name(opts),
-                                 **{k: getattr(opts, k) for k in _FORWARDED})
+    if isinstance(backend, CPUBackend):
+        kernel = compile_kernel(getattr(src.fn, "jit_function", src.fn), host_specs(src),
+                                tuple(getattr(opts, k) for k in _FORWARDED))
+    else:
+        signature, constexprs = aot_signature(src)
+        kernel = _introspect.compile(src.fn, signature, constexprs,
+                                     target=backend.get_target_name(opts),
+                                     **{k: getattr(opts, k) for k in _FORWARDED})
+    kernel.portable()  # Inductor sends it from its compile workers as its __dict__
     kernel.src = src
     kernel.hash = hashlib.sha256(get_cache_key(src, backend, opts, {}).encode()).hexdigest()
     m = kernel.metadata

@@ -17,7 +17,8 @@ class HostKernel(CompiledKernel):
     IR)."""
 
     def __init__(self, native, jitfn, specs, options):
-        self._native = native
+        self.module = native  # the compiled program (Triton's `module`)
+        self._class = HostKernel
         self.name = native.name
         self.function = jitfn
         num_warps, num_stages, debug = options[:3]
@@ -47,6 +48,22 @@ class HostKernel(CompiledKernel):
                        for j, p in enumerate(parts)
                        if len(p) > 1 or specs[param_index[p[0]]][0] == "pointer"]
         self._asm = None
+
+    @property
+    def _native(self):
+        return self.module
+
+    def portable(self):
+        """The interpreter's program stays in this process; the IR texts travel."""
+        self.asm  # noqa: B018
+
+    def _init_handles(self):
+        if self.__dict__.get("module") is None:
+            raise RuntimeError(
+                f"kernel '{self.name}' was compiled for tilec's CPU interpreter in another "
+                "process, and such a kernel cannot move between processes: compile it in "
+                "this one (with torch.compile: torch._inductor.config.compile_threads = 1)")
+        self._restore_handles()
 
     @property
     def asm(self) -> dict:
@@ -90,6 +107,15 @@ class HostKernel(CompiledKernel):
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()
+
+    def _launch_args(self, grid, stream, args):
+        fn = self.function
+        if len(args) != len(fn.params):
+            raise TypeError(f"'{self.name}' takes {len(fn.params)} arguments, got {len(args)}")
+        specialize = _args.specialize
+        self.launch(grid, [None if p.is_constexpr else
+                           specialize(p.name, v, False, p.specialize, p.typed)[1]
+                           for p, v in zip(fn.params, args)])
 
     def _launch_options(self) -> dict:
         m = self.metadata

@@ -36,8 +36,37 @@ class CompiledKernel:
     def __getitem__(self, grid):
         return launcher(self, grid)
 
+    def _restore_handles(self):
+        """After a move between processes: the method `run` (not the None Inductor left in
+        its place) and the @jit function as `function`."""
+        if "run" in self.__dict__ and self.__dict__["run"] is None:
+            del self.__dict__["run"]
+        if self.__dict__.get("function") is None and self.src is not None:
+            self.function = self.src.fn
+
+    def run(self, grid_0, grid_1, grid_2, stream, function, metadata, launch_metadata,
+            launch_enter_hook, launch_exit_hook, *args):
+        """Triton's launcher entry (what Inductor's generated launchers call): `args` are
+        every @jit parameter in order, constexprs included (their values are ignored: this
+        kernel was compiled with them)."""
+        if launch_enter_hook is not None:
+            launch_enter_hook(launch_metadata)
+        self._launch_args((grid_0, grid_1, grid_2), stream, args)
+        if launch_exit_hook is not None:
+            launch_exit_hook(launch_metadata)
+
+    def _launch_args(self, grid, stream, args):
+        raise NotImplementedError(f"{type(self).__name__} has no launcher")
+
     def _init_handles(self):
-        """Triton loads the module here (before n_regs / n_spills are read)."""
+        """Triton loads the module here (before n_regs / n_spills are read). Inductor moves
+        a kernel between processes as its `__dict__` (with `module`, `function` and `run`
+        set to None) and rebuilds it as a bare CompiledKernel: the class it was is in
+        `_class`, and that class's _init_handles reloads the module."""
+        cls = self.__dict__.get("_class")
+        if type(self) is CompiledKernel and cls is not None and cls is not CompiledKernel:
+            self.__class__ = cls
+            self._init_handles()
 
     def launch_metadata(self, grid, stream, *args) -> LazyDict:
         """What Triton's launch hooks receive: name and stream, and what the @jit function's

@@ -74,6 +74,10 @@ Val Lowerer::lookup(const std::string &name, SourceLoc loc) {
   const Scope &sc = frame().scope;
   if (auto it = sc.find(name); it != sc.end())
     return it->second;
+  return lookup_global(name, loc);
+}
+
+Val Lowerer::lookup_global(const std::string &name, SourceLoc loc) {
   const auto &globals = frame().fn->src->globals;
   if (auto it = globals.find(name); it != globals.end())
     return it->second;
@@ -184,6 +188,14 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
     auto missing = [&]() {
       return CompileError(loc, "module '" + m + "' has no attribute '" + attr + "'");
     };
+    if (!m.empty() && m[0] == '@') { // a user's module: its attributes are dotted globals
+      const std::string path = m.substr(1) + "." + attr;
+      const FunctionSource &src = *frame().fn->src;
+      if (!src.globals.count(path) && !src.unsupported_globals.count(path))
+        throw CompileError(loc, "module '" + m.substr(1) + "' has no attribute '" + attr +
+                                    "' (or it names nothing a kernel can use)");
+      return lookup_global(path, loc);
+    }
     if (m == "tilec.language" || m == "triton.language") {
       if (attr == "math")
         return Val::module("tilec.language.math");

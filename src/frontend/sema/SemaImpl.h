@@ -158,6 +158,8 @@ public:
   // --- expressions (SemaExpr.cpp) ---
   Val eval(const ast::Expr &e);
   Val lookup(const std::string &name, SourceLoc loc);
+  // A global of the current function (a dotted path for a user module's attribute).
+  Val lookup_global(const std::string &name, SourceLoc loc);
   Val eval_attribute(const ast::AttributeExpr &e);
   Val attribute_of(const Val &base, const std::string &attr, SourceLoc loc);
   Val eval_fstring(const ast::FStringExpr &e);

@@ -154,6 +154,31 @@ def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
   EXPECT_EQ(count(k.fn(), OpKind::ConvertLayout), 0) << ir::print(*k.module);
 }
 
+TEST(AssignLayouts, BroadcastOfAColumnIntoARowDoesNotReplicateTheRow) {
+  // Inductor's reductions with XBLOCK = 1: an [XBLOCK, 1] index, laid out along dim 0, is
+  // broadcast against the [1, R] reduction block; keeping its layout would give every
+  // thread the whole row (thousands of registers, spilled).
+  Kernel k = inline_kernel(R"(@triton.jit
+def k(idx_ptr, x_ptr, out_ptr, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+    t = tl.load(idx_ptr + xindex)
+    r = tl.arange(0, RBLOCK)[None, :]
+    hit = t == r
+    v = tl.load(x_ptr + r + RBLOCK * xindex)
+    tl.store(out_ptr + r + RBLOCK * xindex, tl.where(hit, -1.0, v))
+)",
+                           "*i64:16,*fp32:16,*fp32:16", {1, 2048}, 16);
+  assign(k);
+  ir::walk(k.fn().entry(), [&](ir::Op *op) {
+    for (size_t i = 0; i < op->num_results(); ++i) {
+      const ir::Type &t = op->result(i)->type;
+      if (t.is_tile() && t.shape == ir::Shape{1, 2048}) {
+        EXPECT_LE(layout::registers_per_thread(layout::to_linear(t)), 4) << ir::print(*op);
+      }
+    }
+  });
+}
+
 TEST(AssignLayouts, EverySeedKernel) {
   struct Case {
     const char *name, *sig;

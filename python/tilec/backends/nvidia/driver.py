@@ -46,6 +46,16 @@ class CudaDriver(GPUDriver):
 
     @staticmethod
     def is_active() -> bool:
+        # With torch loaded, its answer first, as Triton's driver asks: in Inductor's compile
+        # workers (forked after the parent initialised CUDA) torch answers from its cached
+        # device count, where a fresh cuInit would fail.
+        torch = sys.modules.get("torch")
+        if torch is not None and getattr(torch, "cuda", None) is not None:
+            try:
+                if torch.cuda.is_available() and torch.version.hip is None:
+                    return True
+            except Exception:  # noqa: BLE001 - a broken torch CUDA: ask the driver
+                pass
         return gpu_present()
 
     def get_current_device(self) -> int:
@@ -60,6 +70,8 @@ class CudaDriver(GPUDriver):
         return _torch().cuda.current_stream(device).cuda_stream
 
     def get_device_capability(self, device: int | None = None) -> tuple:
+        if "torch" in sys.modules:  # no driver call (see is_active)
+            return tuple(_torch().cuda.get_device_capability(device))
         p = _C.gpu_device_props(self.get_current_device() if device is None else int(device))
         return tuple(p["capability"])
 
