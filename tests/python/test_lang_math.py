@@ -73,6 +73,24 @@ def test_math_namespace_and_methods():
     np.testing.assert_allclose(z[24:], np.sqrt(x), rtol=2e-7)
 
 
+def test_logical_and_or_methods():
+    @triton.jit
+    def k(X, Z, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        x = tl.load(X + offs)
+        a, b = x > 0, x < 3
+        tl.store(Z + offs, a.logical_and(b).to(tl.int32))
+        tl.store(Z + N + offs, a.logical_or(x < -3).to(tl.int32))
+        tl.store(Z + 2 * N + offs, (offs % 2).logical_and(b).to(tl.int32))
+
+    x = np.array([-4, -1, 0, 1, 2, 3, 4, 5], np.float32)
+    z = np.zeros(24, np.int32)
+    k[(1,)](x, z, N=8)
+    assert z[:8].tolist() == [0, 0, 0, 1, 1, 0, 0, 0]
+    assert z[8:16].tolist() == [1, 0, 0, 1, 1, 1, 1, 1]
+    assert z[16:].tolist() == [0, 1, 0, 1, 0, 0, 0, 0]
+
+
 def test_special_values():
     @triton.jit
     def k(X, Z, N: tl.constexpr):

@@ -1,5 +1,6 @@
 // Elementwise math builtins: where, minimum/maximum/clamp, exp & co (with Triton's
-// dtype checks), abs, fma, umulhi, fdiv, div_rn, cdiv, sigmoid, add/sub/mul.
+// dtype checks), abs, fma, umulhi, fdiv, div_rn, cdiv, sigmoid, add/sub/mul, and the
+// tensor methods logical_and / logical_or.
 #include <tuple>
 
 #include "frontend/sema/BuiltinsImpl.h"
@@ -233,12 +234,27 @@ Val tanh_(Emitter &e, const Args &a) {
       emit(e, OpKind::Select, {neg, emit(e, OpKind::Neg, {t}, x->type, loc), t}, x->type, loc));
 }
 
+// x.logical_and(y) / x.logical_or(y): elementwise on truth values (Inductor's helpers use
+// them on masks).
+Val logical(Emitter &e, const Args &a, bool is_and) {
+  SourceLoc loc = a.loc();
+  Value *x = truth(e, a.tensor("input"), loc);
+  Value *y = truth(e, a.tensor("other"), loc);
+  return binary_op(e, is_and ? ast::BinOp::BitAnd : ast::BinOp::BitOr, Val::of(x), Val::of(y),
+                   loc);
+}
+
+Val logical_and(Emitter &e, const Args &a) { return logical(e, a, true); }
+Val logical_or(Emitter &e, const Args &a) { return logical(e, a, false); }
+
 } // namespace
 
 void add_math_builtins(std::vector<Def> &t) {
   const unsigned fn = kTl | kMath | kMethod;
   t.insert(t.end(), {
                         {"where", "condition, x, y", where, kTl},
+                        {"logical_and", "input, other", logical_and, kMethod},
+                        {"logical_or", "input, other", logical_or, kMethod},
                         {"minimum", "x, y, propagate_nan=0", minimum, kTl},
                         {"maximum", "x, y, propagate_nan=0", maximum, kTl},
                         {"clamp", "x, min, max, propagate_nan=0", clamp, kTl},
