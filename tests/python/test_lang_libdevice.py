@@ -595,3 +595,48 @@ def test_libdevice_exp_is_not_tl_exp():
     # libdevice.exp is accurate where tl.exp (ex2.approx on the GPU) is not: e^80 to 1 ulp.
     x = np.array([80.0, -80.0, 88.5, 1e-8], F32)
     check("exp", run("exp", x), [x], np.exp(x.astype(F64)).astype(F32), 1)
+
+
+# Bessel functions at points on both sides of the series / asymptotic switch (12 for J and
+# Y, 20 for I); reference values from mpmath (50 digits, rounded to double).
+BESSEL_X = [0.1, 1.0, 2.5, 7.0, 11.5, 12.5, 30.0]
+BESSEL = {
+    "j0": [0.99750156206604, 0.7651976865579666, -0.048383776468198, 0.3000792705195556,
+           -0.06765394811166522, 0.1468840547004211, -0.08636798358104021],
+    "j1": [0.049937526036242, 0.4400505857449335, 0.49709410246427405, -0.004682823482345833,
+           -0.22837862066532347, -0.16548380461475973, -0.11875106261662294],
+    "y0": [-1.5342386513503667, 0.08825696421567696, 0.4980703596152319,
+           -0.025949743967209265, -0.22523211169118787, -0.1712143068446693,
+           -0.11729573168666403],
+    "y1": [-6.4589510947020266, -0.7812128213002887, 0.1459181379667858, -0.30266723702418485,
+           0.057942547143000823, -0.1538382565375012, 0.08442557066174723],
+    "cyl_bessel_i0": [1.0025015629340956, 1.2660658777520084, 3.289839144050123,
+                      168.5939085102897, 11746.141518920069, 30596.335155785153,
+                      781672297823.9775],
+    "cyl_bessel_i1": [0.050062526047092694, 0.565159103992485, 2.5167162452886984,
+                      156.03909286995545, 11223.209738510568, 29345.74964207113,
+                      768532038938.957],
+}
+
+
+@pytest.mark.parametrize("fn", sorted(BESSEL))
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_bessel(fn, dt):
+    odd = fn in ("j1", "cyl_bessel_i1")
+    pos = np.array(BESSEL_X)
+    # x, -x (J and I are even or odd; Y is NaN below 0), 0, +-inf, NaN
+    x = np.concatenate([pos, -pos, [0.0, np.inf, -np.inf, np.nan], np.zeros(14)]).astype(dt)
+    want = np.array(BESSEL[fn])
+    if fn[0] == "y":
+        neg = np.full(7, np.nan)
+        special = [-np.inf, 0.0, np.nan, np.nan]
+    elif fn[0] == "j":
+        neg = -want if odd else want
+        special = [0.0 if odd else 1.0, 0.0, 0.0, np.nan]
+    else:
+        neg = -want if odd else want
+        special = [0.0 if odd else 1.0, np.inf, -np.inf if odd else np.inf, np.nan]
+    y = run(fn, x)
+    got, exp = y[:18].astype(np.float64), np.concatenate([want, neg, special])
+    rtol = 1e-9 if dt == np.float64 else 2e-6
+    np.testing.assert_allclose(got, exp, rtol=rtol, atol=rtol * 1e-2, equal_nan=True)

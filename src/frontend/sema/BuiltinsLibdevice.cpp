@@ -732,6 +732,7 @@ std::vector<Fn> &registry() {
     TILEC_LD_MODES("ull2double", "uint64>fp64", b_ll2f, DType::F64)
 #undef TILEC_LD_MODES
     add_float_fns(v);
+    add_bessel_fns(v);
     return v;
   }();
   return t;

@@ -1,7 +1,8 @@
 // libdevice (triton.language.extra[.cuda].libdevice) composed from Tile IR ops, so the
 // interpreter, the SIMT simulator and PTX run the same code. Private to src/frontend/sema.
 // BuiltinsLibdevice.cpp holds the table, the dtype dispatch and the exact functions (bits,
-// integers, rounding, conversions); LibdeviceFloat.cpp the transcendental ones.
+// integers, rounding, conversions); LibdeviceFloat.cpp the transcendental ones;
+// LibdeviceBessel.cpp the Bessel functions.
 #pragma once
 
 #include <string>
@@ -69,7 +70,8 @@ struct Fn {
   Body body;
 };
 
-void add_float_fns(std::vector<Fn> &t); // LibdeviceFloat.cpp
+void add_float_fns(std::vector<Fn> &t);  // LibdeviceFloat.cpp
+void add_bessel_fns(std::vector<Fn> &t); // LibdeviceBessel.cpp
 
 // An error for a form Triton has but tilec does not reach libdevice's accuracy for.
 [[noreturn]] void unsupported(const M &m, const ir::Value *x, const char *why);
