@@ -167,7 +167,7 @@ class SourceBuilder:
         self._in_progress.add(id(jitfn))
         try:
             fn = jitfn.fn
-            text, file, first_line = jitfn.src, jitfn.file, jitfn.first_line
+            text, file, first_line = jitfn._read_source()  # decorators included
             names = _C.referenced_names(jitfn.__name__, file, text, first_line)
             scope = dict(fn.__globals__)
             scope.update(_closure_vars(fn))

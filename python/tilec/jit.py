@@ -7,6 +7,8 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import re
+import textwrap
 
 from . import _C, _args, _gpu, _interpret, _sources, _utils
 from ._tensors import MockTensor
@@ -183,15 +185,21 @@ class JITCallable:
 
     @property
     def src(self) -> str:
-        """The source text, decorators included."""
-        return self._read_source()[0]
+        """The source text from `def` on, dedented (Triton's `src`: Inductor parses it with
+        `ast`); `raw_src` keeps the decorators."""
+        text = textwrap.dedent(self._read_source()[0])
+        m = _DEF_LINE.search(text)
+        return text[m.start():] if m else text
 
     def _unsafe_update_src(self, new_src: str):
-        """Replaces the kernel's source text (Triton's name: its tests patch a kernel's
-        text and recompile it). The file and first line stay, for diagnostics; every
-        compiled variant is dropped."""
-        _, file, first_line = self._read_source()
-        self._src = (new_src, file, first_line)
+        """Replaces the kernel's source text, from `def` on (Triton's name: its tests patch
+        `src` and recompile). The file stays and the line numbers count from the def's
+        line, for diagnostics; every compiled variant is dropped."""
+        old, file, first_line = self._read_source()
+        m = _DEF_LINE.search(textwrap.dedent(old))
+        def_line = first_line + (textwrap.dedent(old)[:m.start()].count("\n") if m else 0)
+        starts_at_def = _DEF_LINE.match(textwrap.dedent(new_src).lstrip("\n")) is not None
+        self._src = (new_src, file, def_line if starts_at_def else first_line)
         self._function_source = None
         self.cache = {}
         self.__dict__.pop("_gpu_kernels", None)
@@ -210,7 +218,12 @@ class JITCallable:
 
     @property
     def raw_src(self) -> list:
-        return self.src.splitlines(keepends=True)
+        """The source lines, decorators included (Triton's `raw_src`)."""
+        return self._read_source()[0].splitlines(keepends=True)
+
+    @property
+    def _fn_name(self) -> str:
+        return f"{self.__module__}.{self.__qualname__}"
 
     @property
     def cache_key(self) -> str:
@@ -366,6 +379,7 @@ class JITFunction(JITCallable, KernelInterface):
 
 
 _MISSING = object()
+_DEF_LINE = re.compile(r"^def\s+\w+\s*\(", re.MULTILINE)
 _GRID_END = 1 << 31
 # kernel[grid] without a Python frame once the function launched on a GPU (_gpu.py)
 JITFunction.__getitem__ = _gpu.fast_getitem(JITFunction, JITFunction.__getitem__)

@@ -102,6 +102,9 @@ def test_gpu_kernel_moves_between_processes_as_its_dict():
 def test_jit_function_has_tritons_attributes():
     f = sk.add_kernel
     assert f.__globals__ is f.fn.__globals__ and f.used_global_vals == {}
+    # src starts at `def` (Inductor parses it with ast); raw_src keeps the decorator
+    assert f.src.startswith("def add_kernel(") and "@" not in f.src.splitlines()[0]
+    assert f.raw_src[0].lstrip().startswith("@") and f._fn_name == "seed_kernels.add_kernel"
     assert f.repr(f) == "add_kernel" and repr(f).startswith("JITFunction(")
     named = tilec.jit(repr=lambda fn: "renamed")(sk.add_kernel.fn)
     assert named.repr(named) == "renamed" and repr(named).startswith("JITFunction(")
