@@ -61,6 +61,19 @@ def _generate_ptx(jitfn, fs, specs, options, arch):
         raise err.with_traceback(None) from err.__cause__
 
 
+class _InProcess:
+    """A value that stays in its process: it pickles as None (a kernel's FunctionSource is
+    a C++ object; a kernel moved elsewhere keeps the IR it had already read)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __reduce__(self):
+        return type(None), ()
+
+
 class GpuCompiledKernel(CompiledKernel):
     """A kernel compiled for a GPU. `asm`: 'ptx' (text), 'cubin' (bytes, when built), the
     Tile IR after each pipeline stage ('ttir' before layouts, 'ttgir' with layouts), the
@@ -84,7 +97,7 @@ class GpuCompiledKernel(CompiledKernel):
         self.arg_names = [p[0] for p in meta["params"]]
         # (fs, specs): recompiled on the first asm access for the IR of each stage (a
         # kernel from the disk cache has only PTX and cubin)
-        self._source = source
+        self._source = _InProcess(source) if source is not None else None
         self._stages = stages
         self._asm = None
 
@@ -94,7 +107,7 @@ class GpuCompiledKernel(CompiledKernel):
             asm = {}
             stages = self._stages
             if stages is None and self._source is not None:
-                fs, specs = self._source
+                fs, specs = self._source.value
                 m = self.metadata
                 k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch,
                                     enable_fp_fusion=self._fp_fusion,
@@ -143,13 +156,10 @@ class GpuCompiledKernel(CompiledKernel):
 
     def portable(self):
         """Makes the kernel's __dict__ picklable (a kernel triton.compile returns may be
-        sent to another process, as Inductor's compile workers do): the binary to reload,
-        the IR of each stage instead of the source to recompile from."""
+        sent to another process, as Inductor's compile workers do): the binary to reload
+        there. The source to recompile the stages' IR from stays here (_InProcess)."""
         n = self.module
         self._binary = (n.ptx, n.cubin, dict(n.metadata))
-        if self._source is not None:
-            self.asm  # noqa: B018 - computes the stages' IR from the source
-            self._source = None
 
     def _launch_args(self, grid, stream, args):
         names, values = _with_descriptor_parts(self.function.arg_names, list(args))

@@ -159,3 +159,20 @@ def test_runtime_driver_stays_the_driver_config_under_the_switch():
     assert r.returncode == 0, r.stderr
     first, second, active = r.stdout.split()
     assert first == second == "DriverConfig" and active in ("CpuDriver", "CudaDriver")
+
+
+def test_compile_of_an_ast_source_reuses_the_disk_cache(tmp_path):
+    from tilec import knobs
+
+    src = ASTSource(sk.add_kernel, ADD_SIG, {"BLOCK_SIZE": 512})
+    target = GPUTarget("cuda", 90, 32)
+    with knobs.cache.scope():
+        knobs.cache.dir = str(tmp_path)
+        first = tilec.compile(src, target=target)
+        assert first._stages is not None and any(tmp_path.iterdir())
+        again = tilec.compile(src, target=target)  # a warm start: from the cache
+        assert again._stages is None and again.asm["ptx"] == first.asm["ptx"]
+        assert again.asm["ttir"] == first.asm["ttir"]  # the IR, recompiled when read
+        other = tilec.compile(ASTSource(sk.add_kernel, ADD_SIG, {"BLOCK_SIZE": 256}),
+                              target=target)
+        assert other._stages is not None  # another specialisation: compiled

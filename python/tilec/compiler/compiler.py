@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import time
 
-from .. import _args, _introspect, knobs
+from .. import _C, _args, _introspect, _sources, knobs
 from .._version import TILEC_VERSION, TRITON_VERSION
 from ..backends import backends
 from ..backends.compiler import BaseBackend, GPUTarget, Language
@@ -186,6 +186,34 @@ def host_specs(src: ASTSource) -> list:
 _FORWARDED = ("num_warps", "num_stages", "debug", "enable_fp_fusion", "maxnreg")
 
 
+def _compile_cuda(src: ASTSource, target: str, fwd: dict) -> CompiledKernel:
+    """The PTX and cubin of `src` for `target` ("cuda:90"), from tilec's disk cache when
+    this specialisation was compiled before (a warm start of torch.compile compiles every
+    kernel again through here), else compiled and stored."""
+    signature, constexprs = aot_signature(src)
+    jitfn = getattr(src.fn, "jit_function", src.fn)
+    if knobs.compilation.always_compile:
+        return _introspect.compile(jitfn, signature, constexprs, target=target, **fwd)
+    cc, specific = _introspect.parse_target(target)
+    arch = f"sm_{cc}{'a' if specific else ''}"
+    fs = _sources.function_source(jitfn)
+    key = _C.gpu_cache_key(fs, "aot:" + repr((signature, sorted(constexprs.items()))),
+                           repr(sorted(fwd.items())), arch)
+    native = _C.GpuKernel.load_cached(key, knobs.cache.dir)
+    if native is None:
+        kernel = _introspect.compile(jitfn, signature, constexprs, target=target, **fwd)
+        kernel._native.store(key, knobs.cache.dir)  # best effort, as the @jit path's
+        return kernel
+    try:  # the stages' IR, recompiled if read (the cache keeps PTX and cubin)
+        source = (fs, host_specs(src))
+    except (NotImplementedError, ValueError):
+        source = None
+    from .._gpu import GpuCompiledKernel  # late: _gpu imports the compiler package
+
+    options = tuple(fwd[k] for k in _FORWARDED)
+    return GpuCompiledKernel(native, jitfn, options, arch, source=source)
+
+
 def _compile_ast(src: ASTSource, target, options) -> CompiledKernel:
     if target is None:
         from ..runtime.driver import driver  # late: runtime imports the @jit machinery
@@ -200,10 +228,8 @@ def _compile_ast(src: ASTSource, target, options) -> CompiledKernel:
         kernel = compile_kernel(getattr(src.fn, "jit_function", src.fn), host_specs(src),
                                 tuple(getattr(opts, k) for k in _FORWARDED))
     else:
-        signature, constexprs = aot_signature(src)
-        kernel = _introspect.compile(src.fn, signature, constexprs,
-                                     target=backend.get_target_name(opts),
-                                     **{k: getattr(opts, k) for k in _FORWARDED})
+        kernel = _compile_cuda(src, backend.get_target_name(opts),
+                               {k: getattr(opts, k) for k in _FORWARDED})
     kernel.portable()  # Inductor sends it from its compile workers as its __dict__
     kernel.src = src
     kernel.hash = hashlib.sha256(get_cache_key(src, backend, opts, {}).encode()).hexdigest()
