@@ -239,6 +239,11 @@ def tuple_arg(name: str, v: tuple, specialize_ints: bool, leaf):
     return ("t", type(v) if is_named_tuple(v) else None, tuple(keys)), tuple(values)
 
 
+class IntOverflowError(OverflowError, ValueError):
+    """An int argument that fits no kernel int type: Triton's OverflowError (and the
+    ValueError tilec raised before, for callers that catch that)."""
+
+
 def int_dtype(name: str, v: int) -> str:
     if _INT32_MIN <= v < _INT32_END:
         return "i32"
@@ -246,7 +251,7 @@ def int_dtype(name: str, v: int) -> str:
         return "i64"
     if 0 <= v < _UINT64_END:
         return "u64"
-    raise ValueError(f"argument '{name}' = {v} does not fit in 64 bits")
+    raise IntOverflowError(f"argument '{name}' = {v} does not fit in 64 bits")
 
 
 def is_named_tuple(v) -> bool:
@@ -388,7 +393,7 @@ def _scalar(name, v, dt):
         bits = int(dt[1:])
         lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if dt[0] == "i" else (0, 1 << bits)
         if not lo <= v < hi:
-            raise ValueError(f"argument '{name}' = {v} does not fit in {dt}")
+            raise IntOverflowError(f"argument '{name}' = {v} does not fit in {dt}")
         return ("i", dt, False, False), v
     if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
         raise TypeError(f"argument '{name}' is declared {dt} but got {_describe(v)}")

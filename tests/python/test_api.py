@@ -174,6 +174,10 @@ def test_unsupported_argument_types():
         add_one[(1,)](np.zeros(4, np.complex64), y, 4)
     with pytest.raises(ValueError, match="'n' = .* does not fit in 64 bits"):
         add_one[(1,)](x, y, 1 << 70)
+    # Triton's error class for ints beyond 64 bits, either way round (uint64 and int64 fit)
+    for v in (1 << 64, -(1 << 63) - 1):
+        with pytest.raises(OverflowError, match="does not fit in 64 bits"):
+            add_one[(1,)](x, y, v)
     with pytest.raises(TypeError, match="dtype can only be passed to a tl.constexpr"):
         add_one[(1,)](x, y, tl.float32)
 
