@@ -7,6 +7,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
+import hashlib
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,4 +75,43 @@ class BaseBackend(abc.ABC):
         return "D" if kwargs.get("align", False) and arg.data_ptr() % 16 == 0 else ""
 
 
-__all__ = ["GPUTarget", "Language", "BaseBackend"]
+class TilecBackend(BaseBackend):
+    """What tilec's back ends share: Triton's metadata packing and module map, and no MLIR
+    (tilec's stages are C++ passes)."""
+
+    def pack_metadata(self, metadata) -> tuple:
+        return (metadata.num_warps, metadata.num_ctas, metadata.shared)
+
+    def get_codegen_implementation(self, options=None) -> dict:
+        return {}
+
+    def get_module_map(self) -> dict:
+        from ..language.extra.cuda import libdevice  # late: the language imports backends
+
+        return {"triton.language.extra.libdevice": libdevice}
+
+    def load_dialects(self, context) -> None:
+        """tilec has no MLIR dialects to load."""
+
+    def add_stages(self, stages: dict, options, language=None) -> None:
+        raise NotImplementedError(
+            "tilec's compilation stages are C++ passes, not MLIR pass pipelines: compile with "
+            "triton.compile(ASTSource(...)) (or tilec.compile) and read CompiledKernel.asm")
+
+
+class OptionsBase:
+    """Checks and the hash every back end's (frozen dataclass) options share."""
+
+    def __post_init__(self):
+        w = self.num_warps
+        if not isinstance(w, int) or w <= 0 or w & (w - 1):
+            raise ValueError(f"num_warps must be a power of 2, got {w!r}")
+        if isinstance(self.extern_libs, dict):
+            object.__setattr__(self, "extern_libs", tuple(self.extern_libs.items()))
+
+    def hash(self) -> str:
+        key = "_".join(f"{k}-{v}" for k, v in sorted(self.__dict__.items()))
+        return hashlib.sha256(key.encode()).hexdigest()
+
+
+__all__ = ["GPUTarget", "Language", "BaseBackend", "TilecBackend", "OptionsBase"]

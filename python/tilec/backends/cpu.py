@@ -7,19 +7,18 @@ that compiles through Triton's API (Inductor's Triton back end for CPU tensors,
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from typing import Optional
 
 import numpy as np
 
 from .. import _C
 from ..testing import do_bench
-from .compiler import BaseBackend, GPUTarget
+from .compiler import GPUTarget, OptionsBase, TilecBackend
 from .driver import DriverBase
 
 
 @dataclasses.dataclass(frozen=True)
-class CPUOptions:
+class CPUOptions(OptionsBase):
     num_warps: int = 4
     num_ctas: int = 1
     num_stages: int = 3
@@ -38,19 +37,8 @@ class CPUOptions:
     arch: str = "cpu"
     instrumentation_mode: str = ""
 
-    def __post_init__(self):
-        w = self.num_warps
-        if not isinstance(w, int) or w <= 0 or w & (w - 1):
-            raise ValueError(f"num_warps must be a power of 2, got {w!r}")
-        if isinstance(self.extern_libs, dict):
-            object.__setattr__(self, "extern_libs", tuple(self.extern_libs.items()))
 
-    def hash(self) -> str:
-        key = "_".join(f"{k}-{v}" for k, v in sorted(self.__dict__.items()))
-        return hashlib.sha256(key.encode()).hexdigest()
-
-
-class CPUBackend(BaseBackend):
+class CPUBackend(TilecBackend):
     binary_ext = "tileir"
 
     @staticmethod
@@ -66,24 +54,6 @@ class CPUBackend(BaseBackend):
     def parse_options(self, opts: dict) -> CPUOptions:
         return CPUOptions(**{k: v for k, v in opts.items()
                              if k in CPUOptions.__dataclass_fields__ and v is not None})
-
-    def pack_metadata(self, metadata) -> tuple:
-        return (metadata.num_warps, metadata.num_ctas, metadata.shared)
-
-    def get_codegen_implementation(self, options=None) -> dict:
-        return {}
-
-    def get_module_map(self) -> dict:
-        from ..language.extra.cuda import libdevice
-
-        return {"triton.language.extra.libdevice": libdevice}
-
-    def load_dialects(self, context) -> None:
-        """tilec has no MLIR dialects to load."""
-
-    def add_stages(self, stages: dict, options, language=None) -> None:
-        raise NotImplementedError("tilec's compilation stages are C++ passes, not MLIR pass "
-                                  "pipelines: compile with triton.compile(ASTSource(...))")
 
 
 def _torch():

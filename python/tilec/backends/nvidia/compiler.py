@@ -7,17 +7,15 @@ end adds (`add_stages`) have no counterpart: tilec's stages are C++ passes."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from typing import Optional
 
 from ... import _C, knobs
-from ...language.extra.cuda import libdevice
-from ..compiler import BaseBackend, GPUTarget
+from ..compiler import GPUTarget, OptionsBase, TilecBackend
 
 
 @dataclasses.dataclass(frozen=True)
-class CUDAOptions:
+class CUDAOptions(OptionsBase):
     num_warps: int = 4
     num_ctas: int = 1
     num_stages: int = 3
@@ -42,17 +40,6 @@ class CUDAOptions:
     arch: Optional[str] = None
     instrumentation_mode: str = ""
 
-    def __post_init__(self):
-        w = self.num_warps
-        if not isinstance(w, int) or w <= 0 or w & (w - 1):
-            raise ValueError(f"num_warps must be a power of 2, got {w!r}")
-        if isinstance(self.extern_libs, dict):
-            object.__setattr__(self, "extern_libs", tuple(self.extern_libs.items()))
-
-    def hash(self) -> str:
-        key = "_".join(f"{k}-{v}" for k, v in sorted(self.__dict__.items()))
-        return hashlib.sha256(key.encode()).hexdigest()
-
 
 def capability_of(arch: str) -> int:
     """90 for "sm90" (Triton's spelling of an options.arch)."""
@@ -62,7 +49,7 @@ def capability_of(arch: str) -> int:
     return int(m.group(1))
 
 
-class CUDABackend(BaseBackend):
+class CUDABackend(TilecBackend):
     binary_ext = "cubin"
 
     @staticmethod
@@ -89,23 +76,6 @@ class CUDABackend(BaseBackend):
         args.setdefault("ptx_options", knobs.nvidia.ptxas_options)
         args["max_num_imprecise_acc_default"] = 2**30 if cc == 90 else 0
         return CUDAOptions(**args)
-
-    def pack_metadata(self, metadata) -> tuple:
-        return (metadata.num_warps, metadata.num_ctas, metadata.shared)
-
-    def get_codegen_implementation(self, options=None) -> dict:
-        return {}
-
-    def get_module_map(self) -> dict:
-        return {"triton.language.extra.libdevice": libdevice}
-
-    def load_dialects(self, context) -> None:
-        """tilec has no MLIR dialects to load."""
-
-    def add_stages(self, stages: dict, options, language=None) -> None:
-        raise NotImplementedError(
-            "tilec's compilation stages are C++ passes, not MLIR pass pipelines: compile with "
-            "triton.compile(ASTSource(...)) (or tilec.compile) and read CompiledKernel.asm")
 
 
 __all__ = ["CUDAOptions", "CUDABackend", "capability_of"]
