@@ -186,7 +186,9 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=Fal
     from . import _gpu  # late: _gpu imports this module
 
     jitfn = getattr(fn, "jit_function", fn)
-    constexprs = dict(constexprs or {})
+    # values in the compiler's forms (a dtype, a @jit function, a tuple of them ...)
+    build = _sources.SourceBuilder().build
+    constexprs = {k: _sources.to_global(v, build) for k, v in (constexprs or {}).items()}
     if isinstance(signature, dict):
         unknown = [k for k in signature if k not in jitfn.arg_names]
         if unknown:

@@ -261,3 +261,21 @@ def test_mxfp_tensors_round_trip_and_pack():
     assert v[:3].tolist() == [1.0, 2.0, 0.5] and torch.isnan(v[3:]).all()
     r = MXScaleTensor(size=(100,)).random(low=1.0, high=8.0)
     assert int(r.data.min()) >= 127 and int(r.data.max()) <= 130
+
+
+@tilec.jit
+def _full_of(out, dtype: tl.constexpr):
+    tl.store(out + tl.arange(0, 16), tl.full((16,), 0.0, dtype))
+
+
+def test_compile_takes_dtype_constexprs():
+    # a dtype constexpr (test_fp8_support / test_min_dot_size pass them this way), and a
+    # float zero for an integer full(), which Triton takes as the type's null value
+    for dt, ptx_type in ((tl.float16, "b16"), (tl.int8, "b8"), (tl.float8e5, "b8")):
+        src = ASTSource(_full_of, {"out": "*" + str(dt), "dtype": "constexpr"},
+                        {"dtype": dt})
+        k = tilec.compile(src, target=H100)
+        assert ".entry _full_of" in k.asm["ptx"] and ptx_type in k.asm["ptx"], dt
+    with pytest.raises(TypeError, match="float8e4b8 is Triton's fp8 type of other GPUs"):
+        tilec.compile(ASTSource(_full_of, {"out": "*fp16", "dtype": "constexpr"},
+                                {"dtype": tl.float8e4b8}), target=H100)

@@ -102,6 +102,8 @@ Value *constant_of(Emitter &e, const Val &v, const Type &t, SourceLoc loc) {
     double d = v.kind == Val::Kind::Float ? v.f : static_cast<double>(int_value(v));
     return make_float(e, t, d, loc);
   }
+  if (v.kind == Val::Kind::Float && v.f == 0.0) // Triton's full(): zero is the null value
+    return make_int(e, t, 0, loc);
   if (v.kind == Val::Kind::Float)
     throw CompileError(loc, "cannot convert float " + v.repr() + " to integer type " +
                                 dtype_name(t.elem));

@@ -145,6 +145,8 @@ TEST(Creation, FullAndZeros) {
               e.call("full", {T({I(4)}), F(1.5), D(ir::DType::I32)});
             }),
             "cannot convert float 1.5 to integer type int32");
+  // zero is every type's null value, as in Triton: full(shape, 0.0, tl.int8) is fine
+  EXPECT_EQ(type_of(e.call("full", {T({I(4)}), F(0.0), D(ir::DType::I8)})), "tile<4xi8>");
   EXPECT_EQ(error_of([&] {
               e.call("zeros", {T({I(3)}), D(ir::DType::F32)});
             }),
