@@ -173,6 +173,9 @@ def test_compile_of_an_ast_source_reuses_the_disk_cache(tmp_path):
         again = tilec.compile(src, target=target)  # a warm start: from the cache
         assert again._stages is None and again.asm["ptx"] == first.asm["ptx"]
         assert again.asm["ttir"] == first.asm["ttir"]  # the IR, recompiled when read
+        moved = _as_inductor_moves_it(tilec.compile(src, target=target))
+        moved._init_handles()  # a cached kernel moves as a compiled one does
+        assert moved.asm["ptx"] == first.asm["ptx"] and "ttir" not in moved.asm
         other = tilec.compile(ASTSource(sk.add_kernel, ADD_SIG, {"BLOCK_SIZE": 256}),
                               target=target)
         assert other._stages is not None  # another specialisation: compiled
