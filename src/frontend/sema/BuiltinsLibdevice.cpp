@@ -1,8 +1,9 @@
 // libdevice's table (Triton 3.6's names, parameters arg0.., and dtype forms), the
 // dispatch on argument dtypes, and the functions that are exact: bit reinterpretation,
-// integer bit tricks, rounding to integers, classification, directed-rounding arithmetic
-// and conversions. Triton picks the form whose dtypes equal the arguments' exactly (no
-// promotion: an fp16 or mixed fp32/fp64 call is an error), as here.
+// rounding to integers, classification and bit conversions (the integer bit tricks are
+// in LibdeviceInt.cpp, directed-rounding arithmetic and conversions in
+// LibdeviceRounding.cpp). Triton picks the form whose dtypes equal the
+// arguments' exactly (no promotion: an fp16 or mixed fp32/fp64 call is an error), as here.
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -355,168 +356,6 @@ Value *b_logb(M &m, const Xs &x) {
   return m.sel(m.cmp("ge", ax, m.f(ax, INFINITY)), ax, m.sel(m.is_nan(ax), ax, r));
 }
 
-// ---- directed rounding ------------------------------------------------------------------
-// r is the rounded-to-nearest result, err has the sign of (exact - r), ovf marks results
-// that overflowed from finite operands. Moves r to the neighbour the mode asks for.
-enum class Mode { Rn, Rz, Rd, Ru };
-
-Value *directed(M &m, Mode mode, Value *r, Value *err, Value *ovf) {
-  if (mode == Mode::Rn)
-    return r;
-  Value *zero = m.f(err, 0.0);
-  Value *pos = m.cmp("gt", err, zero), *negv = m.cmp("lt", err, zero);
-  Value *fin = m.lnot(ovf);
-  Value *maxf = m.f(r, r->type.elem == DType::F64 ? 1.7976931348623157e308 : 3.4028234663852886e38);
-  Value *rneg = m.cmp("lt", r, m.f(r, 0.0)), *rpos = m.cmp("gt", r, m.f(r, 0.0));
-  if (mode == Mode::Ru) {
-    r = m.sel(m.land(fin, pos), m.next_up(r), r);
-    return m.sel(m.land(ovf, rneg), m.neg(maxf), r);
-  }
-  if (mode == Mode::Rd) {
-    r = m.sel(m.land(fin, negv), m.next_down(r), r);
-    return m.sel(m.land(ovf, rpos), maxf, r);
-  }
-  Value *toward = m.lor(m.land(rpos, negv), m.land(rneg, pos));
-  r = m.sel(m.land(fin, toward), m.sel(rpos, m.next_down(r), m.next_up(r)), r);
-  return m.sel(ovf, m.copysign(maxf, r), r);
-}
-
-Value *finite(M &m, Value *x) { return m.cmp("lt", m.abs(x), m.f(x, INFINITY)); }
-
-// Overflow: an infinite result from finite operands.
-Value *overflowed(M &m, Value *r, std::initializer_list<Value *> ops) {
-  Value *o = m.is_inf(r);
-  for (Value *v : ops)
-    o = m.land(o, finite(m, v));
-  return o;
-}
-
-template <Mode mode> Value *b_add(M &m, const Xs &x) {
-  Value *a = x[0], *b = x[1];
-  Value *s = m.add(a, b);
-  Value *bb = m.sub(s, a); // TwoSum: s + err = a + b exactly
-  Value *err = m.add(m.sub(a, m.sub(s, bb)), m.sub(b, bb));
-  return directed(m, mode, s, err, overflowed(m, s, {a, b}));
-}
-
-template <Mode mode> Value *b_sub(M &m, const Xs &x) { return b_add<mode>(m, {x[0], m.neg(x[1])}); }
-
-template <Mode mode> Value *b_mul(M &m, const Xs &x) {
-  Value *p = m.mul(x[0], x[1]);
-  Value *err;
-  if (x[0]->type.elem == DType::F32) { // the product is exact in fp64
-    Value *pd = m.mul(m.cast(x[0], DType::F64), m.cast(x[1], DType::F64));
-    err = m.sub(pd, m.cast(p, DType::F64));
-  } else {
-    err = m.fma(x[0], x[1], m.neg(p));
-  }
-  return directed(m, mode, p, err, overflowed(m, p, {x[0], x[1]}));
-}
-
-// q = a/b rounded; a - q b (exact by fma) has the sign of b (a/b - q).
-template <Mode mode> Value *b_div(M &m, const Xs &x) {
-  Value *a = x[0], *b = x[1];
-  Value *q = m.div(a, b);
-  Value *rem;
-  if (a->type.elem == DType::F32) {
-    Value *ad = m.cast(a, DType::F64), *bd = m.cast(b, DType::F64);
-    rem = m.fma(m.neg(m.cast(q, DType::F64)), bd, ad);
-    rem = m.sel(m.signbit(b), m.neg(rem), rem);
-  } else {
-    rem = m.fma(m.neg(q), b, a);
-    rem = m.sel(m.signbit(b), m.neg(rem), rem);
-  }
-  Value *ovf = m.land(overflowed(m, q, {a, b}), m.cmp("ne", b, m.f(b, 0.0)));
-  return directed(m, mode, q, rem, ovf);
-}
-
-template <Mode mode> Value *b_rcp(M &m, const Xs &x) {
-  return b_div<mode>(m, {m.f(x[0], 1.0), x[0]});
-}
-
-template <Mode mode> Value *b_sqrt_r(M &m, const Xs &x) {
-  Value *s = m.sqrt(x[0]);
-  Value *err;
-  if (x[0]->type.elem == DType::F32) {
-    Value *sd = m.cast(s, DType::F64);
-    err = m.sub(m.cast(x[0], DType::F64), m.mul(sd, sd));
-  } else {
-    err = m.fma(m.neg(s), s, x[0]);
-  }
-  return directed(m, mode, s, err, m.cmp("ne", s, s)); // never overflows
-}
-
-// fma in a mode, fp32: a b is exact in fp64; + c by TwoSum; then rounded to fp32 with the
-// sign of everything left over (the ll2float argument). fp64 has no such exact path.
-template <Mode mode> Value *b_fma_r(M &m, const Xs &x) {
-  if (x[0]->type.elem == DType::F64)
-    unsupported(m, x[0], "an fp64 fma in a directed mode needs a three-term exact sum");
-  Value *p = m.mul(m.cast(x[0], DType::F64), m.cast(x[1], DType::F64));
-  Value *cc = m.cast(x[2], DType::F64);
-  Value *s = m.add(p, cc);
-  Value *bb = m.sub(s, p);
-  Value *err = m.add(m.sub(p, m.sub(s, bb)), m.sub(cc, bb));
-  err = m.sel(m.is_nan(err), m.f(err, 0.0), err);
-  Value *f = m.cast(s, DType::F32);
-  Value *total = m.add(m.sub(s, m.cast(f, DType::F64)), err);
-  total = m.sel(m.is_nan(total), m.f(total, 0.0), total);
-  return directed(m, mode, f, total, overflowed(m, f, {x[0], x[1], x[2]}));
-}
-
-// fp64 -> fp32 in a mode: the difference to the rounded value is exact in fp64.
-template <Mode mode> Value *to_f32(M &m, Value *d) {
-  Value *f = m.cast(d, DType::F32);
-  Value *err = m.sub(d, m.cast(f, DType::F64)); // kept in fp64: it may be below fp32's range
-  err = m.sel(m.is_nan(err), m.f(err, 0.0), err);
-  return directed(m, mode, f, err, overflowed(m, f, {d}));
-}
-
-template <Mode mode> Value *b_d2f(M &m, const Xs &x) { return to_f32<mode>(m, x[0]); }
-
-// int32 / uint32 -> fp32: exact in fp64 first.
-template <Mode mode> Value *b_i2f(M &m, const Xs &x) {
-  return to_f32<mode>(m, m.cast(x[0], DType::F64));
-}
-
-// 64-bit ints -> fp64 (or fp32): hi 2^32 + lo, each exact, summed with TwoSum.
-template <Mode mode, DType to> Value *b_ll2f(M &m, const Xs &x) {
-  if (mode == Mode::Rn)
-    return m.cast(x[0], to);
-  Value *v = x[0];
-  Value *hi =
-      m.mul(m.cast(m.op(OpKind::Shr, v, m.i(v, 32)), DType::F64), m.f(DType::F64, 4294967296.0));
-  Value *lo = m.cast(m.land(v, m.i(v, 0xFFFFFFFFll)), DType::F64);
-  Value *s = m.add(hi, lo);
-  Value *bb = m.sub(s, hi);
-  Value *err = m.add(m.sub(hi, m.sub(s, bb)), m.sub(lo, bb));
-  if (to == DType::F64)
-    return directed(m, mode, s, err, m.cmp("ne", s, s));
-  Value *f = m.cast(s, DType::F32);
-  Value *total = m.add(m.sub(s, m.cast(f, DType::F64)), err);
-  return directed(m, mode, f, total, m.cmp("ne", f, f));
-}
-
-// float -> int in a mode: round to an integer in that mode, then convert (exact).
-template <Mode mode> Value *round_mode(M &m, Value *x) {
-  switch (mode) {
-  case Mode::Rn:
-    return m.rint(x);
-  case Mode::Rz:
-    return m.trunc(x);
-  case Mode::Rd:
-    return m.op(OpKind::Floor, x);
-  case Mode::Ru:
-    return m.op(OpKind::Ceil, x);
-  }
-  return x;
-}
-
-// Triton declares the unsigned results as signed ints of the same width (bits kept).
-template <Mode mode, DType via, DType ret> Value *b_f2i(M &m, const Xs &x) {
-  Value *v = m.cast(round_mode<mode>(m, x[0]), via);
-  return via == ret ? v : m.bitcast(v, ret);
-}
-
 template <DType d> Value *b_cast(M &m, const Xs &x) { return m.cast(x[0], d); }
 template <DType d> Value *b_bitcast(M &m, const Xs &x) { return m.bitcast(x[0], d); }
 
@@ -531,132 +370,9 @@ Value *b_double2hiint(M &m, const Xs &x) {
   return m.cast(m.op(OpKind::Shr, m.bits(x[0]), m.i(DType::I64, 32)), DType::I32);
 }
 
-// ---- integers ----------------------------------------------------------------------------
-
-DType unsigned_of(DType d) { return ir::bits(d) == 64 ? DType::U64 : DType::U32; }
-Value *as_unsigned(M &m, Value *v) { return m.bitcast(v, unsigned_of(v->type.elem)); }
-
-Value *popc_u(M &m, Value *v) { // v unsigned
-  bool w = v->type.elem == DType::U64;
-  auto k = [&](uint64_t c) { return m.i(v, static_cast<int64_t>(c)); };
-  auto shr = [&](Value *x, int s) { return m.op(OpKind::Shr, x, k(s)); };
-  v = m.sub(v, m.land(shr(v, 1), k(0x5555555555555555ull)));
-  v = m.add(m.land(v, k(0x3333333333333333ull)), m.land(shr(v, 2), k(0x3333333333333333ull)));
-  v = m.land(m.add(v, shr(v, 4)), k(0x0F0F0F0F0F0F0F0Full));
-  v = shr(m.mul(v, k(0x0101010101010101ull)), w ? 56 : 24);
-  return m.cast(v, DType::I32);
-}
-
-Value *b_popc(M &m, const Xs &x) { return popc_u(m, as_unsigned(m, x[0])); }
-
-Value *b_clz(M &m, const Xs &x) {
-  Value *v = as_unsigned(m, x[0]);
-  int w = v->type.elem == DType::U64 ? 64 : 32;
-  Value *n = m.i(DType::I32, 0);
-  for (int s = w / 2; s >= 1; s /= 2) {
-    Value *top = m.op(OpKind::Shr, v, m.i(v, w - s));
-    Value *z = m.cmp("eq", top, m.i(v, 0));
-    n = m.sel(z, m.add(n, m.i(DType::I32, s)), n);
-    v = m.sel(z, m.op(OpKind::Shl, v, m.i(v, s)), v);
-  }
-  // After the halvings the top bit is set unless x was 0 (then n = w - 1).
-  Value *top = m.op(OpKind::Shr, v, m.i(v, w - 1));
-  return m.sel(m.cmp("eq", top, m.i(v, 0)), m.add(n, m.i(DType::I32, 1)), n);
-}
-
-Value *b_brev(M &m, const Xs &x) {
-  Value *v = as_unsigned(m, x[0]);
-  bool w = v->type.elem == DType::U64;
-  static const uint64_t masks[] = {0x5555555555555555ull, 0x3333333333333333ull,
-                                   0x0F0F0F0F0F0F0F0Full, 0x00FF00FF00FF00FFull,
-                                   0x0000FFFF0000FFFFull, 0x00000000FFFFFFFFull};
-  for (int k = 0, s = 1; k < (w ? 6 : 5); ++k, s *= 2) {
-    Value *mk = m.i(v, static_cast<int64_t>(masks[k]));
-    Value *lo = m.op(OpKind::Shl, m.land(v, mk), m.i(v, s));
-    Value *hi = m.land(m.op(OpKind::Shr, v, m.i(v, s)), mk);
-    v = m.lor(lo, hi);
-  }
-  return m.bitcast(v, x[0]->type.elem);
-}
-
-// ffs: 1 + the index of the lowest set bit, 0 for 0: popc(x ^ (x - 1)).
-Value *b_ffs(M &m, const Xs &x) {
-  Value *v = as_unsigned(m, x[0]);
-  Value *p = popc_u(m, m.op(OpKind::Xor, v, m.sub(v, m.i(v, 1))));
-  return m.sel(m.cmp("eq", v, m.i(v, 0)), m.i(DType::I32, 0), p);
-}
-
-Value *b_mulhi(M &m, const Xs &x) {
-  Value *a = x[0], *b = x[1];
-  DType d = a->type.elem;
-  if (d == DType::U32 || d == DType::U64)
-    return m.op(OpKind::Umulhi, a, b);
-  if (d == DType::I32) {
-    Value *p = m.mul(m.cast(a, DType::I64), m.cast(b, DType::I64));
-    return m.cast(m.op(OpKind::Shr, p, m.i(DType::I64, 32)), DType::I32);
-  }
-  // signed 64: the unsigned high word minus the other operand for each negative one.
-  Value *ua = as_unsigned(m, a), *ub = as_unsigned(m, b);
-  Value *h = m.op(OpKind::Umulhi, ua, ub);
-  Value *zero = m.i(DType::U64, 0);
-  h = m.sub(h, m.sel(m.cmp("lt", a, m.i(a, 0)), ub, zero));
-  h = m.sub(h, m.sel(m.cmp("lt", b, m.i(b, 0)), ua, zero));
-  return m.bitcast(h, DType::I64);
-}
-
-// The low 24 bits of each (sign-extended for int32) multiplied, low 32 bits kept.
-Value *b_mul24(M &m, const Xs &x) {
-  auto low24 = [&](Value *v) {
-    return m.op(OpKind::Shr, m.op(OpKind::Shl, v, m.i(v, 8)), m.i(v, 8));
-  };
-  return m.mul(low24(x[0]), low24(x[1]));
-}
-
-Value *b_hadd(M &m, const Xs &x) { // floor((a + b) / 2) without overflow
-  Value *h = m.op(OpKind::Shr, m.op(OpKind::Xor, x[0], x[1]), m.i(x[0], 1));
-  return m.add(m.land(x[0], x[1]), h);
-}
-
-Value *b_rhadd(M &m, const Xs &x) { // ceil((a + b) / 2)
-  Value *h = m.op(OpKind::Shr, m.op(OpKind::Xor, x[0], x[1]), m.i(x[0], 1));
-  return m.sub(m.lor(x[0], x[1]), h);
-}
-
-Value *b_sad(M &m, const Xs &x) { // |a - b| + c
-  Value *d = m.sel(m.cmp("gt", x[0], x[1]), m.sub(x[0], x[1]), m.sub(x[1], x[0]));
-  Value *r = m.add(m.bitcast(d, DType::U32), x[2]);
-  return m.bitcast(r, x[0]->type.elem);
-}
-
-// byte_perm(x, y, s): result byte k is byte (s >> 4k) & 7 of the 8 bytes y:x.
-Value *b_byte_perm(M &m, const Xs &x) {
-  Value *lo = m.cast(m.bitcast(x[0], DType::U32), DType::U64);
-  Value *hi = m.cast(m.bitcast(x[1], DType::U32), DType::U64);
-  Value *v = m.lor(m.op(OpKind::Shl, hi, m.i(hi, 32)), lo);
-  Value *s = m.cast(m.bitcast(x[2], DType::U32), DType::U64);
-  Value *r = m.i(DType::U64, 0);
-  for (int k = 0; k < 4; ++k) {
-    Value *selk = m.land(m.op(OpKind::Shr, s, m.i(s, 4 * k)), m.i(s, 7));
-    Value *byte = m.land(m.op(OpKind::Shr, v, m.mul(selk, m.i(s, 8))), m.i(s, 0xFF));
-    r = m.lor(r, m.op(OpKind::Shl, byte, m.i(s, 8 * k)));
-  }
-  return m.cast(r, DType::I32);
-}
-
 std::vector<Fn> &registry() {
   static std::vector<Fn> t = [] {
     std::vector<Fn> v = {
-        {"clz", "int32>int32 int64>int32", b_clz},
-        {"popc", "int32>int32 int64>int32", b_popc},
-        {"byte_perm", "int32,int32,int32>int32", b_byte_perm},
-        {"mulhi", "int32,int32>int32 uint32,uint32>uint32 int64,int64>int64 uint64,uint64>uint64",
-         b_mulhi},
-        {"mul24", "int32,int32>int32 uint32,uint32>uint32", b_mul24},
-        {"brev", "int32>int32 int64>int64", b_brev},
-        {"sad", "int32,int32,uint32>int32 uint32,uint32,uint32>uint32", b_sad},
-        {"hadd", "int32,int32>int32 uint32,uint32>uint32", b_hadd},
-        {"rhadd", "int32,int32>int32 uint32,uint32>uint32", b_rhadd},
-        {"ffs", "int32>int32 int64>int32", b_ffs},
         {"abs", "int32>int32 int64>int64 fp32>fp32 fp64>fp64", b_abs},
         {"floor", "fp32>fp32 fp64>fp64", b_floor},
         {"ceil", "fp64>fp64 fp32>fp32", b_ceil},
@@ -695,42 +411,8 @@ std::vector<Fn> &registry() {
         {"int2double_rn", "int32>fp64", b_cast<DType::F64>},
         {"uint2double_rn", "uint32>fp64", b_cast<DType::F64>},
     };
-#define TILEC_LD_MODES(NAME, FORMS, BODY)                                                          \
-  v.push_back({NAME "_rn", FORMS, BODY<Mode::Rn>});                                                \
-  v.push_back({NAME "_rz", FORMS, BODY<Mode::Rz>});                                                \
-  v.push_back({NAME "_rd", FORMS, BODY<Mode::Rd>});                                                \
-  v.push_back({NAME "_ru", FORMS, BODY<Mode::Ru>});
-    TILEC_LD_MODES("add", "fp64,fp64>fp64 fp32,fp32>fp32", b_add)
-    TILEC_LD_MODES("sub", "fp32,fp32>fp32 fp64,fp64>fp64", b_sub)
-    TILEC_LD_MODES("mul", "fp64,fp64>fp64 fp32,fp32>fp32", b_mul)
-    TILEC_LD_MODES("div", "fp32,fp32>fp32 fp64,fp64>fp64", b_div)
-    TILEC_LD_MODES("rcp", "fp32>fp32 fp64>fp64", b_rcp)
-    TILEC_LD_MODES("sqrt", "fp32>fp32 fp64>fp64", b_sqrt_r)
-    TILEC_LD_MODES("double2float", "fp64>fp32", b_d2f)
-    v.push_back({"fma_rz", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_fma_r<Mode::Rz>});
-    v.push_back({"fma_rd", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_fma_r<Mode::Rd>});
-    v.push_back({"fma_ru", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_fma_r<Mode::Ru>});
-    TILEC_LD_MODES("int2float", "int32>fp32", b_i2f)
-    TILEC_LD_MODES("uint2float", "uint32>fp32", b_i2f)
-#undef TILEC_LD_MODES
-#define TILEC_LD_MODES(NAME, FORMS, BODY, ...)                                                     \
-  v.push_back({NAME "_rn", FORMS, BODY<Mode::Rn, __VA_ARGS__>});                                   \
-  v.push_back({NAME "_rz", FORMS, BODY<Mode::Rz, __VA_ARGS__>});                                   \
-  v.push_back({NAME "_rd", FORMS, BODY<Mode::Rd, __VA_ARGS__>});                                   \
-  v.push_back({NAME "_ru", FORMS, BODY<Mode::Ru, __VA_ARGS__>});
-    TILEC_LD_MODES("float2int", "fp32>int32", b_f2i, DType::I32, DType::I32)
-    TILEC_LD_MODES("float2uint", "fp32>int32", b_f2i, DType::U32, DType::I32)
-    TILEC_LD_MODES("double2int", "fp64>int32", b_f2i, DType::I32, DType::I32)
-    TILEC_LD_MODES("double2uint", "fp64>int32", b_f2i, DType::U32, DType::I32)
-    TILEC_LD_MODES("float2ll", "fp32>int64", b_f2i, DType::I64, DType::I64)
-    TILEC_LD_MODES("float2ull", "fp32>int64", b_f2i, DType::U64, DType::I64)
-    TILEC_LD_MODES("double2ll", "fp64>int64", b_f2i, DType::I64, DType::I64)
-    TILEC_LD_MODES("double2ull", "fp64>int64", b_f2i, DType::U64, DType::I64)
-    TILEC_LD_MODES("ll2float", "int64>fp32", b_ll2f, DType::F32)
-    TILEC_LD_MODES("ull2float", "uint64>fp32", b_ll2f, DType::F32)
-    TILEC_LD_MODES("ll2double", "int64>fp64", b_ll2f, DType::F64)
-    TILEC_LD_MODES("ull2double", "uint64>fp64", b_ll2f, DType::F64)
-#undef TILEC_LD_MODES
+    add_rounding_fns(v);
+    add_int_fns(v);
     add_float_fns(v);
     add_bessel_fns(v);
     return v;

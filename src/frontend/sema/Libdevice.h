@@ -1,7 +1,8 @@
 // libdevice (triton.language.extra[.cuda].libdevice) composed from Tile IR ops, so the
 // interpreter, the SIMT simulator and PTX run the same code. Private to src/frontend/sema.
 // BuiltinsLibdevice.cpp holds the table, the dtype dispatch and the exact functions (bits,
-// integers, rounding, conversions); LibdeviceFloat.cpp the transcendental ones;
+// rounding, bit conversions); LibdeviceInt.cpp the integer bit tricks;
+// LibdeviceRounding.cpp directed rounding; LibdeviceFloat.cpp the transcendental ones;
 // LibdeviceBessel.cpp the Bessel functions.
 #pragma once
 
@@ -70,8 +71,10 @@ struct Fn {
   Body body;
 };
 
-void add_float_fns(std::vector<Fn> &t);  // LibdeviceFloat.cpp
-void add_bessel_fns(std::vector<Fn> &t); // LibdeviceBessel.cpp
+void add_int_fns(std::vector<Fn> &t);      // LibdeviceInt.cpp
+void add_rounding_fns(std::vector<Fn> &t); // LibdeviceRounding.cpp
+void add_float_fns(std::vector<Fn> &t);    // LibdeviceFloat.cpp
+void add_bessel_fns(std::vector<Fn> &t);   // LibdeviceBessel.cpp
 
 // An error for a form Triton has but tilec does not reach libdevice's accuracy for.
 [[noreturn]] void unsupported(const M &m, const ir::Value *x, const char *why);
