@@ -414,6 +414,7 @@ std::vector<Fn> &registry() {
     add_rounding_fns(v);
     add_int_fns(v);
     add_float_fns(v);
+    add_special_fns(v);
     add_bessel_fns(v);
     return v;
   }();

@@ -2,8 +2,9 @@
 // interpreter, the SIMT simulator and PTX run the same code. Private to src/frontend/sema.
 // BuiltinsLibdevice.cpp holds the table, the dtype dispatch and the exact functions (bits,
 // rounding, bit conversions); LibdeviceInt.cpp the integer bit tricks;
-// LibdeviceRounding.cpp directed rounding; LibdeviceFloat.cpp the transcendental ones;
-// LibdeviceBessel.cpp the Bessel functions.
+// LibdeviceRounding.cpp directed rounding; LibdeviceFloat.cpp the elementary transcendental
+// ones; LibdeviceSpecial.cpp the error and gamma functions; LibdeviceBessel.cpp the Bessel
+// functions.
 #pragma once
 
 #include <string>
@@ -73,10 +74,19 @@ struct Fn {
 
 void add_int_fns(std::vector<Fn> &t);      // LibdeviceInt.cpp
 void add_rounding_fns(std::vector<Fn> &t); // LibdeviceRounding.cpp
-void add_float_fns(std::vector<Fn> &t);    // LibdeviceFloat.cpp
-void add_bessel_fns(std::vector<Fn> &t);   // LibdeviceBessel.cpp
+void add_float_fns(std::vector<Fn> &t);
+void add_special_fns(std::vector<Fn> &t); // LibdeviceSpecial.cpp    // LibdeviceFloat.cpp
+void add_bessel_fns(std::vector<Fn> &t);  // LibdeviceBessel.cpp
 
 // An error for a form Triton has but tilec does not reach libdevice's accuracy for.
 [[noreturn]] void unsupported(const M &m, const ir::Value *x, const char *why);
+
+// An fp64 formula as a function of fp32 or fp64 x: fp32 is widened, evaluated and rounded
+// once; fp64 runs the formula itself, or is an error (`f64_why`) where the formula does
+// not keep a few ulp in fp64 (LibdeviceFloat.cpp).
+using Core = ir::Value *(*)(M &m, ir::Value *x);
+ir::Value *widened(M &m, ir::Value *x, Core core, const char *f64_why = nullptr);
+// sin(pi x) for fp64 x, exact at the zeros (LibdeviceFloat.cpp).
+ir::Value *sinpi_f64(M &m, ir::Value *x);
 
 } // namespace tilec::sema::builtins::libdevice

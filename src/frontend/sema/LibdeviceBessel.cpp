@@ -178,12 +178,7 @@ Value *i1_c(M &m, Value *x) { // odd (I1 >= 0 on x >= 0)
   return m.sel(m.is_nan(x), x, r);
 }
 
-// fp32: widen, evaluate, round once; fp64: the formula itself.
-template <Value *(*Core)(M &, Value *)> Value *body(M &m, const Xs &x) {
-  if (x[0]->type.elem == DType::F32)
-    return m.cast(Core(m, m.cast(x[0], DType::F64)), DType::F32);
-  return Core(m, x[0]);
-}
+template <Core core> Value *body(M &m, const Xs &x) { return widened(m, x[0], core); }
 
 } // namespace
 
