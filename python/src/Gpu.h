@@ -11,6 +11,10 @@
 #include "GpuArgs.h"
 #include "runtime/Launcher.h"
 
+namespace tilec::sema {
+struct FunctionSource;
+}
+
 namespace tilec::python::gpu {
 
 namespace nb = nanobind;
@@ -30,6 +34,10 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
 // else torch's current stream on `device` when torch is imported, else the legacy
 // default stream.
 runtime::CUstream resolve_stream(PyObject *stream, int device);
+
+// The disk cache key of `fs` compiled with `specs`, `options` for `arch` (GpuCacheKey.cpp).
+std::string cache_key(const std::shared_ptr<sema::FunctionSource> &fs, const std::string &specs,
+                      const std::string &options, const std::string &arch);
 
 // Launches `k` over `grid` with one pointer per .param (the GIL held); `attrs`: a
 // runtime::LaunchAttr set.

@@ -1,5 +1,6 @@
 // GPU kernel objects (PTX + cubin + metadata, loaded lazily per device), building them
-// with ptxas or the driver JIT, the disk cache, device queries and the CUDA exceptions.
+// with ptxas or the driver JIT, the disk cache (keys: GpuCacheKey.cpp), device queries and
+// the CUDA exceptions.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -8,7 +9,6 @@
 #include <nanobind/stl/vector.h>
 
 #include <chrono>
-#include <set>
 
 #include "Bindings.h"
 #include "Gpu.h"
@@ -29,9 +29,7 @@ using runtime::KernelMetadata;
 
 KernelMetadata metadata_from_dict(const nb::dict &d) {
   KernelMetadata m;
-  auto get_int = [&](const char *k, int def) {
-    return d.contains(k) ? nb::cast<int>(d[k]) : def;
-  };
+  auto get_int = [&](const char *k, int def) { return d.contains(k) ? nb::cast<int>(d[k]) : def; };
   if (!d.contains("name"))
     throw nb::value_error("kernel metadata needs a 'name'");
   m.name = nb::cast<std::string>(d["name"]);
@@ -71,77 +69,6 @@ nb::dict metadata_to_dict(const KernelMetadata &m) {
     params.append(nb::make_tuple(p.name, runtime::param_kind_name(p.kind)));
   d["params"] = params;
   return d;
-}
-
-// Hashes a FunctionSource and, recursively, the @jit functions its globals name: every
-// input of the front end, so any edit of a kernel or of a callee changes the key.
-void hash_value(KeyHasher &h, const sema::Val &v, std::set<const void *> &seen);
-
-void hash_source(KeyHasher &h, const sema::FunctionSource &fs, std::set<const void *> &seen) {
-  if (!seen.insert(&fs).second) {
-    h.add("fn-again", fs.name);
-    return;
-  }
-  h.add("fn", fs.name).add("file", fs.file).add("source", fs.source);
-  h.add("first_line", fs.first_line).add("noinline", fs.noinline ? 1 : 0);
-  for (const auto &kv : fs.globals) {
-    h.add("global", kv.first);
-    hash_value(h, kv.second, seen);
-  }
-  for (const auto &kv : fs.unsupported_globals)
-    h.add("unsupported", kv.first).add("what", kv.second);
-  h.add("end-fn", fs.name);
-}
-
-void hash_value(KeyHasher &h, const sema::Val &v, std::set<const void *> &seen) {
-  using K = sema::Val::Kind;
-  h.add("kind", static_cast<int64_t>(v.kind));
-  switch (v.kind) {
-  case K::Function:
-    if (v.fn)
-      hash_source(h, *v.fn, seen);
-    break;
-  case K::TupleClass:
-  case K::Tuple:
-  case K::Method:
-  case K::Slice:
-    if (v.named) {
-      h.add("named", v.named->name);
-      for (const auto &f : v.named->fields)
-        h.add("field", f);
-      for (const auto &d : v.named->defaults)
-        hash_value(h, d, seen);
-    }
-    h.add("elems", static_cast<int64_t>(v.elems.size()));
-    for (const auto &e : v.elems)
-      hash_value(h, e, seen);
-    break;
-  case K::DType:
-    h.add("type", v.type.str());
-    break;
-  case K::Float: {
-    int64_t bits;
-    static_assert(sizeof bits == sizeof v.f);
-    std::memcpy(&bits, &v.f, sizeof bits);
-    h.add("f", bits);
-    break;
-  }
-  default:
-    h.add("b", v.b ? 1 : 0).add("i", v.i).add("str", v.str);
-    break;
-  }
-}
-
-std::string cache_key(const std::shared_ptr<sema::FunctionSource> &fs, const std::string &specs,
-                      const std::string &options, const std::string &arch) {
-  runtime::CacheKey key; // starts with the compiler fingerprint
-  KeyHasher sources;
-  std::set<const void *> seen;
-  hash_source(sources, *fs, seen);
-  key.add("sources", sources.hex());
-  key.add("specs", specs).add("options", options).add("arch", arch);
-  key.add("ptx-compiler", runtime::ptx_compiler_identity());
-  return key.hex();
 }
 
 nb::bytes as_bytes(const std::string &s) { return nb::bytes(s.data(), s.size()); }
@@ -302,14 +229,14 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
     }
     const std::string &name = names[positions[i]];
     auto fail = [&](const std::string &what) {
-      throw nb::type_error(("argument '" + name + "' of kernel '" + meta.name + "': " + what)
-                               .c_str());
+      throw nb::type_error(
+          ("argument '" + name + "' of kernel '" + meta.name + "': " + what).c_str());
     };
     if (kind == ParamKind::Ptr) {
       if (a.cls != ArgClass::DeviceArray)
-        fail(a.cls == ArgClass::HostArray ? std::string("is ") + a.host_kind +
-                                                 ", but the kernel runs on a GPU"
-                                           : "the kernel takes a pointer (a GPU tensor)");
+        fail(a.cls == ArgClass::HostArray
+                 ? std::string("is ") + a.host_kind + ", but the kernel runs on a GPU"
+                 : "the kernel takes a pointer (a GPU tensor)");
       slots[i] = static_cast<uint64_t>(a.i);
     } else if (runtime::param_kind_is_int(kind)) {
       if (a.cls != ArgClass::Int && a.cls != ArgClass::Bool)
@@ -325,11 +252,11 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
       else if (bits < 64)
         fits = a.i >= 0 && a.i < (int64_t(1) << bits);
       if (!fits)
-        throw nb::value_error(("argument '" + name + "' = " +
-                               (a.int_class == kU64 ? std::to_string(uint64_t(a.i))
-                                                    : std::to_string(a.i)) +
-                               " does not fit in " + runtime::param_kind_name(kind))
-                                  .c_str());
+        throw nb::value_error(
+            ("argument '" + name +
+             "' = " + (a.int_class == kU64 ? std::to_string(uint64_t(a.i)) : std::to_string(a.i)) +
+             " does not fit in " + runtime::param_kind_name(kind))
+                .c_str());
       slots[i] = runtime::pack_param(kind, a.i, 0);
     } else {
       double f = 0;
@@ -414,8 +341,8 @@ unsigned launch_attrs(PyObject *cooperative, PyObject *pdl) {
     if (!v || v == Py_None)
       return false;
     if (!PyBool_Check(v) && !PyLong_Check(v))
-      throw nb::type_error((std::string(name) + " must be a bool, got " +
-                            Py_TYPE(v)->tp_name).c_str());
+      throw nb::type_error(
+          (std::string(name) + " must be a bool, got " + Py_TYPE(v)->tp_name).c_str());
     int t = PyObject_IsTrue(v);
     if (t < 0)
       throw nb::python_error();
@@ -500,12 +427,15 @@ void bind_gpu_kernel(nb::module_ &m) {
       .def_prop_ro("metadata", [](const GpuKernel &k) { return metadata_to_dict(k.meta()); })
       .def("num_regs", &GpuKernel::num_regs, nb::arg("device") = 0)
       .def("spill_bytes", &GpuKernel::spill_bytes, nb::arg("device") = 0)
-      .def("store", [](const GpuKernel &k, const std::string &key, const std::string &dir) {
-             std::string err;
-             bool ok = runtime::DiskCache(dir).store(key, k.binary(), &err);
-             return std::make_pair(ok, err);
-           }, nb::arg("key"), nb::arg("cache_dir") = "",
-           "Stores the kernel in the disk cache under `key`; (ok, error).")
+      .def(
+          "store",
+          [](const GpuKernel &k, const std::string &key, const std::string &dir) {
+            std::string err;
+            bool ok = runtime::DiskCache(dir).store(key, k.binary(), &err);
+            return std::make_pair(ok, err);
+          },
+          nb::arg("key"), nb::arg("cache_dir") = "",
+          "Stores the kernel in the disk cache under `key`; (ok, error).")
       .def("_launch_loop", &launch_loop, nb::arg("grid"), nb::arg("names"), nb::arg("values"),
            nb::arg("device"), nb::arg("count"), nb::arg("stream").none() = nb::none(),
            "Host seconds for `count` launches from C++ on `stream` (None: torch's current "
@@ -513,16 +443,15 @@ void bind_gpu_kernel(nb::module_ &m) {
       .def("param_buffer_layout", &GpuKernel::param_buffer_layout, nb::arg("device") = 0,
            "(offset, size) of each .param in the buffer of the 'extra' launch form, as the "
            "driver reports them; [] when it cannot (launches then use kernelParams).")
-      .def_static("load_cached",
-                  [](const std::string &key, const std::string &dir)
-                      -> std::shared_ptr<GpuKernel> {
-                    auto bin = runtime::DiskCache(dir).load(key);
-                    if (!bin)
-                      return nullptr;
-                    return std::make_shared<GpuKernel>(std::move(*bin));
-                  },
-                  nb::arg("key"), nb::arg("cache_dir") = "",
-                  "The kernel cached under `key`, or None.")
+      .def_static(
+          "load_cached",
+          [](const std::string &key, const std::string &dir) -> std::shared_ptr<GpuKernel> {
+            auto bin = runtime::DiskCache(dir).load(key);
+            if (!bin)
+              return nullptr;
+            return std::make_shared<GpuKernel>(std::move(*bin));
+          },
+          nb::arg("key"), nb::arg("cache_dir") = "", "The kernel cached under `key`, or None.")
       .def("launch", &launch_named, nb::arg("grid"), nb::arg("stream").none(), nb::arg("names"),
            nb::arg("values"), nb::arg("device") = -1,
            nb::arg("launch_cooperative_grid").none() = nb::none(),
@@ -551,50 +480,62 @@ void bind_gpu_kernel(nb::module_ &m) {
     return runtime::driver_available(&why) ? runtime::device_count() : 0;
   });
   m.def("gpu_device_props", &device_props_dict, nb::arg("device") = 0);
-  m.def("gpu_device_arch", [](int d) {
-    if (TestDevice *t = test_device())
-      return runtime::GpuTarget{t->cc / 10, t->cc % 10}.arch();
-    return runtime::device_props(d).target.arch();
-  }, nb::arg("device") = 0);
+  m.def(
+      "gpu_device_arch",
+      [](int d) {
+        if (TestDevice *t = test_device())
+          return runtime::GpuTarget{t->cc / 10, t->cc % 10}.arch();
+        return runtime::device_props(d).target.arch();
+      },
+      nb::arg("device") = 0);
   m.def("gpu_current_device", [] {
     if (test_device())
       return 0;
     int d = runtime::current_device();
     return d < 0 ? 0 : d;
   });
-  m.def("gpu_synchronize", [](int device) {
-    nb::gil_scoped_release release;
-    runtime::synchronize(device);
-  }, nb::arg("device") = -1,
-        "Waits for the GPU work of `device` (-1: every device tilec launched on); a fault is "
-        "raised as tilec.CudaError naming the last kernel tilec launched there.");
-  m.def("_gpu_test_device", [](int cc, nb::object recorder, int devices) {
-    TestDevice &t = test_device_state();
-    t.cc = cc;
-    t.devices = devices;
-    t.recorder = cc && !recorder.is_none() ? std::move(recorder) : nb::object();
-    reset_arg_types(); // the test may have stood in (or removed) a fake torch module
-  }, nb::arg("cc"), nb::arg("recorder").none(), nb::arg("devices") = 1,
-        "Tests only: cc > 0 stands in `devices` GPUs of that compute capability whose "
-        "launches call recorder(name, grid, device, stream, params[, attrs when not 0]) "
-        "(None: do nothing); 0 "
-        "restores the driver.");
+  m.def(
+      "gpu_synchronize",
+      [](int device) {
+        nb::gil_scoped_release release;
+        runtime::synchronize(device);
+      },
+      nb::arg("device") = -1,
+      "Waits for the GPU work of `device` (-1: every device tilec launched on); a fault is "
+      "raised as tilec.CudaError naming the last kernel tilec launched there.");
+  m.def(
+      "_gpu_test_device",
+      [](int cc, nb::object recorder, int devices) {
+        TestDevice &t = test_device_state();
+        t.cc = cc;
+        t.devices = devices;
+        t.recorder = cc && !recorder.is_none() ? std::move(recorder) : nb::object();
+        reset_arg_types(); // the test may have stood in (or removed) a fake torch module
+      },
+      nb::arg("cc"), nb::arg("recorder").none(), nb::arg("devices") = 1,
+      "Tests only: cc > 0 stands in `devices` GPUs of that compute capability whose "
+      "launches call recorder(name, grid, device, stream, params[, attrs when not 0]) "
+      "(None: do nothing); 0 "
+      "restores the driver.");
   m.def("gpu_last_kernel", &runtime::last_launched_kernel, nb::arg("device") = 0);
   static const std::pair<const char *, runtime::LaunchForm> kForms[] = {
       {"params", runtime::LaunchForm::KernelParams},
       {"extra", runtime::LaunchForm::ExtraBuffer},
       {"ex", runtime::LaunchForm::LaunchEx},
       {"gpa", runtime::LaunchForm::ProcAddress}};
-  m.def("gpu_set_launch_form", [](const std::string &form) {
-    for (const auto &[name, f] : kForms)
-      if (form == name)
-        return runtime::set_launch_form(f);
-    throw nb::value_error("launch form must be 'params', 'extra', 'ex' or 'gpa'");
-  }, nb::arg("form"),
-        "How launches reach the driver: 'params' (cuLaunchKernel with kernelParams, the "
-        "default), 'extra' (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer), 'ex' "
-        "(cuLaunchKernelEx) or 'gpa' (cuLaunchKernel from cuGetProcAddress). For comparing "
-        "them on a GPU.");
+  m.def(
+      "gpu_set_launch_form",
+      [](const std::string &form) {
+        for (const auto &[name, f] : kForms)
+          if (form == name)
+            return runtime::set_launch_form(f);
+        throw nb::value_error("launch form must be 'params', 'extra', 'ex' or 'gpa'");
+      },
+      nb::arg("form"),
+      "How launches reach the driver: 'params' (cuLaunchKernel with kernelParams, the "
+      "default), 'extra' (one CU_LAUNCH_PARAM_BUFFER_POINTER buffer), 'ex' "
+      "(cuLaunchKernelEx) or 'gpa' (cuLaunchKernel from cuGetProcAddress). For comparing "
+      "them on a GPU.");
   m.def("gpu_launch_form", [] {
     for (const auto &[name, f] : kForms)
       if (runtime::launch_form() == f)
@@ -602,19 +543,21 @@ void bind_gpu_kernel(nb::module_ &m) {
     return "params";
   });
   m.def("gpu_find_ptxas", [] { return runtime::find_ptxas(); });
-  m.def("gpu_compile_ptx", [](const std::string &ptx, const std::string &arch,
-                              const std::string &name) {
-    auto t = runtime::GpuTarget::parse(arch);
-    if (!t)
-      throw nb::value_error(("unknown GPU architecture '" + arch + "'").c_str());
-    runtime::Cubin c;
-    {
-      nb::gil_scoped_release release;
-      c = runtime::compile_ptx(ptx, *t, {}, name, -1);
-    }
-    return nb::make_tuple(as_bytes(c.image), c.compiler, c.log, c.seconds);
-  }, nb::arg("ptx"), nb::arg("arch"), nb::arg("name") = "kernel",
-        "PTX -> (cubin bytes, compiler, log, seconds) with ptxas; no GPU needed.");
+  m.def(
+      "gpu_compile_ptx",
+      [](const std::string &ptx, const std::string &arch, const std::string &name) {
+        auto t = runtime::GpuTarget::parse(arch);
+        if (!t)
+          throw nb::value_error(("unknown GPU architecture '" + arch + "'").c_str());
+        runtime::Cubin c;
+        {
+          nb::gil_scoped_release release;
+          c = runtime::compile_ptx(ptx, *t, {}, name, -1);
+        }
+        return nb::make_tuple(as_bytes(c.image), c.compiler, c.log, c.seconds);
+      },
+      nb::arg("ptx"), nb::arg("arch"), nb::arg("name") = "kernel",
+      "PTX -> (cubin bytes, compiler, log, seconds) with ptxas; no GPU needed.");
 }
 
 } // namespace gpu
