@@ -240,6 +240,16 @@ void bind_frontend(nb::module_ &m) {
       .def_ro("first_line", &sema::FunctionSource::first_line)
       .def_ro("noinline", &sema::FunctionSource::noinline)
       .def_ro("unsupported_globals", &sema::FunctionSource::unsupported_globals)
+      .def_ro("entry_name", &sema::FunctionSource::entry_name)
+      .def(
+          "with_entry_name",
+          [](const sema::FunctionSource &fs, const std::string &entry) {
+            auto copy = std::make_shared<sema::FunctionSource>(fs);
+            copy->entry_name = entry;
+            return copy;
+          },
+          nb::arg("entry_name"),
+          "A copy compiled under another kernel name (the source and globals shared).")
       .def_prop_ro("global_names",
                    [](const sema::FunctionSource &fs) {
                      std::vector<std::string> out;

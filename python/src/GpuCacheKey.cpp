@@ -23,6 +23,7 @@ void hash_source(KeyHasher &h, const sema::FunctionSource &fs, std::set<const vo
   }
   h.add("fn", fs.name).add("file", fs.file).add("source", fs.source);
   h.add("first_line", fs.first_line).add("noinline", fs.noinline ? 1 : 0);
+  h.add("entry", fs.entry_name);
   for (const auto &kv : fs.globals) {
     h.add("global", kv.first);
     hash_value(h, kv.second, seen);

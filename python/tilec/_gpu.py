@@ -339,7 +339,7 @@ def _tuple_key(name, v, specialize_ints, on_device):
 
 def _compile(jitfn, specs, keys, options, arch, device):
     num_warps, num_stages, debug, fp_fusion, maxnreg = options
-    fs = _sources.function_source(jitfn)
+    fs = _sources.entry_source(jitfn, specs)
     opts = f"num_warps={num_warps};num_stages={num_stages};debug={int(bool(debug))}"
     opts += f";fp_fusion={int(fp_fusion)};maxnreg={maxnreg or 0}"
     if _ptx_generator is not None:  # hand-written PTX must not be mistaken for tilec's

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import collections
 import inspect
+import re
 import sys
 import textwrap
 import types
@@ -231,3 +232,38 @@ class SourceBuilder:
 
 def function_source(jitfn):
     return SourceBuilder().build(jitfn)
+
+
+class Specialization:
+    """What a `@jit(repr=...)` function receives (Triton's): `signature` {parameter: type,
+    "*fp32" / "i32" / "constexpr"} and `constants` {parameter: value} of one compilation
+    (an int specialised as 1 is the constant 1)."""
+
+    def __init__(self, jitfn, specs):
+        self.signature, self.constants = {}, {}
+        for p, (kind, payload) in zip(jitfn.params, specs):
+            ty = kind
+            if kind == "pointer":
+                ty = "*" + payload[0]
+            elif kind == "int" and payload[2]:
+                ty, self.constants[p.name] = "constexpr", 1
+            elif kind == "int" or kind == "float":
+                ty = payload[0] if kind == "int" else payload
+            elif kind == "bool":
+                ty = "i1"
+            elif kind in ("constexpr", "none"):
+                ty, self.constants[p.name] = "constexpr", payload
+            self.signature[p.name] = ty
+
+
+def entry_source(jitfn, specs):
+    """The FunctionSource to compile `jitfn` with `specs`: named by its `@jit(repr=...)`
+    for this specialisation when it has one (an identifier: other characters become _)."""
+    fs = function_source(jitfn)
+    user_repr = getattr(jitfn, "_user_repr", None)
+    if user_repr is None:
+        return fs
+    name = re.sub(r"\W", "_", str(user_repr(Specialization(jitfn, specs))))
+    if not name or name[0].isdigit():
+        name = "_" + name
+    return fs.with_entry_name(name)

@@ -244,6 +244,7 @@ class JITFunction(JITCallable, KernelInterface):
         self.noinline = noinline
         # Triton's `repr`: the kernel's name for profilers and Inductor (repr(fn) -> str)
         self.repr = (lambda _: fn.__name__) if repr is None else repr
+        self._user_repr = repr  # names each compiled specialisation (_sources.entry_source)
         self.launch_metadata = launch_metadata
         for p in self.signature.parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):

@@ -279,3 +279,25 @@ def test_compile_takes_dtype_constexprs():
     with pytest.raises(TypeError, match="float8e4b8 is Triton's fp8 type of other GPUs"):
         tilec.compile(ASTSource(_full_of, {"out": "*fp16", "dtype": "constexpr"},
                                 {"dtype": tl.float8e4b8}), target=H100)
+
+
+def _name_by_type(specialization):
+    ty = specialization.signature["value"]
+    ones = "_".join(k for k, v in specialization.constants.items() if v == 1)
+    return f"kernel {ty}-{ones}"  # not an identifier: made one
+
+
+@tilec.jit(repr=_name_by_type)
+def _named(value, is_one, X):
+    tl.store(X, value)
+
+
+def test_jit_repr_names_each_specialisation():
+    x = np.zeros(1, np.int64)
+    for value, ty in ((-1, "i32"), (1 << 31, "i64"), (1 << 63, "u64")):
+        k = _named.warmup(value, 1, x, grid=(1,))
+        assert k.name == k.metadata.name == f"kernel_{ty}_is_one", k.name
+    _named[(1,)](7, 1, x)
+    assert x[0] == 7
+    ptx = tilec.compile(_named, "i32,i32,*i64").asm["ptx"]  # the AOT form keeps the def's
+    assert ".entry _named(" in ptx

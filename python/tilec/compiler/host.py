@@ -149,7 +149,7 @@ def compile_kernel(jitfn, specs, options) -> HostKernel:
     """Compiles `jitfn` for `specs` (one (kind, payload) per parameter) and `options`
     (num_warps, num_stages, debug, enable_fp_fusion, maxnreg; the interpreter ignores the last
     two). Prints static_print output, as Triton does."""
-    fs = _sources.function_source(jitfn)
+    fs = _sources.entry_source(jitfn, specs)
     num_warps, num_stages, debug, fp_fusion, maxnreg = options
     try:
         # TILEC_SIMT=1: the lowered GPU code on the SIMT simulator (tests the GPU path

@@ -272,7 +272,9 @@ SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
 
   SemaResult result;
   result.module = std::make_unique<ir::Module>();
-  ir::Function *fn = result.module->add_function(kernel->name.empty() ? def.name : kernel->name);
+  const std::string &name = kernel->name.empty() ? def.name : kernel->name;
+  ir::Function *fn =
+      result.module->add_function(kernel->entry_name.empty() ? name : kernel->entry_name);
   fn->loc = def.loc;
   b_.set_insertion_point_to_end(fn->entry());
 

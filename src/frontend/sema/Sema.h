@@ -34,6 +34,9 @@ struct FunctionSource {
   // in a kernel" instead of "not defined".
   std::map<std::string, std::string> unsupported_globals;
   bool noinline = false;   // accepted and ignored: every callee is inlined
+  // The compiled kernel's name when this is the kernel (`@jit(repr=...)` names it per
+  // specialisation); empty: the def's name.
+  std::string entry_name;
 };
 
 // How one kernel parameter is specialised for this compilation.
