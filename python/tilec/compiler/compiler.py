@@ -143,6 +143,15 @@ def aot_signature(src: ASTSource):
     return ",".join(entries), constexprs
 
 
+def _ir_name(dt: str) -> str:
+    """Triton's signature spells element types "i8"/"u32"/"fp16"; str(tl.int8) is "int8":
+    both give tilec's ("i8")."""
+    try:
+        return core.dtype(dt).ir_type
+    except (TypeError, ValueError, KeyError):
+        return dt
+
+
 def host_specs(src: ASTSource) -> list:
     """The (kind, payload) spec of every parameter of an ASTSource, as the tile
     interpreter's compile takes them (what `_args.spec_of` makes from a launch's values)."""
@@ -171,8 +180,11 @@ def host_specs(src: ASTSource) -> list:
         entry = ty.strip()
         if entry.startswith("*"):
             dt = entry[2:] if entry.startswith("*k") else entry[1:]
-            specs.append(_args.spec_of(("p", "i1" if dt == "u1" else dt, divisible), None))
-        elif entry in ("i1", "u1"):
+            specs.append(_args.spec_of(("p", "i1" if dt == "u1" else _ir_name(dt), divisible),
+                                       None))
+            continue
+        entry = _ir_name(entry)
+        if entry in ("i1", "u1"):
             specs.append(_args.spec_of(("b",), None))
         elif entry.startswith(("i", "u")):
             specs.append(_args.spec_of(("i", entry, divisible, False), None))
@@ -187,31 +199,42 @@ _FORWARDED = ("num_warps", "num_stages", "debug", "enable_fp_fusion", "maxnreg")
 
 
 def _compile_cuda(src: ASTSource, target: str, fwd: dict) -> CompiledKernel:
-    """The PTX and cubin of `src` for `target` ("cuda:90"), from tilec's disk cache when
-    this specialisation was compiled before (a warm start of torch.compile compiles every
-    kernel again through here), else compiled and stored."""
-    signature, constexprs = aot_signature(src)
+    """The PTX and cubin of `src` for `target` ("cuda:90") through the @jit GPU path's
+    code generator, with the stages' IR made only when read (Inductor compiles hundreds of
+    kernels and reads none); from tilec's disk cache when this specialisation was compiled
+    before (a warm start of torch.compile compiles every kernel again through here).
+    Descriptor and tuple parameters go through tilec's ahead-of-time binding instead."""
     jitfn = getattr(src.fn, "jit_function", src.fn)
-    if knobs.compilation.always_compile:
+    try:
+        specs = host_specs(src)
+    except (NotImplementedError, ValueError):
+        specs = None
+    if specs is None:
+        signature, constexprs = aot_signature(src)
         return _introspect.compile(jitfn, signature, constexprs, target=target, **fwd)
+    from .. import _gpu  # late: _gpu imports the compiler package
+
     cc, specific = _introspect.parse_target(target)
     arch = f"sm_{cc}{'a' if specific else ''}"
-    fs = _sources.function_source(jitfn)
-    key = _C.gpu_cache_key(fs, "aot:" + repr((signature, sorted(constexprs.items()))),
-                           repr(sorted(fwd.items())), arch)
-    native = _C.GpuKernel.load_cached(key, knobs.cache.dir)
-    if native is None:
-        kernel = _introspect.compile(jitfn, signature, constexprs, target=target, **fwd)
-        kernel._native.store(key, knobs.cache.dir)  # best effort, as the @jit path's
-        return kernel
-    try:  # the stages' IR, recompiled if read (the cache keeps PTX and cubin)
-        source = (fs, host_specs(src))
-    except (NotImplementedError, ValueError):
-        source = None
-    from .._gpu import GpuCompiledKernel  # late: _gpu imports the compiler package
-
     options = tuple(fwd[k] for k in _FORWARDED)
-    return GpuCompiledKernel(native, jitfn, options, arch, source=source)
+    fs = _sources.function_source(jitfn)
+    key = _C.gpu_cache_key(fs, "ast:" + repr(specs), repr(options), arch)
+    always = knobs.compilation.always_compile
+    native = None if always else _C.GpuKernel.load_cached(key, knobs.cache.dir)
+    if native is None:
+        ptx, meta = _gpu._generate_ptx(jitfn, fs, specs, options, arch)
+        meta = dict(meta)
+        meta.setdefault("num_warps", options[0])
+        meta.setdefault("num_stages", options[1])
+        static_output = meta.pop("static_output", "")
+        if static_output:
+            print(static_output, end="", flush=True)
+        cubin, meta["compiler"] = b"", "none"
+        if _C.gpu_find_ptxas():
+            cubin, meta["compiler"], _log, _secs = _C.gpu_compile_ptx(ptx, arch, meta["name"])
+        native = _C.GpuKernel(ptx, cubin, meta)
+        native.store(key, knobs.cache.dir)  # best effort, as the @jit path's
+    return _gpu.GpuCompiledKernel(native, jitfn, options, arch, source=(fs, specs))
 
 
 def _compile_ast(src: ASTSource, target, options) -> CompiledKernel:
