@@ -174,6 +174,7 @@ class JITCallable:
         for k in ("__wrapped__", "_function_source", "_gpu_kernels", "_gpu_dispatch"):
             state.pop(k, None)
         state["cache"] = {}
+        state["_user_repr"] = None  # names new compilations only, which need `fn`
         if state.get("fn") is not None:  # a function pickles by name: a kernel made by
             state["_src"] = self._read_source()  # exec() has none, so keep its text
         return state
