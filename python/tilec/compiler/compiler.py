@@ -1,6 +1,9 @@
 """`triton.compiler.compiler`: `triton.compile(ASTSource(fn, signature, constexprs, attrs),
-target=GPUTarget("cuda", 90, 32), options={...})`, built on tilec's ahead-of-time path
-(`_introspect.compile`: PTX, and a cubin when ptxas is found, with no GPU needed).
+target=GPUTarget("cuda", 90, 32), options={...})`, with no GPU needed. A CUDA target goes
+through the @jit GPU path's code generator (PTX, a cubin when ptxas is found, tilec's disk
+cache; descriptor and tuple signatures through the ahead-of-time binding of
+`_introspect.compile`); the "cpu" target builds for the tile interpreter. The result is a
+CompiledKernel with Triton's launcher entry `run` (what Inductor launches).
 
 An ASTSource is Triton's description of one specialisation:
 - `signature` {parameter name: type}: "*fp32" (a pointer; "*kfp32" a const one), "i32",
