@@ -150,10 +150,6 @@ class GpuCompiledKernel(CompiledKernel):
         return {"num_warps": m.num_warps, "num_stages": m.num_stages, "debug": m.debug,
                 "enable_fp_fusion": self._fp_fusion, "maxnreg": self._maxnreg}
 
-    @property
-    def _native(self):
-        return self.module
-
     def portable(self):
         """Makes the kernel's __dict__ picklable (a kernel triton.compile returns may be
         sent to another process, as Inductor's compile workers do): the binary to reload

@@ -106,11 +106,11 @@ def _unwrap(v):
     return v.value if isinstance(v, core.constexpr) else v
 
 
-def aot_signature(src: ASTSource):
-    """(tilec signature string, {name: constexpr value}) of an ASTSource, for
-    `_introspect.compile`."""
+def _ast_params(src: ASTSource):
+    """Each parameter of an ASTSource as (name, kind, value): ("const", its constexpr value),
+    ("default", the default of a constexpr given no value) or ("arg", (signature entry with
+    "*k" and "u1" spelled "*" and "i1", 16-divisible)); Triton's errors for what is missing."""
     fn = getattr(src.fn, "jit_function", src.fn)  # an @autotune object compiles its function
-    entries, constexprs = [], {}
     deep = [p for p in list(src.constants) + list(src.attrs) if len(p) != 1]
     if deep:
         raise NotImplementedError(f"'{src.name}': tuple parameters (paths {deep}) are not "
@@ -124,8 +124,10 @@ def aot_signature(src: ASTSource):
         param = fn.params[i]
         if ty == "constexpr" or (i,) in src.constants or (ty is None and param.is_constexpr):
             if (i,) in src.constants:
-                constexprs[name] = _unwrap(src.constants[(i,)])
-            elif not param.has_default:
+                yield name, "const", _unwrap(src.constants[(i,)])
+            elif param.has_default:
+                yield name, "default", param.default
+            else:
                 raise ValueError(f"'{src.name}': constexpr parameter '{name}' has no value in "
                                  "constexprs and no default")
             continue
@@ -137,12 +139,23 @@ def aot_signature(src: ASTSource):
             entry = "*" + entry[2:]
         if entry.lstrip("*") == "u1":
             entry = entry[:-2] + "i1"
+        yield name, "arg", (entry, _divisible(src.attrs.get((i,))))
+
+
+def aot_signature(src: ASTSource):
+    """(tilec signature string, {name: constexpr value}) of an ASTSource, for
+    `_introspect.compile`."""
+    entries, constexprs = [], {}
+    for name, kind, value in _ast_params(src):
+        if kind == "const":
+            constexprs[name] = value
+        if kind != "arg":
+            continue  # a default: the compiler takes the parameter's own
+        entry, divisible = value
         if entry == "nvTmaDesc":
             raise NotImplementedError(f"'{src.name}': parameter '{name}' is an nvTmaDesc; "
                                       "tilec takes host tensor descriptors as 'tensordesc<...>'")
-        if _divisible(src.attrs.get((i,))) and not entry.startswith("tensordesc"):
-            entry += ":16"
-        entries.append(entry)
+        entries.append(entry + (":16" if divisible and not entry.startswith("tensordesc") else ""))
     return ",".join(entries), constexprs
 
 
@@ -156,45 +169,30 @@ def _ir_name(dt: str) -> str:
 
 
 def host_specs(src: ASTSource) -> list:
-    """The (kind, payload) spec of every parameter of an ASTSource, as the tile
-    interpreter's compile takes them (what `_args.spec_of` makes from a launch's values)."""
-    fn = getattr(src.fn, "jit_function", src.fn)
+    """The (kind, payload) spec of every parameter of an ASTSource, as the @jit path's
+    compilers take them (what `_args.spec_of` makes from a launch's values); descriptors
+    are NotImplementedError (only the ahead-of-time binding takes them)."""
     specs = []
-    for i, name in enumerate(fn.arg_names):
-        ty = src.signature.get(name)
-        param = fn.params[i]
-        if ty == "constexpr" or (i,) in src.constants or (ty is None and param.is_constexpr):
-            if (i,) in src.constants:
-                value = _unwrap(src.constants[(i,)])
-            elif param.has_default:
-                value = param.default
-            else:
-                raise ValueError(f"'{src.name}': constexpr parameter '{name}' has no value in "
-                                 "constexprs and no default")
+    for name, kind, value in _ast_params(src):
+        if kind != "arg":
             specs.append(_args.spec_of(("c",), value))
             continue
-        if ty is None:
-            raise ValueError(f"'{src.name}': the signature has no entry for parameter "
-                             f"'{name}' (it has {sorted(src.signature)})")
-        if not isinstance(ty, str) or ty.startswith("tensordesc") or ty == "nvTmaDesc":
-            raise NotImplementedError(f"'{src.name}': parameter '{name}' of type {ty!r}: "
+        entry, divisible = value
+        if entry.startswith("tensordesc") or entry == "nvTmaDesc":
+            raise NotImplementedError(f"'{src.name}': parameter '{name}' of type {entry!r}: "
                                       "tilec compiles pointers and scalars for the CPU target")
-        divisible = _divisible(src.attrs.get((i,)))
-        entry = ty.strip()
         if entry.startswith("*"):
-            dt = entry[2:] if entry.startswith("*k") else entry[1:]
-            specs.append(_args.spec_of(("p", "i1" if dt == "u1" else _ir_name(dt), divisible),
-                                       None))
+            specs.append(_args.spec_of(("p", _ir_name(entry[1:]), divisible), None))
             continue
         entry = _ir_name(entry)
-        if entry in ("i1", "u1"):
+        if entry == "i1":
             specs.append(_args.spec_of(("b",), None))
         elif entry.startswith(("i", "u")):
             specs.append(_args.spec_of(("i", entry, divisible, False), None))
         elif entry.startswith(("fp", "bf")):
             specs.append(_args.spec_of(("f", entry), None))
         else:
-            raise ValueError(f"'{src.name}': unknown signature type {ty!r} for '{name}'")
+            raise ValueError(f"'{src.name}': unknown signature type {entry!r} for '{name}'")
     return specs
 
 

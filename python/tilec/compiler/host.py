@@ -49,14 +49,6 @@ class HostKernel(CompiledKernel):
                        if len(p) > 1 or specs[param_index[p[0]]][0] == "pointer"]
         self._asm = None
 
-    @property
-    def _native(self):
-        return self.module
-
-    def portable(self):
-        """The interpreter's program stays in this process; the IR texts travel."""
-        self.asm  # noqa: B018
-
     def _init_handles(self):
         if self.__dict__.get("module") is None:
             raise RuntimeError(

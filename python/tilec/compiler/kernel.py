@@ -36,6 +36,15 @@ class CompiledKernel:
     def __getitem__(self, grid):
         return launcher(self, grid)
 
+    @property
+    def _native(self):
+        """The C++ kernel (kept in `module`, the attribute Inductor clears for a move)."""
+        return self.module
+
+    def portable(self):
+        """Makes the kernel's __dict__ ready to be sent to another process (as Inductor's
+        compile workers send it); kernels that cannot move say so in _init_handles."""
+
     def _restore_handles(self):
         """After a move between processes: the method `run` (not the None Inductor left in
         its place) and the @jit function as `function`."""

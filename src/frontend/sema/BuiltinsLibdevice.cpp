@@ -13,10 +13,6 @@
 
 namespace tilec::sema::builtins::libdevice {
 
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 Value *M::op(OpKind k, Value *x, Value *y) const {
   std::vector<ir::NamedAttr> attrs;
   if ((k == OpKind::Min || k == OpKind::Max) && ir::is_float(x->type.elem))
@@ -208,8 +204,6 @@ Val call(Emitter &e, const Args &a) {
 }
 
 // ---- exact float functions --------------------------------------------------------------
-
-using Xs = std::vector<Value *>;
 
 Value *b_abs(M &m, const Xs &x) { return m.abs(x[0]); }
 Value *b_floor(M &m, const Xs &x) { return m.op(OpKind::Floor, x[0]); }

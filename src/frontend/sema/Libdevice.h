@@ -14,6 +14,12 @@
 
 namespace tilec::sema::builtins::libdevice {
 
+// Names every libdevice file uses (this header is private to src/frontend/sema).
+using ir::DType;
+using ir::OpKind;
+using ir::Value;
+using Xs = std::vector<ir::Value *>;
+
 // Builds elementwise ops on values of one shape (the call's broadcast shape).
 struct M {
   Emitter &e;
@@ -85,6 +91,8 @@ void add_bessel_fns(std::vector<Fn> &t);  // LibdeviceBessel.cpp
 // once; fp64 runs the formula itself, or is an error (`f64_why`) where the formula does
 // not keep a few ulp in fp64 (LibdeviceFloat.cpp).
 using Core = ir::Value *(*)(M &m, ir::Value *x);
+// An fp64 constant of the call's shape (the fp64 formulas' shorthand).
+inline ir::Value *c(const M &m, double v) { return m.f(ir::DType::F64, v); }
 ir::Value *widened(M &m, ir::Value *x, Core core, const char *f64_why = nullptr);
 // sin(pi x) for fp64 x, exact at the zeros (LibdeviceFloat.cpp).
 ir::Value *sinpi_f64(M &m, ir::Value *x);

@@ -10,13 +10,7 @@
 
 namespace tilec::sema::builtins::libdevice {
 
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 namespace {
-
-using Xs = std::vector<Value *>;
 
 constexpr double kPi = 3.141592653589793;
 constexpr double kEulerGamma = 0.5772156649015329;
@@ -25,8 +19,6 @@ constexpr double kSwitchJY = 12.0; // series below, asymptotic expansion above
 constexpr double kSwitchI = 20.0;
 constexpr int kSeriesTerms = 60;
 constexpr int kAsymptoticTerms = 24;
-
-Value *c(M &m, double v) { return m.f(DType::F64, v); }
 
 // sum_k s^k q^k / (k! (k + nu)!) * (harmonic weights h_k when given), q = x^2 / 4:
 // the power series shared by J, Y and I (s = -1 for J and Y, +1 for I). `h` returns the

@@ -12,13 +12,7 @@
 
 namespace tilec::sema::builtins::libdevice {
 
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 namespace {
-
-using Xs = std::vector<Value *>;
 
 constexpr double kPi = 3.141592653589793, kPiLo = 1.2246467991473532e-16;
 constexpr double kPio2 = 1.5707963267948966, kPio2Lo = 6.123233995736766e-17;
@@ -29,7 +23,6 @@ constexpr double kInvSqrtPi = 0.5641895835477563;
 constexpr double kInvSqrt2 = 0.7071067811865476;
 
 Value *u(M &m, OpKind k, Value *x) { return m.op(k, x); }
-Value *c(M &m, double v) { return m.f(DType::F64, v); }
 
 // ---- exp / log family ---------------------------------------------------------------------
 

@@ -4,13 +4,7 @@
 
 namespace tilec::sema::builtins::libdevice {
 
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 namespace {
-
-using Xs = std::vector<Value *>;
 
 DType unsigned_of(DType d) { return ir::bits(d) == 64 ? DType::U64 : DType::U32; }
 Value *as_unsigned(M &m, Value *v) { return m.bitcast(v, unsigned_of(v->type.elem)); }

@@ -8,13 +8,7 @@
 
 namespace tilec::sema::builtins::libdevice {
 
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 namespace {
-
-using Xs = std::vector<Value *>;
 
 // r is the rounded-to-nearest result, err has the sign of (exact - r), ovf marks results
 // that overflowed from finite operands. Moves r to the neighbour the mode asks for.

@@ -7,19 +7,12 @@
 
 namespace tilec::sema::builtins::libdevice {
 
-using ir::DType;
-using ir::OpKind;
-using ir::Value;
-
 namespace {
-
-using Xs = std::vector<Value *>;
 
 constexpr double kPi = 3.141592653589793;
 constexpr double kInvSqrtPi = 0.5641895835477563;
 constexpr double kInvSqrt2 = 0.7071067811865476;
 
-Value *c(M &m, double v) { return m.f(DType::F64, v); }
 Value *exp_c(M &m, Value *x) { return m.op(OpKind::Exp, x); }
 Value *log_c(M &m, Value *x) { return m.op(OpKind::Log, x); }
 
