@@ -12,6 +12,7 @@ the first call's time (compile included: the cold start) and the steady-state ti
 call (a training step for the models). The table gives tilec / Triton ratios.
 
   python benchmarks/torch_compile.py [--json FILE] [--only llama,gpt2] [--target both]
+                                     [--profile DIR]
 Without a GPU or torch it prints why and exits 0 (CI has neither)."""
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ def _sync(torch, dev):
         torch.cuda.synchronize()
 
 
-def _timed(torch, dev, fn, reps):
-    """(seconds of the first call, mean seconds of `reps` later calls, last result)."""
+def _timed(torch, dev, fn, reps, tag="first"):
+    """(seconds of the first call, mean seconds of `reps` later calls, last result). With
+    TC_BENCH_CPROFILE set, the first call runs under cProfile (and takes longer)."""
     _sync(torch, dev)
     t = time.perf_counter()
-    out = fn()
+    prof = os.environ.get("TC_BENCH_CPROFILE")
+    out = _first_call_profile(fn, f"{prof}-{tag}.txt") if prof else fn()
     _sync(torch, dev)
     first = time.perf_counter() - t
     for _ in range(2):
@@ -71,6 +74,47 @@ def _count_kernels():
             if any(k.startswith("tilec") for k in kinds) or (not results and triton_is_tilec):
                 by_tilec += 1
     return total, by_tilec
+
+
+def _profile(torch, fn, path: str) -> None:
+    """Writes where a steady-state call's time goes to `path` (GPU kernels by total time,
+    then CPU ops: tells slow kernels apart from launch overhead) and each GPU kernel's
+    total time to `path`.json (to compare two runs kernel by kernel)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = torch.cuda.is_available()
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=acts) as prof:
+        for _ in range(3):
+            fn()
+        if cuda:
+            torch.cuda.synchronize()
+    ka = prof.key_averages()
+    with open(path, "w") as f:
+        f.write(ka.table(sort_by="self_cuda_time_total" if cuda else "self_cpu_time_total",
+                         row_limit=60, max_name_column_width=90))
+        f.write("\n")
+        f.write(ka.table(sort_by="self_cpu_time_total", row_limit=25, max_name_column_width=90))
+    kernels = {e.key: [getattr(e, "self_device_time_total", 0.0) / 3, e.count // 3]
+               for e in ka if getattr(e, "self_device_time_total", 0.0) > 0}
+    with open(path + ".json", "w") as f:
+        json.dump(kernels, f, indent=0)
+
+
+def _first_call_profile(fn, path: str):
+    """Runs the first (compiling) call under cProfile; the 60 costliest functions by
+    cumulative time go to `path`."""
+    import cProfile
+    import io
+    import pstats
+
+    pr = cProfile.Profile()
+    out = pr.runcall(fn)
+    s = io.StringIO()
+    pstats.Stats(pr, stream=s).sort_stats("cumulative").print_stats(60)
+    with open(path, "w") as f:
+        f.write(s.getvalue())
+    return out
 
 
 def child(workload: str, dev: str) -> dict:
@@ -113,6 +157,8 @@ def child(workload: str, dev: str) -> dict:
             f32 = dict(atol=2e-2, rtol=2e-2)
         g = torch.compile(f)
         first, steady, res = _timed(torch, dev, lambda: g(*args), 20)
+        if os.environ.get("TC_BENCH_PROFILE"):
+            _profile(torch, lambda: g(*args), os.environ["TC_BENCH_PROFILE"])
         with torch.no_grad():
             ref = f(*args)
         out.update(ok=bool(torch.allclose(res, ref, **f32)),
@@ -135,7 +181,7 @@ def child(workload: str, dev: str) -> dict:
         cm = torch.compile(model)
         model.eval()
         with torch.no_grad():
-            first_fwd, _, res = _timed(torch, dev, lambda: cm(ids).logits, 3)
+            first_fwd, _, res = _timed(torch, dev, lambda: cm(ids).logits, 3, "fwd")
             ref = model(ids).logits
         model.train()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
@@ -147,7 +193,9 @@ def child(workload: str, dev: str) -> dict:
             opt.zero_grad(set_to_none=True)
             return loss
 
-        first_step, steady, loss = _timed(torch, dev, step, 10)
+        first_step, steady, loss = _timed(torch, dev, step, 10, "step")
+        if os.environ.get("TC_BENCH_PROFILE"):
+            _profile(torch, step, os.environ["TC_BENCH_PROFILE"])
         out.update(ok=bool(torch.allclose(res, ref, atol=1e-3, rtol=1e-3)) and
                    bool(torch.isfinite(loss)),
                    max_err=float((res - ref).abs().max()), first_s=first_fwd + first_step,
@@ -156,11 +204,15 @@ def child(workload: str, dev: str) -> dict:
     return out
 
 
-def run_one(workload: str, target: str, dev: str, timeout: int) -> dict:
+def run_one(workload: str, target: str, dev: str, timeout: int, profile: str | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="tc-bench-") as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
                    TRITON_CACHE_DIR=os.path.join(tmp, "triton"),
                    TILEC_CACHE_DIR=os.path.join(tmp, "tilec"))
+        if profile:
+            os.makedirs(profile, exist_ok=True)
+            env["TC_BENCH_PROFILE"] = os.path.join(profile, f"{workload}-{target}.txt")
+            env["TC_BENCH_CPROFILE"] = os.path.join(profile, f"{workload}-{target}-cprofile")
         env.pop("TILEC_AS_TRITON", None)
         if target == "tilec":
             env["TILEC_AS_TRITON"] = "1"
@@ -190,6 +242,9 @@ def main(argv=None) -> int:
     ap.add_argument("--target", default="both", choices=("both", "tilec", "triton"))
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--profile", metavar="DIR",
+                    help="write to DIR a cProfile of the first call and a torch.profiler "
+                    "table of 3 steady calls per run (times then include the profilers)")
     ap.add_argument("--child")
     a = ap.parse_args(argv)
     if a.child:
@@ -209,7 +264,7 @@ def main(argv=None) -> int:
     rows = []
     for w in a.only.split(","):
         for t in targets:
-            r = run_one(w, t, a.device, a.timeout)
+            r = run_one(w, t, a.device, a.timeout, a.profile)
             rows.append(r)
             if "error" in r:
                 print(f"  {w:18} {t:6} ERROR {r['error']}", flush=True)

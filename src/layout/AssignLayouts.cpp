@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "layout/LayoutRules.h"
 #include "layout/Layouts.h"
@@ -16,19 +17,91 @@ int module_num_warps(const ir::Module &m) { return static_cast<int>(m.int_attr("
 
 bool module_has_wgmma(const ir::Module &m) { return m.int_attr("wgmma", 0) != 0; }
 
-LayoutRef coalesced_layout(const ir::Value *ptr, const analysis::AxisInfoAnalysis &ax,
-                           int num_warps) {
-  const ir::Shape &shape = ptr->type.shape;
+namespace {
+
+// A memory access's coalescing: the dims by contiguity and the elements per thread along
+// the first (a vector of at most 16 bytes, no more than the tile spreads over the threads).
+struct Coalescing {
+  std::vector<int32_t> order;
+  int64_t per;
+};
+
+int64_t per_thread_cap(const ir::Value *ptr, int num_warps) {
+  int64_t threads = int64_t{kWarpSize} * num_warps;
+  return std::max<int64_t>(1, ptr->type.numel() / threads);
+}
+
+Coalescing coalescing_of(const ir::Value *ptr, const analysis::AxisInfoAnalysis &ax,
+                         int num_warps) {
   std::vector<int32_t> order = ax.order_by_contiguity(ptr);
   int64_t elem_bytes = ir::byte_size(ptr->type.elem);
   int64_t per =
       std::min<int64_t>(ax.ptr_vector_elems(ptr, order[0]), std::max<int64_t>(1, 16 / elem_bytes));
-  int64_t threads = int64_t{kWarpSize} * num_warps;
-  per = std::min(per, std::max<int64_t>(1, ptr->type.numel() / threads));
-  per = std::min(per, shape[order[0]]);
+  per = std::min(per, per_thread_cap(ptr, num_warps));
+  return {std::move(order), per};
+}
+
+LayoutRef layout_for(const ir::Value *ptr, const Coalescing &c, int num_warps) {
+  const ir::Shape &shape = ptr->type.shape;
   std::vector<int32_t> spt(shape.size(), 1);
-  spt[order[0]] = static_cast<int32_t>(per);
-  return blocked_for_shape(shape, spt, order, num_warps);
+  spt[c.order[0]] = static_cast<int32_t>(std::min(c.per, shape[c.order[0]]));
+  return blocked_for_shape(shape, spt, c.order, num_warps);
+}
+
+// Triton's Coalesce rule: a load takes the most elements per thread of the memory accesses
+// of its slice (the values connected to it through ops on tiles of its shape) that share
+// its order, so that a gather feeding a vectorised load's arithmetic gets that load's
+// layout instead of a conversion through shared memory. Stores keep their own width (a
+// wider one would leave gaps in each warp's write).
+void share_slice_widths(ir::Function &f, std::map<ir::Op *, Coalescing> &mem, int num_warps) {
+  std::map<const ir::Value *, const ir::Value *> parent; // union-find over tile values
+  auto find = [&](const ir::Value *v) {
+    const ir::Value *root = v;
+    for (auto it = parent.find(root); it != parent.end() && it->second != root;
+         it = parent.find(root))
+      root = it->second;
+    while (v != root) { // path compression
+      auto it = parent.find(v);
+      v = std::exchange(it->second, root);
+    }
+    return root;
+  };
+  auto unite = [&](const ir::Value *a, const ir::Value *b) {
+    const ir::Value *ra = find(a), *rb = find(b);
+    if (ra != rb)
+      parent[ra] = rb;
+  };
+  ir::walk(f.entry(), [&](ir::Op *op) {
+    const ir::Value *first = nullptr;
+    auto join = [&](const ir::Value *v) {
+      if (!v->type.is_tile())
+        return;
+      if (!first)
+        first = v;
+      else if (v->type.shape == first->type.shape)
+        unite(v, first);
+    };
+    for (size_t i = 0; i < op->num_results(); ++i)
+      join(op->result(i));
+    for (size_t i = 0; i < op->num_operands(); ++i)
+      join(op->operand(i));
+  });
+  std::map<std::pair<const ir::Value *, std::vector<int32_t>>, int64_t> widest;
+  for (auto &[op, c] : mem) {
+    auto key = std::make_pair(find(op->operand(0)), c.order);
+    widest[key] = std::max(widest[key], c.per);
+  }
+  for (auto &[op, c] : mem)
+    if (op->kind() == OpKind::Load)
+      c.per = std::min(widest[{find(op->operand(0)), c.order}],
+                       per_thread_cap(op->operand(0), num_warps));
+}
+
+} // namespace
+
+LayoutRef coalesced_layout(const ir::Value *ptr, const analysis::AxisInfoAnalysis &ax,
+                           int num_warps) {
+  return layout_for(ptr, coalescing_of(ptr, ax, num_warps), num_warps);
 }
 
 namespace {
@@ -47,10 +120,14 @@ public:
       : f_(f), nw_(module_num_warps(m)), wgmma_(module_has_wgmma(m)), ax_(f, &m) {}
 
   void run() {
+    std::map<ir::Op *, Coalescing> mem;
     ir::walk(f_.entry(), [&](ir::Op *op) {
       if (rules::is_memory(*op) && op->operand(0)->type.is_tile())
-        anchors_[op] = coalesced_layout(op->operand(0), ax_, nw_);
+        mem[op] = coalescing_of(op->operand(0), ax_, nw_);
     });
+    share_slice_widths(f_, mem, nw_);
+    for (const auto &[op, c] : mem)
+      anchors_[op] = layout_for(op->operand(0), c, nw_);
     // Forward until loop-carried values settle (each pass only fills unset values).
     for (int pass = 0; pass < 4 && forward_block(*f_.entry()); ++pass) {
     }

@@ -280,9 +280,16 @@ int instr_min_sm(const Instr &in) {
   case Op::GriddepWait:
   case Op::GriddepLaunch:
     return 90;
+  case Op::Atom:
+  case Op::Red:
+    return in.m.vec > 1 ? 90 : 0; // atom.v2/.v4.f32: sm_90, PTX ISA 8.1
   default:
     return 0;
   }
+}
+
+int instr_min_ptx_minor(const Instr &in) {
+  return (in.op == Op::Atom || in.op == Op::Red) && in.m.vec > 1 ? 1 : 0;
 }
 
 bool instr_needs_sm90a(const Instr &in) {

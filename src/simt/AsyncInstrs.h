@@ -94,7 +94,8 @@ void fence_proxy_async(Builder &b);
 std::string async_instr_error(const Function &fn, const Instr &in);
 
 // ---- targets ----
-int instr_min_sm(const Instr &in);       // 0: every target
-bool instr_needs_sm90a(const Instr &in); // the arch-specific sm_90a features (wgmma)
+int instr_min_sm(const Instr &in);        // 0: every target
+bool instr_needs_sm90a(const Instr &in);  // the arch-specific sm_90a features (wgmma)
+int instr_min_ptx_minor(const Instr &in); // the PTX ISA 8.x an instruction needs (8.0: 0)
 
 } // namespace tilec::simt

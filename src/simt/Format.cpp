@@ -170,6 +170,8 @@ std::string mnemonic(const Instr &in) {
     add_mod(s, atom_name(m.atom));
     if (m.noftz)
       add_mod(s, "noftz");
+    if (m.vec > 1)
+      s += ".v" + std::to_string(m.vec);
     // exch, cas and the bitwise atomics exist only for bit types
     if (m.atom == AtomOp::Exch || m.atom == AtomOp::Cas || m.atom == AtomOp::And ||
         m.atom == AtomOp::Or || m.atom == AtomOp::Xor) {
@@ -225,8 +227,8 @@ std::string mnemonic(const Instr &in) {
     s += ".shared.global";
     return s;
   case Op::Mbarrier: {
-    static const char *const ops[] = {"", "init", "arrive", "arrive.expect_tx", "try_wait.parity",
-                                      "inval"};
+    static const char *const ops[] = {
+        "", "init", "arrive", "arrive.expect_tx", "try_wait.parity", "inval"};
     add_mod(s, ops[static_cast<int>(m.mbar)]);
     s += ".shared::cta.b64";
     return s;
@@ -357,6 +359,25 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
       ops.push_back(src(i));
     break;
   }
+  case Op::Atom:
+  case Op::Red:
+    if (in.m.vec > 1) { // atom.v4: {d0..d3}, [a], {b0..b3}
+      std::vector<std::string> ds, vs;
+      for (size_t i = 0; i < in.dst.size(); ++i)
+        ds.push_back(dst(i));
+      for (size_t i = 1; i < in.src.size(); ++i)
+        vs.push_back(src(i));
+      if (!ds.empty())
+        ops.push_back(list(ds));
+      ops.push_back(src(0));
+      ops.push_back(list(vs));
+      break;
+    }
+    for (size_t i = 0; i < in.dst.size(); ++i)
+      ops.push_back(dst(i));
+    for (size_t i = 0; i < in.src.size(); ++i)
+      ops.push_back(src(i));
+    break;
   case Op::St: {
     ops.push_back(src(0));
     size_t nv = in.src.size() - 1 - (in.m.l2_hint ? 1 : 0);

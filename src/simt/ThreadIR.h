@@ -250,7 +250,7 @@ struct Mods {
   Scope scope = Scope::None;
   ShflMode shfl = ShflMode::None;
   VoteMode vote = VoteMode::None;
-  uint8_t vec = 1;        // ld/st: 1, 2 or 4
+  uint8_t vec = 1;        // ld/st, atom/red .f32 add (sm_90): 1, 2 or 4
   bool ftz = false;       // flush subnormal inputs and results to sign-preserving zero
   bool sat = false;       // ints: clamp; floats: clamp to [0, 1]
   bool satfinite = false; // cvt to fp8/f16: clamp to the largest finite value

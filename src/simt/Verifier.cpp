@@ -193,8 +193,12 @@ private:
     case Op::Atom:
     case Op::Red:
       want(m.atom != AtomOp::None, "no atomic operation");
-      want(in.src.size() == (m.atom == AtomOp::Cas ? 3u : 2u),
-           "atom needs an address and one value (cas: compare and new value)");
+      want(in.src.size() == (m.atom == AtomOp::Cas ? 3u : 1u + m.vec),
+           "atom needs an address and `vec` values (cas: compare and new value)");
+      want(m.vec == 1 || ((m.vec == 2 || m.vec == 4) && m.atom == AtomOp::Add && in.ty == Ty::F32 &&
+                          m.space == Space::Global),
+           "vector atomics are .v2/.v4 .f32 add on global memory");
+      want(in.op == Op::Red || in.dst.size() == m.vec, "atom writes `vec` old values");
       want(in.op == Op::Atom || m.atom != AtomOp::Cas, "red has no cas");
       want(m.space == Space::Global || m.space == Space::Shared || m.space == Space::None,
            "atomics address global or shared memory");

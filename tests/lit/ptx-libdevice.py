@@ -1,12 +1,13 @@
-# libdevice composed from Tile IR ops: tanh and pow(x, 3) widen to fp64 (cvt.f64.f32),
-# run fp64 polynomials (fma.rn.f64) and round once back (cvt.rn.f32.f64); fast_expf is
-# ex2.approx like tl.exp; popc is the SWAR bit count (0x55555555 = 1431655765); fmod is
+# libdevice composed from Tile IR ops: pow(x, 3) widens to fp64 (cvt.f64.f32), runs fp64
+# polynomials (fma.rn.f64) and rounds once back (cvt.rn.f32.f64); fp32 tanh stays in fp32
+# (its own fp32 exp, then the IEEE division); fast_expf is ex2.approx like tl.exp; popc is the SWAR bit count (0x55555555 = 1431655765); fmod is
 # the stepwise exact reduction, rounded back once more. ptxas accepts it for sm_90a and
 # sm_80 (the SIMT language run checks every kernel of test_lang_libdevice.py).
 # CMD: tilec ptx %s:gelu_ish --signature "*fp32:16,*fp32:16,i32" --constexpr BLOCK=128 --num-warps 4 --arch sm_90a
 # CHECK: cvt.f64.f32 %rd{{[0-9]+}}, %r{{[0-9]+}};
 # CHECK: fma.rn.f64
 # CHECK: cvt.rn.f32.f64
+# CHECK: div.rn.f32
 # CHECK: ex2.approx.f32
 # CHECK: mov.u32 %r{{[0-9]+}}, 1431655765;
 # CHECK: cvt.rn.f32.f64

@@ -189,3 +189,36 @@ def test_atomic_sem_scope_keywords():
     c = np.zeros(3, np.int32)
     k[(4,)](c)
     np.testing.assert_array_equal(c, [8, 5, 9])
+
+
+@pytest.mark.parametrize("n_cols", [512, 500])
+def test_atomic_add_rows_vectorised(n_cols):
+    # An embedding backward: rows of fp32 added into a table at (repeated) indices. On
+    # sm_90 each thread's 4 consecutive aligned elements go as one atom.v4.f32 (lowering;
+    # the SIMT run of this suite executes it); a mask that may split a group of 4 (n_cols
+    # 500, not known to be a multiple of 4) keeps one atom per element. The old values come
+    # back per element.
+    @triton.jit
+    def k(Table, Idx, Src, Old, n_cols, ROW: tl.constexpr):
+        pid = tl.program_id(0)
+        cols = tl.arange(0, ROW)
+        m = cols < n_cols
+        row = tl.load(Idx + pid)
+        v = tl.load(Src + pid * ROW + cols, mask=m)
+        old = tl.atomic_add(Table + row * ROW + cols, v, mask=m, sem="relaxed")
+        tl.store(Old + pid * ROW + cols, old, mask=m)
+
+    rng = np.random.default_rng(0)
+    rows, row = 48, 512
+    idx = rng.integers(0, 5, rows).astype(np.int32)
+    src = rng.integers(-8, 8, (rows, row)).astype(np.float32)  # exact sums in any order
+    table = np.zeros((5, row), np.float32)
+    old = np.full((rows, row), -1.0, np.float32)
+    k[(rows,)](table, idx, src, old, n_cols, ROW=row)
+    want = np.zeros((5, row), np.float32)
+    np.add.at(want, idx, np.where(np.arange(row) < n_cols, src, 0))
+    np.testing.assert_array_equal(table, want)
+    assert (old[:, n_cols:] == -1).all()
+    for r in range(5):  # the programs of one row saw distinct prefixes of its sums
+        olds = old[idx == r, :n_cols]
+        assert len({tuple(o) for o in olds}) == len(olds)

@@ -1,10 +1,11 @@
 // libdevice's transcendental functions. Each is one fp64 formula over the Tile IR's fp64
 // math ops (exp, log, sin, cos, erf, sqrt: a few ulp on every back end) and fma; the fp32
 // form evaluates it on the argument widened to fp64 and rounds once, which lands within
-// 1 ulp of the correctly rounded fp32 value. The fp64 form uses the same formula where it
-// keeps a few ulp (formulas chosen to avoid cancellation: Kahan's expm1/log1p, fdlibm's
-// asinh/acosh, half-angle atan); where it cannot (pow, erfc, erfinv, gamma ...) fp64 is an
-// error.
+// 1 ulp of the correctly rounded fp32 value. exp and tanh, hot in Inductor's kernels, have
+// fp32 forms instead, within 2 ulp on the GPU as CUDA's expf/tanhf (1 on the CPU). The fp64
+// form uses the same formula where it keeps a few ulp (formulas chosen to avoid
+// cancellation: Kahan's expm1/log1p, fdlibm's asinh/acosh, half-angle atan); where it
+// cannot (pow, erfc, erfinv, gamma ...) fp64 is an error.
 // fast_* are the approximate fp32 ops tl.exp & co use (ex2/lg2.approx, div.full).
 #include <cmath>
 
@@ -84,6 +85,52 @@ Value *tanh_c(M &m, Value *x) {
   Value *r = m.div(t, m.add(t, c(m, 2.0)));
   r = m.sel(m.cmp("gt", a, c(m, 22.0)), c(m, 1.0), r);
   return m.copysign(r, x);
+}
+
+// fp32 exp in fp32, as CUDA's expf (the fp64 route costs ~3x in Inductor's online
+// softmax, which calls libdevice.exp): n = rint(x log2 e) by the 1.5 2^23 trick,
+// f = x log2 e - n with log2 e in two parts (|f| <= 1/2), 2^f by the exp2 op (exact on
+// the CPU, ex2.approx on the GPU: within 2 ulp, CUDA's bound), times 2^n in two halves so
+// that subnormal results round once.
+Value *exp_f32(M &m, Value *x) {
+  auto f = [&](double v) { return m.f(DType::F32, v); };
+  auto i32 = [&](int64_t v) { return m.i(DType::I32, v); };
+  // n from x clamped to [-104, 89] (beyond, e^x rounds to 0 or inf; min/max drop a NaN),
+  // f from x itself: out of range 2^f is 0 or inf, and a NaN stays NaN.
+  Value *xc = m.op(OpKind::Min, m.op(OpKind::Max, x, f(-104.0)), f(89.0));
+  constexpr double kMagic = 12582912.0; // 1.5 * 2^23
+  constexpr float kLog2e = 1.44269504088896341f;
+  Value *t = m.fma(xc, f(kLog2e), f(kMagic));
+  Value *n = m.sub(m.bits(t), i32(0x4B400000)); // the integer in t's low bits
+  Value *nf = m.sub(t, f(kMagic));
+  Value *r = m.fma(x, f(kLog2e), m.neg(nf));
+  r = m.fma(x, f(1.44269504088896341 - double(kLog2e)), r);
+  Value *e = m.op(OpKind::Exp2, r);
+  Value *n1 = m.op(OpKind::Shr, n, i32(1)), *n2 = m.sub(n, n1);
+  auto pow2 = [&](Value *k) {
+    return m.from_bits(m.op(OpKind::Shl, m.add(k, i32(127)), i32(23)), DType::F32);
+  };
+  return m.mul(m.mul(e, pow2(n1)), pow2(n2));
+}
+
+// fp32 tanh in fp32, within 2 ulp as CUDA's tanhf (1 on the CPU): |x| < 1: x + x^3 P(x^2),
+// P fitted (weighted least squares toward minimax); beyond: 1 - 2 / (e^2|x| + 1), |x|
+// clamped to 20 (where tanh rounds to 1).
+Value *tanh_f32(M &m, Value *x) {
+  auto f = [&](double v) { return m.f(DType::F32, v); };
+  Value *a = m.abs(x);
+  Value *z = m.mul(x, x);
+  const double p[] = {-0.33333295583724976,   0.13332344591617584,   -0.05387982726097107,
+                      0.021486740559339523,   -0.007946249097585678, 0.0023014831822365522,
+                      -0.00035848989500664175};
+  Value *acc = f(p[6]);
+  for (int k = 5; k >= 0; --k)
+    acc = m.fma(acc, z, f(p[k]));
+  Value *small = m.fma(x, m.mul(z, acc), x);
+  Value *ab = m.sel(m.cmp("gt", a, f(20.0)), f(20.0), a);
+  Value *e = exp_f32(m, m.add(ab, ab));
+  Value *big = m.sub(f(1.0), m.div(f(2.0), m.add(e, f(1.0))));
+  return m.sel(m.cmp("lt", a, f(1.0)), small, m.copysign(big, x));
 }
 
 // e^(|x|/2)^2 / 2 for large |x|, where e^|x| alone would overflow first.
@@ -318,7 +365,6 @@ const char *kF64Pow = "its fp64 pow would lose accuracy in y*log2(x); use exp/lo
 
 #define TILEC_UNARY(NAME, CORE)                                                                    \
   Value *NAME(M &m, const Xs &x) { return widened(m, x[0], CORE); }
-TILEC_UNARY(b_exp, exp_c)
 TILEC_UNARY(b_exp2, exp2_c)
 TILEC_UNARY(b_exp10, exp10_c)
 TILEC_UNARY(b_expm1, expm1_c)
@@ -326,7 +372,6 @@ TILEC_UNARY(b_log, log_c)
 TILEC_UNARY(b_log2, log2_c)
 TILEC_UNARY(b_log10, log10_c)
 TILEC_UNARY(b_log1p, log1p_c)
-TILEC_UNARY(b_tanh, tanh_c)
 TILEC_UNARY(b_sinh, sinh_c)
 TILEC_UNARY(b_cosh, cosh_c)
 TILEC_UNARY(b_asinh, asinh_c)
@@ -341,6 +386,13 @@ TILEC_UNARY(b_rsqrt, rsqrt_c)
 TILEC_UNARY(b_cbrt, cbrt_c)
 TILEC_UNARY(b_rcbrt, rcbrt_c)
 #undef TILEC_UNARY
+
+Value *b_exp(M &m, const Xs &x) {
+  return x[0]->type.elem == DType::F32 ? exp_f32(m, x[0]) : exp_c(m, x[0]);
+}
+Value *b_tanh(M &m, const Xs &x) {
+  return x[0]->type.elem == DType::F32 ? tanh_f32(m, x[0]) : tanh_c(m, x[0]);
+}
 
 // erf and sqrt have exact or few-ulp fp32 ops of their own.
 Value *b_erf(M &m, const Xs &x) { return u(m, OpKind::Erf, x[0]); }

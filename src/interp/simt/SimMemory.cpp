@@ -109,15 +109,18 @@ void atomic(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask, bool 
   size_t bytes = static_cast<size_t>(ty_bits(in.ty) / 8);
   if (m.space_of(d) != Space::Global && m.space_of(d) != Space::Shared)
     m.fault(c, d, warp * kWarp, "atomics address global or shared memory");
+  size_t vec = in.m.vec;            // atom.v2/.v4.f32: each element its own atomic add
   for_lanes(act, warp, [&](int t) { // lanes in order: each sees the previous lane's update
-    uint8_t *p = m.memory(c, d, t, m.address(c, d, t), bytes, true);
-    uint64_t old = read_bytes(p, bytes);
-    uint64_t b = m.src(c, d, 1, t);
-    uint64_t cv = in.src.size() > 2 ? m.src(c, d, 2, t) : 0;
-    uint64_t nv = atom_apply(in.m.atom, in.ty, old, b, cv);
-    std::memcpy(p, &nv, bytes);
-    if (has_dst)
-      m.set_dst(c, d, 0, t, old);
+    uint8_t *p = m.memory(c, d, t, m.address(c, d, t), bytes * vec, true);
+    for (size_t k = 0; k < vec; ++k) {
+      uint64_t old = read_bytes(p + k * bytes, bytes);
+      uint64_t b = m.src(c, d, 1 + k, t);
+      uint64_t cv = vec == 1 && in.src.size() > 2 ? m.src(c, d, 2, t) : 0;
+      uint64_t nv = atom_apply(in.m.atom, in.ty, old, b, cv);
+      std::memcpy(p + k * bytes, &nv, bytes);
+      if (has_dst)
+        m.set_dst(c, d, k, t, old);
+    }
   });
 }
 

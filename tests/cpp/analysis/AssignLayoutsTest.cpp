@@ -179,6 +179,28 @@ def k(idx_ptr, x_ptr, out_ptr, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):
   });
 }
 
+TEST(AssignLayouts, AGatherTakesTheWidthOfTheLoadsItIsComputedWith) {
+  // Inductor's rotary embedding: a contiguous load (4 elements per thread) times the cos of
+  // a gathered table entry. As in Triton's Coalesce, the gather takes the contiguous
+  // load's 4 elements per thread rather than 1, so no conversion goes through shared
+  // memory; the store keeps its own width.
+  Kernel k = inline_kernel(R"(@triton.jit
+def k(x_ptr, table_ptr, out_ptr, XBLOCK: tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    x = tl.load(x_ptr + xindex)
+    c = tl.load(table_ptr + (xindex // 512) % 512 + 512 * (xindex % 32))
+    tl.store(out_ptr + xindex, x * tl.cos(c))
+)",
+                           "*fp32:16,*fp32:16,*fp32:16", {1024}, 4);
+  assign(k);
+  EXPECT_EQ(count(k.fn(), OpKind::ConvertLayout), 0) << ir::print(*k.module);
+  ir::walk(k.fn().entry(), [&](ir::Op *op) {
+    if (op->kind() == OpKind::Load)
+      EXPECT_EQ(layout_str(op->result(0)), "#blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>")
+          << ir::print(*op);
+  });
+}
+
 TEST(AssignLayouts, EverySeedKernel) {
   struct Case {
     const char *name, *sig;
