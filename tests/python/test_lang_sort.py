@@ -226,3 +226,22 @@ def test_add_sub_mul():
         np.testing.assert_array_equal(z[8:12], x * np.int32(3))
     np.testing.assert_array_equal(z[12:], [5] * 4)
     np.testing.assert_array_equal(g, (f - np.float32(0.5)) * (f + f))
+
+
+def test_standard_constexpr_helpers():
+    # Inductor's sort helpers import triton.language.standard._log2 (a constexpr_function in
+    # Triton) and size their bitonic stages with it inside kernels.
+    from tilec.language.standard import _is_power_of_two, _log2
+
+    @triton.jit
+    def k(Out, N: tl.constexpr):
+        n_dims: tl.constexpr = _log2(N)
+        tl.static_assert(_is_power_of_two(N))
+        acc = tl.zeros([N], tl.int32)
+        for i in tl.static_range(1, n_dims + 1):
+            acc += i
+        tl.store(Out + tl.arange(0, N), acc + _is_power_of_two(N + 1))
+
+    out = np.zeros(64, np.int32)
+    k[(1,)](out, N=64)
+    assert (out == 21).all()  # 1 + ... + 6, and 65 is no power of two

@@ -164,6 +164,21 @@ Val cdiv(Emitter &e, const Args &a) {
   return binary_op(e, ast::BinOp::FloorDiv, t, d, loc);
 }
 
+// triton.language.standard's constexpr helpers (Triton's constexpr_function), which
+// Inductor imports for its sort and scan helpers: floor(log2(i)), and whether i is a
+// power of two.
+Val log2_const(Emitter &, const Args &a) {
+  int64_t n = a.const_int("i"), r = 0;
+  for (; n > 1; n >>= 1)
+    ++r;
+  return Val::integer(r);
+}
+
+Val is_power_of_two_const(Emitter &, const Args &a) {
+  int64_t n = a.const_int("i");
+  return Val::boolean(n != 0 && (n & (n - 1)) == 0);
+}
+
 Val sigmoid(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
   Val neg = unary_op(e, ast::UnaryOp::Neg, Val::of(a.tensor("x")), loc);
@@ -283,6 +298,8 @@ void add_math_builtins(std::vector<Def> &t) {
                         {"tanh", "x", tanh_, kMath},
                         {"swizzle2d", "i, j, size_i, size_j, size_g", swizzle2d, kTl},
                         {"assume", "cond", assume, kTl},
+                        {"_log2", "i", log2_const, kTl},
+                        {"_is_power_of_two", "i", is_power_of_two_const, kTl},
                     });
 }
 
