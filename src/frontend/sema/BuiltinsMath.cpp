@@ -255,8 +255,7 @@ Val logical(Emitter &e, const Args &a, bool is_and) {
   SourceLoc loc = a.loc();
   Value *x = truth(e, a.tensor("input"), loc);
   Value *y = truth(e, a.tensor("other"), loc);
-  return binary_op(e, is_and ? ast::BinOp::BitAnd : ast::BinOp::BitOr, Val::of(x), Val::of(y),
-                   loc);
+  return binary_op(e, is_and ? ast::BinOp::BitAnd : ast::BinOp::BitOr, Val::of(x), Val::of(y), loc);
 }
 
 Val logical_and(Emitter &e, const Args &a) { return logical(e, a, true); }
