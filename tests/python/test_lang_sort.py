@@ -245,3 +245,18 @@ def test_standard_constexpr_helpers():
     out = np.zeros(64, np.int32)
     k[(1,)](out, N=64)
     assert (out == 21).all()  # 1 + ... + 6, and 65 is no power of two
+
+
+def test_core_get_int_dtype():
+    # Inductor's bitonic sort bitcasts its keys to the signed integer type of their width.
+    @triton.jit
+    def k(X, Out):
+        x = tl.load(X + tl.arange(0, 8))
+        idtype = tl.core.get_int_dtype(bitwidth=x.dtype.primitive_bitwidth, signed=True)
+        u8 = tl.core.get_int_dtype(8, False)
+        tl.store(Out + tl.arange(0, 8), x.to(idtype, bitcast=True) + (u8.primitive_bitwidth))
+
+    x = np.linspace(-2, 2, 8).astype(np.float32)
+    out = np.zeros(8, np.int32)
+    k[(1,)](x, out)
+    np.testing.assert_array_equal(out, x.view(np.int32) + 8)

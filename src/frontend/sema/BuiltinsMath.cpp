@@ -179,6 +179,23 @@ Val is_power_of_two_const(Emitter &, const Args &a) {
   return Val::boolean(n != 0 && (n & (n - 1)) == 0);
 }
 
+// tl.core.get_int_dtype(bitwidth, signed): the integer dtype of that width (Inductor's
+// bitonic sort bitcasts its keys with it).
+Val get_int_dtype(Emitter &, const Args &a) {
+  int64_t bits = a.const_int("bitwidth");
+  bool is_signed = a.const_bool("signed");
+  using D = ir::DType;
+  D d = bits == 1    ? D::I1
+        : bits == 8  ? (is_signed ? D::I8 : D::U8)
+        : bits == 16 ? (is_signed ? D::I16 : D::U16)
+        : bits == 32 ? (is_signed ? D::I32 : D::U32)
+        : bits == 64 ? (is_signed ? D::I64 : D::U64)
+                     : D::F32; // refused below
+  if (bits != 1 && bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    a.fail("unsupported bitwidth " + std::to_string(bits) + " (1, 8, 16, 32 or 64)");
+  return Val::dtype(ir::Type(d));
+}
+
 Val sigmoid(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
   Val neg = unary_op(e, ast::UnaryOp::Neg, Val::of(a.tensor("x")), loc);
@@ -299,6 +316,7 @@ void add_math_builtins(std::vector<Def> &t) {
                         {"assume", "cond", assume, kTl},
                         {"_log2", "i", log2_const, kTl},
                         {"_is_power_of_two", "i", is_power_of_two_const, kTl},
+                        {"get_int_dtype", "bitwidth, signed", get_int_dtype, kTl},
                     });
 }
 
