@@ -704,9 +704,9 @@ def k_libdevice_int(X):
 
 
 @triton.jit
-def k_libdevice_f64_pow(X):
+def k_libdevice_f64_erfinv(X):
     x = tl.load(X + tl.arange(0, 8)).to(tl.float64)
-    tl.store(X + tl.arange(0, 8), libdevice.pow(x, x).to(tl.float32))  # ERR:libdevice_f64_pow
+    tl.store(X + tl.arange(0, 8), libdevice.erfinv(x).to(tl.float32))  # ERR:libdevice_f64_erfinv
 
 
 @triton.jit
@@ -1077,8 +1077,8 @@ CASES = [
     (k_libdevice_mixed, lambda: [F32()], {}, "libdevice_mixed",
      [r"libdevice\.pow", r"\(fp32, fp64\)", r"\(fp32, int32\)"]),
     (k_libdevice_int, lambda: [F32()], {}, "libdevice_int", [r"libdevice\.sin", r"\(int32\)"]),
-    (k_libdevice_f64_pow, lambda: [F32()], {}, "libdevice_f64_pow",
-     [r"libdevice\.pow", "fp64", "not supported"]),
+    (k_libdevice_f64_erfinv, lambda: [F32()], {}, "libdevice_f64_erfinv",
+     [r"libdevice\.erfinv", "fp64", "not supported"]),
     (k_libdevice_unknown, lambda: [F32()], {}, "libdevice_unknown", ["no_such_fn"]),
     (k_libdevice_arity, lambda: [F32()], {}, "libdevice_arity", ["atan2", "arg1"]),
     (k_gather_float_index, lambda: [F32()], {}, "gather_float_index",

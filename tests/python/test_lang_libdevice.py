@@ -279,7 +279,7 @@ def pairs(xs, ys, dt=F32):
 
 BINARY = {
     # name: (reference on fp64, fp32 bound, fp64 bound or None)
-    "pow": (_pow_ref, 1, None),
+    "pow": (_pow_ref, 1, 4),
     "atan2": (np.arctan2, 1, 4),
     "hypot": (np.hypot, 1, 2),
     "rhypot": (lambda x, y: 1 / np.hypot(x, y), 1, 3),

@@ -410,6 +410,7 @@ std::vector<Fn> &registry() {
     add_float_fns(v);
     add_special_fns(v);
     add_bessel_fns(v);
+    add_pow_fns(v);
     return v;
   }();
   return t;

@@ -4,7 +4,7 @@
 // rounding, bit conversions); LibdeviceInt.cpp the integer bit tricks;
 // LibdeviceRounding.cpp directed rounding; LibdeviceFloat.cpp the elementary transcendental
 // ones; LibdeviceSpecial.cpp the error and gamma functions; LibdeviceBessel.cpp the Bessel
-// functions.
+// functions; LibdevicePow.cpp pow.
 #pragma once
 
 #include <string>
@@ -83,6 +83,7 @@ void add_rounding_fns(std::vector<Fn> &t); // LibdeviceRounding.cpp
 void add_float_fns(std::vector<Fn> &t);
 void add_special_fns(std::vector<Fn> &t); // LibdeviceSpecial.cpp    // LibdeviceFloat.cpp
 void add_bessel_fns(std::vector<Fn> &t);  // LibdeviceBessel.cpp
+void add_pow_fns(std::vector<Fn> &t);     // LibdevicePow.cpp
 
 // An error for a form Triton has but tilec does not reach libdevice's accuracy for.
 [[noreturn]] void unsupported(const M &m, const ir::Value *x, const char *why);

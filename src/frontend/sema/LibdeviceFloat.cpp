@@ -5,7 +5,7 @@
 // fp32 forms instead, within 2 ulp on the GPU as CUDA's expf/tanhf (1 on the CPU). The fp64
 // form uses the same formula where it keeps a few ulp (formulas chosen to avoid
 // cancellation: Kahan's expm1/log1p, fdlibm's asinh/acosh, half-angle atan); where it
-// cannot (pow, erfc, erfinv, gamma ...) fp64 is an error.
+// cannot (erfc, erfinv, gamma ...) fp64 is an error. pow is LibdevicePow.cpp.
 // fast_* are the approximate fp32 ops tl.exp & co use (ex2/lg2.approx, div.full).
 #include <cmath>
 
@@ -59,22 +59,6 @@ Value *log1p_c(M &m, Value *x) {
   Value *r = m.mul(log_c(m, v), m.div(x, m.sub(v, c(m, 1.0))));
   r = m.sel(m.cmp("eq", v, c(m, 1.0)), x, r);
   return m.sel(m.cmp("eq", x, c(m, INFINITY)), x, r);
-}
-
-// x^y for finite/inf/NaN x, y by C99's rules, |x|^y = 2^(y log2|x|) (fp32 only: in fp64
-// the product keeps 53 bits, far more than fp32 needs).
-Value *pow_c(M &m, Value *x, Value *y) {
-  Value *ax = m.abs(x);
-  Value *r = exp2_c(m, m.mul(y, log2_c(m, ax)));
-  Value *yint = m.cmp("eq", y, u(m, OpKind::Floor, y));
-  Value *yodd = m.land(m.land(yint, m.cmp("lt", m.abs(y), c(m, 9007199254740992.0))),
-                       m.cmp("ne", m.op(OpKind::Rem, y, c(m, 2.0)), c(m, 0.0)));
-  Value *neg_finite = m.land(m.cmp("lt", x, c(m, 0.0)), m.lnot(m.is_inf(x)));
-  r = m.sel(m.land(neg_finite, m.lnot(yint)), c(m, NAN), r);
-  r = m.sel(m.land(m.signbit(x), yodd), m.neg(r), r);
-  r = m.sel(m.land(m.cmp("eq", ax, c(m, 1.0)), m.is_inf(y)), c(m, 1.0), r);
-  r = m.sel(m.cmp("eq", x, c(m, 1.0)), c(m, 1.0), r);
-  return m.sel(m.cmp("eq", y, c(m, 0.0)), c(m, 1.0), r);
 }
 
 // ---- hyperbolic ---------------------------------------------------------------------------
@@ -361,8 +345,6 @@ Value *norm(M &m, const Xs &xs, bool recip) {
 
 // ---- bodies -------------------------------------------------------------------------------
 
-const char *kF64Pow = "its fp64 pow would lose accuracy in y*log2(x); use exp/log in fp64";
-
 #define TILEC_UNARY(NAME, CORE)                                                                    \
   Value *NAME(M &m, const Xs &x) { return widened(m, x[0], CORE); }
 TILEC_UNARY(b_exp2, exp2_c)
@@ -402,49 +384,6 @@ Value *b_atan2(M &m, const Xs &x) {
   if (x[0]->type.elem == DType::F64)
     return atan2_c(m, x[0], x[1]);
   return m.cast(atan2_c(m, m.cast(x[0], DType::F64), m.cast(x[1], DType::F64)), DType::F32);
-}
-
-// Double-double products (hi + lo, |lo| <= ulp(hi)/2): repeated squaring keeps ~100 bits.
-struct DD {
-  Value *hi, *lo;
-};
-
-DD dd_mul(M &m, DD a, DD b) {
-  Value *h = m.mul(a.hi, b.hi);
-  Value *l = m.add(m.fma(a.hi, b.hi, m.neg(h)), m.add(m.mul(a.hi, b.lo), m.mul(a.lo, b.hi)));
-  Value *s = m.add(h, l);
-  // inf, 0 or NaN products carry no low part (the fma above is NaN or 0 there).
-  Value *ok = m.land(m.cmp("lt", m.abs(h), c(m, INFINITY)), m.cmp("ne", h, c(m, 0.0)));
-  return {m.sel(ok, s, h), m.sel(ok, m.sub(l, m.sub(s, h)), c(m, 0.0))};
-}
-
-// pow(fp32, fp32 | int32) in fp64. pow(fp64, int32): x^|n| by repeated squaring in
-// double-double (of 1/x for negative n, itself as hi + lo), rounded once at the end.
-Value *b_pow(M &m, const Xs &x) {
-  if (x[0]->type.elem == DType::F32)
-    return m.cast(pow_c(m, m.cast(x[0], DType::F64), m.cast(x[1], DType::F64)), DType::F32);
-  if (x[1]->type.elem == DType::F64)
-    unsupported(m, x[0], kF64Pow);
-  Value *n = x[1], *v = x[0];
-  Value *negn = m.cmp("lt", n, m.i(n, 0));
-  Value *e = m.bitcast(m.sel(negn, m.neg(n), n), DType::U32);
-  Value *q = m.div(c(m, 1.0), v);
-  Value *ql = m.mul(q, m.fma(m.neg(v), q, c(m, 1.0)));
-  ql = m.sel(m.lor(m.is_inf(q), m.cmp("eq", q, c(m, 0.0))), c(m, 0.0), ql);
-  DD p{m.sel(negn, q, v), m.sel(negn, ql, c(m, 0.0))};
-  DD r{c(m, 1.0), c(m, 0.0)};
-  for (int k = 0; k < 32; ++k) {
-    Value *bit = m.cmp("ne", m.land(m.op(OpKind::Shr, e, m.i(e, k)), m.i(e, 1)), m.i(e, 0));
-    DD rp = dd_mul(m, r, p);
-    r = {m.sel(bit, rp.hi, r.hi), m.sel(bit, rp.lo, r.lo)};
-    if (k < 31)
-      p = dd_mul(m, p, p);
-  }
-  // Overflow, underflow, zeros, inf and NaN: the plain high part (its lo is NaN or 0).
-  Value *plain =
-      m.lor(m.cmp("ne", r.lo, r.lo), m.lor(m.is_inf(r.hi), m.cmp("eq", r.hi, c(m, 0.0))));
-  Value *res = m.sel(plain, r.hi, m.add(r.hi, r.lo));
-  return m.sel(m.cmp("eq", e, m.i(e, 0)), c(m, 1.0), res);
 }
 
 Value *b_sin(M &m, const Xs &x) { return trig(m, x[0], 0); }
@@ -491,55 +430,53 @@ Value *sinpi_f64(M &m, Value *x) { return sincospi_c(m, x, false); }
 
 void add_float_fns(std::vector<Fn> &t) {
   const char *u = "fp32>fp32 fp64>fp64";
-  t.insert(t.end(),
-           {
-               {"exp", u, b_exp},
-               {"exp2", u, b_exp2},
-               {"exp10", u, b_exp10},
-               {"expm1", u, b_expm1},
-               {"log", u, b_log},
-               {"log2", u, b_log2},
-               {"log10", u, b_log10},
-               {"log1p", u, b_log1p},
-               {"pow", "fp32,int32>fp32 fp64,int32>fp64 fp32,fp32>fp32 fp64,fp64>fp64", b_pow},
-               {"sqrt", u, b_sqrt},
-               {"rsqrt", u, b_rsqrt},
-               {"rsqrt_rn", "fp32>fp32", b_rsqrt},
-               {"cbrt", u, b_cbrt},
-               {"rcbrt", u, b_rcbrt},
-               {"hypot", "fp32,fp32>fp32 fp64,fp64>fp64", b_hypot},
-               {"rhypot", "fp32,fp32>fp32 fp64,fp64>fp64", b_rhypot},
-               {"norm3d", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_hypot},
-               {"rnorm3d", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_rhypot},
-               {"norm4d", "fp32,fp32,fp32,fp32>fp32 fp64,fp64,fp64,fp64>fp64", b_hypot},
-               {"rnorm4d", "fp32,fp32,fp32,fp32>fp32 fp64,fp64,fp64,fp64>fp64", b_rhypot},
-               {"tanh", u, b_tanh},
-               {"sinh", u, b_sinh},
-               {"cosh", u, b_cosh},
-               {"asinh", u, b_asinh},
-               {"acosh", u, b_acosh},
-               {"atanh", u, b_atanh},
-               {"sin", u, b_sin},
-               {"cos", u, b_cos},
-               {"tan", u, b_tan},
-               {"asin", u, b_asin},
-               {"acos", u, b_acos},
-               {"atan", u, b_atan},
-               {"atan2", "fp32,fp32>fp32 fp64,fp64>fp64", b_atan2},
-               {"sinpi", u, b_sinpi},
-               {"cospi", u, b_cospi},
-               {"erf", u, b_erf},
-               {"fast_expf", "fp32>fp32", b_fast_exp},
-               {"fast_logf", "fp32>fp32", b_fast_log},
-               {"fast_log2f", "fp32>fp32", b_fast_log2},
-               {"fast_log10f", "fp32>fp32", b_fast_log10},
-               {"fast_exp10f", "fp32>fp32", b_fast_exp10},
-               {"fast_powf", "fp32,fp32>fp32", b_fast_pow},
-               {"fast_sinf", "fp32>fp32", b_fast_sin},
-               {"fast_cosf", "fp32>fp32", b_fast_cos},
-               {"fast_tanf", "fp32>fp32", b_fast_tan},
-               {"fast_dividef", "fp32,fp32>fp32", b_fast_div},
-           });
+  t.insert(t.end(), {
+                        {"exp", u, b_exp},
+                        {"exp2", u, b_exp2},
+                        {"exp10", u, b_exp10},
+                        {"expm1", u, b_expm1},
+                        {"log", u, b_log},
+                        {"log2", u, b_log2},
+                        {"log10", u, b_log10},
+                        {"log1p", u, b_log1p},
+                        {"sqrt", u, b_sqrt},
+                        {"rsqrt", u, b_rsqrt},
+                        {"rsqrt_rn", "fp32>fp32", b_rsqrt},
+                        {"cbrt", u, b_cbrt},
+                        {"rcbrt", u, b_rcbrt},
+                        {"hypot", "fp32,fp32>fp32 fp64,fp64>fp64", b_hypot},
+                        {"rhypot", "fp32,fp32>fp32 fp64,fp64>fp64", b_rhypot},
+                        {"norm3d", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_hypot},
+                        {"rnorm3d", "fp32,fp32,fp32>fp32 fp64,fp64,fp64>fp64", b_rhypot},
+                        {"norm4d", "fp32,fp32,fp32,fp32>fp32 fp64,fp64,fp64,fp64>fp64", b_hypot},
+                        {"rnorm4d", "fp32,fp32,fp32,fp32>fp32 fp64,fp64,fp64,fp64>fp64", b_rhypot},
+                        {"tanh", u, b_tanh},
+                        {"sinh", u, b_sinh},
+                        {"cosh", u, b_cosh},
+                        {"asinh", u, b_asinh},
+                        {"acosh", u, b_acosh},
+                        {"atanh", u, b_atanh},
+                        {"sin", u, b_sin},
+                        {"cos", u, b_cos},
+                        {"tan", u, b_tan},
+                        {"asin", u, b_asin},
+                        {"acos", u, b_acos},
+                        {"atan", u, b_atan},
+                        {"atan2", "fp32,fp32>fp32 fp64,fp64>fp64", b_atan2},
+                        {"sinpi", u, b_sinpi},
+                        {"cospi", u, b_cospi},
+                        {"erf", u, b_erf},
+                        {"fast_expf", "fp32>fp32", b_fast_exp},
+                        {"fast_logf", "fp32>fp32", b_fast_log},
+                        {"fast_log2f", "fp32>fp32", b_fast_log2},
+                        {"fast_log10f", "fp32>fp32", b_fast_log10},
+                        {"fast_exp10f", "fp32>fp32", b_fast_exp10},
+                        {"fast_powf", "fp32,fp32>fp32", b_fast_pow},
+                        {"fast_sinf", "fp32>fp32", b_fast_sin},
+                        {"fast_cosf", "fp32>fp32", b_fast_cos},
+                        {"fast_tanf", "fp32>fp32", b_fast_tan},
+                        {"fast_dividef", "fp32,fp32>fp32", b_fast_div},
+                    });
 }
 
 } // namespace tilec::sema::builtins::libdevice

@@ -195,9 +195,10 @@ def k(x_ptr, table_ptr, out_ptr, XBLOCK: tl.constexpr):
   assign(k);
   EXPECT_EQ(count(k.fn(), OpKind::ConvertLayout), 0) << ir::print(*k.module);
   ir::walk(k.fn().entry(), [&](ir::Op *op) {
-    if (op->kind() == OpKind::Load)
+    if (op->kind() == OpKind::Load) {
       EXPECT_EQ(layout_str(op->result(0)), "#blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>")
           << ir::print(*op);
+    }
   });
 }
 
