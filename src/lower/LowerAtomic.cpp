@@ -81,6 +81,19 @@ std::vector<Reg> publish(LoweringContext &c, const ir::Op &op, const std::vector
   return out;
 }
 
+// An atom.global of `op`'s memory semantics and scope (operands still to add).
+simt::Instr atom_instr(const ir::Op &op, AtomOp a, Ty t) {
+  simt::Instr in;
+  in.op = simt::Op::Atom;
+  in.ty = t;
+  in.m.atom = a;
+  in.m.sem = sem_of(op.str_attr("sem", "acq_rel"));
+  in.m.scope = scope_of(op.str_attr("scope", "gpu"));
+  in.m.space = simt::Space::Global;
+  in.m.noftz = a == AtomOp::Add && (t == Ty::F16 || t == Ty::BF16);
+  return in;
+}
+
 // One element's atomic; returns the old value (written under `guard`, 0 otherwise).
 Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp, Reg guard) {
   simt::Builder &b = c.b();
@@ -88,19 +101,10 @@ Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp,
   ir::DType d = vt.elem;
   Ty rt = reg_ty(vt);
   int bits = ir::bits(d);
-  simt::Sem sem = sem_of(op.str_attr("sem", "acq_rel"));
-  simt::Scope scope = scope_of(op.str_attr("scope", "gpu"));
   Reg old = c.imm_reg(rt, 0);
   auto emit_atom = [&](AtomOp a, Ty t, Operand v, Operand w, Reg g) {
     auto gs = b.guarded(g);
-    simt::Instr in;
-    in.op = simt::Op::Atom;
-    in.ty = t;
-    in.m.atom = a;
-    in.m.sem = sem;
-    in.m.scope = scope;
-    in.m.space = simt::Space::Global;
-    in.m.noftz = a == AtomOp::Add && (t == Ty::F16 || t == Ty::BF16);
+    simt::Instr in = atom_instr(op, a, t);
     in.dst = {old};
     in.src = {Operand::addr(addr), v};
     if (!w.is_none())
@@ -175,13 +179,7 @@ std::vector<Reg> atomic_add_vector(LoweringContext &c, const ir::Op &op, Reg add
   for (size_t k = 0; k < vals.size(); ++k)
     old.push_back(c.imm_reg(Ty::F32, 0));
   auto gs = b.guarded(guard);
-  simt::Instr in;
-  in.op = simt::Op::Atom;
-  in.ty = Ty::F32;
-  in.m.atom = AtomOp::Add;
-  in.m.sem = sem_of(op.str_attr("sem", "acq_rel"));
-  in.m.scope = scope_of(op.str_attr("scope", "gpu"));
-  in.m.space = simt::Space::Global;
+  simt::Instr in = atom_instr(op, AtomOp::Add, Ty::F32);
   in.m.vec = static_cast<uint8_t>(vals.size());
   for (Reg r : old)
     in.dst.push_back(r);

@@ -184,16 +184,13 @@ Val is_power_of_two_const(Emitter &, const Args &a) {
 Val get_int_dtype(Emitter &, const Args &a) {
   int64_t bits = a.const_int("bitwidth");
   bool is_signed = a.const_bool("signed");
-  using D = ir::DType;
-  D d = bits == 1    ? D::I1
-        : bits == 8  ? (is_signed ? D::I8 : D::U8)
-        : bits == 16 ? (is_signed ? D::I16 : D::U16)
-        : bits == 32 ? (is_signed ? D::I32 : D::U32)
-        : bits == 64 ? (is_signed ? D::I64 : D::U64)
-                     : D::F32; // refused below
-  if (bits != 1 && bits != 8 && bits != 16 && bits != 32 && bits != 64)
+  if (bits == 1)
+    return Val::dtype(ir::Type(ir::DType::I1));
+  std::string name = (is_signed ? "int" : "uint") + std::to_string(bits);
+  std::optional<ir::DType> d = ir::dtype_from_python_name(name);
+  if (!d || bits < 8)
     a.fail("unsupported bitwidth " + std::to_string(bits) + " (1, 8, 16, 32 or 64)");
-  return Val::dtype(ir::Type(d));
+  return Val::dtype(ir::Type(*d));
 }
 
 Val sigmoid(Emitter &e, const Args &a) {
