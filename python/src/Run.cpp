@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include "Bindings.h"
+#include "Interrupt.h"
 #include "Kernel.h"
 
 namespace tilec::python {
@@ -71,6 +72,7 @@ std::string run_kernel(Kernel &k, const nb::tuple &grid, const nb::list &args,
   std::string fault, fault_output;
   interp::RunResult result;
   {
+    SigintScope ctrl_c;
     nb::gil_scoped_release release;
     try {
       result = k.exe->run(kargs, bufs, opts, *k.compiled.sources);
@@ -80,6 +82,7 @@ std::string run_kernel(Kernel &k, const nb::tuple &grid, const nb::list &args,
       fault_output = e.output();
     }
   }
+  raise_if_interrupted();
   if (faulted) {
     // what the programs printed before the fault comes first, as it would on a device
     if (!fault_output.empty())

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "Bindings.h"
+#include "Interrupt.h"
 #include "interp/simt/Simulator.h"
 #include "ir/Printer.h"
 #include "pipeline/GpuPipeline.h"
@@ -134,6 +135,7 @@ std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
   std::string fault, fault_output;
   simt::RunResult r;
   {
+    SigintScope ctrl_c;
     nb::gil_scoped_release release;
     try {
       r = simt::run(fn, sargs, bufs, so);
@@ -143,6 +145,7 @@ std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
       fault_output = e.output();
     }
   }
+  raise_if_interrupted();
   if (faulted) {
     if (!fault_output.empty())
       nb::module_::import_("sys").attr("stdout").attr("write")(fault_output);

@@ -572,6 +572,13 @@ def k_rand_runtime_rounds(X, n):
 
 
 @triton.jit
+def k_philox_huge_rounds(X):
+    offs = tl.arange(0, 8)
+    # every round is unrolled: a million would take minutes and gigabytes
+    tl.store(X + offs, tl.randint(3, offs, n_rounds=1000000))  # ERR:philox_rounds
+
+
+@triton.jit
 def k_randint_float_offset(X):
     offs = tl.arange(0, 8).to(tl.float32)
     tl.store(X + tl.arange(0, 8), tl.randint(3, offs).to(tl.float32))  # ERR:randint_float_offset
@@ -1043,6 +1050,8 @@ CASES = [
     (k_rand_float_seed, lambda: [F32()], {}, "rand_float_seed", ["rand", "seed", "integer"]),
     (k_rand_runtime_rounds, lambda: [F32(), 10], {}, "rand_runtime_rounds",
      ["n_rounds", r"(?i)constexpr|compile[ -]time|constant"]),
+    (k_philox_huge_rounds, lambda: [F32()], {}, "philox_rounds",
+     ["n_rounds = 1000000", "too many rounds", "at most 1024"]),
     (k_randint_float_offset, lambda: [F32()], {}, "randint_float_offset",
      ["randint", "offset", "integer", "fp32"]),
     (k_blockptr_mask, lambda: [F32()], {}, "bp_mask", ["mask", "block pointer"]),

@@ -1,6 +1,10 @@
 """Arguments of CPU launches and kernel globals: read-only arrays, keyword-only
 parameters, unsigned 64-bit ints as globals and constexprs, language objects used as
-globals, and the interpreter's limit on endless while loops."""
+globals, and the interpreter's limit on endless loops and Ctrl-C."""
+
+import signal
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -117,6 +121,76 @@ def test_endless_while_loop_is_reported(monkeypatch):
     assert out[0] == 100
     with pytest.raises(KernelError, match="after 100 iterations"):
         count[(1,)](out, 101)
+
+
+def test_loop_limit_counts_every_loop_of_a_program(monkeypatch):
+    @tilec.jit
+    def nested(out, n, m):
+        total = 0
+        for i in range(0, n):
+            j = 0
+            while j < m:
+                j += 1
+                total += 1
+        tl.store(out, total)
+
+    out = np.zeros(1, np.int32)
+    monkeypatch.setenv("TILEC_INTERP_MAX_STEPS", "100")
+    nested[(2,)](out, 9, 10)  # 9 + 90 iterations: within the limit
+    assert out[0] == 90
+    # 10 + 100: nested loops share one budget instead of multiplying their limits
+    with pytest.raises(KernelError, match="loop still running after 100 iterations") as e:
+        nested[(1,)](out, 10, 10)
+    assert "in program (0, 0, 0)" in str(e.value)
+
+    @tilec.jit
+    def long_for(out, n):
+        acc = 0
+        for i in range(0, n):
+            acc += 1
+        tl.store(out, acc)
+
+    monkeypatch.setenv("TILEC_INTERP_MAX_STEPS", "1000")
+    with pytest.raises(KernelError, match="for loop still running after 1000 iterations"):
+        long_for[(1,)](out, 2**62)
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX signals")
+def test_ctrl_c_stops_a_running_kernel(monkeypatch):
+    @tilec.jit
+    def forever(out, n):
+        i = 0
+        while i < n:
+            i = i * 1
+        tl.store(out, i)
+
+    monkeypatch.setenv("TILEC_INTERP_MAX_STEPS", "0")  # no limit: only Ctrl-C ends it
+    out = np.zeros(1, np.int32)
+    forever[(1,)](out, 0)  # compiled before the signals start
+    done = threading.Event()
+    main = threading.main_thread().ident
+
+    def press_ctrl_c():  # until the launch stops (the first may come before it starts)
+        while not done.wait(0.2):
+            signal.pthread_kill(main, signal.SIGINT)
+
+    presser = threading.Thread(target=press_ctrl_c)
+    before = signal.getsignal(signal.SIGINT)
+    t0 = time.monotonic()
+    presser.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            forever[(4,)](out, 5)
+    finally:
+        done.set()
+        presser.join()
+    assert time.monotonic() - t0 < 30
+    assert signal.getsignal(signal.SIGINT) is before
+    with pytest.raises(KeyboardInterrupt):  # Python's own C handler is back in place
+        signal.raise_signal(signal.SIGINT)
+        time.sleep(1)
+    forever[(1,)](out, 0)  # later launches run normally
+    assert out[0] == 0
 
 
 def test_propagate_nan_imported_as_a_global():

@@ -41,6 +41,11 @@ int rounds(const Args &a) {
   int64_t n = a.const_int("n_rounds");
   if (n < 0)
     a.fail(a.fn() + "(): n_rounds must be >= 0, got " + std::to_string(n));
+  // Every round is unrolled (as Triton's static_range loop does): cap the code it makes.
+  constexpr int64_t kMaxRounds = 1024;
+  if (n > kMaxRounds)
+    a.fail(a.fn() + "(): n_rounds = " + std::to_string(n) + " is too many rounds to unroll (at most " +
+           std::to_string(kMaxRounds) + "; Philox uses 10)");
   return static_cast<int>(n);
 }
 

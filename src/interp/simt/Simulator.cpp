@@ -9,6 +9,7 @@
 #include "interp/tile/FloatFormats.h"
 #include "interp/tile/Interpreter.h"
 #include "simt/Verifier.h"
+#include "support/Interrupt.h"
 
 namespace tilec::simt {
 
@@ -360,6 +361,8 @@ void Machine::run_cta(Cta &c) {
         if (++c.steps > limit)
           fault(c, code[pc], w * kWarp + std::countr_zero(mask),
                 "no end after " + std::to_string(limit) + " steps (a hang?)");
+        if ((c.steps & 0xffff) == 0 && interrupted())
+          fault(c, code[pc], w * kWarp + std::countr_zero(mask), "interrupted (KeyboardInterrupt)");
       }
     }
     bool any_live = false, any_waiting = false;

@@ -5,6 +5,7 @@
 
 #include "interp/tile/DTypeTraits.h"
 #include "interp/tile/Runtime.h"
+#include "support/Interrupt.h"
 
 namespace tilec::interp {
 
@@ -49,6 +50,7 @@ void Exec::run_program(std::array<int64_t, 3> p, std::string *o) {
   pid = p;
   out = o;
   returned = false;
+  loop_steps = 0;
   exec_block(plan_.entry);
 }
 
@@ -186,6 +188,7 @@ void Exec::exec_for(const Node &n) {
   for (size_t i = 0; i < carried; ++i)
     copy_slot(body.args[i + 1], n.in[i + 3]);
   for (int64_t iv = lb; step > 0 ? iv < ub : iv > ub;) {
+    count_iteration(n, "for");
     write_int_scalar(*this, body.args[0], iv);
     exec_block(body);
     if (returned)
@@ -211,7 +214,7 @@ void Exec::exec_while(const Node &n) {
   const BlockPlan &before = *n.regions[0], &after = *n.regions[1];
   for (size_t i = 0; i < n.in.size(); ++i)
     copy_slot(before.args[i], n.in[i]);
-  for (int64_t steps = 0;;) {
+  for (;;) {
     exec_block(before);
     if (returned)
       return;
@@ -221,11 +224,7 @@ void Exec::exec_while(const Node &n) {
         copy_slot(n.out[i], before.yields[i + 1]);
       return;
     }
-    if (steps++ == max_while_steps)
-      fail(n, "while loop still running after " + std::to_string(max_while_steps) +
-                  " iterations: its condition never became false (raise "
-                  "TILEC_INTERP_MAX_STEPS if the loop is meant to run longer; 0 disables the "
-                  "limit)");
+    count_iteration(n, "while");
     for (size_t i = 0; i < after.args.size(); ++i)
       copy_slot(after.args[i], before.yields[i + 1]);
     exec_block(after);
@@ -235,6 +234,16 @@ void Exec::exec_while(const Node &n) {
     for (size_t i = 0; i < before.args.size(); ++i)
       copy_slot(before.args[i], after.yields[i]);
   }
+}
+
+void Exec::count_iteration(const Node &n, const char *loop) {
+  if (interrupted())
+    fail(n, "interrupted (KeyboardInterrupt)");
+  if (loop_steps++ == max_loop_steps)
+    fail(n, std::string(loop) + " loop still running after " + std::to_string(max_loop_steps) +
+                " iterations (of all the loops of this program): it looks endless (raise "
+                "TILEC_INTERP_MAX_STEPS if the kernel is meant to run longer; 0 disables the "
+                "limit)");
 }
 
 std::string format_index(const std::vector<int64_t> &shape, int64_t flat) {

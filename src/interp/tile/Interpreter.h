@@ -29,9 +29,11 @@
 //   " " and a trailing ": "), which is idempotent if the front end already applied it.
 //   On a fault, the error of the lowest failing program id is thrown as a KernelError;
 //   other programs stop early.
-// - A while loop running more than LaunchOptions::max_while_steps iterations (default
-//   TILEC_INTERP_MAX_STEPS, 10^7) is reported as endless, naming its line: the
-//   interpreter never hangs on a loop whose condition stays true.
+// - A program whose loops (for and while, nested ones counted per iteration) run more than
+//   LaunchOptions::max_loop_steps iterations together (default TILEC_INTERP_MAX_STEPS, 10^7)
+//   is reported as endless, naming the loop's line: the interpreter never hangs on a loop
+//   whose condition stays true or whose range is astronomically long. interrupted()
+//   (support/Interrupt.h, set by the host's SIGINT handler) stops a launch the same way.
 #pragma once
 
 #include <array>
@@ -90,9 +92,9 @@ struct KernelArg {
 struct LaunchOptions {
   std::array<int64_t, 3> grid{1, 1, 1};
   int num_threads = 0; // 0: TILEC_NUM_THREADS, and when that is 0 too, every core
-  // Iterations one execution of a while loop may run before it is reported as endless
-  // (an error naming the loop's line); -1: TILEC_INTERP_MAX_STEPS; 0: no limit.
-  int64_t max_while_steps = -1;
+  // Loop iterations (all loops of one program together) before the program is reported as
+  // endless (an error naming the loop's line); -1: TILEC_INTERP_MAX_STEPS; 0: no limit.
+  int64_t max_loop_steps = -1;
 };
 
 struct RunResult {

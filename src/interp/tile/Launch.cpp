@@ -10,6 +10,7 @@
 #include "interp/tile/DTypeTraits.h"
 #include "interp/tile/Runtime.h"
 #include "support/Env.h"
+#include "support/Interrupt.h"
 
 namespace tilec::interp {
 
@@ -86,8 +87,8 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
     ranges.push_back({b.base, b.size_bytes, &b.name, b.writable});
 
   long threads = opts.num_threads > 0 ? opts.num_threads : env::get_int(env::Var::NumThreads);
-  long max_steps = opts.max_while_steps >= 0 ? opts.max_while_steps
-                                             : env::get_int(env::Var::InterpMaxSteps);
+  long max_steps = opts.max_loop_steps >= 0 ? opts.max_loop_steps
+                                            : env::get_int(env::Var::InterpMaxSteps);
   if (threads <= 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<long>(threads, total);
@@ -111,7 +112,7 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
     int64_t current = 0;
     try {
       Exec ex(plan, sm, ranges, grid);
-      ex.max_while_steps = max_steps > 0 ? max_steps : INT64_MAX;
+      ex.max_loop_steps = max_steps > 0 ? max_steps : INT64_MAX;
       ex.set_args(args);
       for (;;) {
         int64_t start = next.fetch_add(chunk);
@@ -120,6 +121,8 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
         for (int64_t p = start; p < std::min(start + chunk, total); ++p) {
           if (p > err_at.load(std::memory_order_relaxed))
             return;
+          if (interrupted())
+            throw KernelError("interrupted (KeyboardInterrupt)", "");
           current = p;
           std::array<int64_t, 3> pid{p % grid[0], (p / grid[0]) % grid[1], p / (grid[0] * grid[1])};
           ex.run_program(pid, plan.has_print ? &outputs[static_cast<size_t>(p)] : nullptr);

@@ -126,7 +126,8 @@ public:
   uint8_t *scratch(int k, size_t bytes);
 
   std::array<int64_t, 3> pid{}, grid{};
-  int64_t max_while_steps = INT64_MAX; // per execution of one while loop
+  int64_t max_loop_steps = INT64_MAX; // iterations of all loops of one program together
+  int64_t loop_steps = 0;
   std::string *out = nullptr;
   bool returned = false;
   const SourceManager &sm;
@@ -136,6 +137,8 @@ private:
   void exec_if(const Node &n);
   void exec_for(const Node &n);
   void exec_while(const Node &n);
+  // One more loop iteration of this program: fails past max_loop_steps or on Ctrl-C.
+  void count_iteration(const Node &n, const char *loop);
 
   const Plan &plan_;
   const std::vector<BufferRange> &buffers_;
