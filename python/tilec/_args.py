@@ -66,6 +66,12 @@ _NUMPY_BY_DTYPE = {}  # np.dtype -> Tile IR name, filled on first sight (dtype.n
 def _numpy_dtype(name: str, dtype) -> str:
     dt = _NUMPY_BY_DTYPE.get(dtype)
     if dt is None:
+        if not dtype.isnative:  # kernels read memory in the machine's byte order
+            order = "big" if dtype.byteorder == ">" else "little"
+            raise TypeError(f"argument '{name}': the array's dtype '{dtype.str}' is "
+                            f"{order}-endian, not this machine's byte order, so a kernel would "
+                            f"read and write garbage: pass {name}.astype({name}.dtype."
+                            "newbyteorder('='))")
         dt = _NUMPY_DTYPES.get(dtype.name)
         if dt is None:
             raise TypeError(f"argument '{name}': numpy arrays of dtype {dtype} cannot be passed "

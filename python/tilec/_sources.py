@@ -7,9 +7,12 @@ from __future__ import annotations
 import ast
 import collections
 import inspect
+import io
+import os
 import re
 import sys
 import textwrap
+import tokenize
 import types
 
 from . import _C, _args
@@ -60,6 +63,29 @@ def _exec_source(fn):
     return None
 
 
+def _check_encoding(fn):
+    """Raises a ValueError naming the byte when `fn`'s file is not in its declared encoding
+    (inspect then reports only "could not get source code")."""
+    file = getattr(getattr(fn, "__code__", None), "co_filename", None)
+    if not file or not os.path.isfile(file):
+        return
+    with open(file, "rb") as f:
+        data = f.read()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        data.decode(encoding)
+    except (SyntaxError, LookupError) as e:
+        raise ValueError(f"cannot read the source of @jit function '{fn.__name__}': {file}: "
+                         f"{e}") from None
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ValueError(
+            f"cannot read the source of @jit function '{fn.__name__}': {file}:{line}:{col}: "
+            f"byte 0x{data[e.start]:02x} is not valid {encoding}; save the file as UTF-8 or "
+            "declare its encoding in a '# -*- coding: NAME -*-' line") from None
+
+
 def function_text(fn):
     """(source text with decorators, file, absolute first line) of a Python function."""
     try:
@@ -68,6 +94,7 @@ def function_text(fn):
         found = _exec_source(fn) if hasattr(fn, "__code__") else None
         if found is not None:
             return found
+        _check_encoding(fn)
         raise ValueError(f"cannot read the source of @jit function '{fn.__name__}': {e}. "
                          "Kernels must be defined in a file, or by exec() of a source "
                          "string (not typed at an interactive prompt)") from None

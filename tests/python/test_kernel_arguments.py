@@ -222,3 +222,27 @@ def test_static_print_output_survives_errors_of_the_gpu_stages(capsys):
     with pytest.raises(tilec.CompilationError, match="atomic add on bfloat16 needs sm_90"):
         tilec.compile(k, signature="*bf16:16,bf16", target="cuda:80")
     assert "static hello 42" in capsys.readouterr().out
+
+
+def test_arrays_in_foreign_byte_order_are_refused():
+    order = ">" if np.little_endian else "<"
+    src = np.arange(16, dtype=order + "f4")
+    dst = np.zeros(16, np.float32)
+    with pytest.raises(TypeError, match=r"argument 'src'.*endian.*astype\(src\.dtype\.newbyteorder"):
+        copy_kernel[(1,)](src, dst, 16, BLOCK=16)
+    assert not dst.any()  # nothing read as garbage
+    copy_kernel[(1,)](src.astype(src.dtype.newbyteorder("=")), dst, 16, BLOCK=16)
+    np.testing.assert_array_equal(dst, np.arange(16, dtype=np.float32))
+    with pytest.raises(TypeError, match="argument 'dst'"):
+        copy_kernel[(1,)](dst, np.zeros(16, order + "f4"), 16, BLOCK=16)
+
+
+def test_kernel_file_that_is_not_utf8_is_named(tmp_path, monkeypatch):
+    # Python compiles the module (the byte is in a comment); reading the kernel's text fails
+    (tmp_path / "latin_kernel.py").write_bytes(
+        b"import tilec\nimport tilec.language as tl\n# caf\xe9\n@tilec.jit\ndef k(X):\n"
+        b"    tl.store(X, 1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import latin_kernel
+    with pytest.raises(ValueError, match=r"latin_kernel\.py:3:6: byte 0xe9 is not valid utf-8"):
+        latin_kernel.k[(1,)](np.zeros(1, np.int32))
