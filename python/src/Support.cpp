@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "Bindings.h"
+#include "pipeline/GpuPipeline.h"
 #include "support/Env.h"
 #include "tilec/Cli.h"
 
@@ -43,6 +44,10 @@ void bind_support(nb::module_ &m) {
   m.def("flag_value", [](const std::string &v) { return env::flag_value(v); }, nb::arg("value"),
         "Whether `value` turns a flag on, by the rule of TILEC_* flags (for Triton's own "
         "variables, which tilec honours too).");
+  m.def("launch_options_error", &pipeline::launch_options_error, nb::arg("num_warps"),
+        nb::arg("num_stages"), nb::arg("maxnreg"),
+        "What is wrong with these launch options (maxnreg 0: no limit), or '' (the one rule "
+        "the CLI and the compiler check too).");
   m.def(
       "cli_main",
       [](const std::vector<std::string> &args) {

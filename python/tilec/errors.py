@@ -136,6 +136,11 @@ class OutOfResources(TilecError):
         self.name = kernel
 
 
+class LaunchOptionError(TilecError, ValueError, AssertionError):
+    """A launch option out of range (num_warps, num_stages, maxnreg). Also an AssertionError:
+    Triton checks these options with asserts, and its callers match that type."""
+
+
 class _MessageError(TilecError):
     """An error whose str() is `prefix + error_message` (Triton's runtime errors)."""
 

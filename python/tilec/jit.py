@@ -13,6 +13,7 @@ import textwrap
 from . import _C, _args, _gpu, _interpret, _sources, _utils
 from ._tensors import MockTensor
 from .compiler import CompiledKernel, compile_kernel
+from .errors import LaunchOptionError
 from .language import core
 
 # Launch keywords that configure the compilation rather than bind a parameter.
@@ -304,26 +305,24 @@ class JITFunction(JITCallable, KernelInterface):
             for k in LAUNCH_OPTIONS:
                 if k in kwargs and k not in self._index:
                     v = kwargs.pop(k)
+                    if k in ("num_warps", "num_stages", "maxnreg") and v is not None and (
+                            isinstance(v, bool) or not isinstance(v, int) or abs(v) >= 1 << 31):
+                        raise LaunchOptionError(f"{k} must be an int, got {v!r}")
                     if k == "num_warps" and v is not None:
-                        if not isinstance(v, int) or v <= 0 or v & (v - 1):
-                            raise ValueError(f"num_warps must be a power of two, got {v!r}")
                         num_warps = v
                     elif k == "num_stages" and v is not None:
-                        if not isinstance(v, int) or v < 0:
-                            raise ValueError(
-                                f"num_stages must be a non-negative int, got {v!r}")
                         num_stages = v
                     elif k == "debug" and v is not None:
                         debug = v
                     elif k == "enable_fp_fusion" and v is not None:
                         fp_fusion = bool(v)
                     elif k == "maxnreg" and v is not None:
-                        if isinstance(v, bool) or not isinstance(v, int) or not 16 <= v <= 255:
-                            raise ValueError(
-                                f"maxnreg must be an int from 16 to 255, got {v!r}")
                         maxnreg = v
                     elif k in LAUNCH_ATTRIBUTES and v is not None and not isinstance(v, int):
                         raise TypeError(f"{k} must be a bool, got {type(v).__name__}")
+            bad = _C.launch_options_error(num_warps, num_stages, maxnreg or 0)
+            if bad:
+                raise LaunchOptionError(bad)
         if debug is None:
             debug = _C.debug_env()
         return (num_warps, num_stages, bool(debug), fp_fusion, maxnreg)

@@ -22,10 +22,21 @@ bool names_tile_stage(const std::string &s) {
 
 } // namespace
 
+std::string launch_options_error(int num_warps, int num_stages, int maxnreg) {
+  if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1)))
+    return "num_warps must be a power of 2 from 1 to 32, got " + std::to_string(num_warps);
+  if (num_stages < 0)
+    return "num_stages must be >= 0, got " + std::to_string(num_stages);
+  if (maxnreg != 0 && (maxnreg < 16 || maxnreg > 255))
+    return "maxnreg must be from 16 to 255 registers per thread, got " + std::to_string(maxnreg);
+  return "";
+}
+
 CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompileOptions &opts) {
-  if (opts.maxnreg != 0 && (opts.maxnreg < 16 || opts.maxnreg > 255))
-    throw CompileError(SourceLoc{}, "maxnreg must be from 16 to 255 registers per thread, got " +
-                                        std::to_string(opts.maxnreg));
+  std::string bad = launch_options_error(opts.pipeline.compile.num_warps,
+                                         opts.pipeline.compile.num_stages, opts.maxnreg);
+  if (!bad.empty())
+    throw CompileError(SourceLoc{}, bad);
   CompiledGpuKernel k;
   k.tile = std::move(tile);
   TILEC_ASSERT(k.tile.module && !k.tile.module->functions.empty(),
@@ -81,6 +92,10 @@ CompiledGpuKernel compile_to_ptx(const std::shared_ptr<const sema::FunctionSourc
                                  const std::vector<sema::ArgSpec> &args,
                                  const GpuCompileOptions &opts,
                                  std::shared_ptr<SourceManager> sources) {
+  std::string bad = launch_options_error(opts.pipeline.compile.num_warps,
+                                         opts.pipeline.compile.num_stages, opts.maxnreg);
+  if (!bad.empty()) // before the layouts, which assume a valid warp count
+    throw CompileError(SourceLoc{}, bad);
   PipelineOptions tile_opts = opts.pipeline;
   bool stop_in_tile = !tile_opts.stop_after.empty() && names_tile_stage(tile_opts.stop_after);
   if (!stop_in_tile)

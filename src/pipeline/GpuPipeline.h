@@ -58,4 +58,10 @@ CompiledGpuKernel compile_to_ptx(const std::shared_ptr<const sema::FunctionSourc
 // test, for instance): fills everything but `tile.sources` and `tile.static_output`.
 CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompileOptions &opts);
 
+// What is wrong with a kernel's launch options, or "" when nothing is: num_warps a power of
+// two from 1 to 32 (a CTA has at most 1024 threads), num_stages >= 0, maxnreg 0 (no limit)
+// or 16..255. The one place of these rules: the CLI, the AOT compiler and the compile entry
+// points check through it.
+std::string launch_options_error(int num_warps, int num_stages, int maxnreg);
+
 } // namespace tilec::pipeline

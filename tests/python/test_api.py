@@ -84,8 +84,15 @@ def test_launch_options_accepted():
     x, y = _arrays()
     add_one[(4,)](x, y, 100, num_warps=8, num_stages=2, num_ctas=1, maxnreg=128)
     np.testing.assert_array_equal(y, x + 1)
-    with pytest.raises(ValueError, match="num_warps"):
+    with pytest.raises(ValueError, match="num_warps must be a power of 2 from 1 to 32, got 3"):
         add_one[(4,)](x, y, 100, num_warps=3)
+    # Triton's own checks are asserts, which its callers match (test_num_warps_pow2)
+    for bad, msg in [({"num_warps": 64}, "num_warps"), ({"num_stages": -1}, "num_stages"),
+                     ({"maxnreg": 300}, "maxnreg must be from 16 to 255"),
+                     ({"num_warps": 2**40}, "num_warps must be an int"),
+                     ({"num_warps": 2.0}, "num_warps must be an int")]:
+        with pytest.raises(AssertionError, match=msg):
+            add_one[(4,)](x, y, 100, **bad)
 
 
 def test_strided_and_offset_views():

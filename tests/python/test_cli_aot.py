@@ -180,7 +180,7 @@ def test_link_fails_clearly_when_no_specialisation_fits(tmp_path):
      "'n' is not an integer parameter of the kernel (integer parameters: n_elements, BLOCK_SIZE)"),
     (["-s", ADD_SIG, "-g", "cdiv(n_elements 1024)"], "cdiv takes two arguments"),
     (["-s", ADD_SIG, "-g", "1,2,3,4"], "at most 3 dimensions"),
-    (["-s", ADD_SIG, "-w", "3"], "num_warps must be a power of two"),
+    (["-s", ADD_SIG, "-w", "3"], "num_warps must be a power of 2"),
     (["-s", ADD_SIG, "--arch", "sm_1"], "expected a target such as sm_90a"),
     (["-s", ADD_SIG, "-o", "out/add-1"], "'add-1' is not a C identifier"),
     (["-s", ADD_SIG, "-x"], "unknown option -x"),
@@ -394,3 +394,14 @@ def test_link_refuses_descriptors_of_different_block_shapes(tmp_path):
         assert r.returncode == 0, r.stderr
     r = tilec("link", tmp_path / "a.h", tmp_path / "b.h", "-o", tmp_path / "ab")
     assert r.returncode == 2 and "take different arguments" in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_cli_refuses_a_fifo(tmp_path):
+    # opening a FIFO for reading blocks until a writer comes: the CLI must not try
+    fifo = tmp_path / "k.py"
+    os.mkfifo(fifo)
+    r = subprocess.run([TILEC, "ir", f"{fifo}:k", "--signature", "*fp32"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1
+    assert "it is not a regular file (a device, FIFO or socket)" in r.stderr

@@ -109,11 +109,9 @@ std::pair<int, bool> parse_target(const std::string &arch) {
 }
 
 AotKernel aot_compile(const AotRequest &req, SourceManager &sm) {
-  if (req.num_warps <= 0 || req.num_warps > 32 || (req.num_warps & (req.num_warps - 1)))
-    throw UsageError("num_warps must be a power of two from 1 to 32, got " +
-                     std::to_string(req.num_warps));
-  if (req.num_stages <= 0)
-    throw UsageError("num_stages must be positive, got " + std::to_string(req.num_stages));
+  std::string bad = pipeline::launch_options_error(req.num_warps, req.num_stages, 0);
+  if (!bad.empty())
+    throw UsageError(bad);
   pipeline::GpuCompileOptions opts;
   opts.pipeline.compile.num_warps = req.num_warps;
   opts.pipeline.compile.num_stages = req.num_stages;

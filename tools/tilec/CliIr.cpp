@@ -7,6 +7,7 @@
 #include "frontend/Parser.h"
 #include "frontend/sema/ModuleResolver.h"
 #include "ir/Printer.h"
+#include "pipeline/GpuPipeline.h"
 #include "pipeline/Pipeline.h"
 
 namespace tilec::cli {
@@ -121,6 +122,9 @@ int run_ir(const std::vector<std::string> &args) {
   opts.verify = true;
   opts.compile.num_warps = parse_count(a, "num-warps", opts.compile.num_warps);
   opts.compile.num_stages = parse_count(a, "num-stages", opts.compile.num_stages);
+  std::string bad = pipeline::launch_options_error(opts.compile.num_warps, opts.compile.num_stages, 0);
+  if (!bad.empty())
+    throw UsageError(bad);
   opts.compile.debug = a.has("debug");
   opts.stop_after = a.get("stage");
   if (!opts.stop_after.empty()) {

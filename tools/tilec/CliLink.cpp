@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "CliAot.h"
+#include "support/Files.h"
 
 namespace tilec::cli {
 
@@ -21,9 +22,10 @@ struct Specialisation {
 };
 
 Specialisation read_header(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw UsageError("cannot read '" + path + "'");
+  std::string text, error;
+  if (!read_regular_file(path, text, error))
+    throw UsageError("cannot read '" + path + "': " + error);
+  std::istringstream in(text);
   Specialisation s;
   s.header = path;
   bool has_args = false;

@@ -9,6 +9,7 @@
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "support/Env.h"
+#include "support/Files.h"
 #include "transforms/Passes.h"
 
 namespace tilec::cli {
@@ -57,15 +58,13 @@ int run_opt(const std::vector<std::string> &args) {
     passes.push_back(p);
   }
   const std::string &path = a.positional[0];
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "tilec: error: cannot read '%s'\n", path.c_str());
+  std::string text, error;
+  if (!read_regular_file(path, text, error)) {
+    std::fprintf(stderr, "tilec: error: cannot read '%s': %s\n", path.c_str(), error.c_str());
     return 1;
   }
-  std::stringstream text;
-  text << in.rdbuf();
   SourceManager sm;
-  int file = sm.add(path, text.str());
+  int file = sm.add(path, text);
   std::unique_ptr<ir::Module> m;
   try {
     m = ir::parse_module(sm, file);

@@ -49,6 +49,10 @@ int run_ptx(const std::vector<std::string> &args) {
   opts.pipeline.compile.debug = a.has("debug");
   opts.fp_fusion = !a.has("no-fp-fusion");
   opts.maxnreg = parse_count(a, "maxnreg", 0);
+  std::string bad = pipeline::launch_options_error(opts.pipeline.compile.num_warps,
+                                                   opts.pipeline.compile.num_stages, opts.maxnreg);
+  if (!bad.empty())
+    throw UsageError(bad);
   auto [sm, specific] = parse_arch(a.get("arch", "sm_90a"));
   opts.sm = sm;
   opts.arch_specific = specific;

@@ -12,6 +12,7 @@
 
 #include "frontend/Parser.h"
 #include "frontend/sema/Builtins.h"
+#include "support/Files.h"
 
 namespace tilec::sema {
 
@@ -52,15 +53,10 @@ struct Binding {
 };
 
 std::string read_whole_file(const std::string &path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw CompileError(SourceLoc{}, "cannot read '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw CompileError(SourceLoc{}, "cannot read '" + path + "': " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text, error;
+  if (!read_regular_file(path, text, error))
+    throw CompileError(SourceLoc{}, "cannot read '" + path + "': " + error);
+  return text;
 }
 
 } // namespace

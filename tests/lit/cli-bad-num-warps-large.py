@@ -1,0 +1,11 @@
+# A launch option out of range is a bad command line (exit 2), not an internal error.
+# CMD: tilec ptx %s:k --signature "*fp32" --constexpr BLOCK=64 --num-warps 1024 --arch sm_90a
+# EXIT: 2
+# CHECK-ERROR: tilec: num_warps must be a power of 2 from 1 to 32, got 1024
+import tilec as triton
+import tilec.language as tl
+
+
+@triton.jit
+def k(out, BLOCK: tl.constexpr):
+    tl.store(out + tl.arange(0, BLOCK), 1.0)
