@@ -94,6 +94,39 @@ simt::Instr atom_instr(const ir::Op &op, AtomOp a, Ty t) {
   return in;
 }
 
+// fp16/bf16 min/max (tensor-descriptor reductions; PTX has no scalar 16-bit float atom
+// min/max): a compare-and-swap loop per element, in which each thread branches on its own.
+// min/max.f16 take the number when the other operand is NaN (fmin/fmax, as the interpreter).
+Reg cas_min_max16(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg guard,
+                  bool is_max) {
+  simt::Builder &b = c.b();
+  Ty t = reg_ty(op.operand(1)->type);
+  if (c.opts().sm < 80)
+    throw CompileError(op.loc(), "atomic min/max on fp16/bf16 needs sm_80 or newer");
+  Reg cur = c.imm_reg(t, 0), seen = c.imm_reg(t, 0);
+  {
+    auto g = b.guarded(guard);
+    b.ld_to({cur}, simt::Space::Global, Ty::B16, Operand::addr(addr));
+  }
+  c.new_block("cas_loop");
+  Reg next = is_max ? b.max(t, cur, val) : b.min(t, cur, val);
+  {
+    auto g = b.guarded(guard);
+    simt::Instr in = atom_instr(op, AtomOp::Cas, Ty::B16);
+    in.dst = {seen};
+    in.src = {Operand::addr(addr), cur, next};
+    b.emit(std::move(in));
+  }
+  Reg again = b.setp(Cmp::Ne, Ty::B16, seen, cur); // another thread changed it first
+  if (guard.valid())
+    again = b.and_(Ty::Pred, again, guard);
+  b.mov_to(cur, seen);
+  simt::BlockId loop = b.block();
+  b.bra_if(again, loop);
+  c.new_block("cas_done");
+  return cur;
+}
+
 // One element's atomic; returns the old value (written under `guard`, 0 otherwise).
 Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp, Reg guard) {
   simt::Builder &b = c.b();
@@ -154,6 +187,8 @@ Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp,
       emit_atom(is_max ? AtomOp::Max : AtomOp::Min, rt, val, {}, guard);
       return old;
     }
+    if (bits == 16)
+      return cas_min_max16(c, op, addr, val, guard, is_max);
     if (bits < 32)
       throw unsupported();
     Ty st = bits == 64 ? Ty::S64 : Ty::S32, ut = bits == 64 ? Ty::U64 : Ty::U32;

@@ -620,6 +620,45 @@ def test_atomics_at_an_edge(op, dtype):
 
 
 @triton.jit
+def k_atomic_race(X, V, M, N, om, on, BM: tl.constexpr, BN: tl.constexpr, OP: tl.constexpr):
+    # every program reduces its own block of values into the same window of X
+    d = tl.make_tensor_descriptor(X, [M, N], [N, 1], [BM, BN])
+    base = tl.program_id(0) * BM * BN
+    v = tl.load(V + base + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :])
+    if OP == "min":
+        d.atomic_min([om, on], v)
+    else:
+        d.atomic_max([om, on], v)
+
+
+@pytest.mark.parametrize("op", ["min", "max"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_min_max_race(op, dtype):
+    # fp16/bf16 min/max (which tl.atomic_min/max refuse; Triton runs them as TMA reductions):
+    # a compare-and-swap loop on the GPU, here with 8 programs racing on one window
+    from lang_util import bf16_bits_to_f32, f32_to_bf16_bits
+    m, n, progs = 10, 20, 8
+    rng = np.random.default_rng(31)
+    x0 = rng.integers(-64, 65, (m, n)) / 4.0  # exact in fp16 and bf16
+    v0 = rng.integers(-64, 65, (progs, 8, 16)) / 4.0
+    if dtype == "float16":
+        x, v = aligned((m, n), np.float16), aligned((progs, 8, 16), np.float16)
+        x[...], v[...] = x0, v0
+        xa, va = x, v
+    else:
+        x, v = aligned((m, n), np.uint16), aligned((progs, 8, 16), np.uint16)
+        x[...], v[...] = f32_to_bf16_bits(x0), f32_to_bf16_bits(v0)
+        xa, va = triton.reinterpret(x, tl.bfloat16), triton.reinterpret(v, tl.bfloat16)
+    om, on = 6, 12  # the 4 x 8 corner of the 8 x 16 block is inside X
+    k_atomic_race[(progs,)](xa, va, m, n, om, on, BM=8, BN=16, OP=op)
+    want = x0.copy()
+    for p in range(progs):
+        want[om:, on:] = _NP_OPS[op](want[om:, on:], v0[p, :m - om, :n - on])
+    got = x.astype(np.float64) if dtype == "float16" else bf16_bits_to_f32(x)
+    np.testing.assert_array_equal(got, want)
+
+
+@triton.jit
 def k_gather(X, R, Y, M, N, y0, ROWS: tl.constexpr, BN: tl.constexpr):
     d = tl.make_tensor_descriptor(X, [M, N], [N, 1], [1, BN])
     rows = tl.load(R + tl.arange(0, ROWS))

@@ -186,26 +186,34 @@ Val transfer(Emitter &e, const Args &a, const Val &desc, const BlockAccess &acc,
   return Val::none();
 }
 
-// desc.atomic_<op>(offsets, value): the dtypes Triton's descriptor reductions take (tilec's
-// atomics have no fp16/bf16 min/max, which Triton runs only with TMA).
+// desc.atomic_<op>(offsets, value): the dtypes Triton's descriptor reductions take. fp16 and
+// bf16 min/max, which tl.atomic_min/max refuse (Triton runs them only as TMA reductions), are
+// emitted directly: the GPU lowering makes them a compare-and-swap loop.
 Val desc_atomic(Emitter &e, const Args &a, const char *op) {
   const Val &desc = desc_arg(a, "self");
   DType el = elem_of(desc);
   std::string o = op;
+  bool half = el == DType::F16 || el == DType::BF16;
   bool ok = el == DType::I32 || el == DType::U32 || el == DType::U64;
   if (o == "add")
-    ok = ok || el == DType::F32 || el == DType::F16 || el == DType::BF16;
+    ok = ok || el == DType::F32 || half;
+  else if (o == "min" || o == "max")
+    ok = ok || el == DType::I64 || half;
   else
     ok = ok || el == DType::I64;
   if (!ok)
     a.fail(fn_name(a) + ": a tensor descriptor of " + dtype_name(el) + " does not support atomic " +
            o +
-           (o == "add" ? " (int32, uint32, uint64, fp32, fp16, bf16 do)"
-            : o == "min" || o == "max"
-                ? " (int32, uint32, int64, uint64 do; Triton's fp16/bf16 need TMA)"
-                : " (int32, uint32, int64, uint64 do)"));
+           (o == "add"   ? " (int32, uint32, uint64, fp32, fp16, bf16 do)"
+            : o == "min" || o == "max" ? " (int32, uint32, int64, uint64, fp16, bf16 do)"
+                                       : " (int32, uint32, int64, uint64 do)"));
   Value *v = block_value(e, a, desc, block_of(desc));
   BlockAccess acc = access(e, a, desc);
+  if (half && o != "add") {
+    std::vector<ir::NamedAttr> attrs = {{"op", o}, {"sem", "acq_rel"}, {"scope", "gpu"}};
+    emit(e, ir::OpKind::AtomicRmw, {acc.ptrs, v, acc.mask}, v->type, a.loc(), std::move(attrs));
+    return Val::none();
+  }
   call(e, std::string("atomic_") + op, {Val::of(acc.ptrs), Val::of(v), Val::of(acc.mask)}, a.loc());
   return Val::none();
 }
