@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import os
 import re
 import textwrap
 
@@ -18,10 +19,21 @@ from .language import core
 
 # Launch keywords that configure the compilation rather than bind a parameter.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
-                  "launch_cooperative_grid", "launch_pdl", "stream")
+                  "launch_cooperative_grid", "launch_pdl", "stream", "extern_libs")
 # Of those, the ones the GPU launch passes to the driver as launch attributes (the CPU
 # interpreter runs programs one after another, so they change nothing there).
 LAUNCH_ATTRIBUTES = ("launch_cooperative_grid", "launch_pdl")
+
+
+def _check_extern_libs(libs):
+    """Triton's `extern_libs={"libdevice": path}` launch option. tilec implements libdevice
+    itself (no bitcode is linked), so the paths are only checked to exist."""
+    if not isinstance(libs, dict):
+        raise TypeError(f"extern_libs must be a dict of library name -> path, got "
+                        f"{type(libs).__name__}")
+    for name, path in libs.items():
+        if not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
+            raise ValueError(f"extern_libs: the '{name}' library {path!r} is not a file")
 
 
 class KernelInterface:
@@ -318,6 +330,8 @@ class JITFunction(JITCallable, KernelInterface):
                         fp_fusion = bool(v)
                     elif k == "maxnreg" and v is not None:
                         maxnreg = v
+                    elif k == "extern_libs" and v is not None:
+                        _check_extern_libs(v)
                     elif k in LAUNCH_ATTRIBUTES and v is not None and not isinstance(v, int):
                         raise TypeError(f"{k} must be a bool, got {type(v).__name__}")
             bad = _C.launch_options_error(num_warps, num_stages, maxnreg or 0)

@@ -95,6 +95,19 @@ def test_launch_options_accepted():
             add_one[(4,)](x, y, 100, **bad)
 
 
+def test_extern_libs_is_checked_and_otherwise_unused(tmp_path):
+    # Triton's tutorial 07 passes its libdevice bitcode; tilec has libdevice built in
+    x, y = _arrays()
+    bc = tmp_path / "libdevice.10.bc"
+    bc.write_bytes(b"BC")
+    add_one[(4,)](x, y, 100, extern_libs={"libdevice": str(bc)})
+    np.testing.assert_array_equal(y, x + 1)
+    with pytest.raises(ValueError, match="the 'libdevice' library .*missing.bc.* is not a file"):
+        add_one[(4,)](x, y, 100, extern_libs={"libdevice": str(tmp_path / "missing.bc")})
+    with pytest.raises(TypeError, match="extern_libs must be a dict"):
+        add_one[(4,)](x, y, 100, extern_libs=["libdevice"])
+
+
 def test_strided_and_offset_views():
     base = np.arange(64, dtype=np.float32)
     x = base[10:40]           # a view that starts inside its array
