@@ -2,6 +2,10 @@
 
     python benchmarks/cpu_interpreter.py [--reps N] [--json PATH]
 
+Then the cost of the race checker (TILEC_SANITIZE=race, which runs a launch's programs on
+one thread): each seed kernel timed with it, against the interpreter on one thread and on
+all cores (target: at most 3 x the interpreter).
+
 Times each launch with the wall clock (median of --reps runs after a warm-up launch that
 compiles), prints a table against the targets and writes the numbers as JSON. This is a
 benchmark, not a test: it never fails on a slow machine, it reports.
@@ -89,6 +93,30 @@ CASES = [
 ]
 
 
+def race_costs(reps):
+    """(case, interpreter on 1 thread, interpreter on all cores, race checking) medians."""
+    saved = {k: os.environ.get(k) for k in ("TILEC_NUM_THREADS", "TILEC_SANITIZE")}
+    out = []
+    try:
+        for name, fn, _ in CASES[:3]:
+            os.environ.pop("TILEC_SANITIZE", None)
+            os.environ.pop("TILEC_NUM_THREADS", None)
+            every = fn(reps)[0]
+            os.environ["TILEC_NUM_THREADS"] = "1"
+            one = fn(reps)[0]
+            os.environ["TILEC_SANITIZE"] = "race"
+            race = fn(reps)[0]
+            out.append({"case": name, "one_thread_s": one, "all_cores_s": every, "race_s": race,
+                        "race_over_one_thread": race / one, "race_over_all_cores": race / every})
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=10)
@@ -109,6 +137,14 @@ def main():
         print(f"{r['case']:34} {r['median_s'] * 1e3:9.3f}ms {r['min_s'] * 1e3:9.3f}ms "
               f"{target:>9}  {verdict}")
 
+    race = race_costs(args.reps)
+    print(f"\n{'race checking (TILEC_SANITIZE=race)':34} {'1 thread':>11} {'all cores':>11} "
+          f"{'race':>11}  race/1 thread, race/all cores (target <= 3)")
+    for r in race:
+        print(f"{r['case']:34} {r['one_thread_s'] * 1e3:9.3f}ms {r['all_cores_s'] * 1e3:9.3f}ms "
+              f"{r['race_s'] * 1e3:9.3f}ms  {r['race_over_one_thread']:.2f} x, "
+              f"{r['race_over_all_cores']:.2f} x")
+
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     if load is not None and load > (os.cpu_count() or 1):
         print(f"note: load average {load:.1f} on {os.cpu_count()} cores: other work shares the "
@@ -117,7 +153,7 @@ def main():
                           "python": platform.python_version(), "load_average": load},
               "tilec": triton.__tilec_version__, "reps": args.reps,
               "threads": os.environ.get("TILEC_NUM_THREADS", "0 (all cores)"),
-              "results": rows}
+              "results": rows, "race_checking": race}
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump(report, f, indent=2)

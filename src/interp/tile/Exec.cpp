@@ -271,6 +271,27 @@ void Exec::fail(const Node &n, const std::string &msg) const {
   throw RuntimeError(render_diagnostic(sm, n.op->loc(), "error", m));
 }
 
+void Exec::race_access(const Node &n, const BufferRange &b, uint64_t addr, uint32_t bytes,
+                       bool write, int32_t lane_slot, int64_t flat) {
+  uint32_t me = static_cast<uint32_t>(pid[0] + grid[0] * (pid[1] + grid[1] * pid[2]));
+  RaceShadow::Conflict c = race->access(addr, bytes, write, me, n);
+  if (!c.found)
+    return;
+  int64_t other = c.program;
+  std::string who = "(" + std::to_string(other % grid[0]) + ", " +
+                    std::to_string(other / grid[0] % grid[1]) + ", " +
+                    std::to_string(other / (grid[0] * grid[1])) + ")";
+  SourceLoc at = c.op->op->loc();
+  std::string where = at.valid() ? sm.file(at.file).path + ":" + std::to_string(at.line) : "?";
+  fail(n, "data race (TILEC_SANITIZE=race): program " + who + " " +
+              (c.other_wrote ? "stored" : "loaded") + " the same byte at " + where +
+              " with no atomic operation ordering the two programs (on a GPU the result "
+              "depends on which runs first); this " +
+              (write ? "store writes" : "load reads") + " argument '" + *b.name +
+              "' at byte offset " + std::to_string(addr - b.base) +
+              element_suffix(lane_slot, flat));
+}
+
 const BufferRange *Exec::find_buffer(uint64_t addr, uint64_t bytes) const {
   for (const BufferRange &b : buffers_)
     if (b.contains(addr, bytes))

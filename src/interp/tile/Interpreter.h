@@ -95,6 +95,9 @@ struct LaunchOptions {
   // Loop iterations (all loops of one program together) before the program is reported as
   // endless (an error naming the loop's line); -1: TILEC_INTERP_MAX_STEPS; 0: no limit.
   int64_t max_loop_steps = -1;
+  // Data-race checking between programs (RaceCheck.h); -1: on when TILEC_SANITIZE names
+  // "race"; 0: off; 1: on. Checking runs the programs on one thread.
+  int race_check = -1;
 };
 
 struct RunResult {

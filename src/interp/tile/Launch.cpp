@@ -21,6 +21,25 @@ Executable &Executable::operator=(Executable &&) noexcept = default;
 
 namespace {
 
+// TILEC_SANITIZE: a comma-separated list of checks, "race" and "address" (always on); an
+// unknown name is returned in `unknown`.
+bool race_requested(std::string &unknown) {
+  std::string list = env::get(env::Var::Sanitize);
+  bool race = false;
+  for (size_t at = 0; at <= list.size();) {
+    size_t end = std::min(list.find(',', at), list.size());
+    std::string item = list.substr(at, end - at);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item == "race")
+      race = true;
+    else if (!item.empty() && item != "address" && unknown.empty())
+      unknown = item;
+    at = end + 1;
+  }
+  return race;
+}
+
 std::string arg_name(const ir::Function &fn, size_t i) {
   return i < fn.arg_names.size() ? "'" + fn.arg_names[i] + "'" : "#" + std::to_string(i);
 }
@@ -89,6 +108,13 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
   long threads = opts.num_threads > 0 ? opts.num_threads : env::get_int(env::Var::NumThreads);
   long max_steps = opts.max_loop_steps >= 0 ? opts.max_loop_steps
                                             : env::get_int(env::Var::InterpMaxSteps);
+  std::string unknown;
+  bool race = opts.race_check >= 0 ? opts.race_check != 0 : race_requested(unknown);
+  if (!unknown.empty())
+    launch_error("TILEC_SANITIZE names an unknown check '" + unknown + "' (known: race, address)");
+  std::unique_ptr<RaceShadow> shadow = race ? std::make_unique<RaceShadow>() : nullptr;
+  if (race)
+    threads = 1; // the shadow memory is not shared between threads
   if (threads <= 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<long>(threads, total);
@@ -113,6 +139,7 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
     try {
       Exec ex(plan, sm, ranges, grid);
       ex.max_loop_steps = max_steps > 0 ? max_steps : INT64_MAX;
+      ex.race = shadow.get();
       ex.set_args(args);
       for (;;) {
         int64_t start = next.fetch_add(chunk);

@@ -71,6 +71,8 @@ template <class T> void load(Exec &ex, const Node &n) {
     }
     uint64_t a = l.addr(i);
     check<T>(ex, n, cur, a, i, "load from");
+    if (ex.race)
+      ex.race_access(n, *cur, a, sizeof(T), false, lane_slot(n), i);
     std::memcpy(&r[i], reinterpret_cast<const void *>(a), sizeof(T));
   }
   if (n.rdt == ir::DType::I1) // memory may hold any nonzero byte for true
@@ -88,6 +90,8 @@ template <class T> void store(Exec &ex, const Node &n) {
       continue;
     uint64_t a = l.addr(i);
     check<T, true>(ex, n, cur, a, i, "store to");
+    if (ex.race)
+      ex.race_access(n, *cur, a, sizeof(T), true, lane_slot(n), i);
     std::memcpy(reinterpret_cast<void *>(a), &v[i * sv], sizeof(T));
   }
 }

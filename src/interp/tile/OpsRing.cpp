@@ -40,6 +40,8 @@ void async_copy(Exec &ex, const Node &n) {
     uint64_t a = p[i];
     if (!cur || !cur->contains(a, eb) || (a & (eb - 1)))
       cur = &ex.check_access(n, a, eb, n.in[2], i, "async copy from");
+    if (ex.race)
+      ex.race_access(n, *cur, a, static_cast<uint32_t>(eb), false, n.in[2], i);
     std::memcpy(d, reinterpret_cast<const void *>(a), eb);
   }
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "interp/tile/Interpreter.h"
+#include "interp/tile/RaceCheck.h"
 #include "ir/IR.h"
 #include "support/Diagnostics.h"
 
@@ -121,6 +122,10 @@ public:
   const BufferRange &check_access(const Node &n, uint64_t addr, uint64_t bytes, int32_t ptr_slot,
                                   int64_t flat, const char *what) const;
   const BufferRange *find_buffer(uint64_t addr, uint64_t bytes) const;
+  // TILEC_SANITIZE=race: records a load or store of `bytes` at `addr` (in buffer `b`) and
+  // fails naming both programs and lines when another program's access conflicts.
+  void race_access(const Node &n, const BufferRange &b, uint64_t addr, uint32_t bytes,
+                   bool write, int32_t lane_slot, int64_t flat);
 
   // Scratch memory reused across ops (index k: independent areas).
   uint8_t *scratch(int k, size_t bytes);
@@ -130,6 +135,7 @@ public:
   int64_t loop_steps = 0;
   std::string *out = nullptr;
   bool returned = false;
+  RaceShadow *race = nullptr; // set when the launch checks for races (one thread)
   const SourceManager &sm;
 
 private:
