@@ -10,7 +10,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(_tilec_objects)
-foreach(part tilec_api tilec_cli tilec_pipeline tilec_sema tilec_syntax tilec_ir tilec_support
+foreach(part tilec_api tilec_aot tilec_cli tilec_pipeline tilec_sema tilec_syntax tilec_ir tilec_support
              tilec_transforms tilec_interp tilec_layout tilec_lower tilec_simt tilec_codegen
              tilec_simt_interp tilec_runtime)
   get_target_property(_type ${part} TYPE)

@@ -60,3 +60,10 @@ void bind_gpu(nb::module_ &m); // GpuKernel.cpp, GpuDispatch.cpp
 void bind_simt(nb::module_ &m); // Simt.cpp: compile_ptx, compile_simt (SIMT simulator)
 
 } // namespace tilec::python
+
+namespace tilec::cli {
+// cli_main, the console script's entry: defined by the command line (tools/tilec/
+// CliPython.cpp), which the extension links.
+void bind_cli(nanobind::module_ &m);
+
+} // namespace tilec::python

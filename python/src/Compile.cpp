@@ -12,7 +12,7 @@
 #include "ir/Printer.h"
 #include "pipeline/GpuPipeline.h"
 #include "pipeline/Pipeline.h"
-#include "tilec/CliArgs.h"
+#include "aot/Signature.h"
 
 namespace tilec::python {
 
@@ -134,16 +134,16 @@ std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
 }
 
 // tilec.compile(): a kernel compiled ahead of time from a signature string, as `tilec ptx`
-// does (the same parser and binding, tools/tilec/CliArgs.h), with constexpr values given
+// does (the same parser and binding, src/aot/Signature.h), with constexpr values given
 // as Python objects. Returns the PTX, launch metadata and the IR of every stage.
 nb::dict compile_aot(const std::shared_ptr<sema::FunctionSource> &fs, const std::string &signature,
                      const nb::dict &constexprs, int num_warps, int num_stages, bool debug,
                      int sm, bool arch_specific, bool enable_fp_fusion, int maxnreg) {
   std::vector<sema::ArgSpec> specs;
   try {
-    std::vector<cli::KernelParam> params;
+    std::vector<aot::KernelParam> params;
     try {
-      params = cli::kernel_params(*fs);
+      params = aot::kernel_params(*fs);
     } catch (const CompileError &e) {
       SourceManager sm_; // kernel_params parses with a scratch manager holding only fs
       sm_.add(fs->file, fs->source, fs->first_line);
@@ -152,7 +152,7 @@ nb::dict compile_aot(const std::shared_ptr<sema::FunctionSource> &fs, const std:
     std::vector<std::pair<std::string, std::string>> given;
     for (auto [k, v] : constexprs)
       given.emplace_back(nb::cast<std::string>(k), "None"); // the value is set below
-    specs = cli::bind_arguments(fs->name, params, cli::parse_signature(signature), given);
+    specs = aot::bind_arguments(fs->name, params, aot::parse_signature(signature), given);
     for (size_t i = 0; i < params.size(); ++i) {
       nb::str name(params[i].name.c_str());
       if (!constexprs.contains(name))
@@ -161,7 +161,7 @@ nb::dict compile_aot(const std::shared_ptr<sema::FunctionSource> &fs, const std:
       if (!value_from_python(constexprs[name], specs[i].value, what))
         throw nb::type_error(("constexpr '" + params[i].name + "' cannot be a " + what).c_str());
     }
-  } catch (const cli::UsageError &e) {
+  } catch (const aot::UsageError &e) {
     std::string msg = e.what();
     // the CLI's wording names its flags; here they are compile()'s arguments
     for (auto [from, to] : {std::pair<std::string, std::string>{"--signature", "signature"},

@@ -10,4 +10,5 @@ NB_MODULE(_C, m) {
   tilec::python::bind_compile(m);
   tilec::python::bind_gpu(m);
   tilec::python::bind_simt(m);
+  tilec::cli::bind_cli(m);
 }

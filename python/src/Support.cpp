@@ -8,7 +8,6 @@
 #include "Bindings.h"
 #include "pipeline/GpuPipeline.h"
 #include "support/Env.h"
-#include "tilec/Cli.h"
 
 namespace tilec::python {
 
@@ -48,13 +47,6 @@ void bind_support(nb::module_ &m) {
         nb::arg("num_stages"), nb::arg("maxnreg"),
         "What is wrong with these launch options (maxnreg 0: no limit), or '' (the one rule "
         "the CLI and the compiler check too).");
-  m.def(
-      "cli_main",
-      [](const std::vector<std::string> &args) {
-        nb::gil_scoped_release release;
-        return cli::run(args);
-      },
-      nb::arg("args"), "Runs the `tilec` command line with `args` (argv without the program).");
 }
 
 } // namespace tilec::python

@@ -5,21 +5,21 @@
 #include <functional>
 
 #include "runtime/Launcher.h"
-#include "tilec/CliAot.h" // tools/tilec: the AOT compiler shared with `tilec compile`
+#include "aot/Aot.h" // the AOT compiler `tilec compile` shares
 #include "tilec/tilec.h"
 
 namespace tilec {
 
 struct CompiledKernel::Impl {
   runtime::KernelBinary binary;
-  std::vector<cli::AotParam> signature; // every kernel parameter, bound
+  std::vector<aot::AotParam> signature; // every kernel parameter, bound
   std::vector<ParamInfo> params;        // the .params
   std::vector<std::string> arg_names;   // the run-time parameters
   std::vector<size_t> arg_params;       // run-time argument i is signature[arg_params[i]]
   // Per .param: the run-time argument whose value (or descriptor part) it takes.
   struct Slot {
     size_t arg;
-    cli::ParamSource::Part part;
+    aot::ParamSource::Part part;
     int dim;
   };
   std::vector<Slot> slots;

@@ -44,7 +44,7 @@ const char *kind_name(Arg::Kind k) {
 }
 
 // Checks `a` against run-time parameter `p` of `kernel`; InvalidArgument naming it.
-void check_arg(const std::string &kernel, const cli::AotParam &p, const Arg &a) {
+void check_arg(const std::string &kernel, const aot::AotParam &p, const Arg &a) {
   using K = sema::ArgSpec::Kind;
   auto fail = [&](const std::string &why) {
     throw InvalidArgument("argument '" + p.name + "' of kernel '" + kernel + "' (" + p.entry +
@@ -79,7 +79,7 @@ void check_arg(const std::string &kernel, const cli::AotParam &p, const Arg &a) 
       fail("the descriptor's rank " + std::to_string(d.rank) + " is not 1 to " +
            std::to_string(TensorDesc::kMaxRank));
     std::string why =
-        cli::tensor_desc_problem(p.spec, d.base, std::vector<int64_t>(d.shape, d.shape + d.rank),
+        aot::tensor_desc_problem(p.spec, d.base, std::vector<int64_t>(d.shape, d.shape + d.rank),
                                  std::vector<int64_t>(d.strides, d.strides + d.rank));
     if (!why.empty())
       fail(why);
@@ -94,7 +94,7 @@ void check_arg(const std::string &kernel, const cli::AotParam &p, const Arg &a) 
 
 // The integer .param slot `s` takes from argument `a` (checked already): the value or a part.
 int64_t int_of(const Arg &a, const CompiledKernel::Impl::Slot &s) {
-  using Part = cli::ParamSource::Part;
+  using Part = aot::ParamSource::Part;
   switch (s.part) {
   case Part::Whole:
     return a.int_value();

@@ -1,5 +1,5 @@
 // The public API's compile half: options -> the AOT compiler shared with `tilec compile`
-// (tools/tilec/CliAotCompile.cpp) -> CompiledKernel.
+// (src/aot/AotCompile.cpp) -> CompiledKernel.
 #include <cstdio>
 
 #include "api/ApiImpl.h"
@@ -20,7 +20,7 @@ void translate_errors(const std::function<void()> &f, const SourceManager *sm) {
     SourceManager empty;
     text += render_diagnostic(sm ? *sm : empty, e.loc(), "error", e.message());
     throw tilec::CompilationError(text);
-  } catch (const cli::UsageError &e) {
+  } catch (const aot::UsageError &e) {
     throw InvalidArgument(e.what());
   } catch (const runtime::OutOfResources &e) {
     throw tilec::OutOfResources(e.what());
@@ -47,13 +47,13 @@ std::string number_text(double v) {
 }
 
 // The run-time argument (and descriptor part) .param `name` takes.
-CompiledKernel::Impl::Slot slot_of(const std::string &name, const std::vector<cli::AotParam> &sig,
+CompiledKernel::Impl::Slot slot_of(const std::string &name, const std::vector<aot::AotParam> &sig,
                                    const std::vector<size_t> &arg_params) {
-  cli::ParamSource src = cli::param_source(name);
+  aot::ParamSource src = aot::param_source(name);
   for (size_t a = 0; a < arg_params.size(); ++a) {
-    const cli::AotParam &p = sig[arg_params[a]];
+    const aot::AotParam &p = sig[arg_params[a]];
     bool desc = p.spec.kind == sema::ArgSpec::Kind::TensorDesc;
-    if (p.name == src.param && desc == (src.part != cli::ParamSource::Part::Whole))
+    if (p.name == src.param && desc == (src.part != aot::ParamSource::Part::Whole))
       return {a, src.part, src.dim};
   }
   throw InternalError("kernel .param '" + name + "' is no run-time parameter");
@@ -61,7 +61,7 @@ CompiledKernel::Impl::Slot slot_of(const std::string &name, const std::vector<cl
 
 CompiledKernel compile(const std::string &path, const std::string *text,
                        const CompileOptions &options) {
-  cli::AotRequest req;
+  aot::AotRequest req;
   req.path = path;
   if (text)
     req.text = *text;
@@ -82,8 +82,8 @@ CompiledKernel compile(const std::string &path, const std::string *text,
   api::translate_errors(
       [&] {
         if (options.kernel.empty())
-          throw cli::UsageError("CompileOptions::kernel names no kernel");
-        cli::AotKernel k = cli::aot_compile(req, sm);
+          throw aot::UsageError("CompileOptions::kernel names no kernel");
+        aot::AotKernel k = aot::aot_compile(req, sm);
         runtime::KernelMetadata &m = impl->binary.meta;
         m.name = k.gpu.name;
         m.num_warps = k.gpu.num_warps;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "CliAot.h"
-#include "CliArgs.h"
+#include "aot/Aot.h"
+#include "aot/Signature.h"
 #include "CliCommands.h"
 #include "support/Diagnostics.h"
 

@@ -4,9 +4,15 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "aot/Signature.h"
+
 namespace tilec::cli {
+
+// The compile core (src/aot) the commands are built on: signatures, binding, AOT emission.
+using namespace tilec::aot; // NOLINT(google-build-using-namespace)
 
 int run_ir(const std::vector<std::string> &args);
 int run_opt(const std::vector<std::string> &args);
@@ -26,5 +32,17 @@ ParsedArgs parse_args(const std::vector<std::string> &args,
                       const std::vector<std::string> &flags);
 // The positive integer value of option --name, `def` when absent (UsageError otherwise).
 int parse_count(const ParsedArgs &a, const std::string &name, int def);
+
+// `tilec compile` / `tilec link` (CliCompile.cpp, CliLink.cpp):
+// Writes a file whole; false on any failure.
+bool write_text_file(const std::string &path, const std::string &text);
+// -o out/add [--name NAME] -> (directory "out", file stem "add"); UsageError when the C
+// name (the stem, or --name) is not an identifier.
+std::pair<std::string, std::string> output_stem(const ParsedArgs &a);
+// Maps -s -g -w -ns -o -n to their long spellings.
+std::vector<std::string> expand_short_options(const std::vector<std::string> &args);
+
+int run_compile(const std::vector<std::string> &args); // CliCompile.cpp
+int run_link(const std::vector<std::string> &args);    // CliLink.cpp
 
 } // namespace tilec::cli

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "CliAot.h"
+#include "aot/Aot.h"
 #include "CliCommands.h"
 #include "frontend/sema/Sema.h"
 

@@ -7,7 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "CliAot.h"
+#include "CliCommands.h"
+#include "aot/Aot.h"
 #include "support/Files.h"
 
 namespace tilec::cli {

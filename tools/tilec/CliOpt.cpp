@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "CliArgs.h"
+#include "aot/Signature.h"
 #include "CliCommands.h"
 #include "ir/IRParser.h"
 #include "ir/Printer.h"

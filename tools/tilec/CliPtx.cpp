@@ -2,7 +2,7 @@
 // lowering to Thread IR, PTX) with no GPU present.
 #include <cstdio>
 
-#include "CliArgs.h"
+#include "aot/Signature.h"
 #include "CliCommands.h"
 #include "frontend/sema/ModuleResolver.h"
 #include "pipeline/GpuPipeline.h"

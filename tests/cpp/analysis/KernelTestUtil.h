@@ -14,7 +14,7 @@
 #include "ir/IR.h"
 #include "ir/Printer.h"
 #include "pipeline/Pipeline.h"
-#include "tilec/CliArgs.h"
+#include "aot/Signature.h"
 
 namespace tilec::test {
 
@@ -34,7 +34,7 @@ struct Kernel {
 inline Kernel compile_with(std::shared_ptr<const sema::FunctionSource> src,
                            std::shared_ptr<SourceManager> sm, const std::string &sig,
                            const std::vector<int64_t> &constexprs, int num_warps) {
-  std::vector<sema::ArgSpec> args = cli::parse_signature(sig);
+  std::vector<sema::ArgSpec> args = aot::parse_signature(sig);
   for (int64_t v : constexprs) {
     sema::ArgSpec a;
     a.kind = sema::ArgSpec::Kind::Constexpr;

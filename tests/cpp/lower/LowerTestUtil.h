@@ -24,7 +24,7 @@
 #include "interp/tile/Interpreter.h"
 #include "pipeline/GpuPipeline.h"
 #include "runtime/PtxCompiler.h"
-#include "tilec/CliArgs.h"
+#include "aot/Signature.h"
 
 namespace tilec::lower::test {
 
@@ -40,17 +40,17 @@ inline std::shared_ptr<sema::FunctionSource> kernel_source(const std::string &na
   return f;
 }
 
-// "*fp32:16", "i32", ... (cli::parse_signature_entry) or "=VALUE" for a constexpr.
+// "*fp32:16", "i32", ... (aot::parse_signature_entry) or "=VALUE" for a constexpr.
 inline std::vector<sema::ArgSpec> specs(const std::vector<std::string> &sig) {
   std::vector<sema::ArgSpec> out;
   for (const std::string &s : sig) {
     if (!s.empty() && s[0] == '=') {
       sema::ArgSpec a;
       a.kind = sema::ArgSpec::Kind::Constexpr;
-      a.value = cli::parse_constexpr_value(s.substr(1));
+      a.value = aot::parse_constexpr_value(s.substr(1));
       out.push_back(a);
     } else {
-      out.push_back(cli::parse_signature_entry(s));
+      out.push_back(aot::parse_signature_entry(s));
     }
   }
   return out;

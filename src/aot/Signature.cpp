@@ -1,4 +1,4 @@
-#include "CliArgs.h"
+#include "aot/Signature.h"
 
 #include <cctype>
 #include <cerrno>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <map>
 
-namespace tilec::cli {
+namespace tilec::aot {
 
 namespace {
 
@@ -279,4 +279,4 @@ bind_arguments(const std::string &kernel, const std::vector<KernelParam> &params
   return out;
 }
 
-} // namespace tilec::cli
+} // namespace tilec::aot

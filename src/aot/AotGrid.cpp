@@ -1,10 +1,10 @@
 // `tilec compile -g`: grid expressions over the kernel's integer arguments (and the shapes
-// of its tensor descriptors), checked and translated to C (CliAot.h).
+// of its tensor descriptors), checked and translated to C (Aot.h).
 #include <cctype>
 
-#include "CliAot.h"
+#include "aot/Aot.h"
 
-namespace tilec::cli {
+namespace tilec::aot {
 
 namespace {
 
@@ -173,4 +173,4 @@ std::array<std::string, 3> grid_to_c(const std::string &grid, const std::vector<
   return out;
 }
 
-} // namespace tilec::cli
+} // namespace tilec::aot

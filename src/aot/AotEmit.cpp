@@ -3,9 +3,9 @@
 #include <cctype>
 #include <cstdio>
 
-#include "CliAot.h"
+#include "aot/Aot.h"
 
-namespace tilec::cli {
+namespace tilec::aot {
 
 namespace {
 
@@ -277,4 +277,4 @@ AotSources emit_aot(const AotKernel &k, const std::string &name, const std::stri
   return out;
 }
 
-} // namespace tilec::cli
+} // namespace tilec::aot

@@ -1,12 +1,12 @@
-// Tensor descriptor parameters of ahead-of-time kernels (CliAot.h): how a descriptor's
+// Tensor descriptor parameters of ahead-of-time kernels (Aot.h): how a descriptor's
 // .params are named, the checks a launch makes (in C++ for the public API, as C text for
 // `tilec compile`'s launchers: the same rules, side by side here), and the C struct.
 #include <algorithm>
 
-#include "CliAot.h"
+#include "aot/Aot.h"
 #include "ir/Type.h"
 
-namespace tilec::cli {
+namespace tilec::aot {
 
 namespace {
 
@@ -199,4 +199,4 @@ std::string c_param_value(const ParamSource &src) {
   return src.param;
 }
 
-} // namespace tilec::cli
+} // namespace tilec::aot

@@ -1,15 +1,15 @@
 // Ahead-of-time compilation: Triton-style full signatures bound to a kernel, compiled to
-// PTX and a cubin (CliAot.h).
+// PTX and a cubin (Aot.h).
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 
-#include "CliAot.h"
+#include "aot/Aot.h"
 #include "frontend/sema/ModuleResolver.h"
 #include "ir/Type.h"
 #include "runtime/PtxCompiler.h"
 
-namespace tilec::cli {
+namespace tilec::aot {
 
 namespace {
 
@@ -200,4 +200,4 @@ std::string c_type_of(const sema::ArgSpec &spec) {
   }
 }
 
-} // namespace tilec::cli
+} // namespace tilec::aot

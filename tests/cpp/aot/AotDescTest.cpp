@@ -1,13 +1,13 @@
-// Tensor descriptor parameters of ahead-of-time kernels (tools/tilec/CliAotDesc.cpp): the
+// Tensor descriptor parameters of ahead-of-time kernels (src/aot/AotDesc.cpp): the
 // .param names Sema gives their parts, the launch checks (Triton's TensorDescriptor rules)
 // and the C a launcher is written with. The whole generated launcher: tests/lit/aot-tensordesc.py
 // and tests/python/test_cli_aot.py.
 #include <gtest/gtest.h>
 
-#include "tilec/CliAot.h"
+#include "aot/Aot.h"
 
 using namespace tilec;
-using namespace tilec::cli;
+using namespace tilec::aot;
 using Part = ParamSource::Part;
 
 namespace {
@@ -18,7 +18,7 @@ AotParam param(const std::string &name, const std::string &entry) {
 
 } // namespace
 
-TEST(CliAotDesc, ParamSourcesSplitDescriptorParts) {
+TEST(AotDesc, ParamSourcesSplitDescriptorParts) {
   ParamSource s = param_source("n_elements");
   EXPECT_EQ(s.param, "n_elements");
   EXPECT_EQ(s.part, Part::Whole);
@@ -40,7 +40,7 @@ TEST(CliAotDesc, ParamSourcesSplitDescriptorParts) {
   EXPECT_THROW(param_source("d.strides.0"), InternalError);
 }
 
-TEST(CliAotDesc, ProblemsAreTritonsRules) {
+TEST(AotDesc, ProblemsAreTritonsRules) {
   sema::ArgSpec fp16 = parse_signature_entry("tensordesc<fp16[64, 32]>");
   auto problem = [&](uint64_t base, std::vector<int64_t> shape, std::vector<int64_t> strides) {
     return tensor_desc_problem(fp16, base, shape, strides);
@@ -74,7 +74,7 @@ TEST(CliAotDesc, ProblemsAreTritonsRules) {
   EXPECT_EQ(problem(0x1000, {96, 40}, {48, 1}), "");
 }
 
-TEST(CliAotDesc, CTypesAndChecks) {
+TEST(AotDesc, CTypesAndChecks) {
   std::vector<AotParam> ps = {param("a", "tensordesc<fp16[64, 32]>"), param("n", "i32:16"),
                               param("c", "tensordesc<fp8e5[2, 4, 32], zero>"),
                               param("d", "tensordesc<fp32[16, 16]>")};

@@ -10,12 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "CliArgs.h"
-#include "CliCommands.h"
+#include "aot/Signature.h"
 #include "frontend/sema/Sema.h"
 #include "pipeline/GpuPipeline.h"
 
-namespace tilec::cli {
+namespace tilec::aot {
 
 // One kernel parameter bound to its signature entry.
 struct AotParam {
@@ -68,7 +67,7 @@ AotKernel aot_compile(const AotRequest &req, SourceManager &sm);
 // "tilec_tensordesc_2d", ...). Empty for a dtype with no C spelling.
 std::string c_type_of(const sema::ArgSpec &spec);
 
-// --- Tensor descriptor parameters (CliAotDesc.cpp) ---------------------------------------
+// --- Tensor descriptor parameters (AotDesc.cpp) ------------------------------------------
 // A `tensordesc<T[B0, ..]>` parameter is several .params (Sema's descriptor_parameter): its
 // base, its shape as int32s and every stride but the last as an int64, named `d.base`,
 // `d.shape.<i>`, `d.stride.<i>`. Launchers take the descriptor whole and check what Triton's
@@ -136,15 +135,4 @@ std::string c_hint_condition(const std::vector<AotParam> &params);
 // Text as the body of a C string literal.
 std::string c_string_body(const std::string &text);
 
-// Writes a file whole; false on any failure.
-bool write_text_file(const std::string &path, const std::string &text);
-// -o out/add [--name NAME] -> (directory "out", file stem "add"); UsageError when the C
-// name (the stem, or --name) is not an identifier.
-std::pair<std::string, std::string> output_stem(const ParsedArgs &a);
-// Maps -s -g -w -ns -o -n to their long spellings.
-std::vector<std::string> expand_short_options(const std::vector<std::string> &args);
-
-int run_compile(const std::vector<std::string> &args); // CliCompile.cpp
-int run_link(const std::vector<std::string> &args);    // CliLink.cpp
-
-} // namespace tilec::cli
+} // namespace tilec::aot

@@ -1,6 +1,6 @@
-// Argument handling of `tilec ir`: the AOT-style signature string, --constexpr values,
-// and binding both to a kernel's parameters. Kept apart from the commands so it can be
-// tested on its own.
+// Signatures as Triton's compile.py and `tilec ir/ptx/compile` spell them, constexpr values
+// given as text, and binding both to a kernel's parameters: used by the CLI, the AOT
+// compiler, the C++ API and the Python bindings (triton.compile's ASTSource).
 #pragma once
 
 #include <optional>
@@ -12,9 +12,10 @@
 
 #include "frontend/sema/Sema.h"
 
-namespace tilec::cli {
+namespace tilec::aot {
 
-// A mistake in the command line: printed as "tilec: <message>", exit code 2.
+// A mistake in the arguments (a signature, an option, a constexpr): the CLI prints it as
+// "tilec: <message>" with exit code 2; the API and the bindings raise it as theirs.
 class UsageError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
@@ -37,7 +38,7 @@ size_t entry_comma(std::string_view sig, size_t from);
 // None, a dtype (float16, tl.float16, fp16), a quoted string, or else the text as a string.
 sema::Val parse_constexpr_value(std::string_view text);
 
-// A kernel parameter as the CLI sees it.
+// A kernel parameter as the binding sees it.
 struct KernelParam {
   std::string name;
   bool constexpr_annotated = false;
@@ -45,7 +46,7 @@ struct KernelParam {
 };
 
 // The parameters of the kernel `fs` defines, read from its def (a syntax error is a
-// CompileError). Defined in CliIr.cpp; `tilec ir` and `tilec ptx` share it.
+// CompileError). KernelParams.cpp.
 std::vector<KernelParam> kernel_params(const sema::FunctionSource &fs);
 
 // One ArgSpec per parameter: parameters named by --constexpr (or annotated constexpr
@@ -56,4 +57,4 @@ bind_arguments(const std::string &kernel, const std::vector<KernelParam> &params
                const std::vector<sema::ArgSpec> &signature,
                const std::vector<std::pair<std::string, std::string>> &constexprs);
 
-} // namespace tilec::cli
+} // namespace tilec::aot
