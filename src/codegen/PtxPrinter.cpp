@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ir/InlineAsm.h"
+#include "support/InlineAsm.h"
 #include "simt/AsyncInstrs.h"
 #include "simt/Format.h"
 #include "simt/Verifier.h"
@@ -180,7 +180,7 @@ private:
     for (size_t i = 1; i < in.src.size(); ++i)
       names.push_back(rn_.name(in.src[i].reg()));
     std::string out, bad;
-    bool ok = ir::inline_asm::substitute(
+    bool ok = inline_asm::substitute(
         text, names.size(), [&](size_t k) { return names[k]; }, out, bad);
     TILEC_ASSERT(ok, "inline_asm: '" + bad + "' names no register (Sema checks this)");
     line("  { // inline asm");

@@ -1,15 +1,15 @@
 // inline_asm: the user's PTX once per `pack` consecutive element registers of a thread
 // (which elements form a group is unspecified, as in Triton). Elements under 32 bits
-// travel packed, low element first (ir/InlineAsm.h); 8-bit ones sit one per 16-bit
+// travel packed, low element first (support/InlineAsm.h); 8-bit ones sit one per 16-bit
 // register everywhere else, so they are packed and unpacked with shifts.
-#include "ir/InlineAsm.h"
+#include "support/InlineAsm.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
 
 namespace {
 
-namespace ia = ir::inline_asm;
+namespace ia = tilec::inline_asm;
 
 int elem_bits(const ir::Type &t) { return t.ptr ? 64 : ir::bits(t.elem); }
 

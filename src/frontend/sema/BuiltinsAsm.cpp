@@ -1,12 +1,12 @@
 // tl.inline_asm_elementwise: the user's PTX applied to every `pack` elements. Sema checks
 // what it can before any PTX exists: the constraints (one per register, results first,
-// LLVM's letters) against the registers the dtypes and `pack` make (ir/InlineAsm.h), and
+// LLVM's letters) against the registers the dtypes and `pack` make (support/InlineAsm.h), and
 // every $N in the text against their number.
 #include <cctype>
 
 #include "frontend/sema/BuiltinsImpl.h"
 #include "frontend/sema/Promotion.h"
-#include "ir/InlineAsm.h"
+#include "support/InlineAsm.h"
 
 namespace tilec::sema::builtins {
 
@@ -41,8 +41,8 @@ size_t check_regs(const Args &a, const std::vector<std::string> &cs, size_t pos,
            " is a boolean tensor; PTX registers do not "
            "hold i1 values (convert it to an integer)");
   int bits = t.ptr ? 64 : ir::bits(t.elem);
-  int epr = ir::inline_asm::elems_per_reg(bits, pack);
-  int rbits = ir::inline_asm::reg_bits(bits, pack);
+  int epr = inline_asm::elems_per_reg(bits, pack);
+  int rbits = inline_asm::reg_bits(bits, pack);
   if (pack % epr != 0)
     a.fail("inline_asm_elementwise(): pack=" + std::to_string(pack) + " does not split into " +
            "registers of " + std::to_string(epr) + " " + elem_name(t) + " elements (" + what + ")");
@@ -50,7 +50,7 @@ size_t check_regs(const Args &a, const std::vector<std::string> &cs, size_t pos,
     a.fail("inline_asm_elementwise(): " + what +
            " has 8-bit elements, which need pack >= 2 "
            "(PTX has no 8-bit registers to pass them in)");
-  int64_t n = ir::inline_asm::regs_per_instance(bits, pack);
+  int64_t n = inline_asm::regs_per_instance(bits, pack);
   for (int64_t r = 0; r < n; ++r, ++pos) {
     if (pos >= cs.size())
       return pos + static_cast<size_t>(n - r); // counted; the caller reports the total
@@ -60,7 +60,7 @@ size_t check_regs(const Args &a, const std::vector<std::string> &cs, size_t pos,
       a.fail("inline_asm_elementwise(): constraint " + std::to_string(pos) + " ('" + c +
              "') should be " + (output ? "an output ('=...')" : "an input") + " for " + what);
     std::string letter = output ? c.substr(1) : c;
-    int cb = letter.size() == 1 ? ir::inline_asm::constraint_bits(letter[0]) : 0;
+    int cb = letter.size() == 1 ? inline_asm::constraint_bits(letter[0]) : 0;
     if (cb == 0)
       a.fail("inline_asm_elementwise(): constraint " + std::to_string(pos) + " ('" + c +
              "') is not supported; use h (16-bit), r or f (32-bit), l or d (64-bit)");
@@ -116,7 +116,7 @@ Val inline_asm_elementwise(Emitter &e, const Args &a) {
            std::to_string(pos) + " registers (" + std::to_string(outputs) + " results, then " +
            std::to_string(pos - outputs) + " arguments, with pack=" + std::to_string(pack) + ")");
   std::string checked, bad;
-  if (!ir::inline_asm::substitute(
+  if (!inline_asm::substitute(
           text, cs.size(), [](size_t) { return ""; }, checked, bad))
     a.fail("inline_asm_elementwise(): '" + bad + "' in the assembly names no register: $0..$" +
            std::to_string(cs.size() - 1) +

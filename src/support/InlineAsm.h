@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace tilec::ir::inline_asm {
+namespace tilec::inline_asm {
 
 inline int elems_per_reg(int bits, int64_t pack) {
   return bits >= 32 ? 1 : static_cast<int>(std::min<int64_t>(32 / bits, pack));
@@ -64,4 +64,4 @@ bool substitute(const std::string &text, size_t count, Name &&name, std::string 
   return true;
 }
 
-} // namespace tilec::ir::inline_asm
+} // namespace tilec::inline_asm
