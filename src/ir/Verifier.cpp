@@ -14,101 +14,7 @@ void Verifier::verify_specific(const Op &op) {
     check(problem.empty(), op, problem);
     return;
   }
-  auto same_types = [&](const char *what) {
-    const Type &t = op.result(0)->type;
-    for (size_t i = 0; i < op.num_operands(); ++i)
-      check(op.operand(i)->type == t, op,
-            std::string(what) + " operands and result must have one type, got " +
-                types_str(operand_types(op)) + " -> " + t.str());
-  };
   switch (op.kind()) {
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Rem:
-  case OpKind::Min:
-  case OpKind::Max:
-    counts(op, 2, 2, 1);
-    same_types("arithmetic");
-    check(!op.result(0)->type.is_ptr(), op, "arithmetic on pointers (use addptr)");
-    if (op.kind() == OpKind::Div)
-      str_attr_in(op, "rounding", {"rn"}, false);
-    return;
-  case OpKind::And:
-  case OpKind::Or:
-  case OpKind::Xor:
-  case OpKind::Shl:
-  case OpKind::Shr:
-  case OpKind::Umulhi:
-    counts(op, 2, 2, 1);
-    same_types("integer");
-    check(is_int_type(op.result(0)->type), op, "needs integer operands");
-    return;
-  case OpKind::Neg:
-  case OpKind::Abs:
-    counts(op, 1, 1, 1);
-    same_types("unary");
-    check(!op.result(0)->type.is_ptr(), op, "needs numeric operands");
-    return;
-  case OpKind::Not:
-    counts(op, 1, 1, 1);
-    same_types("unary");
-    check(is_int_type(op.result(0)->type), op, "needs an integer operand");
-    return;
-  case OpKind::Exp:
-  case OpKind::Exp2:
-  case OpKind::Log:
-  case OpKind::Log2:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Sin:
-  case OpKind::Cos:
-  case OpKind::Erf:
-  case OpKind::Floor:
-  case OpKind::Ceil:
-    counts(op, 1, 1, 1);
-    same_types("math");
-    check(is_float_type(op.result(0)->type), op, "needs a float operand");
-    return;
-  case OpKind::Fma:
-    counts(op, 3, 3, 1);
-    same_types("fma");
-    check(is_float_type(op.result(0)->type), op, "needs float operands");
-    return;
-  case OpKind::Cmp: {
-    counts(op, 2, 2, 1);
-    const Type &a = op.operand(0)->type;
-    check(op.operand(1)->type == a, op, "compared operands must have one type");
-    check(op.result(0)->type == Type(DType::I1, false, a.shape).with_layout(a.layout), op,
-          "result must be i1 of the operands' shape");
-    str_attr_in(op, "pred", {"eq", "ne", "lt", "le", "gt", "ge"}, true);
-    return;
-  }
-  case OpKind::Select:
-    counts(op, 3, 3, 1);
-    check(is_i1_type(op.operand(0)->type), op, "condition must be i1");
-    check(op.operand(1)->type == op.result(0)->type && op.operand(2)->type == op.result(0)->type,
-          op, "both choices and the result must have one type");
-    return;
-  case OpKind::Cast: {
-    counts(op, 1, 1, 1);
-    const Type &a = op.operand(0)->type, &r = op.result(0)->type;
-    check(a.is_ptr() == r.is_ptr(), op, "cast between pointer and non-pointer (use bitcast)");
-    str_attr_in(op, "rounding", {"rtne", "rtz"}, false);
-    return;
-  }
-  case OpKind::Bitcast:
-    counts(op, 1, 1, 1);
-    check(bit_width(op.operand(0)->type) == bit_width(op.result(0)->type), op,
-          "bitcast between types of different bit widths");
-    return;
-  case OpKind::AddPtr:
-    counts(op, 2, 2, 1);
-    check(op.operand(0)->type.is_ptr(), op, "first operand must be a pointer");
-    check(is_int_type(op.operand(1)->type), op, "offsets must be integers");
-    check(op.result(0)->type == op.operand(0)->type, op, "result must have the pointer's type");
-    return;
   case OpKind::Dot: {
     counts(op, 3, 3, 1);
     const Type &a = op.operand(0)->type, &b = op.operand(1)->type, &c = op.operand(2)->type;
@@ -205,7 +111,7 @@ void Verifier::verify_specific(const Op &op) {
   }
   case OpKind::Hint:
     counts(op, 1, 1, 1);
-    same_types("hint");
+    same_types(op, "hint");
     return;
   case OpKind::Load:
   case OpKind::Store:
@@ -219,6 +125,102 @@ void Verifier::verify_specific(const Op &op) {
   case OpKind::For:
   case OpKind::While:
     verify_region_op(op);
+    return;
+  default:
+    verify_elementwise_op(op);
+    return;
+  }
+}
+
+// Arithmetic, math, comparisons, casts and addptr: elementwise ops of one shape.
+void Verifier::verify_elementwise_op(const Op &op) {
+  switch (op.kind()) {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Rem:
+  case OpKind::Min:
+  case OpKind::Max:
+    counts(op, 2, 2, 1);
+    same_types(op, "arithmetic");
+    check(!op.result(0)->type.is_ptr(), op, "arithmetic on pointers (use addptr)");
+    if (op.kind() == OpKind::Div)
+      str_attr_in(op, "rounding", {"rn"}, false);
+    return;
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+  case OpKind::Shl:
+  case OpKind::Shr:
+  case OpKind::Umulhi:
+    counts(op, 2, 2, 1);
+    same_types(op, "integer");
+    check(is_int_type(op.result(0)->type), op, "needs integer operands");
+    return;
+  case OpKind::Neg:
+  case OpKind::Abs:
+    counts(op, 1, 1, 1);
+    same_types(op, "unary");
+    check(!op.result(0)->type.is_ptr(), op, "needs numeric operands");
+    return;
+  case OpKind::Not:
+    counts(op, 1, 1, 1);
+    same_types(op, "unary");
+    check(is_int_type(op.result(0)->type), op, "needs an integer operand");
+    return;
+  case OpKind::Exp:
+  case OpKind::Exp2:
+  case OpKind::Log:
+  case OpKind::Log2:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Sin:
+  case OpKind::Cos:
+  case OpKind::Erf:
+  case OpKind::Floor:
+  case OpKind::Ceil:
+    counts(op, 1, 1, 1);
+    same_types(op, "math");
+    check(is_float_type(op.result(0)->type), op, "needs a float operand");
+    return;
+  case OpKind::Fma:
+    counts(op, 3, 3, 1);
+    same_types(op, "fma");
+    check(is_float_type(op.result(0)->type), op, "needs float operands");
+    return;
+  case OpKind::Cmp: {
+    counts(op, 2, 2, 1);
+    const Type &a = op.operand(0)->type;
+    check(op.operand(1)->type == a, op, "compared operands must have one type");
+    check(op.result(0)->type == Type(DType::I1, false, a.shape).with_layout(a.layout), op,
+          "result must be i1 of the operands' shape");
+    str_attr_in(op, "pred", {"eq", "ne", "lt", "le", "gt", "ge"}, true);
+    return;
+  }
+  case OpKind::Select:
+    counts(op, 3, 3, 1);
+    check(is_i1_type(op.operand(0)->type), op, "condition must be i1");
+    check(op.operand(1)->type == op.result(0)->type && op.operand(2)->type == op.result(0)->type,
+          op, "both choices and the result must have one type");
+    return;
+  case OpKind::Cast: {
+    counts(op, 1, 1, 1);
+    const Type &a = op.operand(0)->type, &r = op.result(0)->type;
+    check(a.is_ptr() == r.is_ptr(), op, "cast between pointer and non-pointer (use bitcast)");
+    str_attr_in(op, "rounding", {"rtne", "rtz"}, false);
+    return;
+  }
+  case OpKind::Bitcast:
+    counts(op, 1, 1, 1);
+    check(bit_width(op.operand(0)->type) == bit_width(op.result(0)->type), op,
+          "bitcast between types of different bit widths");
+    return;
+  case OpKind::AddPtr:
+    counts(op, 2, 2, 1);
+    check(op.operand(0)->type.is_ptr(), op, "first operand must be a pointer");
+    check(is_int_type(op.operand(1)->type), op, "offsets must be integers");
+    check(op.result(0)->type == op.operand(0)->type, op, "result must have the pointer's type");
     return;
   default:
     verify_shape_op(op);

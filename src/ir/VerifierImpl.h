@@ -262,6 +262,15 @@ private:
   }
 
   void verify_specific(const Op &op);
+  void verify_elementwise_op(const Op &op); // Verifier.cpp
+  // Every operand has the result's type (`what` names the op family in the message).
+  void same_types(const Op &op, const char *what) {
+    const Type &t = op.result(0)->type;
+    for (size_t i = 0; i < op.num_operands(); ++i)
+      check(op.operand(i)->type == t, op,
+            std::string(what) + " operands and result must have one type, got " +
+                types_str(operand_types(op)) + " -> " + t.str());
+  }
   void verify_shape_op(const Op &op);
   void verify_memory_op(const Op &op);
   void verify_region_op(const Op &op);
