@@ -67,6 +67,103 @@ Ty moved_ty(Ty t) {
   return ty_is_float(t) && t != Ty::F32 && t != Ty::F64 ? ty_bits_of(ty_bits(t)) : t;
 }
 
+// ld, st, atom, red: state space, memory semantics, caching, vector width, type.
+std::string memory_mnemonic(std::string s, const Instr &in) {
+  const Mods &m = in.m;
+  switch (in.op) {
+  case Op::Ld:
+  case Op::St:
+    if (m.vol)
+      add_mod(s, "volatile");
+    add_mod(s, sem_name(m.sem));
+    add_mod(s, scope_name(m.scope));
+    add_mod(s, space_name(m.space));
+    add_mod(s, cache_name(m.cache));
+    if (m.evict != Evict::None)
+      s += std::string(".L1::") + evict_name(m.evict);
+    if (m.l2_hint)
+      s += ".L2::cache_hint";
+    if (m.vec > 1)
+      s += ".v" + std::to_string(m.vec);
+    add_mod(s, ty_name(moved_ty(in.ty)));
+    return s;
+  case Op::Atom:
+  case Op::Red:
+    // Triton's spellings (ptxas takes the qualifiers in any order; tools grep for these):
+    // atom.global.gpu.acq_rel.add, but atom.global.acq_rel.gpu.cas
+    add_mod(s, space_name(m.space));
+    if (m.atom == AtomOp::Cas) {
+      add_mod(s, sem_name(m.sem));
+      add_mod(s, scope_name(m.scope));
+    } else {
+      add_mod(s, scope_name(m.scope));
+      add_mod(s, sem_name(m.sem));
+    }
+    add_mod(s, atom_name(m.atom));
+    if (m.noftz)
+      add_mod(s, "noftz");
+    if (m.vec > 1)
+      s += ".v" + std::to_string(m.vec);
+    // exch, cas and the bitwise atomics exist only for bit types
+    if (m.atom == AtomOp::Exch || m.atom == AtomOp::Cas || m.atom == AtomOp::And ||
+        m.atom == AtomOp::Or || m.atom == AtomOp::Xor) {
+      add_mod(s, ty_name(ty_bits_of(ty_bits(in.ty))));
+      return s;
+    }
+    add_mod(s, ty_name(in.ty));
+    return s;
+  default:
+    TILEC_ASSERT(false, "memory_mnemonic: not a memory instruction");
+    return s;
+  }
+}
+
+// mma, ldmatrix, cp.async, mbarrier, wgmma: shapes and operand types.
+std::string matrix_mnemonic(std::string s, const Instr &in) {
+  const Mods &m = in.m;
+  switch (in.op) {
+  case Op::Mma: { // mma.sync.aligned.m16n8k16.row.col.<d>.<a>.<b>.<c>
+    const char *ab = in.src_ty == Ty::E4M3x2   ? "e4m3"
+                     : in.src_ty == Ty::E5M2x2 ? "e5m2"
+                                               : ty_name(in.src_ty);
+    s += ".m" + std::to_string(m.mma.m) + "n" + std::to_string(m.mma.n) + "k" +
+         std::to_string(m.mma.k) + ".row.col";
+    add_mod(s, ty_name(in.ty));
+    add_mod(s, ab);
+    add_mod(s, ab);
+    add_mod(s, ty_name(in.ty));
+    return s;
+  }
+  case Op::Ldmatrix: // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16
+    s += ".m8n8.x" + std::to_string(m.vec);
+    if (m.trans)
+      add_mod(s, "trans");
+    s += ".shared.b16";
+    return s;
+  case Op::CpAsync: // cp.async.cg.shared.global
+    add_mod(s, cache_name(m.cache));
+    s += ".shared.global";
+    return s;
+  case Op::Mbarrier: {
+    static const char *const ops[] = {
+        "", "init", "arrive", "arrive.expect_tx", "try_wait.parity", "inval"};
+    add_mod(s, ops[static_cast<int>(m.mbar)]);
+    s += ".shared::cta.b64";
+    return s;
+  }
+  case Op::Wgmma: // wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+    s += ".m" + std::to_string(m.mma.m) + "n" + std::to_string(m.mma.n) + "k" +
+         std::to_string(m.mma.k);
+    add_mod(s, ty_name(in.ty));
+    add_mod(s, ty_name(in.src_ty));
+    add_mod(s, ty_name(in.src_ty));
+    return s;
+  default:
+    TILEC_ASSERT(false, "matrix_mnemonic: not a matrix instruction");
+    return s;
+  }
+}
+
 std::string mnemonic(const Instr &in) {
   std::string s = op_mnemonic(in.op);
   const Mods &m = in.m;
@@ -141,44 +238,9 @@ std::string mnemonic(const Instr &in) {
     return s;
   case Op::Ld:
   case Op::St:
-    if (m.vol)
-      add_mod(s, "volatile");
-    add_mod(s, sem_name(m.sem));
-    add_mod(s, scope_name(m.scope));
-    add_mod(s, space_name(m.space));
-    add_mod(s, cache_name(m.cache));
-    if (m.evict != Evict::None)
-      s += std::string(".L1::") + evict_name(m.evict);
-    if (m.l2_hint)
-      s += ".L2::cache_hint";
-    if (m.vec > 1)
-      s += ".v" + std::to_string(m.vec);
-    add_mod(s, ty_name(moved_ty(in.ty)));
-    return s;
   case Op::Atom:
   case Op::Red:
-    // Triton's spellings (ptxas takes the qualifiers in any order; tools grep for these):
-    // atom.global.gpu.acq_rel.add, but atom.global.acq_rel.gpu.cas
-    add_mod(s, space_name(m.space));
-    if (m.atom == AtomOp::Cas) {
-      add_mod(s, sem_name(m.sem));
-      add_mod(s, scope_name(m.scope));
-    } else {
-      add_mod(s, scope_name(m.scope));
-      add_mod(s, sem_name(m.sem));
-    }
-    add_mod(s, atom_name(m.atom));
-    if (m.noftz)
-      add_mod(s, "noftz");
-    if (m.vec > 1)
-      s += ".v" + std::to_string(m.vec);
-    // exch, cas and the bitwise atomics exist only for bit types
-    if (m.atom == AtomOp::Exch || m.atom == AtomOp::Cas || m.atom == AtomOp::And ||
-        m.atom == AtomOp::Or || m.atom == AtomOp::Xor) {
-      add_mod(s, ty_name(ty_bits_of(ty_bits(in.ty))));
-      return s;
-    }
-    break;
+    return memory_mnemonic(std::move(s), in);
   case Op::CreatePolicy:
     s += std::string(".fractional.L2::") + evict_name(m.evict);
     break;
@@ -204,42 +266,12 @@ std::string mnemonic(const Instr &in) {
   case Op::Selp:
     add_mod(s, ty_name(moved_ty(in.ty)));
     return s;
-  case Op::Mma: { // mma.sync.aligned.m16n8k16.row.col.<d>.<a>.<b>.<c>
-    const char *ab = in.src_ty == Ty::E4M3x2   ? "e4m3"
-                     : in.src_ty == Ty::E5M2x2 ? "e5m2"
-                                               : ty_name(in.src_ty);
-    s += ".m" + std::to_string(m.mma.m) + "n" + std::to_string(m.mma.n) + "k" +
-         std::to_string(m.mma.k) + ".row.col";
-    add_mod(s, ty_name(in.ty));
-    add_mod(s, ab);
-    add_mod(s, ab);
-    add_mod(s, ty_name(in.ty));
-    return s;
-  }
-  case Op::Ldmatrix: // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16
-    s += ".m8n8.x" + std::to_string(m.vec);
-    if (m.trans)
-      add_mod(s, "trans");
-    s += ".shared.b16";
-    return s;
-  case Op::CpAsync: // cp.async.cg.shared.global
-    add_mod(s, cache_name(m.cache));
-    s += ".shared.global";
-    return s;
-  case Op::Mbarrier: {
-    static const char *const ops[] = {
-        "", "init", "arrive", "arrive.expect_tx", "try_wait.parity", "inval"};
-    add_mod(s, ops[static_cast<int>(m.mbar)]);
-    s += ".shared::cta.b64";
-    return s;
-  }
-  case Op::Wgmma: // wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-    s += ".m" + std::to_string(m.mma.m) + "n" + std::to_string(m.mma.n) + "k" +
-         std::to_string(m.mma.k);
-    add_mod(s, ty_name(in.ty));
-    add_mod(s, ty_name(in.src_ty));
-    add_mod(s, ty_name(in.src_ty));
-    return s;
+  case Op::Mma:
+  case Op::Ldmatrix:
+  case Op::CpAsync:
+  case Op::Mbarrier:
+  case Op::Wgmma:
+    return matrix_mnemonic(std::move(s), in);
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
   case Op::WgmmaFence:
