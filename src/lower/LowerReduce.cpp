@@ -155,20 +155,15 @@ std::vector<int> axis_bits(const LinearLayout &l, const char *name, int axis) {
   return bits;
 }
 
-} // namespace
+using Partials = std::map<std::vector<int32_t>, Vals>;
 
-void lower_reduce(LoweringContext &c, const ir::Op &op) {
-  simt::Builder &b = c.b();
-  int axis = static_cast<int>(op.int_attr("axis", 0));
-  size_t nv = op.num_operands();
+// 1. In the thread: registers grouped by their coordinates off the axis, each group
+// combined into one partial per value.
+Partials reduce_in_thread(LoweringContext &c, const ir::Op &op, const LinearLayout &l, int axis) {
   const ir::Block &blk = *op.region(0)->block();
-  const ir::Type &xt = op.operand(0)->type;
-  const LinearLayout &l = c.layout_of(xt);
+  size_t nv = op.num_operands();
   int nreg = l.in_dim_size(layout::kRegister);
   std::vector<bool> uniq = LoweringContext::unique_regs(l);
-  (void)axis_bits(l, layout::kRegister, axis); // validates the register bases
-
-  // 1. In the thread: group registers by their coordinates off the axis.
   std::map<std::vector<int32_t>, std::vector<std::pair<int32_t, int32_t>>>
       groups; // key -> (axis, reg)
   for (int32_t r = 0; r < nreg; ++r) {
@@ -177,7 +172,7 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
     std::vector<int32_t> rc = LoweringContext::reg_coords(l, r);
     groups[without(rc, axis)].push_back({rc[static_cast<size_t>(axis)], r});
   }
-  std::map<std::vector<int32_t>, Vals> partial;
+  Partials partial;
   const bool minmax = minmax_combiner(blk);
   for (auto &[key, members] : groups) {
     std::sort(members.begin(), members.end());
@@ -207,8 +202,15 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
     partial[key] = items[0];
   }
 
-  // 2. Across lanes: butterflies over the lane bits along the axis, highest first. Both
-  // lanes of a pair must compute the same value: unless the combiner is commutative, the
+  return partial;
+}
+
+// 2. Across lanes: butterflies over the lane bits along the axis, highest first.
+void reduce_across_lanes(LoweringContext &c, const ir::Op &op, const LinearLayout &l, int axis,
+                         Partials &partial) {
+  simt::Builder &b = c.b();
+  const ir::Block &blk = *op.region(0)->block();
+  // Both lanes of a pair must compute the same value: unless the combiner is commutative, the
   // partial of the lower lane (lower axis indices) goes on the left.
   std::vector<int> lane_bits = axis_bits(l, layout::kLane, axis);
   bool commutative = commutative_combiner(blk);
@@ -234,10 +236,16 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
       v = combine(c, blk, lo, hi);
     }
   }
+}
 
-  // 3. Across warps: partials through shared memory.
+// 3. Across warps: partials through shared memory; `red` is the reduced layout.
+void reduce_across_warps(LoweringContext &c, const ir::Op &op, const LinearLayout &l, int axis,
+                         const LinearLayout &red, Partials &partial) {
+  simt::Builder &b = c.b();
+  const ir::Block &blk = *op.region(0)->block();
+  const ir::Type &xt = op.operand(0)->type;
+  size_t nv = op.num_operands();
   std::vector<int> warp_bits = axis_bits(l, layout::kWarp, axis);
-  LinearLayout red = xt.rank() > 1 ? drop_axis(l, axis) : LinearLayout();
   if (!warp_bits.empty()) {
     int64_t nwarp = int64_t{1} << warp_bits.size();
     int64_t nres = xt.rank() > 1 ? red.total_out_size() : 1;
@@ -316,6 +324,22 @@ void lower_reduce(LoweringContext &c, const ir::Op &op) {
       v = acc;
     }
   }
+}
+
+} // namespace
+
+void lower_reduce(LoweringContext &c, const ir::Op &op) {
+  int axis = static_cast<int>(op.int_attr("axis", 0));
+  size_t nv = op.num_operands();
+  const ir::Type &xt = op.operand(0)->type;
+  const LinearLayout &l = c.layout_of(xt);
+  int nreg = l.in_dim_size(layout::kRegister);
+  (void)axis_bits(l, layout::kRegister, axis); // validates the register bases
+
+  Partials partial = reduce_in_thread(c, op, l, axis);
+  reduce_across_lanes(c, op, l, axis, partial);
+  LinearLayout red = xt.rank() > 1 ? drop_axis(l, axis) : LinearLayout();
+  reduce_across_warps(c, op, l, axis, red, partial);
   c.set_loc(op.loc());
 
   // 4. Results: relabel the reduced layout's registers into the result layout.
