@@ -114,6 +114,8 @@ private:
   };
   static constexpr int kMaxDepth = 300;  // ~100 nested brackets (3 levels each), blocks
   static constexpr int kMaxChain = 2000; // operands of one operator chain: a + b + ...
+  // The tail of "X is not supported" errors of the expression parser.
+  static constexpr const char *kNotSupported = " is not supported in tilec kernels";
   void check_chain(int length) const;
 
   std::vector<Token> toks_;
