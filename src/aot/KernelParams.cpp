@@ -1,26 +1,11 @@
 // A kernel's parameters as the signature binding sees them, read from its def.
 #include "aot/Signature.h"
 #include "frontend/Parser.h"
+#include "frontend/sema/SemaImpl.h" // is_constexpr_annotation: Sema's own rule
 
 namespace tilec::aot {
 
 namespace {
-
-// Triton looks for "constexpr" in the annotation: tl.constexpr, constexpr, or a string.
-bool is_constexpr_annotation(const ast::Expr *a) {
-  if (!a)
-    return false;
-  switch (a->kind) {
-  case ast::ExprKind::Name:
-    return static_cast<const ast::NameExpr *>(a)->id == "constexpr";
-  case ast::ExprKind::Attribute:
-    return static_cast<const ast::AttributeExpr *>(a)->attr == "constexpr";
-  case ast::ExprKind::Str:
-    return static_cast<const ast::StrExpr *>(a)->value.find("constexpr") != std::string::npos;
-  default:
-    return false;
-  }
-}
 
 // A literal default (`= 4`, `= -1.5`, `= "x"`, `= None`, `= True`) as a constexpr value.
 std::optional<sema::Val> literal(const ast::Expr *e) {
@@ -76,7 +61,7 @@ std::vector<KernelParam> kernel_params(const sema::FunctionSource &fs) {
         continue; // Sema reports these
       KernelParam kp;
       kp.name = p.name;
-      kp.constexpr_annotated = is_constexpr_annotation(p.annotation.get());
+      kp.constexpr_annotated = sema::detail::is_constexpr_annotation(p.annotation.get());
       kp.default_value = literal(p.default_value.get());
       params.push_back(std::move(kp));
     }
