@@ -1,52 +1,23 @@
 #include "interp/tile/RaceCheck.h"
 
 #include <cstdlib>
-#include <cstring>
-#include <mutex>
 #include <new>
 #include <type_traits>
 
 namespace tilec::interp {
 
-namespace {
-
-// Cleared pages of finished launches, reused by later ones (at most kPoolPages of them).
-constexpr size_t kPoolPages = 2048; // 2048 pages of 4 KiB of bytes: ~200 MB of shadow
-std::mutex g_pool_mu;
-std::vector<void *> g_pool;
-
-} // namespace
-
-RaceShadow::~RaceShadow() {
-  std::lock_guard<std::mutex> g(g_pool_mu);
-  for (auto &[number, p] : pages_) {
-    if (g_pool.size() < kPoolPages)
-      g_pool.push_back(p);
-    else
-      std::free(p);
-  }
-}
+void RaceShadow::Free::operator()(Page *p) const { std::free(p); }
 
 RaceShadow::Page &RaceShadow::page(uint64_t number) {
   if (number != last_number_) {
-    Page *&p = pages_[number];
+    std::unique_ptr<Page, Free> &p = pages_[number];
     if (!p) { // all-zero bytes are a valid Page: no program, op 0
       static_assert(std::is_trivially_copyable_v<Page>);
-      void *mem = nullptr;
-      {
-        std::lock_guard<std::mutex> g(g_pool_mu);
-        if (!g_pool.empty()) {
-          mem = g_pool.back();
-          g_pool.pop_back();
-        }
-      }
-      if (mem)
-        std::memset(mem, 0, sizeof(Page));
-      else if (!(mem = std::calloc(1, sizeof(Page))))
+      p.reset(static_cast<Page *>(std::calloc(1, sizeof(Page))));
+      if (!p)
         throw std::bad_alloc();
-      p = static_cast<Page *>(mem);
     }
-    last_ = p;
+    last_ = p.get();
     last_number_ = number;
   }
   return *last_;

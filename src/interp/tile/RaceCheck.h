@@ -31,11 +31,6 @@ public:
     const Node *op = nullptr;
   };
 
-  RaceShadow() = default;
-  RaceShadow(const RaceShadow &) = delete;
-  RaceShadow &operator=(const RaceShadow &) = delete;
-  ~RaceShadow();
-
   // Program `program` (flat id) reads or writes `bytes` bytes at `addr` by op `n`.
   Conflict access(uint64_t addr, uint32_t bytes, bool write, uint32_t program, const Node &n);
 
@@ -55,9 +50,11 @@ private:
   Page &page(uint64_t number);
   uint32_t op_index(const Node &n);
 
-  // Pages come from a process-wide pool and go back to it (up to a cap) when the launch
-  // ends: a fresh mapping per launch cost more in page faults than the checks themselves.
-  std::unordered_map<uint64_t, Page *> pages_;
+  struct Free {
+    void operator()(Page *p) const;
+  };
+  // calloc'd: the system hands out zeroed memory without a separate clearing pass
+  std::unordered_map<uint64_t, std::unique_ptr<Page, Free>> pages_;
   uint64_t last_number_ = UINT64_MAX;
   Page *last_ = nullptr;
   std::vector<const Node *> ops_;
