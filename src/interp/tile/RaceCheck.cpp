@@ -1,26 +1,30 @@
 #include "interp/tile/RaceCheck.h"
 
-#include <cstdlib>
-#include <new>
-#include <type_traits>
+#include <algorithm>
+#include <bit>
 
 namespace tilec::interp {
 
-void RaceShadow::Free::operator()(Page *p) const { std::free(p); }
-
 RaceShadow::Page &RaceShadow::page(uint64_t number) {
   if (number != last_number_) {
-    std::unique_ptr<Page, Free> &p = pages_[number];
-    if (!p) { // all-zero bytes are a valid Page: no program, op 0
-      static_assert(std::is_trivially_copyable_v<Page>);
-      p.reset(static_cast<Page *>(std::calloc(1, sizeof(Page))));
-      if (!p)
-        throw std::bad_alloc();
-    }
+    std::unique_ptr<Page> &p = pages_[number];
+    if (!p)
+      p = std::make_unique<Page>(); // no records yet: the first access sets the granule
     last_ = p.get();
     last_number_ = number;
   }
   return *last_;
+}
+
+// Splits every record of `p` into granules of 1 << shift bytes (each part keeps the whole
+// record's history: the accesses covered all of its bytes).
+void RaceShadow::refine(Page &p, int shift) {
+  int ratio = 1 << (p.shift - shift);
+  std::vector<Record> finer(p.records.size() * static_cast<size_t>(ratio));
+  for (size_t i = 0; i < finer.size(); ++i)
+    finer[i] = p.records[i / static_cast<size_t>(ratio)];
+  p.records = std::move(finer);
+  p.shift = shift;
 }
 
 uint32_t RaceShadow::op_index(const Node &n) {
@@ -37,26 +41,36 @@ uint32_t RaceShadow::op_index(const Node &n) {
 RaceShadow::Conflict RaceShadow::access(uint64_t addr, uint32_t bytes, bool write,
                                         uint32_t program, const Node &n) {
   uint32_t me = program + 1, op = op_index(n);
+  Page &p = page(addr >> kPageBits);
+  uint64_t off = addr & (kPage - 1);
+  // The largest granule (up to 8 bytes) this access covers whole: its alignment and size.
+  int fit = std::min(3, std::countr_zero(off | bytes | 8));
+  if (p.records.empty()) {
+    p.shift = fit;
+    p.records.resize(kPage >> fit);
+  } else if (fit < p.shift) {
+    refine(p, fit);
+  }
   Conflict c;
   auto report = [&](const Who &w, bool wrote) {
-    if (!c.found) {
+    if (!c.found)
       c = {true, wrote, w.program - 1, ops_[w.op]};
-    }
   };
-  for (uint64_t a = addr; a < addr + bytes; ++a) {
-    Byte &b = page(a >> kPageBits).bytes[static_cast<size_t>(a & (kPage - 1))];
-    if (b.writer.program != 0 && b.writer.program != me)
-      report(b.writer, true);
+  size_t first = off >> p.shift, last = (off + bytes - 1) >> p.shift;
+  for (size_t i = first; i <= last; ++i) {
+    Record &r = p.records[i];
+    if (r.writer.program != 0 && r.writer.program != me)
+      report(r.writer, true);
     if (write) {
-      if (b.reader.program != 0 && b.reader.program != me)
-        report(b.reader, false);
-      else if (b.reader2.program != 0 && b.reader2.program != me)
-        report(b.reader2, false);
-      b.writer = {me, op};
-    } else if (b.reader.program == 0) {
-      b.reader = {me, op};
-    } else if (b.reader.program != me && b.reader2.program == 0) {
-      b.reader2 = {me, op};
+      if (r.reader.program != 0 && r.reader.program != me)
+        report(r.reader, false);
+      else if (r.reader2.program != 0 && r.reader2.program != me)
+        report(r.reader2, false);
+      r.writer = {me, op};
+    } else if (r.reader.program == 0) {
+      r.reader = {me, op};
+    } else if (r.reader.program != me && r.reader2.program == 0) {
+      r.reader2 = {me, op};
     }
     if (c.found)
       return c;

@@ -7,7 +7,11 @@
 //
 // Shadow memory: for each byte touched, the last program that stored it and up to two
 // distinct programs that loaded it (two suffice: any reader other than a later writer is
-// then known), each with the op that did it. Pages of 4 KiB are allocated as touched.
+// then known), each with the op that did it. Pages of 4 KiB of memory are shadowed as
+// touched, in granules: a page starts with the granule of its first access (an aligned
+// fp32 access: 4 bytes share one record) and is refined, records copied, when a smaller or
+// misaligned access comes, so the checks stay exact per byte while an array accessed by
+// whole elements costs a record per element.
 #pragma once
 
 #include <array>
@@ -41,20 +45,18 @@ private:
     uint32_t program = 0; // flat program id + 1; 0: nobody
     uint32_t op = 0;      // index into ops_
   };
-  struct Byte { // one byte's accesses, together: one cache line holds 2-3 bytes' worth
+  struct Record { // one granule's accesses
     Who writer, reader, reader2;
   };
   struct Page {
-    std::array<Byte, kPage> bytes;
+    int shift = 0;               // log2 of the granule, 0..3
+    std::vector<Record> records; // kPage >> shift of them
   };
   Page &page(uint64_t number);
+  static void refine(Page &p, int shift);
   uint32_t op_index(const Node &n);
 
-  struct Free {
-    void operator()(Page *p) const;
-  };
-  // calloc'd: the system hands out zeroed memory without a separate clearing pass
-  std::unordered_map<uint64_t, std::unique_ptr<Page, Free>> pages_;
+  std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   uint64_t last_number_ = UINT64_MAX;
   Page *last_ = nullptr;
   std::vector<const Node *> ops_;
