@@ -118,3 +118,22 @@ def test_off_by_default_and_unknown_checks(monkeypatch):
     monkeypatch.setenv("TILEC_SANITIZE", "rase")
     with pytest.raises(KernelError, match="TILEC_SANITIZE names an unknown check 'rase'"):
         disjoint_copy[(4,)](x, y, 64, BLOCK=16)
+
+
+@tilec.jit
+def word_then_byte(X, B, k):
+    # program 0 stores X[0] (bytes 0-3) as a whole fp32; program 1 loads byte k through B
+    pid = tl.program_id(0)
+    if pid == 0:
+        tl.store(X, 1.0)
+    else:
+        tl.store(X + 2, tl.load(B + k).to(tl.float32))
+
+
+def test_races_are_exact_per_byte(race):
+    # the shadow keeps a record per fp32 element until a 1-byte access splits it
+    x = np.zeros(4, np.float32)
+    word_then_byte[(2,)](x, x.view(np.int8), 4)  # byte 4 is X[1]: no conflict
+    with pytest.raises(KernelError, match=r"program \(0, 0, 0\) stored the same byte.*"
+                                          r"this load reads argument '.' at byte offset 3"):
+        word_then_byte[(2,)](x, x.view(np.int8), 3)
