@@ -271,6 +271,12 @@ void Exec::fail(const Node &n, const std::string &msg) const {
   throw RuntimeError(render_diagnostic(sm, n.op->loc(), "error", m));
 }
 
+void Exec::race_atomic(const Node &n) {
+  std::string sem = n.op->str_attr("sem", "acq_rel");
+  uint32_t me = static_cast<uint32_t>(pid[0] + grid[0] * (pid[1] + grid[1] * pid[2]));
+  race->atomic(me, sem == "acquire" || sem == "acq_rel", sem == "release" || sem == "acq_rel");
+}
+
 void Exec::race_access(const Node &n, const BufferRange &b, uint64_t addr, uint32_t bytes,
                        bool write, int32_t lane_slot, int64_t flat) {
   uint32_t me = static_cast<uint32_t>(pid[0] + grid[0] * (pid[1] + grid[1] * pid[2]));

@@ -90,7 +90,8 @@ template <class T> void store(Exec &ex, const Node &n) {
       continue;
     uint64_t a = l.addr(i);
     check<T, true>(ex, n, cur, a, i, "store to");
-    if (ex.race)
+    // a store that leaves the bytes as they are cannot make the result order-dependent
+    if (ex.race && std::memcmp(reinterpret_cast<const void *>(a), &v[i * sv], sizeof(T)) != 0)
       ex.race_access(n, *cur, a, sizeof(T), true, lane_slot(n), i);
     std::memcpy(reinterpret_cast<void *>(a), &v[i * sv], sizeof(T));
   }
@@ -136,6 +137,8 @@ template <class D> typename D::S rmw(AtomicKind k, typename D::S old_s, typename
 template <class D> void atomic_rmw(Exec &ex, const Node &n) {
   using S = typename D::S;
   Lanes l = lanes(ex, n, 2);
+  if (ex.race)
+    ex.race_atomic(n);
   const S *v = ex.ptr<S>(n.in[1]);
   int64_t sv = !n.bcast[1];
   S *r = ex.ptr<S>(n.out[0]);
@@ -159,6 +162,8 @@ template <class D> void atomic_rmw(Exec &ex, const Node &n) {
 
 template <class T> void atomic_cas(Exec &ex, const Node &n) {
   Lanes l = lanes(ex, n, -1);
+  if (ex.race)
+    ex.race_atomic(n);
   const T *cmp = ex.ptr<T>(n.in[1]), *val = ex.ptr<T>(n.in[2]);
   int64_t sc = !n.bcast[1], sv = !n.bcast[2];
   T *r = ex.ptr<T>(n.out[0]);

@@ -27,6 +27,25 @@ void RaceShadow::refine(Page &p, int shift) {
   p.shift = shift;
 }
 
+void RaceShadow::atomic(uint32_t program, bool acquire, bool release) {
+  uint32_t me = program + 1;
+  if (me != current_) {
+    current_ = me;
+    acquired_ = false;
+    current_epoch_ = 0;
+  }
+  acquired_ = acquired_ || acquire;
+  if (release && current_epoch_ < UINT16_MAX)
+    releases_[me] = ++current_epoch_;
+}
+
+bool RaceShadow::ordered(const Who &w) const {
+  if (!acquired_)
+    return false;
+  auto it = releases_.find(w.program);
+  return it != releases_.end() && it->second > w.epoch; // released after the access
+}
+
 uint32_t RaceShadow::op_index(const Node &n) {
   if (&n == last_op_)
     return last_op_id_;
@@ -40,7 +59,13 @@ uint32_t RaceShadow::op_index(const Node &n) {
 
 RaceShadow::Conflict RaceShadow::access(uint64_t addr, uint32_t bytes, bool write,
                                         uint32_t program, const Node &n) {
-  uint32_t me = program + 1, op = op_index(n);
+  uint32_t me = program + 1;
+  uint16_t op = static_cast<uint16_t>(std::min<uint32_t>(op_index(n), UINT16_MAX));
+  if (me != current_) { // programs run one after another: a new one starts afresh
+    current_ = me;
+    acquired_ = false;
+    current_epoch_ = 0;
+  }
   Page &p = page(addr >> kPageBits);
   uint64_t off = addr & (kPage - 1);
   // The largest granule (up to 8 bytes) this access covers whole: its alignment and size.
@@ -59,18 +84,20 @@ RaceShadow::Conflict RaceShadow::access(uint64_t addr, uint32_t bytes, bool writ
   size_t first = off >> p.shift, last = (off + bytes - 1) >> p.shift;
   for (size_t i = first; i <= last; ++i) {
     Record &r = p.records[i];
-    if (r.writer.program != 0 && r.writer.program != me)
+    auto other = [&](const Who &w) { return w.program != 0 && w.program != me && !ordered(w); };
+    if (other(r.writer))
       report(r.writer, true);
+    Who who{me, op, current_epoch_};
     if (write) {
-      if (r.reader.program != 0 && r.reader.program != me)
+      if (other(r.reader))
         report(r.reader, false);
-      else if (r.reader2.program != 0 && r.reader2.program != me)
+      else if (other(r.reader2))
         report(r.reader2, false);
-      r.writer = {me, op};
-    } else if (r.reader.program == 0) {
-      r.reader = {me, op};
-    } else if (r.reader.program != me && r.reader2.program == 0) {
-      r.reader2 = {me, op};
+      r.writer = who;
+    } else if (r.reader.program == 0 || r.reader.program == me) {
+      r.reader = who;
+    } else if (r.reader2.program == 0 || r.reader2.program == me) {
+      r.reader2 = who;
     }
     if (c.found)
       return c;

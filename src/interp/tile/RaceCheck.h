@@ -37,14 +37,19 @@ public:
 
   // Program `program` (flat id) reads or writes `bytes` bytes at `addr` by op `n`.
   Conflict access(uint64_t addr, uint32_t bytes, bool write, uint32_t program, const Node &n);
+  // Program `program` performs an atomic with these semantics (relaxed ones order nothing).
+  void atomic(uint32_t program, bool acquire, bool release);
 
 private:
   static constexpr uint64_t kPageBits = 12;
   static constexpr uint64_t kPage = uint64_t{1} << kPageBits;
   struct Who {
     uint32_t program = 0; // flat program id + 1; 0: nobody
-    uint32_t op = 0;      // index into ops_
+    uint16_t op = 0;      // index into ops_ (saturated: messages then name the last op)
+    uint16_t epoch = 0;   // the program's release count when it made the access
   };
+  // Whether `w`, another program's access, is ordered before the current program's.
+  bool ordered(const Who &w) const;
   struct Record { // one granule's accesses
     Who writer, reader, reader2;
   };
@@ -63,6 +68,10 @@ private:
   std::unordered_map<const Node *, uint32_t> op_ids_;
   const Node *last_op_ = nullptr; // consecutive accesses come from one op
   uint32_t last_op_id_ = 0;
+  std::unordered_map<uint32_t, uint16_t> releases_; // program + 1 -> release atomics so far
+  uint32_t current_ = 0;      // the program now running, + 1
+  bool acquired_ = false;     // it has performed an acquire atomic
+  uint16_t current_epoch_ = 0; // its release count
 };
 
 } // namespace tilec::interp

@@ -126,6 +126,8 @@ public:
   // fails naming both programs and lines when another program's access conflicts.
   void race_access(const Node &n, const BufferRange &b, uint64_t addr, uint32_t bytes,
                    bool write, int32_t lane_slot, int64_t flat);
+  // TILEC_SANITIZE=race: atomic op `n` (its `sem`) orders this program's accesses.
+  void race_atomic(const Node &n);
 
   // Scratch memory reused across ops (index k: independent areas).
   uint8_t *scratch(int k, size_t bytes);
