@@ -9,10 +9,10 @@
 
 #include "Bindings.h"
 #include "Kernel.h"
+#include "aot/Signature.h"
 #include "ir/Printer.h"
 #include "pipeline/GpuPipeline.h"
 #include "pipeline/Pipeline.h"
-#include "aot/Signature.h"
 
 namespace tilec::python {
 
@@ -43,9 +43,8 @@ sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index) {
     a.kind = sema::ArgSpec::Kind::Constexpr;
     std::string what;
     if (!value_from_python(payload, a.value, what))
-      throw nb::type_error(("argument " + std::to_string(index) + ": a constexpr cannot be a " +
-                            what)
-                               .c_str());
+      throw nb::type_error(
+          ("argument " + std::to_string(index) + ": a constexpr cannot be a " + what).c_str());
   } else if (kind == "none") {
     a.kind = sema::ArgSpec::Kind::None;
   } else if (kind == "bool") {
@@ -105,8 +104,7 @@ LocatedError compile_failure(const SourceManager &sm, const CompileError &e) {
 namespace {
 
 std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
-                                const nb::list &specs, int num_warps, int num_stages,
-                                bool debug) {
+                                const nb::list &specs, int num_warps, int num_stages, bool debug) {
   std::vector<sema::ArgSpec> args;
   args.reserve(nb::len(specs));
   for (size_t i = 0; i < nb::len(specs); ++i)
@@ -137,8 +135,8 @@ std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
 // does (the same parser and binding, src/aot/Signature.h), with constexpr values given
 // as Python objects. Returns the PTX, launch metadata and the IR of every stage.
 nb::dict compile_aot(const std::shared_ptr<sema::FunctionSource> &fs, const std::string &signature,
-                     const nb::dict &constexprs, int num_warps, int num_stages, bool debug,
-                     int sm, bool arch_specific, bool enable_fp_fusion, int maxnreg) {
+                     const nb::dict &constexprs, int num_warps, int num_stages, bool debug, int sm,
+                     bool arch_specific, bool enable_fp_fusion, int maxnreg) {
   std::vector<sema::ArgSpec> specs;
   try {
     std::vector<aot::KernelParam> params;
@@ -215,8 +213,9 @@ nb::dict compile_aot(const std::shared_ptr<sema::FunctionSource> &fs, const std:
 void bind_compile(nb::module_ &m) {
   nb::class_<Kernel>(m, "Kernel", "A kernel compiled for one specialisation.")
       .def_prop_ro("name", [](const Kernel &k) { return k.function->name; })
-      .def_prop_ro("arg_names", [](const Kernel &k) { return k.function->arg_names; },
-                   "The run-time parameters (constexpr and specialised-away ones dropped).")
+      .def_prop_ro(
+          "arg_names", [](const Kernel &k) { return k.function->arg_names; },
+          "The run-time parameters (constexpr and specialised-away ones dropped).")
       .def_prop_ro("static_output", [](const Kernel &k) { return k.compiled.static_output; })
       .def_prop_ro("stages",
                    [](const Kernel &k) {
@@ -242,8 +241,7 @@ void bind_compile(nb::module_ &m) {
             throw nb::key_error(
                 ("no IR recorded for stage '" + stage + "' (stages: " + names + ")").c_str());
           },
-          nb::arg("stage") = "",
-          "The Tile IR after `stage` (empty: the final IR).")
+          nb::arg("stage") = "", "The Tile IR after `stage` (empty: the final IR).")
       .def(
           "ir_with_locations",
           [](const Kernel &k) {
@@ -253,10 +251,18 @@ void bind_compile(nb::module_ &m) {
             return ir::print(*k.compiled.module, po);
           },
           "The final Tile IR with each op's source location.")
-      .def("run", &run_kernel, nb::arg("grid"), nb::arg("args"), nb::arg("buffers"),
-           "Runs every program of `grid` on the tile interpreter; returns device_print "
-           "output. args: one value per run-time parameter (ints, floats, bools, pointer "
-           "addresses); buffers: (name, address, bytes, writable) per pointer argument.");
+      .def(
+          "run",
+          [](Kernel &k, const nb::tuple &grid, const nb::list &args, const nb::list &buffers) {
+            return run_kernel(k, grid, args, buffers);
+          },
+          nb::arg("grid"), nb::arg("args"), nb::arg("buffers"),
+          "Runs every program of `grid` on the tile interpreter; returns device_print "
+          "output. args: one value per run-time parameter (ints, floats, bools, pointer "
+          "addresses); buffers: (name, address, bytes, writable) per pointer argument.")
+      .def("run_logged", &run_kernel_logged, nb::arg("grid"), nb::arg("args"), nb::arg("buffers"),
+           "run, recording every access: (output, bytes of (offset u64, buffer u32, program "
+           "u32, kind u32, pad u32) records; kind 0 load, 1 store, 2 atomic, +4 masked off).");
 
   m.def("compile", &compile, nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4,
         nb::arg("num_stages") = 3, nb::arg("debug") = false,

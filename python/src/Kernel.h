@@ -13,8 +13,8 @@ namespace tilec::python {
 
 struct Kernel {
   pipeline::CompiledTileKernel compiled;
-  ir::Function *function = nullptr;           // the kernel in compiled.module
-  std::unique_ptr<interp::Executable> exe;    // planned once; refers to *function
+  ir::Function *function = nullptr;        // the kernel in compiled.module
+  std::unique_ptr<interp::Executable> exe; // planned once; refers to *function
 };
 
 // Runs `k` over `grid` (3 ints) on the tile interpreter with the GIL released.
@@ -22,6 +22,10 @@ struct Kernel {
 // as addresses); buffers: (name, address, bytes, writable) for every pointer argument.
 // Returns what device_print wrote.
 std::string run_kernel(Kernel &k, const nanobind::tuple &grid, const nanobind::list &args,
-                       const nanobind::list &buffers);
+                       const nanobind::list &buffers,
+                       std::vector<interp::AccessEvent> *access_log = nullptr);
+// run_kernel recording every access: (output, the AccessEvents as bytes), for access maps.
+nanobind::tuple run_kernel_logged(Kernel &k, const nanobind::tuple &grid,
+                                  const nanobind::list &args, const nanobind::list &buffers);
 
 } // namespace tilec::python

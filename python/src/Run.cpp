@@ -37,13 +37,12 @@ interp::KernelArg to_kernel_arg(const ir::Type &t, nb::handle v, const std::stri
 } // namespace
 
 std::string run_kernel(Kernel &k, const nb::tuple &grid, const nb::list &args,
-                       const nb::list &buffers) {
+                       const nb::list &buffers, std::vector<interp::AccessEvent> *access_log) {
   const ir::Function &fn = *k.function;
   const ir::Block *entry = fn.entry();
   if (nb::len(args) != entry->num_args())
-    throw nb::value_error(("kernel '" + fn.name + "' takes " +
-                           std::to_string(entry->num_args()) + " run-time arguments, got " +
-                           std::to_string(nb::len(args)))
+    throw nb::value_error(("kernel '" + fn.name + "' takes " + std::to_string(entry->num_args()) +
+                           " run-time arguments, got " + std::to_string(nb::len(args)))
                               .c_str());
   if (nb::len(grid) != 3)
     throw nb::value_error("grid must have 3 dimensions");
@@ -65,6 +64,7 @@ std::string run_kernel(Kernel &k, const nb::tuple &grid, const nb::list &args,
     bufs.push_back(std::move(buf));
   }
   interp::LaunchOptions opts;
+  opts.access_log = access_log;
   for (size_t d = 0; d < 3; ++d)
     opts.grid[d] = nb::cast<int64_t>(grid[d]);
 
@@ -94,6 +94,14 @@ std::string run_kernel(Kernel &k, const nb::tuple &grid, const nb::list &args,
     throw le;
   }
   return std::move(result.output);
+}
+
+nb::tuple run_kernel_logged(Kernel &k, const nb::tuple &grid, const nb::list &args,
+                            const nb::list &buffers) {
+  std::vector<interp::AccessEvent> log;
+  std::string out = run_kernel(k, grid, args, buffers, &log);
+  return nb::make_tuple(out, nb::bytes(reinterpret_cast<const char *>(log.data()),
+                                       log.size() * sizeof(interp::AccessEvent)));
 }
 
 } // namespace tilec::python

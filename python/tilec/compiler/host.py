@@ -10,6 +10,10 @@ from .. import _C, _args, _interpret, _introspect, _sources
 from ..errors import CompilationError, as_triton_error
 from .kernel import CompiledKernel
 
+# While tilec.tools.access_map runs a kernel: a list that receives, per launch, the buffers'
+# (name, base, bytes) and the raw access records; None otherwise.
+ACCESS_LOG = None
+
 
 class HostKernel(CompiledKernel):
     """A kernel compiled for one specialisation, run on the host. `asm` maps a stage name
@@ -95,7 +99,11 @@ class HostKernel(CompiledKernel):
                 buffers.append((names[j], a.lo, a.nbytes, a.writable))
         else:
             self._unpack_parts(args, buffers)
-        out = self._native.run(grid, args, buffers)
+        if ACCESS_LOG is not None and hasattr(self._native, "run_logged"):
+            out, events = self._native.run_logged(grid, args, buffers)
+            ACCESS_LOG.append(([b[:3] for b in buffers], tuple(grid), events))
+        else:
+            out = self._native.run(grid, args, buffers)
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()

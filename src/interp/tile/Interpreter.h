@@ -89,6 +89,17 @@ struct KernelArg {
   }
 };
 
+// One access of a launch, recorded for an access map (LaunchOptions::access_log): which
+// program touched which byte offset of which buffer, and how.
+struct AccessEvent {
+  enum Kind : uint32_t { Load = 0, Store = 1, Atomic = 2, MaskedOff = 4 }; // MaskedOff: or'd in
+  uint64_t offset = 0;                                                     // from the buffer's base
+  uint32_t buffer = 0;  // index into the launch's buffers
+  uint32_t program = 0; // flat program id (x fastest)
+  uint32_t kind = 0;
+  uint32_t pad = 0;
+};
+
 struct LaunchOptions {
   std::array<int64_t, 3> grid{1, 1, 1};
   int num_threads = 0; // 0: TILEC_NUM_THREADS, and when that is 0 too, every core
@@ -98,6 +109,9 @@ struct LaunchOptions {
   // Data-race checking between programs (RaceCheck.h); -1: on when TILEC_SANITIZE names
   // "race"; 0: off; 1: on. Checking runs the programs on one thread.
   int race_check = -1;
+  // When set, every load, store and atomic lane is appended here, masked-off lanes too when
+  // their address falls in a buffer (the programs then run on one thread, in order).
+  std::vector<AccessEvent> *access_log = nullptr;
 };
 
 struct RunResult {

@@ -103,7 +103,8 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
 
   std::vector<BufferRange> ranges;
   for (const Buffer &b : buffers)
-    ranges.push_back({b.base, b.size_bytes, &b.name, b.writable});
+    ranges.push_back({b.base, b.size_bytes, &b.name, b.writable,
+                      static_cast<uint32_t>(ranges.size())});
 
   long threads = opts.num_threads > 0 ? opts.num_threads : env::get_int(env::Var::NumThreads);
   long max_steps = opts.max_loop_steps >= 0 ? opts.max_loop_steps
@@ -113,8 +114,8 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
   if (!unknown.empty())
     launch_error("TILEC_SANITIZE names an unknown check '" + unknown + "' (known: race, address)");
   std::unique_ptr<RaceShadow> shadow = race ? std::make_unique<RaceShadow>() : nullptr;
-  if (race)
-    threads = 1; // the shadow memory is not shared between threads
+  if (race || opts.access_log)
+    threads = 1; // the shadow memory and the log are not shared between threads
   if (threads <= 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<long>(threads, total);
@@ -140,6 +141,7 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
       Exec ex(plan, sm, ranges, grid);
       ex.max_loop_steps = max_steps > 0 ? max_steps : INT64_MAX;
       ex.race = shadow.get();
+      ex.log = opts.access_log;
       ex.set_args(args);
       for (;;) {
         int64_t start = next.fetch_add(chunk);

@@ -67,10 +67,14 @@ template <class T> void load(Exec &ex, const Node &n) {
   for (int64_t i = 0; i < n.numel; ++i) {
     if (!l.on(i)) {
       r[i] = other ? other[i * so] : T(0);
+      if (ex.log)
+        ex.log_masked(l.addr(i), sizeof(T), AccessEvent::Load);
       continue;
     }
     uint64_t a = l.addr(i);
     check<T>(ex, n, cur, a, i, "load from");
+    if (ex.log)
+      ex.log_access(*cur, a, AccessEvent::Load);
     if (ex.race)
       ex.race_access(n, *cur, a, sizeof(T), false, lane_slot(n), i);
     std::memcpy(&r[i], reinterpret_cast<const void *>(a), sizeof(T));
@@ -86,10 +90,15 @@ template <class T> void store(Exec &ex, const Node &n) {
   int64_t sv = !n.bcast[1];
   const BufferRange *cur = nullptr;
   for (int64_t i = 0; i < n.numel; ++i) {
-    if (!l.on(i))
+    if (!l.on(i)) {
+      if (ex.log)
+        ex.log_masked(l.addr(i), sizeof(T), AccessEvent::Store);
       continue;
+    }
     uint64_t a = l.addr(i);
     check<T, true>(ex, n, cur, a, i, "store to");
+    if (ex.log)
+      ex.log_access(*cur, a, AccessEvent::Store);
     // a store that leaves the bytes as they are cannot make the result order-dependent
     if (ex.race && std::memcmp(reinterpret_cast<const void *>(a), &v[i * sv], sizeof(T)) != 0)
       ex.race_access(n, *cur, a, sizeof(T), true, lane_slot(n), i);
@@ -146,10 +155,14 @@ template <class D> void atomic_rmw(Exec &ex, const Node &n) {
   for (int64_t i = 0; i < n.numel; ++i) {
     if (!l.on(i)) {
       r[i] = S(0);
+      if (ex.log)
+        ex.log_masked(l.addr(i), sizeof(S), AccessEvent::Atomic);
       continue;
     }
     uint64_t a = l.addr(i);
     check<S, true>(ex, n, cur, a, i, "atomic operation on");
+    if (ex.log)
+      ex.log_access(*cur, a, AccessEvent::Atomic);
     auto *p = reinterpret_cast<S *>(a);
     std::lock_guard<std::mutex> g(lock_for(a));
     S old;
@@ -171,6 +184,8 @@ template <class T> void atomic_cas(Exec &ex, const Node &n) {
   for (int64_t i = 0; i < n.numel; ++i) {
     uint64_t a = l.addr(i);
     check<T, true>(ex, n, cur, a, i, "atomic operation on");
+    if (ex.log)
+      ex.log_access(*cur, a, AccessEvent::Atomic);
     auto *p = reinterpret_cast<T *>(a);
     std::lock_guard<std::mutex> g(lock_for(a));
     T old;

@@ -35,6 +35,8 @@ void async_copy(Exec &ex, const Node &n) {
     uint8_t *d = dst + static_cast<uint64_t>(i) * eb;
     if (mask && !mask[i]) { // zero fill; the pointer is never read
       std::memset(d, 0, eb);
+      if (ex.log)
+        ex.log_masked(p[i], eb, AccessEvent::Load);
       continue;
     }
     uint64_t a = p[i];
@@ -42,6 +44,8 @@ void async_copy(Exec &ex, const Node &n) {
       cur = &ex.check_access(n, a, eb, n.in[2], i, "async copy from");
     if (ex.race)
       ex.race_access(n, *cur, a, static_cast<uint32_t>(eb), false, n.in[2], i);
+    if (ex.log)
+      ex.log_access(*cur, a, AccessEvent::Load);
     std::memcpy(d, reinterpret_cast<const void *>(a), eb);
   }
 }

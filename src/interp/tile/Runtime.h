@@ -84,6 +84,7 @@ struct BufferRange {
   uint64_t base = 0, size = 0;
   const std::string *name = nullptr;
   bool writable = true;
+  uint32_t index = 0; // in the launch's buffers
   bool contains(uint64_t addr, uint64_t n) const {
     return addr >= base && addr - base <= size && size - (addr - base) >= n;
   }
@@ -124,8 +125,8 @@ public:
   const BufferRange *find_buffer(uint64_t addr, uint64_t bytes) const;
   // TILEC_SANITIZE=race: records a load or store of `bytes` at `addr` (in buffer `b`) and
   // fails naming both programs and lines when another program's access conflicts.
-  void race_access(const Node &n, const BufferRange &b, uint64_t addr, uint32_t bytes,
-                   bool write, int32_t lane_slot, int64_t flat);
+  void race_access(const Node &n, const BufferRange &b, uint64_t addr, uint32_t bytes, bool write,
+                   int32_t lane_slot, int64_t flat);
   // TILEC_SANITIZE=race: atomic op `n` (its `sem`) orders this program's accesses.
   void race_atomic(const Node &n);
 
@@ -137,7 +138,18 @@ public:
   int64_t loop_steps = 0;
   std::string *out = nullptr;
   bool returned = false;
-  RaceShadow *race = nullptr; // set when the launch checks for races (one thread)
+  RaceShadow *race = nullptr;              // set when the launch checks for races (one thread)
+  std::vector<AccessEvent> *log = nullptr; // set when the launch records an access map
+  void log_access(const BufferRange &b, uint64_t addr, uint32_t kind) {
+    log->push_back({addr - b.base, b.index,
+                    static_cast<uint32_t>(pid[0] + grid[0] * (pid[1] + grid[1] * pid[2])), kind,
+                    0});
+  }
+  // A masked-off lane's address, logged when it falls in a buffer.
+  void log_masked(uint64_t addr, uint64_t bytes, uint32_t kind) {
+    if (const BufferRange *b = find_buffer(addr, bytes))
+      log_access(*b, addr, kind | AccessEvent::MaskedOff);
+  }
   const SourceManager &sm;
 
 private:
