@@ -27,13 +27,17 @@ void RaceShadow::refine(Page &p, int shift) {
   p.shift = shift;
 }
 
-void RaceShadow::atomic(uint32_t program, bool acquire, bool release) {
-  uint32_t me = program + 1;
-  if (me != current_) {
+void RaceShadow::enter(uint32_t me) {
+  if (me != current_) { // programs run one after another: a new one starts afresh
     current_ = me;
     acquired_ = false;
     current_epoch_ = 0;
   }
+}
+
+void RaceShadow::atomic(uint32_t program, bool acquire, bool release) {
+  uint32_t me = program + 1;
+  enter(me);
   acquired_ = acquired_ || acquire;
   if (release && current_epoch_ < UINT16_MAX)
     releases_[me] = ++current_epoch_;
@@ -61,11 +65,7 @@ RaceShadow::Conflict RaceShadow::access(uint64_t addr, uint32_t bytes, bool writ
                                         uint32_t program, const Node &n) {
   uint32_t me = program + 1;
   uint16_t op = static_cast<uint16_t>(std::min<uint32_t>(op_index(n), UINT16_MAX));
-  if (me != current_) { // programs run one after another: a new one starts afresh
-    current_ = me;
-    acquired_ = false;
-    current_epoch_ = 0;
-  }
+  enter(me);
   Page &p = page(addr >> kPageBits);
   uint64_t off = addr & (kPage - 1);
   // The largest granule (up to 8 bytes) this access covers whole: its alignment and size.

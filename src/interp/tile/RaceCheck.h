@@ -50,6 +50,7 @@ private:
   };
   // Whether `w`, another program's access, is ordered before the current program's.
   bool ordered(const Who &w) const;
+  void enter(uint32_t me); // program `me` (id + 1) runs now
   struct Record { // one granule's accesses
     Who writer, reader, reader2;
   };
