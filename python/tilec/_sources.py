@@ -16,6 +16,7 @@ import tokenize
 import types
 
 from . import _C, _args
+from .errors import CompilationError
 from .language import _stubs, core
 
 _LANGUAGE_PREFIX = "tilec.language"
@@ -258,7 +259,19 @@ class SourceBuilder:
 
 
 def function_source(jitfn):
+    _check_do_not_specialize(jitfn)
     return SourceBuilder().build(jitfn)
+
+
+def _check_do_not_specialize(jitfn):
+    """A constexpr parameter listed in do_not_specialize is a contradiction: Triton refuses
+    it when compiling, with this wording."""
+    for p in getattr(jitfn, "params", ()):
+        if p.is_constexpr and not p.specialize:
+            code = jitfn.fn.__code__
+            msg = f"{p.name} marked as constexpr and listed in do_not_specialize"
+            raise CompilationError(f"{code.co_filename}:{code.co_firstlineno}:1: error: {msg}",
+                                   msg, code.co_filename, code.co_firstlineno, 1)
 
 
 class Specialization:

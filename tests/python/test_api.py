@@ -552,3 +552,14 @@ def test_perf_report(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "demo:" in out and "65" in out
     assert (tmp_path / "demo.csv").read_text().splitlines()[1] == "16,32.0,33.0"
+
+
+def test_constexpr_listed_in_do_not_specialize_is_refused():
+    # Triton's rule and wording, at compile time (the decorator itself accepts it)
+    @tilec.jit(do_not_specialize=["N"])
+    def k(X, N: tl.constexpr):
+        tl.store(X, N)
+
+    with pytest.raises(tilec.CompilationError,
+                       match="N marked as constexpr and listed in do_not_specialize"):
+        k[(1,)](np.zeros(1, np.int32), 5)
