@@ -1,25 +1,11 @@
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "aot/Signature.h"
+#include "../UsageErrorText.h"
 
 using namespace tilec;
 using namespace tilec::aot;
 using Kind = sema::ArgSpec::Kind;
-
-namespace {
-
-std::string usage_error(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const UsageError &e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-} // namespace
 
 TEST(Signature, SignatureEntries) {
   auto p = parse_signature_entry("*fp32");

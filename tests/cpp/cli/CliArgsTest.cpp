@@ -2,24 +2,10 @@
 // tests/cpp/aot.
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "tilec/CliCommands.h"
+#include "../UsageErrorText.h"
 
 using namespace tilec::cli;
-
-namespace {
-
-std::string usage_error(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const UsageError &e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-} // namespace
 
 TEST(CliArgs, OptionParsing) {
   ParsedArgs a = parse_args(
