@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "aot/Signature.h"
 #include "../UsageErrorText.h"
+#include "aot/Signature.h"
 
 using namespace tilec;
 using namespace tilec::aot;

@@ -2,8 +2,8 @@
 // tests/cpp/aot.
 #include <gtest/gtest.h>
 
-#include "tilec/CliCommands.h"
 #include "../UsageErrorText.h"
+#include "tilec/CliCommands.h"
 
 using namespace tilec::cli;
 
