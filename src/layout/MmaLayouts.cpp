@@ -206,13 +206,22 @@ bool dot_uses_mma(const ir::Op &dot) {
   return M >= 16 && N >= 8 && K >= 8 * mma_k_width(e);
 }
 
+// fp8 operands (e4m3 and e5m2, mixed or not) run on wgmma only: mma.sync takes them from
+// sm_89 and tilec keeps them on FMA units there.
+static bool fp8_wgmma_types(const ir::Op &dot) {
+  auto fp8 = [](ir::DType d) { return d == ir::DType::F8E4NV || d == ir::DType::F8E5; };
+  ir::DType r = dot.result(0)->type.elem;
+  return fp8(dot.operand(0)->type.elem) && fp8(dot.operand(1)->type.elem) &&
+         (r == ir::DType::F32 || r == ir::DType::F16);
+}
+
 bool dot_uses_wgmma(const ir::Op &dot, int num_warps) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
   if (a.rank() != 2 || num_warps < 4 || num_warps % 4 != 0)
     return false;
-  ir::DType e = a.elem;
   int64_t M = a.shape[0], K = a.shape[1], N = r.shape[1];
-  if (!tensor_core_types(dot) || M % 64 != 0 || N < 16 || K < (e == ir::DType::I8 ? 32 : 16))
+  if (!(tensor_core_types(dot) || fp8_wgmma_types(dot)) || M % 64 != 0 || N < 16 ||
+      K < (ir::bits(a.elem) == 8 ? 32 : 16))
     return false;
   std::vector<int32_t> wgs =
       wgmma_warpgroups(static_cast<int32_t>(M), static_cast<int32_t>(N), num_warps);

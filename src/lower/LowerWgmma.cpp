@@ -152,9 +152,10 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   const ir::Layout &enc = *rt.layout;
   const int eb = mem_bytes(a->type.element());
   const bool tf32 = a->type.elem == ir::DType::F32, s8 = a->type.elem == ir::DType::I8;
+  const bool fp8 = eb == 1 && !s8;
   TILEC_ASSERT(c.opts().sm >= 90 && enc.mma_version == 3 && rt.rank() == 2 &&
-                   (eb == 2 || (tf32 && eb == 4) || (s8 && eb == 1)),
-               "wgmma lowering: an sm_90a dot of 16-bit, tf32 or int8 operands");
+                   (eb == 2 || (tf32 && eb == 4) || eb == 1) && mem_bytes(bv->type.element()) == eb,
+               "wgmma lowering: an sm_90a dot of 16-bit, tf32, int8 or fp8 operands");
   const int32_t M = static_cast<int32_t>(rt.shape[0]), N = static_cast<int32_t>(rt.shape[1]);
   const int32_t K = static_cast<int32_t>(a->type.shape[1]);
   const int32_t wg_m = enc.warps_per_cta[0] / 4, wg_n = enc.warps_per_cta[1];
@@ -176,7 +177,7 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   // an operand from a ring stage (local_load) is read in place: its placement is the
   // stage's (the pass chose it with wgmma_operand_smem; K- or MN-major, found here)
   const bool ring_a = !a_regs && ring_operand(a), ring_b = ring_operand(bv);
-  // tf32 and int8 operands are K-major only
+  // tf32 and 8-bit operands are K-major only
   bool a_mn = eb == 2 && mn_major_source(c.layout_of(a->type), false);
   bool b_mn = eb == 2 && mn_major_source(c.layout_of(bv->type), true);
   RingView ra, rb;
@@ -277,11 +278,14 @@ void lower_wgmma(LoweringContext &c, const ir::Op &op) {
   TILEC_ASSERT(c.layout_of(acc->type) == lc, "wgmma lowering: acc and result layouts differ");
   bool f16_acc = rt.elem == ir::DType::F16;
   Ty acc_ty = f16_acc ? Ty::F16 : s8 ? Ty::S32 : Ty::F32;
-  simt::WgmmaShape shape{in, acc_ty,
-                         tf32                              ? Ty::TF32
-                         : s8                              ? Ty::S8
-                         : a->type.elem == ir::DType::BF16 ? Ty::BF16
-                                                           : Ty::F16};
+  auto operand_ty = [&](ir::DType d) {
+    return tf32                   ? Ty::TF32
+           : s8                   ? Ty::S8
+           : fp8                  ? (d == ir::DType::F8E4NV ? Ty::E4M3x2 : Ty::E5M2x2)
+           : d == ir::DType::BF16 ? Ty::BF16
+                                  : Ty::F16;
+  };
+  simt::WgmmaShape shape{in, acc_ty, operand_ty(a->type.elem), operand_ty(bv->type.elem)};
   const std::vector<Reg> &acc_regs = c.get(acc);
   std::map<Coords, Reg> accm;
   std::vector<Coords> tiles;

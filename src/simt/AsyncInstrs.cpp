@@ -152,7 +152,9 @@ Reg wgmma_desc(Builder &b, Operand start, const MatrixDesc &d) {
   return b.or_(Ty::B64, wide, imm(static_cast<int64_t>(hi)));
 }
 
-int WgmmaShape::k() const { return input == Ty::TF32 ? 8 : input == Ty::S8 ? 32 : 16; }
+int WgmmaShape::k() const {
+  return input == Ty::TF32 ? 8 : ty_bits(input) == 8 || is_fp8_ty(input) ? 32 : 16;
+}
 int WgmmaShape::acc_regs() const { return acc == Ty::F16 ? n / 4 : n / 2; }
 
 void wgmma(Builder &b, const WgmmaShape &s, const std::vector<Reg> &d, Operand a_desc,
@@ -160,6 +162,7 @@ void wgmma(Builder &b, const WgmmaShape &s, const std::vector<Reg> &d, Operand a
            bool trans_b) {
   Instr in = make(Op::Wgmma, s.acc);
   in.src_ty = s.input;
+  in.m.b_ty = s.input_b == s.input ? Ty::None : s.input_b;
   in.m.mma = {64, static_cast<uint16_t>(s.n), static_cast<uint16_t>(s.k())};
   in.m.trans_a = trans_a;
   in.m.trans_b = trans_b;
@@ -235,13 +238,16 @@ std::string async_instr_error(const Function &fn, const Instr &in) {
     }
   }
   case Op::Wgmma: {
-    WgmmaShape s{m.mma.n, in.ty, in.src_ty};
+    WgmmaShape s{m.mma.n, in.ty, in.src_ty, m.b_ty};
+    bool fp8 = is_fp8_ty(s.input) && is_fp8_ty(s.b());
     bool types = (in.ty == Ty::F32 &&
                   (in.src_ty == Ty::F16 || in.src_ty == Ty::BF16 || in.src_ty == Ty::TF32)) ||
                  (in.ty == Ty::F16 && in.src_ty == Ty::F16) ||
-                 (in.ty == Ty::S32 && in.src_ty == Ty::S8);
-    if (!types)
-      return "unsupported wgmma types ." + std::string(ty_name(in.ty)) + "." + ty_name(in.src_ty);
+                 (in.ty == Ty::S32 && in.src_ty == Ty::S8) ||
+                 ((in.ty == Ty::F32 || in.ty == Ty::F16) && fp8);
+    if (!types || (m.b_ty != Ty::None && !fp8))
+      return "unsupported wgmma types ." + std::string(ty_name(in.ty)) + "." +
+             operand_ty_name(s.input) + "." + operand_ty_name(s.b());
     if (m.mma.m != 64 || m.mma.n < 8 || m.mma.n > 256 || m.mma.n % 8 != 0 || m.mma.k != s.k())
       return "wgmma shape must be m64nNk" + std::to_string(s.k()) + " with N = 8..256, N % 8 == 0";
     if (in.dst.size() != static_cast<size_t>(s.acc_regs()))

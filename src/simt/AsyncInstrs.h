@@ -71,10 +71,12 @@ uint32_t desc_element_addr(const MatrixDesc &d, bool mn_major, int elem_bytes, i
 Reg wgmma_desc(Builder &b, Operand start, const MatrixDesc &d);
 
 struct WgmmaShape {
-  int n = 8;            // 8..256, multiple of 8
-  Ty acc = Ty::F32;     // F32, F16 (packed f16x2 registers) or S32
-  Ty input = Ty::F16;   // F16, BF16, TF32 or S8
-  int k() const;        // 16, 8 (tf32) or 32 (s8)
+  int n = 8;             // 8..256, multiple of 8
+  Ty acc = Ty::F32;      // F32, F16 (packed f16x2 registers) or S32
+  Ty input = Ty::F16;    // A's: F16, BF16, TF32, S8, or fp8 as E4M3x2 / E5M2x2 (one byte each)
+  Ty input_b = Ty::None; // B's where it differs from A's (fp8 only); None: A's
+  Ty b() const { return input_b == Ty::None ? input : input_b; }
+  int k() const;        // 16, 8 (tf32) or 32 (8-bit: s8, e4m3, e5m2)
   int acc_regs() const; // per thread: n/2 (f32/s32) or n/4 (f16)
 };
 

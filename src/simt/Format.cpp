@@ -123,9 +123,7 @@ std::string matrix_mnemonic(std::string s, const Instr &in) {
   const Mods &m = in.m;
   switch (in.op) {
   case Op::Mma: { // mma.sync.aligned.m16n8k16.row.col.<d>.<a>.<b>.<c>
-    const char *ab = in.src_ty == Ty::E4M3x2   ? "e4m3"
-                     : in.src_ty == Ty::E5M2x2 ? "e5m2"
-                                               : ty_name(in.src_ty);
+    const char *ab = operand_ty_name(in.src_ty);
     s += ".m" + std::to_string(m.mma.m) + "n" + std::to_string(m.mma.n) + "k" +
          std::to_string(m.mma.k) + ".row.col";
     add_mod(s, ty_name(in.ty));
@@ -155,8 +153,8 @@ std::string matrix_mnemonic(std::string s, const Instr &in) {
     s += ".m" + std::to_string(m.mma.m) + "n" + std::to_string(m.mma.n) + "k" +
          std::to_string(m.mma.k);
     add_mod(s, ty_name(in.ty));
-    add_mod(s, ty_name(in.src_ty));
-    add_mod(s, ty_name(in.src_ty));
+    add_mod(s, operand_ty_name(in.src_ty));
+    add_mod(s, operand_ty_name(m.b_ty == Ty::None ? in.src_ty : m.b_ty));
     return s;
   default:
     TILEC_ASSERT(false, "matrix_mnemonic: not a matrix instruction");

@@ -51,15 +51,17 @@ enum class Ty : uint8_t {
   TF32,   // cvt.rna.tf32.f32 result, held in 32 bits
 };
 
-int ty_bits(Ty t);         // 1 for pred; 8/16/32/64
-int ty_reg_bits(Ty t);     // width of the register holding it: 1, 16, 32 or 64
-bool ty_is_float(Ty t);    // f16 bf16 f32 f64 (and the packed / fp8 / tf32 forms)
-bool ty_is_signed(Ty t);   // s8 s16 s32 s64
-bool ty_is_unsigned(Ty t); // u8 u16 u32 u64
-bool ty_is_bits(Ty t);     // b8 b16 b32 b64
-bool ty_is_int(Ty t);      // signed, unsigned or bits
-const char *ty_name(Ty t); // "f32"
-Ty ty_uint(int bits);      // U8..U64
+int ty_bits(Ty t);                 // 1 for pred; 8/16/32/64
+int ty_reg_bits(Ty t);             // width of the register holding it: 1, 16, 32 or 64
+bool ty_is_float(Ty t);            // f16 bf16 f32 f64 (and the packed / fp8 / tf32 forms)
+bool is_fp8_ty(Ty t);              // E4M3x2 / E5M2x2: also the fp8 operand types of mma and wgmma
+const char *operand_ty_name(Ty t); // a tensor-core operand's PTX type: e4m3 / e5m2 for fp8
+bool ty_is_signed(Ty t);           // s8 s16 s32 s64
+bool ty_is_unsigned(Ty t);         // u8 u16 u32 u64
+bool ty_is_bits(Ty t);             // b8 b16 b32 b64
+bool ty_is_int(Ty t);              // signed, unsigned or bits
+const char *ty_name(Ty t);         // "f32"
+Ty ty_uint(int bits);              // U8..U64
 Ty ty_sint(int bits);
 Ty ty_bits_of(int bits); // B8..B64 (1: Pred)
 
@@ -269,6 +271,7 @@ struct Mods {
   bool trans_a = false; // wgmma: A is M-major (transposed) in shared memory
   bool trans_b = false; // wgmma: B is N-major
   bool a_regs = false;  // wgmma: A comes from registers
+  Ty b_ty = Ty::None;   // wgmma: B's element type where it is not A's (fp8: e4m3 with e5m2)
 };
 
 // ---- instructions ---------------------------------------------------------------------
@@ -321,7 +324,7 @@ struct Function {
   uint32_t shared_bytes = 0; // dynamic (extern) shared memory the kernel needs
   std::vector<Param> params;
   std::vector<RegInfo> regs;
-  std::vector<std::string> strings; // constant .global strings (a NUL is appended)
+  std::vector<std::string> strings;   // constant .global strings (a NUL is appended)
   std::vector<std::string> asm_texts; // inline_asm's PTX, as the user wrote it
   std::vector<Block> blocks;
 

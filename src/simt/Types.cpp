@@ -119,6 +119,12 @@ const char *ty_name(Ty t) {
   return "?";
 }
 
+bool is_fp8_ty(Ty t) { return t == Ty::E4M3x2 || t == Ty::E5M2x2; }
+
+const char *operand_ty_name(Ty t) {
+  return t == Ty::E4M3x2 ? "e4m3" : t == Ty::E5M2x2 ? "e5m2" : ty_name(t);
+}
+
 Ty ty_uint(int bits) {
   switch (bits) {
   case 8:
@@ -159,12 +165,11 @@ Ty ty_bits_of(int bits) {
 }
 
 const char *sreg_name(Sreg s) {
-  static const char *const names[] = {"%tid.x",       "%tid.y",       "%tid.z",    "%ntid.x",
-                                      "%ntid.y",      "%ntid.z",      "%ctaid.x",  "%ctaid.y",
-                                      "%ctaid.z",     "%nctaid.x",    "%nctaid.y", "%nctaid.z",
-                                      "%laneid",      "%warpid",      "%nwarpid",  "%lanemask_lt",
-                                      "%lanemask_le", "%lanemask_eq", "%clock",    "%clock64",
-                                      "%globaltimer", "%smid"};
+  static const char *const names[] = {
+      "%tid.x",   "%tid.y",   "%tid.z",       "%ntid.x",      "%ntid.y",      "%ntid.z",
+      "%ctaid.x", "%ctaid.y", "%ctaid.z",     "%nctaid.x",    "%nctaid.y",    "%nctaid.z",
+      "%laneid",  "%warpid",  "%nwarpid",     "%lanemask_lt", "%lanemask_le", "%lanemask_eq",
+      "%clock",   "%clock64", "%globaltimer", "%smid"};
   return names[static_cast<int>(s)];
 }
 

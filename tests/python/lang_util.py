@@ -179,6 +179,27 @@ def f32_to_f16(a, rounding: str = "rtne") -> np.ndarray:
     return h
 
 
+def fp8_bits_to_f64(bits, fmt: str) -> np.ndarray:
+    """The values of fp8 codes: "e4m3" (float8e4nv: bias 7, no infinities, 0x7f/0xff NaN)
+    or "e5m2" (float8e5: bias 15, IEEE-like)."""
+    b = np.asarray(bits, dtype=np.uint8).astype(np.int64)
+    mb, bias = (3, 7) if fmt == "e4m3" else (2, 15)
+    e, m = (b >> mb) & ((1 << (7 - mb)) - 1), b & ((1 << mb) - 1)
+    mag = np.where(e == 0, m * 2.0 ** (1 - bias - mb), (1 + m / 2.0 ** mb) * 2.0 ** (e - bias))
+    return np.where(b & 0x80, -mag, mag)
+
+
+def f64_to_fp8_bits(a, fmt: str) -> np.ndarray:
+    """The fp8 codes of values fp8 holds exactly (a test's small integers)."""
+    codes = np.arange(256, dtype=np.uint8)
+    vals = fp8_bits_to_f64(codes, fmt)
+    table = {float(v): int(c) for v, c in zip(vals[::-1], codes[::-1]) if np.isfinite(v)}
+    flat = np.asarray(a, dtype=np.float64).ravel()
+    missing = [v for v in flat if float(v) not in table]
+    assert not missing, f"not exact in {fmt}: {missing[:4]}"
+    return np.array([table[float(v)] for v in flat], np.uint8).reshape(np.shape(a))
+
+
 # ---------------------------------------------------------------------------------------
 # values, storage and numpy references
 

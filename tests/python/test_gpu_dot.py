@@ -109,6 +109,39 @@ def test_dot_against_torch(case):
     assert err <= tol
 
 
+@pytest.mark.parametrize("dt_a,dt_b,out16", [("float8_e4m3fn", "float8_e4m3fn", False),
+                                              ("float8_e5m2", "float8_e5m2", True),
+                                              ("float8_e4m3fn", "float8_e5m2", False)])
+@pytest.mark.parametrize("b_k_major", [False, True])
+@pytest.mark.parametrize("blocks", [(64, 64, 64, 4), (128, 128, 64, 8)])
+def test_dot_fp8_against_torch(dt_a, dt_b, out16, b_k_major, blocks):
+    # fp8 operands: wgmma k32 on sm_90a (K-major in shared memory: a row-major B is
+    # transposed on its way there), FMA elsewhere; products are exact and the sums fp32
+    # (fp16 for out16), against float64 of the same fp8 values; ragged M, N, K
+    M, N, K = 200, 136, 300
+    BM, BN, BK, warps = blocks
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn((M, K), device="cuda", generator=g).to(getattr(torch, dt_a))
+    b = torch.randn((N, K) if b_k_major else (K, N), device="cuda", generator=g)
+    b = b.to(getattr(torch, dt_b))
+    if b_k_major:
+        b = b.t()  # a (K, N) view whose K is contiguous
+    c = torch.empty((M, N), device="cuda", dtype=torch.float16 if out16 else torch.float32)
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    k = _dot_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                          b.stride(1), c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK,
+                          PREC="tf32", OUT16=out16, num_warps=warps)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    err = rel_err(c.double(), ref)
+    print(f"{dt_a} x {dt_b} {M}x{N}x{K}{' f16 acc' if out16 else ''}: rel err {err:.2e}")
+    assert err <= 2e-3  # Hopper sums fp8 products with about 14 bits of mantissa
+    if _is_sm90():
+        ptx_ty = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+        want = f"k32.{'f16' if out16 else 'f32'}.{ptx_ty[dt_a]}.{ptx_ty[dt_b]}"
+        assert want in k.asm["ptx"]
+
+
 @pytest.mark.parametrize("shape", [(2, 4, 1024, 64), (1, 2, 300, 64)])
 def test_seed_attention_against_sdpa(shape):
     # the seed applies no softmax scale: SDPA with scale=1. The seed does not mask keys

@@ -10,7 +10,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 import seed_kernels as sk
-from lang_util import f32_to_bf16_bits, jit_from_source
+from lang_util import f32_to_bf16_bits, f64_to_fp8_bits, jit_from_source
 
 
 def _kernel(body, trans_a=False, trans_b=False, conv=""):
@@ -47,12 +47,20 @@ PAIRS = {
     "notf32-fp32": ("float32", "float32", "tl.dot(a, b, acc, allow_tf32=False)"),
     "int8-int32": ("int8", "int32", "tl.dot(a, b, acc)"),
     "fp64-fp64": ("float64", "float64", "tl.dot(a, b, acc)"),
+    # fp8 operands arrive as uint8 codes; e4m3 x e5m2 mixes the two formats
+    "e4m3-fp32": ("e4m3", "float32", "tl.dot(a, b, acc)"),
+    "e5m2-fp32": ("e5m2", "float32", "tl.dot(a, b, acc)"),
+    "e4m3e5m2-fp32": ("e4m3", "float32", "tl.dot(a, b.to(tl.float8e5, bitcast=True), acc)"),
+    "e5m2-fp16": ("e5m2", "float16", "tl.dot(a, b, acc, out_dtype=tl.float16)"),
 }
+_FP8 = {"e4m3": "tl.float8e4nv", "e5m2": "tl.float8e5"}
 
 
 def _run_pair(pair, M, N, K, trans_a=False, trans_b=False, num_warps=4):
     ab, out, expr = PAIRS[pair]
     conv = ".to(tl.bfloat16, bitcast=True)" if ab == "bfloat16" else ""
+    if ab in _FP8:
+        conv = f".to({_FP8[ab]}, bitcast=True)"
     k = _kernel(f"c = {expr}", trans_a, trans_b, conv)
     rng = np.random.default_rng(M * 7 + N * 3 + K)
     lo, hi = (-100, 100) if ab == "int8" else (-4, 5)
@@ -62,6 +70,9 @@ def _run_pair(pair, M, N, K, trans_a=False, trans_b=False, num_warps=4):
     ref = a @ b + c0
     if ab == "bfloat16":
         a_arg, b_arg = f32_to_bf16_bits(a.astype(np.float32)), f32_to_bf16_bits(b.astype(np.float32))
+    elif ab in _FP8:  # the mixed pair's B is read as e5m2: small integers are exact in both
+        b_fmt = "e5m2" if pair.startswith("e4m3e5m2") else ab
+        a_arg, b_arg = f64_to_fp8_bits(a, ab), f64_to_fp8_bits(b, b_fmt)
     else:
         a_arg, b_arg = a.astype(ab), b.astype(ab)
     if trans_a:
@@ -205,13 +216,13 @@ def test_seed_matmul_small(mnk, blocks):
 # Shapes that lower to wgmma on sm_90a (the SIMT suite compiles for sm_90a, so there they
 # run on the simulator's wgmma): one and two warpgroups, along M and along N, K from 16.
 @pytest.mark.parametrize("pair", ["fp16-fp32", "bf16-fp32", "fp16-fp16", "tf32-fp32",
-                                  "int8-int32"])
+                                  "int8-int32", "e4m3-fp32", "e5m2-fp16", "e4m3e5m2-fp32"])
 @pytest.mark.parametrize("M,N,K,warps", [(64, 32, 64, 4), (128, 64, 32, 8), (64, 64, 16, 8)])
 def test_dot_wgmma_shapes(pair, M, N, K, warps):
     _run_pair(pair, M, N, K, num_warps=warps)
 
 
-@pytest.mark.parametrize("pair", ["fp16-fp32", "tf32-fp32", "int8-int32"])
+@pytest.mark.parametrize("pair", ["fp16-fp32", "tf32-fp32", "int8-int32", "e5m2-fp32"])
 @pytest.mark.parametrize("ta,tb", [(False, True), (True, False), (True, True)])
 def test_dot_wgmma_transposed(pair, ta, tb):
     _run_pair(pair, 64, 32, 32, trans_a=ta, trans_b=tb)
@@ -239,6 +250,11 @@ def test_dot_lowers_to_wgmma_on_sm90a_only():
     assert "wgmma" not in _ptx(k, sig, big, 2, "cuda:90")
     i8 = "*i8:16,*i8:16,*i32:16"
     assert "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8" in _ptx(k, i8, big, 4, "cuda:90")
+    # fp8 (k32, K-major, e4m3 and e5m2 mixed or not): wgmma on sm_90a, FMA before it
+    f8 = "*fp8e4nv:16,*fp8e5:16,*fp32:16"
+    assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2" in _ptx(k, f8, big, 4, "cuda:90")
+    ptx_f8_80 = _ptx(k, f8, big, 4, "cuda:80")
+    assert "mma" not in ptx_f8_80 and "fma.rn.f32" in ptx_f8_80
     ieee = _kernel("c = tl.dot(a, b, acc, input_precision='ieee')")
     assert "wgmma" not in _ptx(ieee, f32, big, 4, "cuda:90")
 

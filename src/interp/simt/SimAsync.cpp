@@ -30,6 +30,7 @@
 
 #include "interp/simt/SimFloat.h"
 #include "interp/simt/SimInternal.h"
+#include "interp/tile/FloatFormats.h"
 #include "simt/AsyncInstrs.h"
 
 namespace tilec::simt::sim {
@@ -251,6 +252,10 @@ double elem_value(uint64_t bits, Ty t) {
     return f32_from_bits(bits & 0xffffe000u);
   case Ty::S8:
     return static_cast<int8_t>(bits & 0xff);
+  case Ty::E4M3x2: // one fp8 element
+    return interp::fp8e4nv_to_float(static_cast<uint8_t>(bits));
+  case Ty::E5M2x2:
+    return interp::fp8e5_to_float(static_cast<uint8_t>(bits));
   default:
     return float_value(bits, t);
   }
@@ -268,8 +273,8 @@ void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
     m.fault(c, d, t0, "wgmma is .aligned: every lane of the warp must execute it");
   if (m.fn.num_warps % 4 != 0)
     m.fault(c, d, t0, "wgmma needs whole warpgroups (num_warps a multiple of 4)");
-  WgmmaShape s{in.m.mma.n, in.ty, in.src_ty};
-  int K = s.k(), N = s.n, eb = in.src_ty == Ty::TF32 ? 4 : in.src_ty == Ty::S8 ? 1 : 2;
+  WgmmaShape s{in.m.mma.n, in.ty, in.src_ty, in.m.b_ty};
+  int K = s.k(), N = s.n, eb = in.src_ty == Ty::TF32 ? 4 : K == 32 ? 1 : 2;
   int row0 = 16 * (warp % 4);
   size_t na = in.m.a_regs ? 4 : 1;
   InSpace shared(d, Space::Shared);
@@ -281,14 +286,14 @@ void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
     });
     return MatrixDesc::decode(v);
   };
-  auto read = [&](const MatrixDesc &desc, bool mn_major, int mn, int k) {
+  auto read = [&](const MatrixDesc &desc, bool mn_major, int mn, int k, Ty ty) {
     if (desc.base_offset != 0)
       m.fault(c, d, t0, "wgmma descriptors with a nonzero base offset are not simulated");
     uint64_t a = desc_element_addr(desc, mn_major, eb, mn, k);
     uint64_t v = 0;
     std::memcpy(&v, m.memory(c, shared.d, t0, a, static_cast<uint64_t>(eb), false),
                 static_cast<size_t>(eb));
-    return elem_value(v, in.src_ty);
+    return elem_value(v, ty);
   };
   // A: this warp's 16 rows; B: all N columns (as (n, k)).
   std::vector<double> A(static_cast<size_t>(16 * K)), B(static_cast<size_t>(N * K));
@@ -296,7 +301,7 @@ void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
     MatrixDesc ad = uniform(0);
     for (int r = 0; r < 16; ++r)
       for (int k = 0; k < K; ++k)
-        A[static_cast<size_t>(r * K + k)] = read(ad, in.m.trans_a, row0 + r, k);
+        A[static_cast<size_t>(r * K + k)] = read(ad, in.m.trans_a, row0 + r, k, s.input);
   } else {
     // The mma.m16n8kK A fragment: regs 0..3 = (g, lo k), (g+8, lo k), (g, hi k), (g+8, hi k)
     // with g = lane / 4; per register, 32 / eb-bit elements at k = (lane % 4) * per + j.
@@ -315,7 +320,7 @@ void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   MatrixDesc bd = uniform(na);
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < K; ++k)
-      B[static_cast<size_t>(n * K + k)] = read(bd, in.m.trans_b, n, k);
+      B[static_cast<size_t>(n * K + k)] = read(bd, in.m.trans_b, n, k, s.b());
   size_t sd = na + 1;
   for (int l = 0; l < kWarp; ++l) {
     int t = warp * kWarp + l;
