@@ -253,9 +253,20 @@ bool other_scratch_user(const ir::Block &blk, const ir::Op &except) {
 
 } // namespace
 
+int wgmma_imprecise_steps(const ir::Op &dot) {
+  int64_t m = dot.int_attr("max_num_imprecise_acc", 0);
+  if (!is_wgmma_dot(dot) || m <= 0 || !fp8_wgmma_types(dot) ||
+      dot.result(0)->type.elem != ir::DType::F32)
+    return 0;
+  return static_cast<int>((m + 31) / 32);
+}
+
 const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
   ir::DType re = dot.result(0)->type.elem;
-  if (!is_wgmma_dot(dot) || (re != ir::DType::F32 && re != ir::DType::I32))
+  // partial sums are added to the accumulator by ordinary instructions: no group stays in
+  // flight across iterations
+  if (!is_wgmma_dot(dot) || (re != ir::DType::F32 && re != ir::DType::I32) ||
+      wgmma_imprecise_steps(dot))
     return nullptr;
   const ir::Value *acc = dot.operand(2), *res = dot.result(0);
   if (!acc->is_block_arg() || acc->owner != dot.parent() || acc->users.size() != 1 ||

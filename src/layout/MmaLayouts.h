@@ -39,7 +39,7 @@ int32_t mma_k_width(ir::DType operand);
 // choices below follow it; lowering relies on the same test.
 bool dot_uses_mma(const ir::Op &dot);
 // Whether `dot` can run on wgmma (sm_90a): rank 2, fp16/bf16 -> fp32, fp16 -> fp16, fp32
-// as tf32 -> fp32 or int8 -> int32 (K >= 32),
+// as tf32 -> fp32, int8 -> int32 or fp8 (e4m3, e5m2) -> fp32 / fp16 (8-bit: K >= 32),
 // num_warps a multiple of 4, M a multiple of 64 with every warpgroup given its own
 // 64-row x N/wg_n block (none replicated), N >= 16, K >= 16.
 bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
@@ -50,6 +50,11 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
 // across iterations (wait_group 1, the accumulator in the carried registers) with two operand
 // buffers.
 const ir::Op *wgmma_pipelined_loop(const ir::Op &dot);
+// The K steps (of 32) an fp8 wgmma dot into fp32 sums in the tensor cores' own reduced
+// precision before adding that partial sum to the accumulator with add.f32: Triton's
+// Hopper rule for `max_num_imprecise_acc` m (1 <= m <= K; rounded up to whole steps);
+// 0 (None, every other dot): never, the tensor cores accumulate all of K.
+int wgmma_imprecise_steps(const ir::Op &dot);
 // The `for` loop whose body holds a #mma<v=3> `dot` when its operand i (0: A, 1: B) is
 // defined outside that loop (null otherwise): lowering stores that operand to shared
 // memory once, before the loop, and allocate_shared keeps the dot's scratch for the whole

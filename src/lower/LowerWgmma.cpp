@@ -10,7 +10,8 @@
 //    address bits).
 // 2. fence.proxy.async (the generic-proxy stores become visible to wgmma's async proxy),
 //    bar.sync.
-// 3. wgmma.fence; per K step of 16 and per instruction tile (64 rows x n of a warpgroup,
+// 3. wgmma.fence; per K step (16; 8 for tf32, 32 for 8-bit types) and per instruction tile (64 rows
+// x n of a warpgroup,
 //    repeated in registers over M and N), one wgmma.mma_async with descriptors whose start
 //    is the tile's (m0, k0) / (n0, k0); then commit_group and wait_group 0.
 // A K loop's chain (layout::wgmma_pipelined_loop: acc = dot(a, b, acc) carried in fp32, no
@@ -143,250 +144,335 @@ bool ring_major(const RingView &r, int32_t mn, int32_t k, int eb, bool operand_b
   return false;
 }
 
-} // namespace
+// One wgmma dot: its operands staged (step 1), descriptors (2), accumulator tiles and
+// the instructions (3), the result registers.
+class WgmmaLowering {
+public:
+  WgmmaLowering(LoweringContext &c, const ir::Op &op)
+      : c_(c), b_(c.b()), op_(op), a_(op.operand(0)), bv_(op.operand(1)), acc_(op.operand(2)),
+        rt_(op.result(0)->type), eb_(mem_bytes(a_->type.element())) {
+    const ir::Layout &enc = *rt_.layout;
+    TILEC_ASSERT(c.opts().sm >= 90 && enc.mma_version == 3 && rt_.rank() == 2 &&
+                     (eb_ == 2 || (tf32() && eb_ == 4) || eb_ == 1) &&
+                     mem_bytes(bv_->type.element()) == eb_,
+                 "wgmma lowering: an sm_90a dot of 16-bit, tf32, int8 or fp8 operands");
+    M_ = static_cast<int32_t>(rt_.shape[0]);
+    N_ = static_cast<int32_t>(rt_.shape[1]);
+    K_ = static_cast<int32_t>(a_->type.shape[1]);
+    wg_m_ = enc.warps_per_cta[0] / 4;
+    wg_n_ = enc.warps_per_cta[1];
+    in_ = enc.instr_shape[1];
+    TILEC_ASSERT(wg_m_ * wg_n_ * 4 == c.num_warps(),
+                 "wgmma lowering: warpgroups do not cover the CTA");
+    loop_ = layout::wgmma_pipelined_loop(op);
+    steps_ = layout::wgmma_imprecise_steps(op);
+  }
 
-void lower_wgmma(LoweringContext &c, const ir::Op &op) {
-  simt::Builder &b = c.b();
-  const ir::Value *a = op.operand(0), *bv = op.operand(1), *acc = op.operand(2);
-  const ir::Type &rt = op.result(0)->type;
-  const ir::Layout &enc = *rt.layout;
-  const int eb = mem_bytes(a->type.element());
-  const bool tf32 = a->type.elem == ir::DType::F32, s8 = a->type.elem == ir::DType::I8;
-  const bool fp8 = eb == 1 && !s8;
-  TILEC_ASSERT(c.opts().sm >= 90 && enc.mma_version == 3 && rt.rank() == 2 &&
-                   (eb == 2 || (tf32 && eb == 4) || eb == 1) && mem_bytes(bv->type.element()) == eb,
-               "wgmma lowering: an sm_90a dot of 16-bit, tf32, int8 or fp8 operands");
-  const int32_t M = static_cast<int32_t>(rt.shape[0]), N = static_cast<int32_t>(rt.shape[1]);
-  const int32_t K = static_cast<int32_t>(a->type.shape[1]);
-  const int32_t wg_m = enc.warps_per_cta[0] / 4, wg_n = enc.warps_per_cta[1];
-  const int32_t in = enc.instr_shape[1];
-  TILEC_ASSERT(wg_m * wg_n * 4 == c.num_warps(), "wgmma lowering: warpgroups do not cover the CTA");
+  void run() {
+    stage_operands();
+    make_descriptors();
+    init_accumulators();
+    issue();
+    c_.set(op_.result(0), results());
+  }
+
+private:
+  bool tf32() const { return a_->type.elem == ir::DType::F32; }
+  bool s8() const { return a_->type.elem == ir::DType::I8; }
+  bool f16_acc() const { return rt_.elem == ir::DType::F16; }
+  Ty acc_ty() const { return f16_acc() ? Ty::F16 : s8() ? Ty::S32 : Ty::F32; }
+  Ty operand_ty(ir::DType d) const {
+    return tf32()                 ? Ty::TF32
+           : s8()                 ? Ty::S8
+           : eb_ == 1             ? (d == ir::DType::F8E4NV ? Ty::E4M3x2 : Ty::E5M2x2)
+           : d == ir::DType::BF16 ? Ty::BF16
+                                  : Ty::F16;
+  }
 
   // 1. the operands in shared memory (A in registers when they hold its fragments); a
   // pipelined K loop alternates two buffers
-  const ir::Op *loop = layout::wgmma_pipelined_loop(op);
-  const LinearLayout &lc = c.layout_of(rt);
-  std::map<Coords, Reg> a_held; // A from registers: coordinates (lane = warp = 0) -> register
-  if (layout::wgmma_a_from_registers(op) && !ring_operand(a)) {
-    const LinearLayout &la = c.layout_of(a->type);
-    const std::vector<Reg> &ar = c.get(a);
-    for (int32_t r = 0; r < static_cast<int32_t>(ar.size()); ++r)
-      a_held.emplace(LoweringContext::reg_coords(la, r), ar[static_cast<size_t>(r)]);
-  }
-  bool a_regs = !a_held.empty();
-  // an operand from a ring stage (local_load) is read in place: its placement is the
-  // stage's (the pass chose it with wgmma_operand_smem; K- or MN-major, found here)
-  const bool ring_a = !a_regs && ring_operand(a), ring_b = ring_operand(bv);
-  // tf32 and 8-bit operands are K-major only
-  bool a_mn = eb == 2 && mn_major_source(c.layout_of(a->type), false);
-  bool b_mn = eb == 2 && mn_major_source(c.layout_of(bv->type), true);
-  RingView ra, rb;
-  if (ring_a)
-    ra = ring_view(c, a->def->operand(0));
-  if (ring_b)
-    rb = ring_view(c, bv->def->operand(0));
-  if (ring_a)
-    a_mn = ring_major(ra, M, K, eb, false, 64);
-  if (ring_b)
-    b_mn = ring_major(rb, N, K, eb, true, in);
-  WgmmaOperandSmem sa = layout::wgmma_operand_smem(M, K, eb, a_mn, false, 64);
-  WgmmaOperandSmem sb = layout::wgmma_operand_smem(N, K, eb, b_mn, true, in);
-  int64_t a_bytes = a_regs || ring_a ? 0 : (sa.bytes() + 1023) & ~int64_t{1023};
-  int64_t b_bytes = ring_b ? 0 : (sb.bytes() + 1023) & ~int64_t{1023};
-  int64_t buf_bytes = layout::wgmma_dot_buffer_bytes(op);
-  TILEC_ASSERT(buf_bytes == a_bytes + b_bytes,
-               "wgmma lowering: operand buffers differ from the allocation");
-  int64_t base_a =
-      buf_bytes ? (c.scratch(op, layout::wgmma_dot_smem_bytes(op)) + 1023) & ~int64_t{1023} : 0;
-  int64_t base_b = base_a + a_bytes;
-  Reg ring_off_a, ring_off_b; // the stage read: its offset from the ring's start (bytes)
-  if (ring_a)
-    std::tie(base_a, ring_off_a) = ring_stage_start(c, ra, a->def->operand(1));
-  if (ring_b)
-    std::tie(base_b, ring_off_b) = ring_stage_start(c, rb, bv->def->operand(1));
-  Reg buf_off; // pipelined: 0 or buf_bytes, the buffer this iteration stores to
-  if (loop && buf_bytes)
-    c.in_prologue([&] { buf_off = b.mov(Ty::U32, simt::imm(0)); });
-  if (loop && buf_bytes)
-    c.smem_unknown(); // the previous iteration's wgmma read the other buffer: a barrier
-  // an operand defined outside the loop around the dot (attention's q) is stored once,
-  // before that loop (its scratch is the dot's for the whole loop)
-  const ir::Op *hoist_a = a_regs ? nullptr : layout::wgmma_invariant_operand_loop(op, 0);
-  const ir::Op *hoist_b = layout::wgmma_invariant_operand_loop(op, 1);
-  if (hoist_a || hoist_b) {
-    simt::BlockId here = b.block();
-    b.set_block(c.block_before(hoist_a ? hoist_a : hoist_b));
-    b.bar_sync(0); // earlier readers of this scratch
-    if (hoist_a)
-      store_operand(c, a, sa, base_a, Reg{});
-    if (hoist_b)
-      store_operand(c, bv, sb, base_b, Reg{});
-    simt::fence_proxy_async(b);
-    b.bar_sync(0);
-    b.set_block(here);
-  }
-  bool store_a = !a_regs && !hoist_a && !ring_a, store_b = !hoist_b && !ring_b;
-  if (store_a || store_b) {
-    c.smem_before_write();
-    if (store_a)
-      store_operand(c, a, sa, base_a, buf_off);
-    if (store_b)
-      store_operand(c, bv, sb, base_b, buf_off);
-    simt::fence_proxy_async(b);
-    c.smem_after_write();
+  void stage_operands() {
+    if (layout::wgmma_a_from_registers(op_) && !ring_operand(a_)) {
+      const LinearLayout &la = c_.layout_of(a_->type);
+      const std::vector<Reg> &ar = c_.get(a_);
+      for (int32_t r = 0; r < static_cast<int32_t>(ar.size()); ++r)
+        a_held_.emplace(LoweringContext::reg_coords(la, r), ar[static_cast<size_t>(r)]);
+    }
+    a_regs_ = !a_held_.empty();
+    // an operand from a ring stage (local_load) is read in place: its placement is the
+    // stage's (the pass chose it with wgmma_operand_smem; K- or MN-major, found here)
+    ring_a_ = !a_regs_ && ring_operand(a_);
+    ring_b_ = ring_operand(bv_);
+    // tf32 and 8-bit operands are K-major only
+    a_mn_ = eb_ == 2 && mn_major_source(c_.layout_of(a_->type), false);
+    b_mn_ = eb_ == 2 && mn_major_source(c_.layout_of(bv_->type), true);
+    RingView ra, rb;
+    if (ring_a_) {
+      ra = ring_view(c_, a_->def->operand(0));
+      a_mn_ = ring_major(ra, M_, K_, eb_, false, 64);
+    }
+    if (ring_b_) {
+      rb = ring_view(c_, bv_->def->operand(0));
+      b_mn_ = ring_major(rb, N_, K_, eb_, true, in_);
+    }
+    sa_ = layout::wgmma_operand_smem(M_, K_, eb_, a_mn_, false, 64);
+    sb_ = layout::wgmma_operand_smem(N_, K_, eb_, b_mn_, true, in_);
+    int64_t a_bytes = a_regs_ || ring_a_ ? 0 : (sa_.bytes() + 1023) & ~int64_t{1023};
+    int64_t b_bytes = ring_b_ ? 0 : (sb_.bytes() + 1023) & ~int64_t{1023};
+    buf_bytes_ = layout::wgmma_dot_buffer_bytes(op_);
+    TILEC_ASSERT(buf_bytes_ == a_bytes + b_bytes,
+                 "wgmma lowering: operand buffers differ from the allocation");
+    base_a_ = buf_bytes_
+                  ? (c_.scratch(op_, layout::wgmma_dot_smem_bytes(op_)) + 1023) & ~int64_t{1023}
+                  : 0;
+    base_b_ = base_a_ + a_bytes;
+    if (ring_a_)
+      std::tie(base_a_, ring_off_a_) = ring_stage_start(c_, ra, a_->def->operand(1));
+    if (ring_b_)
+      std::tie(base_b_, ring_off_b_) = ring_stage_start(c_, rb, bv_->def->operand(1));
+    if (loop_ && buf_bytes_) {
+      c_.in_prologue([&] { buf_off_ = b_.mov(Ty::U32, simt::imm(0)); });
+      c_.smem_unknown(); // the previous iteration's wgmma read the other buffer: a barrier
+    }
+    // an operand defined outside the loop around the dot (attention's q) is stored once,
+    // before that loop (its scratch is the dot's for the whole loop)
+    const ir::Op *hoist_a = a_regs_ ? nullptr : layout::wgmma_invariant_operand_loop(op_, 0);
+    const ir::Op *hoist_b = layout::wgmma_invariant_operand_loop(op_, 1);
+    if (hoist_a || hoist_b) {
+      simt::BlockId here = b_.block();
+      b_.set_block(c_.block_before(hoist_a ? hoist_a : hoist_b));
+      b_.bar_sync(0); // earlier readers of this scratch
+      if (hoist_a)
+        store_operand(c_, a_, sa_, base_a_, Reg{});
+      if (hoist_b)
+        store_operand(c_, bv_, sb_, base_b_, Reg{});
+      simt::fence_proxy_async(b_);
+      b_.bar_sync(0);
+      b_.set_block(here);
+    }
+    store_a_ = !a_regs_ && !hoist_a && !ring_a_;
+    store_b_ = !hoist_b && !ring_b_;
+    if (store_a_ || store_b_) {
+      c_.smem_before_write();
+      if (store_a_)
+        store_operand(c_, a_, sa_, base_a_, buf_off_);
+      if (store_b_)
+        store_operand(c_, bv_, sb_, base_b_, buf_off_);
+      simt::fence_proxy_async(b_);
+      c_.smem_after_write();
+    }
   }
 
-  // 2. descriptors: this warpgroup's rows of A and columns of B
-  Reg desc_a, desc_b;
-  Reg w = c.warp();
-  c.in_prologue([&] {
-    Reg wg = b.shr(Ty::U32, w, simt::imm(2));
-    Reg start_a = b.shared_addr(base_a), start_b = b.shared_addr(base_b);
-    if (wg_m > 1) {
-      Reg i = b.and_(Ty::B32, wg, simt::imm(wg_m - 1));
-      start_a = b.mad(Ty::U32, i, simt::imm(sa.start(64, 0)), start_a);
-    }
-    if (wg_n > 1) {
-      Reg j = b.and_(Ty::B32, b.shr(Ty::U32, wg, simt::imm(log2i(wg_m))), simt::imm(wg_n - 1));
-      start_b = b.mad(Ty::U32, j, simt::imm(sb.start(in, 0)), start_b);
-    }
-    simt::MatrixDesc da, db;
-    da.lbo = sa.lbo;
-    da.sbo = sa.sbo;
-    da.swizzle = swizzle_of(sa.swizzle_bytes);
-    db.lbo = sb.lbo;
-    db.sbo = sb.sbo;
-    db.swizzle = swizzle_of(sb.swizzle_bytes);
-    desc_a = simt::wgmma_desc(b, start_a, da);
-    desc_b = simt::wgmma_desc(b, start_b, db);
-  });
-  // the start field (address >> 4) of this iteration's buffer or ring stage
-  auto shifted = [&](Reg desc, Reg off_bytes) {
-    if (!off_bytes.valid())
-      return desc;
-    return b.add(Ty::U64, desc, b.cvt(Ty::U64, Ty::U32, b.shr(Ty::U32, off_bytes, simt::imm(4))));
-  };
-  desc_a = shifted(desc_a, ring_a ? ring_off_a : store_a ? buf_off : Reg{});
-  desc_b = shifted(desc_b, ring_b ? ring_off_b : store_b ? buf_off : Reg{});
-  auto desc_at = [&](Reg base, uint32_t start) -> Operand {
+  // 2. descriptors: this warpgroup's rows of A and columns of B, moved to this iteration's
+  // buffer or ring stage (the start field is address >> 4)
+  void make_descriptors() {
+    Reg w = c_.warp();
+    c_.in_prologue([&] {
+      Reg wg = b_.shr(Ty::U32, w, simt::imm(2));
+      Reg start_a = b_.shared_addr(base_a_), start_b = b_.shared_addr(base_b_);
+      if (wg_m_ > 1) {
+        Reg i = b_.and_(Ty::B32, wg, simt::imm(wg_m_ - 1));
+        start_a = b_.mad(Ty::U32, i, simt::imm(sa_.start(64, 0)), start_a);
+      }
+      if (wg_n_ > 1) {
+        Reg j =
+            b_.and_(Ty::B32, b_.shr(Ty::U32, wg, simt::imm(log2i(wg_m_))), simt::imm(wg_n_ - 1));
+        start_b = b_.mad(Ty::U32, j, simt::imm(sb_.start(in_, 0)), start_b);
+      }
+      desc_a_ = simt::wgmma_desc(b_, start_a, matrix_desc(sa_));
+      desc_b_ = simt::wgmma_desc(b_, start_b, matrix_desc(sb_));
+    });
+    auto shifted = [&](Reg desc, Reg off_bytes) {
+      if (!off_bytes.valid())
+        return desc;
+      return b_.add(Ty::U64, desc,
+                    b_.cvt(Ty::U64, Ty::U32, b_.shr(Ty::U32, off_bytes, simt::imm(4))));
+    };
+    desc_a_ = shifted(desc_a_, ring_a_ ? ring_off_a_ : store_a_ ? buf_off_ : Reg{});
+    desc_b_ = shifted(desc_b_, ring_b_ ? ring_off_b_ : store_b_ ? buf_off_ : Reg{});
+  }
+  static simt::MatrixDesc matrix_desc(const WgmmaOperandSmem &s) {
+    simt::MatrixDesc d;
+    d.lbo = s.lbo;
+    d.sbo = s.sbo;
+    d.swizzle = swizzle_of(s.swizzle_bytes);
+    return d;
+  }
+  Operand desc_at(Reg base, uint32_t start) {
     if (start == 0)
       return base;
-    return b.add(Ty::U64, base, simt::imm(int64_t{start >> 4}));
-  };
+    return b_.add(Ty::U64, base, simt::imm(int64_t{start >> 4}));
+  }
 
-  // 3. accumulator tiles (64 x in at lane = warp = 0), in the order their registers appear
-  TILEC_ASSERT(c.layout_of(acc->type) == lc, "wgmma lowering: acc and result layouts differ");
-  bool f16_acc = rt.elem == ir::DType::F16;
-  Ty acc_ty = f16_acc ? Ty::F16 : s8 ? Ty::S32 : Ty::F32;
-  auto operand_ty = [&](ir::DType d) {
-    return tf32                   ? Ty::TF32
-           : s8                   ? Ty::S8
-           : fp8                  ? (d == ir::DType::F8E4NV ? Ty::E4M3x2 : Ty::E5M2x2)
-           : d == ir::DType::BF16 ? Ty::BF16
-                                  : Ty::F16;
-  };
-  simt::WgmmaShape shape{in, acc_ty, operand_ty(a->type.elem), operand_ty(bv->type.elem)};
-  const std::vector<Reg> &acc_regs = c.get(acc);
-  std::map<Coords, Reg> accm;
-  std::vector<Coords> tiles;
-  std::map<Coords, std::vector<Reg>> d_of;
-  for (int32_t r = 0; r < static_cast<int32_t>(acc_regs.size()); ++r) {
-    Coords crd = LoweringContext::reg_coords(lc, r);
-    accm.emplace(crd, acc_regs[static_cast<size_t>(r)]);
-    Coords o = {crd[0] & ~63, crd[1] & ~(in - 1)};
-    if (!d_of.count(o)) {
-      d_of[o] = {};
-      tiles.push_back(o);
+  // 3. accumulator tiles (64 x in at lane = warp = 0), in the order their registers appear.
+  // Pipelined: the accumulator stays in the loop-carried registers (in flight between
+  // iterations, nothing else may touch them); a zero accumulator is not filled in (the
+  // first K step scales D by 0); else fresh copies.
+  void init_accumulators() {
+    const LinearLayout &lc = c_.layout_of(rt_);
+    TILEC_ASSERT(c_.layout_of(acc_->type) == lc, "wgmma lowering: acc and result layouts differ");
+    const std::vector<Reg> &acc_regs = c_.get(acc_);
+    std::map<Coords, Reg> accm;
+    for (int32_t r = 0; r < static_cast<int32_t>(acc_regs.size()); ++r) {
+      Coords crd = LoweringContext::reg_coords(lc, r);
+      accm.emplace(crd, acc_regs[static_cast<size_t>(r)]);
+      Coords o = tile_of(crd);
+      if (!d_of_.count(o)) {
+        d_of_[o] = {};
+        tiles_.push_back(o);
+      }
+    }
+    // fragment register i of a tile: row 8 ((i / 2) % 2), column 8 (i / 4) + i % 2 (lane 0)
+    auto elem = [&](const Coords &o, int i) {
+      Coords crd = {o[0] + 8 * ((i / 2) % 2), o[1] + 8 * (i / 4) + i % 2};
+      auto it = accm.find(crd);
+      TILEC_ASSERT(it != accm.end(), "wgmma lowering: an accumulator element no register holds");
+      return it->second;
+    };
+    const ir::Op *acc_def = acc_->def;
+    zero_acc_ =
+        acc_def && acc_def->kind() == ir::OpKind::Constant && acc_def->float_attr("value", 1) == 0;
+    bool f16 = f16_acc();
+    for (const Coords &o : tiles_) {
+      std::vector<Reg> &d = d_of_[o];
+      for (int i = 0; i < in_ / 2; i += f16 ? 2 : 1)
+        d.push_back(zero_acc_ ? b_.reg(f16 ? Ty::F16x2 : acc_ty())
+                    : f16     ? b_.pack(Ty::F16x2, {elem(o, i), elem(o, i + 1)})
+                    : loop_   ? elem(o, i)
+                              : b_.mov(acc_ty(), elem(o, i)));
     }
   }
-  // fragment register i of a tile: row 8 ((i / 2) % 2), column 8 (i / 4) + i % 2 (lane 0)
-  auto elem = [&](const Coords &o, int i) {
-    Coords crd = {o[0] + 8 * ((i / 2) % 2), o[1] + 8 * (i / 4) + i % 2};
-    auto it = accm.find(crd);
-    TILEC_ASSERT(it != accm.end(), "wgmma lowering: an accumulator element no register holds");
-    return it->second;
-  };
-  // pipelined: the accumulator stays in the loop-carried registers (in flight between
-  // iterations, nothing else may touch them); a zero accumulator is not filled in (the
-  // first K step scales D by 0); else fresh copies
-  const ir::Op *acc_def = acc->def;
-  bool zero_acc =
-      acc_def && acc_def->kind() == ir::OpKind::Constant && acc_def->float_attr("value", 1) == 0;
-  int nfrag = in / 2; // elements per thread per tile
-  for (const Coords &o : tiles) {
-    std::vector<Reg> &d = d_of[o];
-    for (int i = 0; i < nfrag; i += f16_acc ? 2 : 1)
-      d.push_back(zero_acc  ? b.reg(f16_acc ? Ty::F16x2 : acc_ty)
-                  : f16_acc ? b.pack(Ty::F16x2, {elem(o, i), elem(o, i + 1)})
-                  : loop    ? elem(o, i)
-                            : b.mov(acc_ty, elem(o, i)));
-  }
+  Coords tile_of(const Coords &crd) const { return {crd[0] & ~63, crd[1] & ~(in_ - 1)}; }
 
   // A from registers: the 4 b32 of (m0, k0): pairs at rows +0 / +8, columns +0 / +8 (lane 0)
-  std::map<Coords, std::vector<Reg>> a_frag;
-  auto a_tile = [&](int32_t m0, int32_t k0) -> const std::vector<Reg> & {
-    std::vector<Reg> &f = a_frag[{m0, k0}];
+  const std::vector<Reg> &a_tile(int32_t m0, int32_t k0) {
+    std::vector<Reg> &f = a_frag_[{m0, k0}];
     if (f.empty())
       for (int i = 0; i < 4; ++i) {
         int32_t row = m0 + 8 * (i % 2), col = k0 + 8 * (i / 2);
-        auto lo = a_held.find({row, col}), hi = a_held.find({row, col + 1});
-        TILEC_ASSERT(lo != a_held.end() && hi != a_held.end(),
+        auto lo = a_held_.find({row, col}), hi = a_held_.find({row, col + 1});
+        TILEC_ASSERT(lo != a_held_.end() && hi != a_held_.end(),
                      "wgmma lowering: an A fragment element no register holds");
-        f.push_back(b.pack(Ty::B32, {lo->second, hi->second}));
+        f.push_back(b_.pack(Ty::B32, {lo->second, hi->second}));
       }
     return f;
-  };
-  simt::wgmma_fence(b);
-  for (int32_t k0 = 0; k0 < K; k0 += shape.k())
-    for (const Coords &o : tiles) {
-      Operand b_desc = desc_at(desc_b, sb.start(o[1], k0));
-      Operand scale_d = simt::imm(zero_acc && k0 == 0 ? 0 : 1);
-      if (a_regs)
-        simt::wgmma(b, shape, d_of[o], {}, a_tile(o[0], k0), b_desc, scale_d, false, b_mn);
-      else
-        simt::wgmma(b, shape, d_of[o], desc_at(desc_a, sa.start(o[0], k0)), {}, b_desc, scale_d,
-                    a_mn, b_mn);
-    }
-  simt::wgmma_commit(b);
-  if (loop) {
-    // this group runs on while the next iteration stores its operands to the other
-    // buffer; the previous group, which read that buffer, is done
-    simt::wgmma_wait(b, 1);
-    if (buf_off.valid())
-      b.mov_to(buf_off, b.xor_(Ty::B32, buf_off, simt::imm(buf_bytes)));
-    simt::Builder *bp = &b;
-    c.defer_past(loop, [bp] { simt::wgmma_wait(*bp, 0); });
-  } else {
-    simt::wgmma_wait(b, 0);
   }
-  // a ring stage the retired group read may be overwritten by the copies that follow once
-  // every warpgroup has retired it
-  if (ring_a || ring_b)
-    b.bar_sync(0);
+
+  // wgmma per K step and tile. max_num_imprecise_acc (fp8): each run of steps_ K steps
+  // sums into fresh registers, added to the accumulator (add.f32) once its group is done.
+  void issue() {
+    simt::WgmmaShape shape{in_, acc_ty(), operand_ty(a_->type.elem), operand_ty(bv_->type.elem)};
+    std::map<Coords, std::vector<Reg>> partial;
+    simt::wgmma_fence(b_);
+    for (int32_t k0 = 0, step = 0; k0 < K_; k0 += shape.k(), ++step) {
+      bool first = steps_ && step % steps_ == 0;
+      if (first && step)
+        simt::wgmma_fence(b_);
+      for (const Coords &o : tiles_) {
+        std::vector<Reg> *d = &d_of_[o];
+        Operand scale_d = simt::imm(zero_acc_ && k0 == 0 ? 0 : 1);
+        if (steps_) {
+          d = &partial[o];
+          if (first) {
+            d->clear();
+            for (int i = 0; i < in_ / 2; ++i)
+              d->push_back(b_.reg(Ty::F32));
+          }
+          scale_d = simt::imm(first ? 0 : 1);
+        }
+        Operand b_desc = desc_at(desc_b_, sb_.start(o[1], k0));
+        if (a_regs_)
+          simt::wgmma(b_, shape, *d, {}, a_tile(o[0], k0), b_desc, scale_d, false, b_mn_);
+        else
+          simt::wgmma(b_, shape, *d, desc_at(desc_a_, sa_.start(o[0], k0)), {}, b_desc, scale_d,
+                      a_mn_, b_mn_);
+      }
+      if (steps_ && ((step + 1) % steps_ == 0 || k0 + shape.k() >= K_)) {
+        simt::wgmma_commit(b_);
+        simt::wgmma_wait(b_, 0);
+        bool fresh = zero_acc_ && step < steps_; // the first run: the accumulator is 0
+        for (const Coords &o : tiles_)
+          for (size_t i = 0; i < partial[o].size(); ++i) // add.f32: no product to fuse
+            d_of_[o][i] = fresh ? partial[o][i]
+                                : b_.binary(simt::Op::Add, Ty::F32, d_of_[o][i], partial[o][i]);
+      }
+    }
+    if (steps_) {
+      // every group is done and summed
+    } else if (loop_) {
+      // this group runs on while the next iteration stores its operands to the other
+      // buffer; the previous group, which read that buffer, is done
+      simt::wgmma_commit(b_);
+      simt::wgmma_wait(b_, 1);
+      if (buf_off_.valid())
+        b_.mov_to(buf_off_, b_.xor_(Ty::B32, buf_off_, simt::imm(buf_bytes_)));
+      simt::Builder *bp = &b_;
+      c_.defer_past(loop_, [bp] { simt::wgmma_wait(*bp, 0); });
+    } else {
+      simt::wgmma_commit(b_);
+      simt::wgmma_wait(b_, 0);
+    }
+    // a ring stage the retired group read may be overwritten by the copies that follow
+    // once every warpgroup has retired it
+    if (ring_a_ || ring_b_)
+      b_.bar_sync(0);
+  }
 
   // the result registers in the accumulator layout's order
-  std::vector<Reg> out;
-  std::map<Coords, Reg> unpacked;
-  for (int32_t r = 0; r < static_cast<int32_t>(acc_regs.size()); ++r) {
-    Coords crd = LoweringContext::reg_coords(lc, r);
-    Coords o = {crd[0] & ~63, crd[1] & ~(in - 1)};
-    int32_t row = crd[0] - o[0], col = crd[1] - o[1];
-    int i = 4 * (col / 8) + 2 * (row / 8) + col % 2;
-    const std::vector<Reg> &d = d_of[o];
-    if (!f16_acc) {
-      out.push_back(d[static_cast<size_t>(i)]);
-      continue;
+  std::vector<Reg> results() {
+    const LinearLayout &lc = c_.layout_of(rt_);
+    size_t n = c_.get(acc_).size();
+    std::vector<Reg> out;
+    std::map<Coords, Reg> unpacked;
+    for (int32_t r = 0; r < static_cast<int32_t>(n); ++r) {
+      Coords crd = LoweringContext::reg_coords(lc, r);
+      Coords o = tile_of(crd);
+      int32_t row = crd[0] - o[0], col = crd[1] - o[1];
+      int i = 4 * (col / 8) + 2 * (row / 8) + col % 2;
+      const std::vector<Reg> &d = d_of_[o];
+      if (!f16_acc()) {
+        out.push_back(d[static_cast<size_t>(i)]);
+        continue;
+      }
+      auto it = unpacked.find(crd);
+      if (it == unpacked.end()) {
+        std::vector<Reg> h = b_.unpack(Ty::F16, 2, d[static_cast<size_t>(i / 2)]);
+        unpacked[{crd[0], crd[1] - col % 2}] = h[0];
+        unpacked[{crd[0], crd[1] - col % 2 + 1}] = h[1];
+        it = unpacked.find(crd);
+      }
+      out.push_back(it->second);
     }
-    auto it = unpacked.find(crd);
-    if (it == unpacked.end()) {
-      std::vector<Reg> h = b.unpack(Ty::F16, 2, d[static_cast<size_t>(i / 2)]);
-      unpacked[{crd[0], crd[1] - col % 2}] = h[0];
-      unpacked[{crd[0], crd[1] - col % 2 + 1}] = h[1];
-      it = unpacked.find(crd);
-    }
-    out.push_back(it->second);
+    return out;
   }
-  c.set(op.result(0), std::move(out));
-}
+
+  LoweringContext &c_;
+  simt::Builder &b_;
+  const ir::Op &op_;
+  const ir::Value *a_, *bv_, *acc_;
+  const ir::Type &rt_;
+  const int eb_;
+  int32_t M_ = 0, N_ = 0, K_ = 0, wg_m_ = 1, wg_n_ = 1, in_ = 8;
+  const ir::Op *loop_ = nullptr;
+  int steps_ = 0;
+  // operands
+  std::map<Coords, Reg> a_held_; // A from registers: coordinates (lane = warp = 0) -> reg
+  bool a_regs_ = false, ring_a_ = false, ring_b_ = false, a_mn_ = false, b_mn_ = false;
+  bool store_a_ = false, store_b_ = false;
+  WgmmaOperandSmem sa_, sb_;
+  int64_t buf_bytes_ = 0, base_a_ = 0, base_b_ = 0;
+  Reg ring_off_a_, ring_off_b_; // the stage read: its offset from the ring's start (bytes)
+  Reg buf_off_;                 // pipelined: 0 or buf_bytes_, the buffer this iteration stores to
+  Reg desc_a_, desc_b_;
+  // accumulator
+  bool zero_acc_ = false;
+  std::vector<Coords> tiles_;
+  std::map<Coords, std::vector<Reg>> d_of_;
+  std::map<Coords, std::vector<Reg>> a_frag_;
+};
+
+} // namespace
+
+void lower_wgmma(LoweringContext &c, const ir::Op &op) { WgmmaLowering(c, op).run(); }
 
 } // namespace tilec::lower

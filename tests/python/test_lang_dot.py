@@ -259,6 +259,40 @@ def test_dot_lowers_to_wgmma_on_sm90a_only():
     assert "wgmma" not in _ptx(ieee, f32, big, 4, "cuda:90")
 
 
+@triton.jit
+def _fp8_loop_kernel(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                     IMP: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :]).to(tl.float8e5, bitcast=True)
+        b = tl.load(B + (k + rk)[:, None] * BN + rn[None, :]).to(tl.float8e5, bitcast=True)
+        acc = tl.dot(a, b, acc, max_num_imprecise_acc=IMP)
+    tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("imp", [None, 0, 32, 64])
+def test_dot_fp8_max_num_imprecise_acc(imp):
+    # Hopper's rule (wgmma): every `imp` of K the tensor cores' partial sum is added to the
+    # fp32 accumulator with add.f32 (None: never); the sums stay exact here either way
+    BM, BN, BK, K = 64, 32, 64, 128
+    rng = np.random.default_rng(11)
+    a, b = _small_ints(rng, (BM, K)), _small_ints(rng, (K, BN))
+    c = np.zeros((BM, BN), np.float32)
+    _fp8_loop_kernel[(1,)](f64_to_fp8_bits(a, "e5m2"), f64_to_fp8_bits(b, "e5m2"), c, K,
+                           BM=BM, BN=BN, BK=BK, IMP=imp, num_warps=4)
+    np.testing.assert_array_equal(c, a @ b)
+    ptx = triton.compile(_fp8_loop_kernel, signature="*u8:16,*u8:16,*fp32:16,i32:16",
+                         constexprs=dict(BM=BM, BN=BN, BK=BK, IMP=imp), num_warps=4,
+                         target="cuda:90").asm["ptx"]
+    per_thread = BM * BN // 128  # accumulator elements of each thread
+    adds = 0 if imp is None else per_thread * BK // max(imp, 32)
+    assert ptx.count("add.f32") == adds and "add.rn.f32" not in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n32k32.f32.e5m2.e5m2" in ptx
+
+
 _MATMUL_SIG = ("*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,"
                "i32:16,i32:1,i32:16,i32:1,i32:16,i32:1")
 

@@ -180,7 +180,7 @@ Val dot(Emitter &e, const Args &a) {
     if (is_fp8(xd) && *m > K)
       a.fail("max_num_imprecise_acc (" + std::to_string(*m) + ") must be <= K (" +
              std::to_string(K) + ")");
-    imprecise = *m;
+    imprecise = *m == 0 ? 1 : *m; // 0 adds after every instruction, as 1 does (None: 0)
   }
   if (xd == DType::F32 && (precision == "bf16x3" || precision == "bf16x6"))
     return Val::of(bf16_split_dot(e, x, y, acc, precision == "bf16x6" ? 3 : 2, loc));
