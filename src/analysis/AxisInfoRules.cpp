@@ -124,6 +124,14 @@ AxisInfo binary(const ir::Op &op, const AxisInfo &l, const AxisInfo &r) {
       if (rc && *rc > 0) {
         o.contiguity[d] = gcd(gcd(l.contiguity[d], pow2_divisor(*rc)), l.divisibility[d]);
         o.divisibility[d] = gcd(l.divisibility[d], pow2_divisor(*rc));
+      } else if (!rc) {
+        // a divisor known only by its divisibility D (tutorial 03's `(pid * BLOCK +
+        // arange) % M`): a run of g = gcd(contiguity, start's divisibility, D) values
+        // starting at a multiple of g crosses no multiple of the divisor, so it stays a run
+        // where the divisor is constant over it (non-negative values, as Triton assumes)
+        o.contiguity[d] = gcd(gcd(gcd(l.contiguity[d], l.divisibility[d]), r.divisibility[d]),
+                              r.constancy[d]);
+        o.divisibility[d] = gcd(l.divisibility[d], r.divisibility[d]);
       }
       break;
     case OpKind::And:

@@ -162,6 +162,29 @@ def k(x_ptr, BLOCK: tl.constexpr):
   EXPECT_EQ(two.divisibility, v({1, 32})); // i*32 + j: element-wise along dim 0
 }
 
+TEST(AxisInfo, RemByARunTimeDivisor) {
+  // tutorial 03's offsets: (pid * BLOCK + arange) % M stay contiguous in runs of M's
+  // divisibility (16 from the signature), not of a constant divisor's; M unknown: none
+  Kernel k = inline_kernel(R"(@triton.jit
+def k(x_ptr, M, N, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = (pid * BLOCK + tl.arange(0, BLOCK)) % M
+    tl.store(x_ptr + offs, 1.0)
+    tl.store(x_ptr + (pid * BLOCK + tl.arange(0, BLOCK)) % N, 1.0)
+)",
+                           "*fp32:16,i32:16,i32", {64});
+  AxisInfoAnalysis ax(k.fn(), k.module.get());
+  std::vector<const AxisInfo *> offs;
+  ir::walk(k.fn().entry(), [&](ir::Op *op) {
+    if (op->kind() == OpKind::AddPtr)
+      offs.push_back(&ax.get(op->operand(1)));
+  });
+  ASSERT_EQ(offs.size(), 2u);
+  EXPECT_EQ(offs[0]->contiguity, v({16}));
+  EXPECT_EQ(offs[0]->divisibility, v({16}));
+  EXPECT_EQ(offs[1]->contiguity, v({1}));
+}
+
 TEST(AxisInfo, IfAndWhileMeet) {
   const char *text = R"(tt.func @k(%c: i1, %p: ptr<fp32>) {
   %0 = constant {value = 64} : i32
