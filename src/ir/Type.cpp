@@ -48,7 +48,9 @@ int64_t Type::numel() const {
 }
 
 std::string Type::str() const {
-  std::string e = ptr ? "ptr<" + std::string(ir_name(elem)) + ">" : std::string(ir_name(elem));
+  std::string e =
+      ptr ? std::string(is_const ? "ptr<const " : "ptr<") + std::string(ir_name(elem)) + ">"
+          : std::string(ir_name(elem));
   if (shape.empty())
     return e;
   std::string s = "tile<";

@@ -27,7 +27,7 @@ inline bool is_int(DType d) { return !is_float(d); } // bool counts as an intege
 inline bool is_signed_int(DType d) { return kind(d) == DTypeKind::Int; }
 inline bool is_unsigned_int(DType d) { return kind(d) == DTypeKind::UInt; }
 inline bool is_bool(DType d) { return d == DType::I1; }
-int byte_size(DType d); // storage bytes (i1 is stored as one byte)
+int byte_size(DType d);                // storage bytes (i1 is stored as one byte)
 std::string_view ir_name(DType d);     // "fp32"
 std::string_view python_name(DType d); // "float32"
 std::optional<DType> dtype_from_ir_name(std::string_view s);
@@ -38,7 +38,11 @@ using Shape = std::vector<int64_t>;
 struct Type {
   DType elem = DType::I32;
   bool ptr = false; // a pointer to `elem` in global memory
-  Shape shape;      // empty: a scalar
+  // A pointer to constant data (a parameter annotated `tl.const`): the front end refuses
+  // stores through it and joins of it with a plain pointer; it leaves no trace in the IR
+  // after Sema (sema::lower_kernel clears it).
+  bool is_const = false;
+  Shape shape; // empty: a scalar
   // Set on tiles by layout assignment (layout/AssignLayouts.h); null before it. Part of
   // the type: it prints as `tile<128xfp32, #blocked<...>>` and takes part in ==.
   LayoutRef layout;
@@ -54,9 +58,17 @@ struct Type {
   int rank() const { return static_cast<int>(shape.size()); }
   int64_t numel() const;
   // The element type (shape dropped): a scalar or pointer type.
-  Type element() const { return Type(elem, ptr); }
+  Type element() const {
+    Type t(elem, ptr);
+    t.is_const = is_const;
+    return t;
+  }
   // A new shape drops the layout; a new element type keeps it (same element positions).
-  Type with_shape(Shape s) const { return Type(elem, ptr, std::move(s)); }
+  Type with_shape(Shape s) const {
+    Type t(elem, ptr, std::move(s));
+    t.is_const = is_const;
+    return t;
+  }
   Type with_elem(DType e) const {
     Type t(e, false, shape);
     t.layout = layout;
@@ -71,7 +83,7 @@ struct Type {
   bool has_layout() const { return layout != nullptr; }
   // Equal element, pointer-ness and shape, whatever the layouts.
   bool same_ignoring_layout(const Type &o) const {
-    return elem == o.elem && ptr == o.ptr && shape == o.shape;
+    return elem == o.elem && ptr == o.ptr && is_const == o.is_const && shape == o.shape;
   }
   // "i32", "ptr<fp32>", "tile<128x64xfp16>", "tile<128xptr<fp32>>",
   // "tile<1024xfp32, #blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>>"

@@ -322,3 +322,82 @@ def test_mask_bound_multiple_of_16(n):
     cols = np.arange(block)[None, :]
     want = np.where(cols < n, x * 2.0, 107.0).astype(np.float32)
     np.testing.assert_array_equal(z, want)
+
+
+# ---------------------------------------------------------------------------------------
+# tl.const pointer parameters
+
+
+@triton.jit
+def _copy_from_const(src: tl.const, dst, n, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+
+def test_const_pointer_loads():
+    # reading through a tl.const pointer (and pointers computed from it) is ordinary
+    src = np.arange(16, dtype=np.float32)
+    dst = np.zeros(16, np.float32)
+    _copy_from_const[(1,)](src, dst, 16, B=16)
+    np.testing.assert_array_equal(dst, src)
+
+
+@triton.jit
+def _store_const(dst: tl.const, B: tl.constexpr):
+    tl.store(dst + tl.arange(0, B), 1.0)  # MARK store
+
+
+@triton.jit
+def _atomic_const(dst: tl.const):
+    tl.atomic_add(dst, 1.0)  # MARK atomic
+
+
+@triton.jit
+def _if_joins_const(a, c: tl.const, pick):
+    if pick:
+        out = c
+    else:
+        out = a
+    tl.store(out, 1.0)
+
+
+@triton.jit
+def _ternary_joins_const(a, c: tl.const, pick):
+    out = c if pick else a
+    tl.store(out, 1.0)
+
+
+@triton.jit
+def _pick(a, b, pick):
+    if pick:
+        return b
+    else:
+        return a
+
+
+@triton.jit
+def _return_joins_const(a, c: tl.const, pick):
+    tl.store(_pick(a, c, pick), 1.0)
+
+
+@pytest.mark.parametrize("kernel, args, words", [
+    (_store_const, dict(B=4), "Cannot store to a constant pointer"),
+    (_atomic_const, {}, "Cannot store to a constant pointer"),
+    (_if_joins_const, dict(pick=3), "Mismatched type for out"),
+    (_ternary_joins_const, dict(pick=3),
+     "Ternary expression with dynamic condition has inconsistent type"),
+    (_return_joins_const, dict(pick=3), "Inconsistent return types"),
+])
+def test_const_pointer_errors(kernel, args, words):
+    # Triton's rules and wording: no store or atomic through a const pointer; a const and a
+    # plain pointer do not join (the message names the const_pointer type; pick is a
+    # run-time value: 1 would be specialised to a constant and choose a branch)
+    names = [n for n in kernel.arg_names if n not in args]
+    pos = [np.zeros(4, np.float32) for _ in names]
+    with pytest.raises(triton.CompilationError) as info:
+        kernel[(1,)](*pos, **args)
+    assert words in str(info.value)
+    if "store" in words:
+        assert "MARK" in str(info.value)  # the caret line is the offending call
+    else:
+        assert "const_pointer<fp32>" in str(info.value)

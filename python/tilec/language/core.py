@@ -8,6 +8,13 @@ from __future__ import annotations
 import enum
 
 
+class const:
+    """Annotates a pointer parameter as pointing to constant data (`in_ptr: tl.const`):
+    storing through it, or through a pointer computed from it, is a CompilationError, and
+    it does not join with a plain pointer (the two branches of an `if`, a conditional
+    expression, a function's returns)."""
+
+
 class constexpr:
     """Marks a compile-time parameter (`BLOCK: tl.constexpr`) or wraps a compile-time
     value (`ROWS = tl.constexpr(4)` at module level, usable inside kernels)."""
@@ -213,7 +220,7 @@ class pointer_type(dtype):
         self.element_ty = element_ty
         self.address_space = address_space
         self.const = const
-        self.name = f"pointer<{element_ty}>"
+        self.name = f"const_pointer<{element_ty}>" if const else f"pointer<{element_ty}>"
         self.primitive_bitwidth = 64
         self.itemsize = 8
         self.fp_mantissa_width = 0

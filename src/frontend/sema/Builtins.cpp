@@ -73,8 +73,7 @@ std::vector<Param> parse_signature(const char *sig) {
 struct Table {
   std::vector<Def> defs;
   std::vector<std::vector<Param>> params;
-  std::map<std::string, size_t, std::less<>> tl, math, method, python, libdevice, cuda,
-      descriptor;
+  std::map<std::string, size_t, std::less<>> tl, math, method, python, libdevice, cuda, descriptor;
 
   Table() {
     add_program_builtins(defs);

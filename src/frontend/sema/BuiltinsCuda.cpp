@@ -15,9 +15,7 @@ Val hw_register(Emitter &e, const Args &a, const char *reg, DType d) {
   return Val::of(emit(e, OpKind::HwRegister, {}, Type(d), a.loc(), {{"reg", std::string(reg)}}));
 }
 
-Val globaltimer(Emitter &e, const Args &a) {
-  return hw_register(e, a, "globaltimer", DType::I64);
-}
+Val globaltimer(Emitter &e, const Args &a) { return hw_register(e, a, "globaltimer", DType::I64); }
 Val smid(Emitter &e, const Args &a) { return hw_register(e, a, "smid", DType::I32); }
 
 // constexprs, as in Triton: the launch's num_warps is known when the kernel compiles
@@ -29,9 +27,7 @@ Val grid_dep(Emitter &e, const Args &a, const char *action) {
   return Val::none();
 }
 Val gdc_wait(Emitter &e, const Args &a) { return grid_dep(e, a, "wait"); }
-Val gdc_launch_dependents(Emitter &e, const Args &a) {
-  return grid_dep(e, a, "launch_dependents");
-}
+Val gdc_launch_dependents(Emitter &e, const Args &a) { return grid_dep(e, a, "launch_dependents"); }
 
 } // namespace
 

@@ -88,12 +88,12 @@ Val batched_dot(Emitter &e, const Args &a, Value *x, Value *y) {
   Val acc = a["acc"];
   if (Value *c = a.tensor_or_null("acc")) {
     if (c->type.shape != cs)
-      a.fail("dot: the accumulator shape " + shape_str(c->type.shape) +
-             " is incompatible with " + shape_str(cs));
+      a.fail("dot: the accumulator shape " + shape_str(c->type.shape) + " is incompatible with " +
+             shape_str(cs));
     acc = flat(c, cs[r - 2], cs[r - 1]);
   }
-  Val res = call(e, "dot", {flat(x, xs[r - 2], xs[r - 1]), flat(y, ys[r - 2], ys[r - 1]), acc},
-                 loc, kw);
+  Val res =
+      call(e, "dot", {flat(x, xs[r - 2], xs[r - 1]), flat(y, ys[r - 2], ys[r - 1]), acc}, loc, kw);
   return Val::of(reshape(e, res.tensor, cs, loc));
 }
 

@@ -25,6 +25,15 @@ Value *pointer_arg(const Args &a, std::string_view name) {
   return v.tensor;
 }
 
+// The pointer a store or an atomic writes through: never one to constant data.
+Value *written_pointer_arg(const Args &a, std::string_view name) {
+  Value *p = pointer_arg(a, name);
+  if (p->type.is_const)
+    a.fail("Cannot store to a constant pointer (the parameter it comes from is annotated "
+           "tl.const)");
+  return p;
+}
+
 void check_mask(const Args &a, Value *mask) {
   if (mask && (mask->type.is_ptr() || mask->type.elem != DType::I1))
     a.fail("Mask must have boolean scalar type, got " + tensor_str(mask->type));
@@ -157,7 +166,7 @@ Val store(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
   if (is_block_ptr(a["pointer"]))
     return store_block(e, a);
-  Value *ptr = pointer_arg(a, "pointer");
+  Value *ptr = written_pointer_arg(a, "pointer");
   Value *val = a.tensor("value");
   Value *mask = a.tensor_or_null("mask");
   if (!is_empty_option(a["boundary_check"]))
@@ -200,7 +209,7 @@ std::vector<ir::NamedAttr> sem_scope(const Args &a) {
 
 Val atomic_rmw(Emitter &e, const Args &a, const char *op) {
   SourceLoc loc = a.loc();
-  Value *ptr = pointer_arg(a, "pointer");
+  Value *ptr = written_pointer_arg(a, "pointer");
   Value *val = a.tensor("val");
   Value *mask = a.tensor_or_null("mask");
   DType el = ptr->type.elem;
@@ -240,7 +249,7 @@ Val atomic_xchg(Emitter &e, const Args &a) { return atomic_rmw(e, a, "xchg"); }
 
 Val atomic_cas(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
-  Value *ptr = pointer_arg(a, "pointer");
+  Value *ptr = written_pointer_arg(a, "pointer");
   DType el = ptr->type.elem;
   int b = ir::bits(el);
   if (b != 16 && b != 32 && b != 64)

@@ -44,8 +44,9 @@ int rounds(const Args &a) {
   // Every round is unrolled (as Triton's static_range loop does): cap the code it makes.
   constexpr int64_t kMaxRounds = 1024;
   if (n > kMaxRounds)
-    a.fail(a.fn() + "(): n_rounds = " + std::to_string(n) + " is too many rounds to unroll (at most " +
-           std::to_string(kMaxRounds) + "; Philox uses 10)");
+    a.fail(a.fn() + "(): n_rounds = " + std::to_string(n) +
+           " is too many rounds to unroll (at most " + std::to_string(kMaxRounds) +
+           "; Philox uses 10)");
   return static_cast<int>(n);
 }
 

@@ -93,7 +93,7 @@ Value *upcast(Emitter &e, const Args &a, Value *v, const std::string &fmt, int p
     Value *bits = interleave_along(e, lo, hi, pack_axis, loc);
     return bitcast_elem(e, bits, Type::scalar_of(h.d), loc);
   }
-  DType fp = fmt == "e4m3" ? DType::F8E4NV
+  DType fp = fmt == "e4m3"   ? DType::F8E4NV
              : fmt == "e5m2" ? DType::F8E5
              : fmt == "bf16" ? DType::BF16
                              : DType::F16;
@@ -110,7 +110,8 @@ Value *upcast(Emitter &e, const Args &a, Value *v, const std::string &fmt, int p
 // Multiplies `x` ([.., M, K] for the lhs; [.., N, K]-major scales for the rhs, whose `x`
 // is [.., K, N]) by its scales: e8m0 (uint8, 2^(s-127), 0xFF is NaN unless fast_math)
 // per 32 elements along K, or fp8e4m3 values per 16.
-Value *apply_scale(Emitter &e, const Args &a, Value *x, Value *scale, bool rhs, Half h, bool fast_math) {
+Value *apply_scale(Emitter &e, const Args &a, Value *x, Value *scale, bool rhs, Half h,
+                   bool fast_math) {
   SourceLoc loc = a.loc();
   Ops o{e, loc};
   int r = x->type.rank();
@@ -123,8 +124,7 @@ Value *apply_scale(Emitter &e, const Args &a, Value *x, Value *scale, bool rhs, 
   ir::Shape want(x->type.shape.begin(), x->type.shape.end() - 2);
   want.push_back(rows);
   want.push_back(K / group);
-  if (K % group != 0 || scale->type.shape != want)
-  {
+  if (K % group != 0 || scale->type.shape != want) {
     // Triton's words, which its tests compare (the shape it got printed as a list of strings)
     std::string got;
     for (int64_t d : scale->type.shape)

@@ -204,7 +204,7 @@ Val desc_atomic(Emitter &e, const Args &a, const char *op) {
   if (!ok)
     a.fail(fn_name(a) + ": a tensor descriptor of " + dtype_name(el) + " does not support atomic " +
            o +
-           (o == "add"   ? " (int32, uint32, uint64, fp32, fp16, bf16 do)"
+           (o == "add"                 ? " (int32, uint32, uint64, fp32, fp16, bf16 do)"
             : o == "min" || o == "max" ? " (int32, uint32, int64, uint64, fp16, bf16 do)"
                                        : " (int32, uint32, int64, uint64 do)"));
   Value *v = block_value(e, a, desc, block_of(desc));

@@ -149,8 +149,8 @@ Value *tensor_bitwise(Emitter &e, BinOp op, const Val &a, const Val &b, SourceLo
   bool want_signed = ir::is_signed_int(self.tensor->type.elem);
   DType t = x->type.elem;
   if (k == OpKind::Shr && !ir::is_bool(t) && ir::is_signed_int(t) != want_signed) {
-    std::optional<DType> twin = ir::dtype_from_ir_name(
-        std::string(want_signed ? "i" : "u") + std::to_string(ir::bits(t)));
+    std::optional<DType> twin =
+        ir::dtype_from_ir_name(std::string(want_signed ? "i" : "u") + std::to_string(ir::bits(t)));
     TILEC_ASSERT(twin, "no integer twin of " + std::string(ir::ir_name(t)));
     Value *xs = bitcast_elem(e, x, ir::Type(*twin), loc);
     Value *ys = bitcast_elem(e, y, ir::Type(*twin), loc);

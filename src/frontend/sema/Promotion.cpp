@@ -14,7 +14,7 @@ std::string dtype_name(DType d) {
 
 std::string elem_name(const ir::Type &t) {
   std::string e = dtype_name(t.elem);
-  return t.is_ptr() ? "pointer<" + e + ">" : e;
+  return t.is_ptr() ? (t.is_const ? "const_pointer<" : "pointer<") + e + ">" : e; // Triton's
 }
 
 std::string shape_str(const ir::Shape &s) {

@@ -92,6 +92,32 @@ bool same_val(const Val &a, const Val &b) {
   return false;
 }
 
+// `tl.const` (or `const`): a pointer parameter to constant data.
+bool is_const_annotation(const ast::Expr *a) {
+  if (!a)
+    return false;
+  if (a->kind == ast::ExprKind::Name)
+    return static_cast<const ast::NameExpr *>(a)->id == "const";
+  return a->kind == ast::ExprKind::Attribute &&
+         static_cast<const ast::AttributeExpr *>(a)->attr == "const";
+}
+
+// Constness is a front-end typing rule (stores, joins): later stages never see it.
+void clear_const(ir::Function &fn) {
+  auto clear_block_args = [](ir::Block *b) {
+    for (size_t i = 0; i < b->num_args(); ++i)
+      b->arg(i)->type.is_const = false;
+  };
+  clear_block_args(fn.entry());
+  ir::walk(fn.entry(), [&](ir::Op *op) {
+    for (size_t i = 0; i < op->num_results(); ++i)
+      op->result(i)->type.is_const = false;
+    for (size_t i = 0; i < op->num_regions(); ++i)
+      if (ir::Block *b = op->region(i)->block())
+        clear_block_args(b);
+  });
+}
+
 // Triton tests the annotation's text for "constexpr": `tl.constexpr`, `constexpr`,
 // `triton.language.constexpr` and the string forms all count.
 bool is_constexpr_annotation(const ast::Expr *a) {
@@ -293,7 +319,10 @@ SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
       throw CompileError(p.loc, "parameter '" + p.name +
                                     "' is annotated tl.constexpr but was not given a "
                                     "compile-time value");
-    set_var(p.name, parameter_value(*fn, p.name, spec, divisibility, p.loc));
+    Val v = parameter_value(*fn, p.name, spec, divisibility, p.loc);
+    if (is_const_annotation(p.annotation.get()) && v.is_tensor() && v.tensor->type.is_ptr())
+      v.tensor->type.is_const = true;
+    set_var(p.name, v);
   }
   // Facts the GPU back end uses (Triton's tt.divisibility), one per body argument.
   result.module->attrs.push_back({"tt.divisibility", divisibility});
@@ -303,6 +332,7 @@ SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
   lower_seq(def.body, 0, nullptr);
   b_.set_insertion_point_to_end(fn->entry());
   b_.create(ir::OpKind::Return, {}, {}, {}, def.loc);
+  clear_const(*fn);
   result.static_output = std::move(static_out_);
   return result;
 }

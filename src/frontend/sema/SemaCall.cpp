@@ -2,8 +2,8 @@
 // which are inlined at the call site.
 #include <optional>
 
-#include "frontend/sema/SemaImpl.h"
 #include "frontend/sema/EmitUtil.h"
+#include "frontend/sema/SemaImpl.h"
 
 namespace tilec::sema::detail {
 

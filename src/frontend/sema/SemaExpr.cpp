@@ -2,8 +2,8 @@
 // f-strings.
 #include <cstdint>
 
-#include "frontend/sema/Operators.h"
 #include "frontend/sema/EmitUtil.h"
+#include "frontend/sema/Operators.h"
 #include "frontend/sema/Promotion.h"
 #include "frontend/sema/SemaImpl.h"
 
@@ -221,8 +221,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
       if (language_attribute(attr, out))
         return out;
       if (is_builtin(attr) ||
-          (m == "tilec.language.core" && (attr == "constexpr" || attr == "tensor" ||
-                                          attr == "dtype" || attr == "block_type")))
+          (m == "tilec.language.core" &&
+           (attr == "constexpr" || attr == "tensor" || attr == "dtype" || attr == "block_type")))
         return Val::builtin(attr);
       throw missing();
     }
@@ -381,10 +381,10 @@ Val Lowerer::eval_list_comp(const ast::ListCompExpr &e) {
   }
   Val it = eval(*e.iter);
   if (it.kind != Val::Kind::Tuple)
-    throw CompileError(e.iter->loc, "only comprehensions over tuples are supported (they are "
-                                    "unrolled at compile time), not over " +
-                                        (it.is_tensor() ? std::string("a tensor")
-                                                        : py_type_name(it)));
+    throw CompileError(e.iter->loc,
+                       "only comprehensions over tuples are supported (they are "
+                       "unrolled at compile time), not over " +
+                           (it.is_tensor() ? std::string("a tensor") : py_type_name(it)));
   Scope outer = frame().scope;
   std::vector<Val> out;
   for (const Val &item : it.elems) {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "frontend/sema/Promotion.h"
 #include "frontend/sema/EmitUtil.h"
+#include "frontend/sema/Promotion.h"
 #include "frontend/sema/SemaImpl.h"
 
 namespace tilec::sema::detail {
@@ -409,8 +409,8 @@ std::string unparse(const ast::Expr &e) {
   }
   case ast::ExprKind::ListComp: {
     auto &x = static_cast<const ast::ListCompExpr &>(e);
-    std::string s = "[" + unparse(*x.elt) + " for " + unparse(*x.target) + " in " +
-                    unparse(*x.iter);
+    std::string s =
+        "[" + unparse(*x.elt) + " for " + unparse(*x.target) + " in " + unparse(*x.iter);
     for (const auto &c : x.ifs)
       s += " if " + unparse(*c);
     return s + "]";

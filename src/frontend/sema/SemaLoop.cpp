@@ -1,8 +1,8 @@
 // Loops: `for` over range / tl.range (a `for` op), tl.static_range (unrolled), `while`.
 #include <optional>
 
-#include "frontend/sema/Operators.h"
 #include "frontend/sema/EmitUtil.h"
+#include "frontend/sema/Operators.h"
 #include "frontend/sema/Promotion.h"
 #include "frontend/sema/SemaImpl.h"
 

@@ -2,8 +2,8 @@
 // constructs kernels may not use.
 #include <list>
 
-#include "frontend/sema/Operators.h"
 #include "frontend/sema/EmitUtil.h"
+#include "frontend/sema/Operators.h"
 #include "frontend/sema/SemaImpl.h"
 
 namespace tilec::sema::detail {
@@ -173,7 +173,8 @@ void Lowerer::assign_target(const ast::Expr &target, const Val &value) {
       if (e->kind == ast::ExprKind::Starred)
         throw CompileError(e->loc, "starred assignment targets are not supported");
     if (value.kind != Val::Kind::Tuple)
-      throw CompileError(target.loc, "cannot unpack non-tuple value of type " + py_type_name(value));
+      throw CompileError(target.loc,
+                         "cannot unpack non-tuple value of type " + py_type_name(value));
     if (value.elems.size() > elts.size())
       throw CompileError(target.loc, "too many values to unpack (expected " +
                                          std::to_string(elts.size()) + ")");
@@ -242,7 +243,8 @@ namespace {
 // The message for a variable whose two incoming values cannot be joined after an if.
 MismatchMsg if_mismatch(bool has_else) {
   return [has_else](const std::string &name, const std::string &a, const std::string &b) {
-    return "variable '" + name + "' has type " + a + " after the then branch but " + b +
+    return "Mismatched type for " + name + ": variable '" + name + "' has type " + a +
+           " after the then branch but " + b +
            (has_else ? " after the else branch" : " when the branch is not taken") +
            "; both paths of an `if` must leave it with the same type";
   };
@@ -321,8 +323,8 @@ Exit Lowerer::lower_returning_if(const ast::IfStmt &s, const Val &cond, const Co
   frame().scope = entry;
 
   const MismatchMsg msg = [&](const std::string &, const std::string &a, const std::string &b) {
-    return "function '" + function_name() + "' returns " + a + " on one path but " + b +
-           " on another; every return must give the same types";
+    return "Inconsistent return types: function '" + function_name() + "' returns " + a +
+           " on one path but " + b + " on another; every return must give the same types";
   };
   ir::Builder then_b(op->region(0)->block()), else_b(op->region(1)->block());
   std::vector<ir::Value *> then_vals, else_vals;

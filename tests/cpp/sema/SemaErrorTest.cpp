@@ -26,12 +26,12 @@ const ErrorCase kCases[] = {
     {"kernel_returns_value", "    return 1\n", "a kernel cannot return a value", 1, 12},
     {"if_type_mismatch",
      "    x = tl.load(X)\n    if n > 0:\n        x = tl.arange(0, B)\n    tl.store(X, x)\n",
-     "variable 'x' has type int32[constexpr[16]] after the then branch but fp32 when the branch "
+     "Mismatched type for x: variable 'x' has type int32[constexpr[16]] after the then branch but fp32 when the branch "
      "is not taken; both paths of an `if` must leave it with the same type",
      2, 5},
     {"if_else_type_mismatch",
      "    if n > 0:\n        y = 1.0\n    else:\n        y = 1\n    tl.store(X, y)\n",
-     "variable 'y' has type fp32 after the then branch but int32 after the else branch; both "
+     "Mismatched type for y: variable 'y' has type fp32 after the then branch but int32 after the else branch; both "
      "paths of an `if` must leave it with the same type",
      1, 5},
     {"loop_carried_mismatch",
