@@ -20,7 +20,7 @@ from __future__ import annotations
 import types
 import weakref
 
-from . import _C, _args, _introspect, _sources, knobs
+from . import _C, _args, _hooks, _introspect, _sources, knobs
 from ._tensors import TensorWrapper
 from .compiler.kernel import CompiledKernel
 from .errors import CompilationError, CudaError, as_triton_error
@@ -221,6 +221,7 @@ def _dispatcher(jitfn):
                              weakref.ref(jitfn),
                              core.constexpr, normalize_grid)
         jitfn._gpu_dispatch = d  # from now on kernel[grid] goes to the fast path first
+        _hooks._fast_paths.add(jitfn)
     return d
 
 
@@ -365,8 +366,9 @@ def run(jitfn, grid, warmup, args, kwargs):
     """JITFunction.run for launches with GPU arguments. With TILEC_ALWAYS_COMPILE=1 (read
     when the launch gets here) the in-memory caches and the fast path are bypassed too."""
     always = _always_compile()
+    watched = _hooks.watching()  # launch hooks or the profiler: no fast path
     d = jitfn.__dict__.get("_gpu_dispatch")
-    if d is not None and not warmup and not always:
+    if d is not None and not warmup and not always and not watched:
         r = d.launch(grid, args, kwargs)
         if r is not None:
             return r
@@ -391,7 +393,7 @@ def run(jitfn, grid, warmup, args, kwargs):
     if kernel is None:
         kernel = _compile(jitfn, specs, keys, options, arch, device)
         kernels[ck] = kernel
-    if not always:
+    if not always and not watched:
         _dispatcher(jitfn).add(args, kwargs, kernel)
     if warmup:
         return kernel
@@ -400,7 +402,11 @@ def run(jitfn, grid, warmup, args, kwargs):
     g = normalize_grid(grid, dict(zip(jitfn.arg_names, values)))
     names, values = _with_descriptor_parts(jitfn.arg_names, values)
     values = [v.base if isinstance(v, TensorWrapper) else v for v in values]
-    kernel._native.launch(g, stream, names, values, device, **attrs)
+    if watched:
+        _hooks.launch(kernel, g, stream, values[:len(jitfn.arg_names)],
+                      lambda: kernel._native.launch(g, stream, names, values, device, **attrs))
+    else:
+        kernel._native.launch(g, stream, names, values, device, **attrs)
     return kernel
 
 

@@ -11,7 +11,7 @@ import os
 import re
 import textwrap
 
-from . import _C, _args, _gpu, _interpret, _sources, _utils
+from . import _C, _args, _gpu, _hooks, _interpret, _sources, _utils
 from ._tensors import MockTensor
 from .compiler import CompiledKernel, compile_kernel
 from .errors import LaunchOptionError
@@ -379,7 +379,10 @@ class JITFunction(JITCallable, KernelInterface):
         else:
             meta = dict(zip(self.arg_names, values)) if callable(grid) else None
             grid = normalize_grid(grid, meta)
-        kernel.launch(grid, runtime)
+        if _hooks.watching():  # launch hooks or the profiler
+            _hooks.launch(kernel, grid, None, values, lambda: kernel.launch(grid, runtime))
+        else:
+            kernel.launch(grid, runtime)
         return kernel
 
     def warmup(self, *args, grid, **kwargs):

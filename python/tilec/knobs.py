@@ -261,6 +261,9 @@ class HookChain:
     def add(self, func) -> None:
         if func not in self.calls:
             self.calls.append(func)
+        from . import _hooks  # late: _hooks imports this module
+
+        _hooks.drop_fast_paths()  # launches take the Python path, which calls the hooks
 
     def remove(self, func) -> None:
         if func in self.calls:
