@@ -5,14 +5,12 @@
 
 namespace tilec::interp {
 
-RaceShadow::Page &RaceShadow::page(uint64_t number) {
-  if (number != last_number_) {
-    std::unique_ptr<Page> &p = pages_[number];
-    if (!p)
-      p = std::make_unique<Page>(); // no records yet: the first access sets the granule
-    last_ = p.get();
-    last_number_ = number;
-  }
+RaceShadow::Page &RaceShadow::page_slow(uint64_t number) {
+  std::unique_ptr<Page> &p = pages_[number];
+  if (!p)
+    p = std::make_unique<Page>(); // no records yet: the first access sets the granule
+  last_ = p.get();
+  last_number_ = number;
   return *last_;
 }
 
@@ -25,14 +23,6 @@ void RaceShadow::refine(Page &p, int shift) {
     finer[i] = p.records[i / static_cast<size_t>(ratio)];
   p.records = std::move(finer);
   p.shift = shift;
-}
-
-void RaceShadow::enter(uint32_t me) {
-  if (me != current_) { // programs run one after another: a new one starts afresh
-    current_ = me;
-    acquired_ = false;
-    current_epoch_ = 0;
-  }
 }
 
 void RaceShadow::atomic(uint32_t program, bool acquire, bool release) {
@@ -50,9 +40,7 @@ bool RaceShadow::ordered(const Who &w) const {
   return it != releases_.end() && it->second > w.epoch; // released after the access
 }
 
-uint32_t RaceShadow::op_index(const Node &n) {
-  if (&n == last_op_)
-    return last_op_id_;
+uint32_t RaceShadow::op_index_slow(const Node &n) {
   last_op_ = &n;
   auto [it, inserted] = op_ids_.try_emplace(&n, static_cast<uint32_t>(ops_.size()));
   if (inserted)
@@ -61,8 +49,8 @@ uint32_t RaceShadow::op_index(const Node &n) {
   return it->second;
 }
 
-RaceShadow::Conflict RaceShadow::access(uint64_t addr, uint32_t bytes, bool write,
-                                        uint32_t program, const Node &n) {
+RaceShadow::Conflict RaceShadow::access(uint64_t addr, uint32_t bytes, bool write, uint32_t program,
+                                        const Node &n) {
   uint32_t me = program + 1;
   uint16_t op = static_cast<uint16_t>(std::min<uint32_t>(op_index(n), UINT16_MAX));
   enter(me);

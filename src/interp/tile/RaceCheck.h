@@ -50,7 +50,15 @@ private:
   };
   // Whether `w`, another program's access, is ordered before the current program's.
   bool ordered(const Who &w) const;
-  void enter(uint32_t me); // program `me` (id + 1) runs now
+  // Program `me` (id + 1) runs now; programs run one after another, so a new one starts
+  // afresh. (This and page / op_index run per element: their common case is inline.)
+  void enter(uint32_t me) {
+    if (me != current_) {
+      current_ = me;
+      acquired_ = false;
+      current_epoch_ = 0;
+    }
+  }
   struct Record { // one granule's accesses
     Who writer, reader, reader2;
   };
@@ -58,9 +66,11 @@ private:
     int shift = 0;               // log2 of the granule, 0..3
     std::vector<Record> records; // kPage >> shift of them
   };
-  Page &page(uint64_t number);
+  Page &page(uint64_t number) { return number == last_number_ ? *last_ : page_slow(number); }
+  Page &page_slow(uint64_t number);
   static void refine(Page &p, int shift);
-  uint32_t op_index(const Node &n);
+  uint32_t op_index(const Node &n) { return &n == last_op_ ? last_op_id_ : op_index_slow(n); }
+  uint32_t op_index_slow(const Node &n);
 
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   uint64_t last_number_ = UINT64_MAX;
@@ -70,9 +80,9 @@ private:
   const Node *last_op_ = nullptr; // consecutive accesses come from one op
   uint32_t last_op_id_ = 0;
   std::unordered_map<uint32_t, uint16_t> releases_; // program + 1 -> release atomics so far
-  uint32_t current_ = 0;      // the program now running, + 1
-  bool acquired_ = false;     // it has performed an acquire atomic
-  uint16_t current_epoch_ = 0; // its release count
+  uint32_t current_ = 0;                            // the program now running, + 1
+  bool acquired_ = false;                           // it has performed an acquire atomic
+  uint16_t current_epoch_ = 0;                      // its release count
 };
 
 } // namespace tilec::interp
