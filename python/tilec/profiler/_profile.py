@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import time
 
-from .. import _hooks
+from .. import _gpu, _hooks
 from ._data import TIME, SessionData
 
 DEFAULT_PROFILE_NAME = "proton"
@@ -126,8 +126,6 @@ class _GpuTimer:
         except ImportError:
             torch = None
         if torch is None or not torch.cuda.is_available():
-            from .. import _gpu
-
             _gpu.synchronize()
             self.start = None
             self.t0 = time.perf_counter_ns()
@@ -145,8 +143,6 @@ class _GpuTimer:
 
     def stop(self):
         if self.start is None:
-            from .. import _gpu
-
             _gpu.synchronize()
             self.ns = time.perf_counter_ns() - self.t0
         else:
@@ -160,8 +156,6 @@ class _GpuTimer:
 
 
 def _device_of(kernel):
-    from .. import _gpu
-
     if isinstance(kernel, _gpu.GpuCompiledKernel):
         return "CUDA", str(getattr(kernel._native, "device", 0) or 0)
     return "CPU", "0"
