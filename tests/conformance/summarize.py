@@ -98,7 +98,16 @@ def reason(message: str) -> str:
     return m[:160]
 
 
-def summarise(tilec, triton, readers):
+def load_collected(run):
+    """The tests a run selected (collected.txt beside its results.jsonl), or an empty set."""
+    path = os.path.join(run, "collected.txt") if os.path.isdir(run) else ""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {line.strip() for line in f if line.strip()}
+
+
+def summarise(tilec, triton, readers, collected=frozenset()):
     files = sorted({file_of(t) for t in tilec} | {file_of(t) for t in triton})
     table = {}
     fails = collections.Counter()
@@ -125,15 +134,25 @@ def summarise(tilec, triton, readers):
                 examples.setdefault(r, nodeid)
                 failing[nodeid] = rec["outcome"] + ": " + (rec["message"] or "")[:200]
         for nodeid, rec in triton.items():
-            if file_of(nodeid) == fname:
-                row["triton_" + rec["outcome"]] += 1
+            if file_of(nodeid) != fname:
+                continue
+            row["triton_" + rec["outcome"]] += 1
+            # A test Triton passed that has no tilec result did not finish before the time
+            # cap: it counts against tilec, never silently out of the denominator.
+            if rec["outcome"] == "passed" and nodeid in collected and nodeid not in tilec:
+                mlir = function_of(nodeid) in readers.get(fname, ())
+                key = "mlir_" if mlir else ""
+                row[key + "base_passed"] += 1
+                row["unfinished"] += 1
+                if not mlir:
+                    failing[nodeid] = "unfinished: no result before the time cap"
         table[fname] = dict(row)
     return table, fails, examples, failing
 
 
 def print_report(table, fails, examples, top, have_triton):
-    cols = ("file", "triton pass", "tilec pass", "tilec fail+err", "skip", "of base",
-            "rate", "mlir")
+    cols = ("file", "triton pass", "tilec pass", "tilec fail+err", "unfinished", "skip",
+            "of base", "rate", "mlir")
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     tot = collections.Counter()
@@ -145,15 +164,16 @@ def print_report(table, fails, examples, top, have_triton):
         rate = f"{100.0 * both / base:.1f} %" if base else "-"
         mlir = f"{row.get('mlir_both_passed', 0)}/{row.get('mlir_base_passed', 0)}"
         print(f"| {fname} | {row.get('triton_passed', '-') if have_triton else '-'} | "
-              f"{row.get('tilec_passed', 0)} | {fail} | {row.get('tilec_skipped', 0)} | "
-              f"{both}/{base} | {rate} | {mlir} |")
+              f"{row.get('tilec_passed', 0)} | {fail} | {row.get('unfinished', 0)} | "
+              f"{row.get('tilec_skipped', 0)} | {both}/{base} | {rate} | {mlir} |")
         for k, v in row.items():
             tot[k] += v
         tot["fail"] += fail
     base = tot["base_passed"]
     rate = f"{100.0 * tot['both_passed'] / base:.1f} %" if base else "-"
     print(f"| **all** | {tot['triton_passed'] if have_triton else '-'} | {tot['tilec_passed']} "
-          f"| {tot['fail']} | {tot['tilec_skipped']} | {tot['both_passed']}/{base} | "
+          f"| {tot['fail']} | {tot['unfinished']} | {tot['tilec_skipped']} | "
+          f"{tot['both_passed']}/{base} | "
           f"**{rate}** | {tot['mlir_both_passed']}/{tot['mlir_base_passed']} |")
     print(f"\nTop failure reasons (tilec, on tests {'Triton passed' if have_triton else 'run'};"
           " MLIR-reading tests apart):")
@@ -178,7 +198,8 @@ def main(argv=None):
         return 1
     files = sorted({file_of(t) for t in tilec})
     readers = mlir_readers(a.triton_src, files) if a.triton_src else {}
-    table, fails, examples, failing = summarise(tilec, triton, readers)
+    table, fails, examples, failing = summarise(tilec, triton, readers,
+                                                load_collected(a.tilec))
     tot = print_report(table, fails, examples, a.top, bool(triton))
     if a.json:
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
