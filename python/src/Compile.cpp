@@ -260,6 +260,8 @@ void bind_compile(nb::module_ &m) {
           "Runs every program of `grid` on the tile interpreter; returns device_print "
           "output. args: one value per run-time parameter (ints, floats, bools, pointer "
           "addresses); buffers: (name, address, bytes, writable) per pointer argument.")
+      .def_prop_ro("has_breakpoints", &has_breakpoints,
+                   "Whether the kernel calls breakpoint() (runs then stop in pdb).")
       .def("run_logged", &run_kernel_logged, nb::arg("grid"), nb::arg("args"), nb::arg("buffers"),
            "run, recording every access: (output, bytes of (offset u64, buffer u32, program "
            "u32, kind u32, pad u32) records; kind 0 load, 1 store, 2 atomic, +4 masked off).");

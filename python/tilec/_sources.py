@@ -5,6 +5,7 @@ its body names, resolved here in Python and handed over in the forms the compile
 from __future__ import annotations
 
 import ast
+import builtins
 import collections
 import inspect
 import io
@@ -166,10 +167,20 @@ def to_global(v, resolve_jit):
         return tuple(elems)
     if _args.is_named_tuple_class(v):  # a NamedTuple class the kernel constructs
         return _named_type_or_unsupported(v)
+    if _is_breakpoint(v):  # pdb.set_trace / breakpoint: a stop of the kernel debugger
+        return _C.BuiltinRef("builtins.breakpoint")
     if getattr(v, "_tilec_builtin", None):  # `from tilec.language import load` style
         name = v._tilec_builtin  # "load", "math.exp" (= exp), "libdevice.exp" (its own)
         return _C.BuiltinRef(name if _stubs.has_own_namespace(name) else name.rsplit(".", 1)[-1])
     return _C.Unsupported(_describe(v))
+
+
+def _is_breakpoint(v) -> bool:
+    """pdb.set_trace or builtins.breakpoint (without importing pdb when nobody did)."""
+    if v is builtins.breakpoint:
+        return True
+    pdb = sys.modules.get("pdb")
+    return pdb is not None and v is getattr(pdb, "set_trace", None)
 
 
 def _named_type_or_unsupported(cls):

@@ -65,6 +65,10 @@ void Verifier::verify_specific(const Op &op) {
   case OpKind::Print:
     check(op.num_results() == 0, op, "has no results");
     return;
+  case OpKind::Breakpoint:
+    check(op.num_results() == 0, op, "has no results");
+    check(!op.str_attr("frames", "").empty(), op, "needs its frames");
+    return;
   case OpKind::InlineAsm: {
     check(op.num_results() >= 1, op, "has at least one result");
     check(op.int_attr("pack", 0) >= 1, op, "pack must be >= 1");

@@ -20,6 +20,21 @@ bool names_tile_stage(const std::string &s) {
   return std::find(names.begin(), names.end(), s) != names.end();
 }
 
+// breakpoint() stops in pdb on the interpreter only: a GPU program cannot hand its
+// values to a Python debugger mid-launch. The statement stops around it (in a kernel whose
+// breakpoint() a constexpr branch removed) are dropped.
+void refuse_breakpoints(ir::Function &fn) {
+  ir::walk(fn.entry(), [](ir::Op *op) {
+    if (op->kind() != ir::OpKind::Breakpoint)
+      return;
+    if (op->int_attr("kind", 0) == 1)
+      throw CompileError(op->loc(), "breakpoint() stops a kernel in pdb only on tilec's CPU "
+                                    "interpreter: run with TILEC_INTERPRET=1 (or pass arrays "
+                                    "in host memory), or remove the breakpoint");
+    op->erase();
+  });
+}
+
 } // namespace
 
 std::string launch_options_error(int num_warps, int num_stages, int maxnreg) {
@@ -42,6 +57,7 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   TILEC_ASSERT(k.tile.module && !k.tile.module->functions.empty(),
                "compile_module_to_ptx: no kernel");
   const ir::Function &fn = *k.tile.module->functions.front();
+  refuse_breakpoints(*k.tile.module->functions.front());
   codegen::PtxTarget target;
   target.sm = opts.sm;
   target.arch_specific = opts.arch_specific && opts.sm >= 90;

@@ -26,6 +26,14 @@ class DriverBase(abc.ABC):
     def get_benchmarker(self):
         """The function that times kernels (do_bench's signature)."""
 
+    def set_interpret_mode(self, enabled: bool) -> None:
+        """Later launches run on the CPU tile interpreter (torch CUDA tensors copied to the
+        host and back), as TILEC_INTERPRET=1 does; False goes back to the GPU."""
+        from .. import _hooks, knobs
+
+        knobs.runtime.interpret = bool(enabled)
+        _hooks.drop_fast_paths()  # launches bound in C++ would skip the switch
+
     def map_python_to_cpp_type(self, ty: str) -> str:
         """The C type of a Triton signature type ("*fp32" -> "CUdeviceptr", "i32" ->
         "int32_t"), as the launchers Triton generates declare their arguments."""

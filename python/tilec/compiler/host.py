@@ -99,7 +99,12 @@ class HostKernel(CompiledKernel):
                 buffers.append((names[j], a.lo, a.nbytes, a.writable))
         else:
             self._unpack_parts(args, buffers)
-        if ACCESS_LOG is not None and hasattr(self._native, "run_logged"):
+        if getattr(self._native, "has_breakpoints", False):
+            from .. import _debugger  # pdb inside the kernel: its globals for expressions
+
+            with _debugger.launching(self.function):
+                out = self._native.run(grid, args, buffers)
+        elif ACCESS_LOG is not None and hasattr(self._native, "run_logged"):
             out, events = self._native.run_logged(grid, args, buffers)
             ACCESS_LOG.append(([b[:3] for b in buffers], tuple(grid), events))
         else:

@@ -238,6 +238,12 @@ Val py_getattr(Emitter &e, const Args &a) {
   }
 }
 
+// breakpoint() / pdb.set_trace(): a stop of the kernel debugger (pdb on the interpreter).
+Val py_breakpoint(Emitter &e, const Args &a) {
+  e.breakpoint(a.loc());
+  return Val::none();
+}
+
 Val py_range(Emitter &, const Args &a) {
   a.fail("range() can only be used as the iterator of a for loop");
 }
@@ -259,6 +265,7 @@ void add_python_builtins(std::vector<Def> &t) {
                         {"getattr", "obj, name, default=None", py_getattr, kPython},
                         {"print", "*args, hex=False", py_print, kPython},
                         {"range", "*args", py_range, kPython},
+                        {"breakpoint", "", py_breakpoint, kPython},
                     });
 }
 

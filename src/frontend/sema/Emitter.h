@@ -27,6 +27,8 @@ public:
   virtual std::string file_path(SourceLoc loc) const = 0;
   // The name of the function being compiled at `loc` (device_assert messages).
   virtual std::string function_name() const = 0;
+  // breakpoint() / pdb.set_trace() at `loc`: a stop of the kernel debugger (SemaDebug.cpp).
+  virtual void breakpoint(SourceLoc loc) = 0;
 };
 
 } // namespace tilec::sema

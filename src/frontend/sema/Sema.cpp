@@ -204,6 +204,11 @@ Val Lowerer::call_function(const Val &fn, std::vector<Val> args, SourceLoc loc) 
   CallArgs ca;
   ca.args = std::move(args);
   ca.loc = loc;
+  ++no_stops_; // a combiner region runs per element pair: no debugger stops in it
+  struct Restore {
+    int &n;
+    ~Restore() { --n; }
+  } restore{no_stops_};
   return inline_call(fn, std::move(ca));
 }
 
@@ -343,14 +348,22 @@ SemaResult lower_kernel(const std::shared_ptr<const FunctionSource> &kernel,
                         const std::vector<ArgSpec> &args, const CompileOptions &opts,
                         SourceManager &sm) {
   TILEC_ASSERT(kernel, "lower_kernel without a kernel");
-  detail::Lowerer l(opts, sm);
-  try {
-    return l.run(kernel, args);
-  } catch (const CompileError &e) {
-    if (l.static_out_.empty())
-      throw;
-    throw CompileErrorWithOutput(e, std::move(l.static_out_));
-  }
+  auto lower = [&](bool debug_stops) {
+    detail::Lowerer l(opts, sm, debug_stops);
+    try {
+      SemaResult r = l.run(kernel, args);
+      return std::make_pair(std::move(r), l.saw_breakpoint());
+    } catch (const CompileError &e) {
+      if (l.static_out_.empty())
+        throw;
+      throw CompileErrorWithOutput(e, std::move(l.static_out_));
+    }
+  };
+  auto [result, saw_breakpoint] = lower(false);
+  if (!saw_breakpoint)
+    return std::move(result);
+  // breakpoint() was met: lower again with a debugger stop before every statement.
+  return std::move(lower(true).first);
 }
 
 } // namespace tilec::sema

@@ -226,6 +226,11 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
         return Val::builtin(attr);
       throw missing();
     }
+    if (m == "pdb") { // `import pdb` in the kernel: pdb.set_trace() is breakpoint()
+      if (attr == "set_trace")
+        return Val::builtin(std::string(kPyBuiltinPrefix) + "breakpoint");
+      throw missing();
+    }
     if (m == "tilec" || m == "triton") {
       if (attr == "language")
         return Val::module("tilec.language");

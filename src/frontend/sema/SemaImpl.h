@@ -43,6 +43,7 @@ struct Frame {
   Scope scope;
   bool is_kernel = false;
   int loop_depth = 0; // enclosing for/while bodies of *this* function
+  SourceLoc stmt_loc; // the statement being lowered (with debug stops: a caller's call line)
 };
 
 // A tl.static_range loop to unroll: its body once per iteration, with the loop variable
@@ -102,7 +103,8 @@ struct LoopCarry {
 
 class Lowerer final : public Emitter {
 public:
-  Lowerer(const CompileOptions &opts, SourceManager &sm) : opts_(opts), sm_(sm) {}
+  Lowerer(const CompileOptions &opts, SourceManager &sm, bool debug_stops = false)
+      : opts_(opts), sm_(sm), debug_stops_(debug_stops) {}
   Val eval_list_comp(const ast::ListCompExpr &e);
   Val construct_named_tuple(const Val &cls, const CallArgs &args);
   Val parameter_value(ir::Function &fn, const std::string &name, const ArgSpec &spec,
@@ -120,6 +122,14 @@ public:
   void static_print(const std::string &text) override;
   std::string file_path(SourceLoc loc) const override;
   std::string function_name() const override;
+  void breakpoint(SourceLoc loc) override;
+
+  // --- the kernel debugger's stop points (SemaDebug.cpp) ---
+  // A `breakpoint` op at `loc` holding the variables of every frame (kind 0: before a
+  // statement, 1: breakpoint() itself). Only with debug_stops_, never in combiner regions.
+  void emit_stop(SourceLoc loc, int64_t kind);
+  // Whether lowering met breakpoint() (lower_kernel then lowers again with debug stops).
+  bool saw_breakpoint() const { return saw_breakpoint_; }
 
   // --- statements (SemaStmt.cpp) ---
   Exit lower_seq(const ast::StmtList &stmts, size_t start, const Cont *next);
@@ -211,6 +221,9 @@ public:
   int64_t stmt_budget_ = kMaxLoweredStatements;
   std::map<const FunctionSource *, std::unique_ptr<ParsedFunction>> parsed_;
   std::vector<Frame *> frames_;
+  bool debug_stops_ = false;   // emit a stop before every statement (kernels with breakpoint())
+  bool saw_breakpoint_ = false;
+  int no_stops_ = 0;           // inside a combiner region (tl.reduce's function): no stops
 };
 
 // RAII: runs a function body in `f`, restoring the frame stack on exit.

@@ -39,6 +39,8 @@ Exit Lowerer::lower_seq(const ast::StmtList &stmts, size_t start, const Cont *ne
                                       " statements after unrolling static_range loops, "
                                       "inlining @jit calls and copying the code after early "
                                       "returns");
+      frame().stmt_loc = s.loc;
+      emit_stop(s.loc, 0); // the kernel debugger (SemaDebug.cpp); a no-op without it
       if (s.kind == ast::StmtKind::Return) {
         auto &r = static_cast<const ast::ReturnStmt &>(s);
         if (frame().loop_depth > 0)
@@ -126,6 +128,15 @@ void Lowerer::lower_stmt(const ast::Stmt &s) {
     return lower_while(static_cast<const ast::WhileStmt &>(s));
   case ast::StmtKind::Assert:
     return lower_assert(static_cast<const ast::AssertStmt &>(s));
+  case ast::StmtKind::Import: { // `import pdb` (for pdb.set_trace()) is the one import allowed
+    const auto &imp = static_cast<const ast::ImportStmt &>(s);
+    for (const ast::ImportAlias &a : imp.names)
+      if (a.name != "pdb")
+        reject_stmt(s);
+    for (const ast::ImportAlias &a : imp.names)
+      set_var(a.asname.empty() ? a.name : a.asname, Val::module("pdb"));
+    return;
+  }
   case ast::StmtKind::Return: // handled by lower_seq
   default:
     reject_stmt(s);

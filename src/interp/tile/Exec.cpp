@@ -51,6 +51,8 @@ void Exec::run_program(std::array<int64_t, 3> p, std::string *o) {
   out = o;
   returned = false;
   loop_steps = 0;
+  debug_mode = DebugAction::Continue;
+  debug_last = nullptr;
   exec_block(plan_.entry);
 }
 
@@ -106,6 +108,8 @@ void Exec::exec_node(const Node &n) {
     return exec_print(*this, n);
   case OpKind::Assert:
     return exec_assert(*this, n);
+  case OpKind::Breakpoint:
+    return exec_breakpoint(*this, n);
   case OpKind::Barrier:
     return; // programs do not share memory the barrier would order
   case OpKind::HwRegister: // the CPU's nanosecond clock; every program runs on "SM" 0

@@ -38,6 +38,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,6 +101,27 @@ struct AccessEvent {
   uint32_t pad = 0;
 };
 
+// The kernel debugger (breakpoint() in a kernel, tilec/_debugger.py): a `breakpoint` op
+// that stops hands its values to the hook, which answers how to go on.
+struct DebugValue {
+  ir::DType dtype = ir::DType::I32; // pointers: their pointee's, with `pointer` set
+  bool pointer = false;
+  std::vector<int64_t> shape;       // {} for a scalar
+  const void *data = nullptr;       // the interpreter's storage (DTypeTraits.h), valid
+  uint64_t bytes = 0;               // during the call only
+};
+struct DebugStop {
+  std::array<int64_t, 3> pid{}, grid{};
+  bool breakpoint = false; // breakpoint() itself (else: before a statement)
+  std::string frames;      // the op's `frames` attribute (Ops.def)
+  std::vector<DebugValue> values; // its operands, in order
+};
+// continue: to the next breakpoint(); next: the next statement of this frame or its
+// callers; step: the next statement anywhere; return: the next statement of a caller.
+// Every program starts in `continue`. quit ends the launch with a KernelError.
+enum class DebugAction { Continue, Next, Step, Return, Quit };
+using DebugHook = std::function<DebugAction(const DebugStop &)>;
+
 struct LaunchOptions {
   std::array<int64_t, 3> grid{1, 1, 1};
   int num_threads = 0; // 0: TILEC_NUM_THREADS, and when that is 0 too, every core
@@ -112,6 +134,8 @@ struct LaunchOptions {
   // When set, every load, store and atomic lane is appended here, masked-off lanes too when
   // their address falls in a buffer (the programs then run on one thread, in order).
   std::vector<AccessEvent> *access_log = nullptr;
+  // When set, `breakpoint` ops stop here (the programs then run on one thread, in order).
+  const DebugHook *debug_hook = nullptr;
 };
 
 struct RunResult {

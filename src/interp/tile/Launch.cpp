@@ -114,8 +114,8 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
   if (!unknown.empty())
     launch_error("TILEC_SANITIZE names an unknown check '" + unknown + "' (known: race, address)");
   std::unique_ptr<RaceShadow> shadow = race ? std::make_unique<RaceShadow>() : nullptr;
-  if (race || opts.access_log)
-    threads = 1; // the shadow memory and the log are not shared between threads
+  if (race || opts.access_log || opts.debug_hook)
+    threads = 1; // the shadow memory, the log and the debugger are not shared by threads
   if (threads <= 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<long>(threads, total);
@@ -142,6 +142,7 @@ RunResult Executable::run(const std::vector<KernelArg> &args, const std::vector<
       ex.max_loop_steps = max_steps > 0 ? max_steps : INT64_MAX;
       ex.race = shadow.get();
       ex.log = opts.access_log;
+      ex.debug = opts.debug_hook;
       ex.set_args(args);
       for (;;) {
         int64_t start = next.fetch_add(chunk);

@@ -265,6 +265,12 @@ private:
     case OpKind::Print:
       plan_.has_print = true;
       break;
+    case OpKind::Breakpoint: { // a: breakpoint() itself; b: frame depth (0: the kernel)
+      n.a = op->int_attr("kind", 0);
+      std::string frames = op->str_attr("frames", "");
+      n.b = static_cast<int64_t>(std::count(frames.begin(), frames.end(), '\n')) - 1;
+      break;
+    }
     case OpKind::For: {
       const BlockPlan &body = *n.regions.at(0);
       TILEC_ASSERT(n.in.size() >= 3 && body.args.size() == n.in.size() - 2 &&

@@ -140,6 +140,10 @@ public:
   bool returned = false;
   RaceShadow *race = nullptr;              // set when the launch checks for races (one thread)
   std::vector<AccessEvent> *log = nullptr; // set when the launch records an access map
+  const DebugHook *debug = nullptr;        // set when the kernel debugger runs (one thread)
+  DebugAction debug_mode = DebugAction::Continue; // reset for every program
+  int64_t debug_depth = 0;                 // the frame depth of the last stop
+  const Node *debug_last = nullptr;        // the last breakpoint op run, when it stopped
   void log_access(const BufferRange &b, uint64_t addr, uint32_t kind) {
     log->push_back({addr - b.base, b.index,
                     static_cast<uint32_t>(pid[0] + grid[0] * (pid[1] + grid[1] * pid[2])), kind,
@@ -177,6 +181,7 @@ void exec_reduce_scan(Exec &ex, const Node &n); // reduce, scan
 void exec_dot(Exec &ex, const Node &n);
 void exec_gather_histogram(Exec &ex, const Node &n); // gather, histogram (OpsGather.cpp)
 void exec_print(Exec &ex, const Node &n);
+void exec_breakpoint(Exec &ex, const Node &n); // the kernel debugger's stops (Debugger.cpp)
 void exec_assert(Exec &ex, const Node &n);
 void exec_ring(Exec &ex, const Node &n); // local_alloc async_copy async_commit async_wait
                                          // local_load (OpsRing.cpp)

@@ -38,6 +38,7 @@ public:
   void static_print(const std::string &text) override { printed += text + "\n"; }
   std::string file_path(SourceLoc) const override { return "kernel.py"; }
   std::string function_name() const override { return "kernel"; }
+  void breakpoint(SourceLoc) override {}
 
   // A run-time kernel argument of type `t` (a block argument of the body).
   Val arg(const ir::Type &t) { return Val::of(fn_.entry()->add_arg(t)); }
