@@ -25,6 +25,7 @@ import os
 import sys
 
 _PREFIX = "triton"
+_NATIVE = "triton._C.libtriton"
 _FALSE = ("", "0", "false", "off", "no")
 
 
@@ -43,6 +44,10 @@ class _TritonAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if fullname != _PREFIX and not fullname.startswith(_PREFIX + "."):
             return None
         real = "tilec" + fullname[len(_PREFIX):]
+        if fullname == _NATIVE or fullname.startswith(_NATIVE + "."):
+            # Triton's native module: its Python-facing parts (the cuBLAS binding of
+            # tutorial 09) live in tilec._libtriton
+            real = "tilec._libtriton" + fullname[len(_NATIVE):]
         try:
             found = importlib.util.find_spec(real)
         except ModuleNotFoundError:
@@ -57,6 +62,9 @@ class _TritonAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         module = importlib.import_module(spec.loader_state)
+        native = sys.modules.get("tilec._C")
+        if native is not None and not hasattr(native, "__path__"):
+            native.__path__ = []  # a package, so that triton._C.libtriton imports below it
         # Alias the tilec submodules already loaded too: importing one later under its
         # triton name would make the import system set it as an attribute of its parent,
         # over a name the parent binds to something else (triton.runtime.driver is the

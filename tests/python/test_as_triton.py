@@ -80,3 +80,48 @@ def test_missing_submodule_is_an_import_error_naming_triton():
             print(type(e).__name__, "triton.no_such_module" in str(e))
     """, "1")
     assert out == "ModuleNotFoundError True"
+
+
+def test_native_module_cublas_binding_imports_as_in_tutorial_09():
+    out = _run("""
+        import triton
+        import triton._C
+        from triton._C.libtriton import nvidia
+        import tilec._libtriton
+        print(triton._C is tilec_C(), nvidia is tilec._libtriton.nvidia,
+              nvidia.cublas.CublasLt.__name__)
+    """.replace("tilec_C()", "__import__('tilec')._C"), "1")
+    assert out == "True True CublasLt"
+
+
+def test_cublas_binding_refuses_what_is_not_a_cuda_tensor():
+    import pytest
+
+    from tilec._libtriton.nvidia.cublas import CublasLt
+
+    with pytest.raises(TypeError, match="torch CUDA tensor"):
+        CublasLt(object())
+
+
+@__import__("pytest").mark.gpu
+def test_cublas_binding_matches_torch_on_the_gpu():
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU and torch")
+    from tilec._libtriton.nvidia.cublas import CublasLt
+
+    blas = CublasLt(torch.empty(1 << 20, device="cuda", dtype=torch.uint8))
+    a = torch.randn(256, 128, device="cuda", dtype=torch.float16)
+    b = torch.randn(64, 128, device="cuda", dtype=torch.float16)
+    c = torch.empty(256, 64, device="cuda", dtype=torch.float16)
+    torch.testing.assert_close(blas.matmul(a, b, c), a @ b.T)
+    a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+    c16 = torch.empty(256, 64, device="cuda", dtype=torch.float16)
+    torch.testing.assert_close(blas.matmul(a8, b8, c16), (a8.half() @ b8.half().T),
+                               rtol=2e-2, atol=1e-1)
+    d = torch.empty_like(c)
+    blas.gemm(a, b, c, d, 2.0, 0.5)
+    torch.testing.assert_close(d, (2.0 * (a.float() @ b.float().T) + 0.5 * c.float()).half(),
+                               rtol=2e-2, atol=2e-2)

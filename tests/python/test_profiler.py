@@ -265,3 +265,20 @@ def test_gpu_kernel_time_agrees_with_do_bench(tmp_path):
     assert k["device_type"] == "CUDA" and k["count"] == 50
     per_launch_ms = k["time (ns)"] / 50 * 1e-6
     assert per_launch_ms == pytest.approx(bench_ms, rel=0.05)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA GPU, its driver and torch")
+def test_scope_times_device_work_that_is_not_a_tilec_kernel(tmp_path):
+    # tutorial 09's cuBLAS and torch rows: a torch matmul inside a scope gets the scope's
+    # CUDA-event time; a scope with a tilec launch keeps its kernel's time only
+    a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+    bench_ms = triton.testing.do_bench(lambda: a @ a, warmup=10, rep=100)
+    name = str(tmp_path / "scoped")
+    proton.start(name, hook="triton")
+    for _ in range(20):
+        with proton.scope("torch", {"flops16": 2.0 * 4096 ** 3}):
+            a @ a
+    proton.finalize()
+    f = _frames(name + ".hatchet")[("ROOT", "torch")]
+    assert f["time (ns)"] / 20 * 1e-6 == pytest.approx(bench_ms, rel=0.1)

@@ -22,6 +22,7 @@ _sessions: dict = {}  # id -> SessionData
 _next_id = 0
 scopes: list = []  # names of the open scopes, outermost first (shared by all sessions)
 _pending: list = []  # GPU samples whose events are not read yet
+launches = 0  # launches observed while a session was active (scopes compare counts)
 
 
 def _select(session):
@@ -181,9 +182,11 @@ def _describe_device(s: SessionData, kind: str, index: str) -> None:
 
 class _Observer:
     def enter(self, kernel, md, stream):
+        global launches
         active = active_sessions()
         if not active:
             return None
+        launches += 1
         kind, index = _device_of(kernel)
         op, user = None, {}
         if any(s.hook == "triton" for s in active):

@@ -1,16 +1,36 @@
 """Named scopes (Proton's `scope`, `enter_scope` / `exit_scope`): the launches inside one
 are its children in the tree; its metrics (`{"flops16": ..., "bytes": ...}`) are added to
-its frame each time it is entered, so the viewer derives its TFLOP/s and GB/s from them."""
+its frame each time it is entered, so the viewer derives its TFLOP/s and GB/s from them.
+
+Work that is not a tilec launch (cuBLAS through torch, torch's own kernels) is timed by the
+scope itself: when torch has CUDA up, CUDA events on the current stream bracket the scope,
+and a scope that launched no tilec kernel gets their elapsed time as its own. (A scope
+mixing both gets only its tilec kernels' times: the events would count them twice.)"""
 
 from __future__ import annotations
 
 import functools
+import sys
 import time
 
 from . import _profile
 
 _ids: list = []  # the ids enter_scope returned, innermost last
+_timers: list = []  # per open scope: (events timer or None, _profile.launches at entry)
 _counter = 0
+
+
+def _device_timer():
+    """CUDA events on torch's current stream, when torch has CUDA up and a session runs."""
+    torch = sys.modules.get("torch")
+    if torch is None or not _profile.active_sessions():
+        return None
+    try:
+        if not torch.cuda.is_initialized():
+            return None
+    except Exception:  # noqa: BLE001 - a torch without CUDA
+        return None
+    return _profile._GpuTimer(None)
 
 
 def enter_scope(name: str, *, triton_op: bool = False, metrics: dict | None = None) -> int:
@@ -24,6 +44,7 @@ def enter_scope(name: str, *, triton_op: bool = False, metrics: dict | None = No
             frame.add(dict(metrics))
     _counter += 1
     _ids.append(_counter)
+    _timers.append((_device_timer(), _profile.launches))
     return _counter
 
 
@@ -37,6 +58,12 @@ def exit_scope(name: str | None = None, *, triton_op: bool = False,
     if metrics:
         for s in _profile.active_sessions():
             s.frame_at(_profile.scopes).add(dict(metrics))
+    timer, launches = _timers.pop()
+    if timer is not None and launches == _profile.launches:
+        timer.stop()
+        path = list(_profile.scopes)
+        for s in _profile.active_sessions():
+            _profile._pending.append((s, s.frame_at(path), path, timer.t0, timer, {}))
     _profile.scopes.pop()
     return _ids.pop()
 

@@ -1,0 +1,5 @@
+"""`triton._C.libtriton.nvidia`: the cuBLAS binding (`cublas.CublasLt`)."""
+
+from . import cublas
+
+__all__ = ["cublas"]
