@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "Bindings.h"
+#include "frontend/sema/Sema.h"
 #include "pipeline/GpuPipeline.h"
 #include "support/Env.h"
 
@@ -21,10 +22,19 @@ env::Var var_named(const std::string &name) {
   throw nb::key_error(("unknown environment variable '" + name + "' (see docs/ENV.md)").c_str());
 }
 
+// Compile-time warnings (sema::report_warning) become Python UserWarnings, as Triton's
+// warnings.warn calls are; under `-W error` the exception ends the compilation.
+void warn_in_python(const std::string &message) {
+  nb::gil_scoped_acquire gil;
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0)
+    throw nb::python_error();
+}
+
 } // namespace
 
 void bind_support(nb::module_ &m) {
   m.attr("__version__") = TILEC_VERSION;
+  sema::set_warning_handler(warn_in_python);
   m.def(
       "env_vars",
       [] {

@@ -18,7 +18,11 @@ namespace {
 
 Val where(Emitter &e, const Args &a) {
   SourceLoc loc = a.loc();
-  Value *cond = truth(e, a.tensor("condition"), loc);
+  Value *c = a.tensor("condition");
+  if (c->type.is_ptr() || c->type.elem != DType::I1) // Triton's words
+    e.warn(loc, "tl.where with a non-boolean condition is deprecated and will error out in a "
+                "future triton release. Got " + elem_name(c->type));
+  Value *cond = truth(e, c, loc);
   auto [x, y] = binary_operands(e, a["x"], a["y"], true, true, true, false, loc);
   if (x->type.element() != y->type.element())
     a.fail("where(): x and y must have one type, got " + elem_name(x->type) + " and " +

@@ -29,6 +29,8 @@ public:
   virtual std::string function_name() const = 0;
   // breakpoint() / pdb.set_trace() at `loc`: a stop of the kernel debugger (SemaDebug.cpp).
   virtual void breakpoint(SourceLoc loc) = 0;
+  // A compile-time warning at `loc` (Python's UserWarning under the bindings; Sema.h).
+  virtual void warn(SourceLoc loc, const std::string &msg) = 0;
 };
 
 } // namespace tilec::sema

@@ -2,6 +2,8 @@
 #include "frontend/sema/Sema.h"
 #include "frontend/sema/EmitUtil.h"
 
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 
 #include "frontend/Parser.h"
@@ -212,6 +214,12 @@ Val Lowerer::call_function(const Val &fn, std::vector<Val> args, SourceLoc loc) 
   return inline_call(fn, std::move(ca));
 }
 
+void Lowerer::warn(SourceLoc loc, const std::string &msg) {
+  if (dry_run_depth_ > 0 || quiet_ > 0) // trial runs and copies must not warn twice
+    return;
+  warnings_.push_back(file_path(loc) + ":" + std::to_string(loc.line) + ": " + msg);
+}
+
 void Lowerer::static_print(const std::string &text) {
   if (dry_run_depth_ > 0 || quiet_ > 0) // trial runs and copies must not print twice
     return;
@@ -344,6 +352,17 @@ SemaResult Lowerer::run(const std::shared_ptr<const FunctionSource> &kernel,
 
 } // namespace detail
 
+namespace {
+void warn_to_stderr(const std::string &message) {
+  std::fputs(("tilec: warning: " + message + "\n").c_str(), stderr);
+}
+std::atomic<WarningHandler> g_warning_handler{warn_to_stderr};
+} // namespace
+
+void set_warning_handler(WarningHandler h) { g_warning_handler = h ? h : warn_to_stderr; }
+
+void report_warning(const std::string &message) { g_warning_handler.load()(message); }
+
 SemaResult lower_kernel(const std::shared_ptr<const FunctionSource> &kernel,
                         const std::vector<ArgSpec> &args, const CompileOptions &opts,
                         SourceManager &sm) {
@@ -352,6 +371,7 @@ SemaResult lower_kernel(const std::shared_ptr<const FunctionSource> &kernel,
     detail::Lowerer l(opts, sm, debug_stops);
     try {
       SemaResult r = l.run(kernel, args);
+      r.warnings = std::move(l.warnings_);
       return std::make_pair(std::move(r), l.saw_breakpoint());
     } catch (const CompileError &e) {
       if (l.static_out_.empty())
@@ -360,10 +380,11 @@ SemaResult lower_kernel(const std::shared_ptr<const FunctionSource> &kernel,
     }
   };
   auto [result, saw_breakpoint] = lower(false);
-  if (!saw_breakpoint)
-    return std::move(result);
-  // breakpoint() was met: lower again with a debugger stop before every statement.
-  return std::move(lower(true).first);
+  if (saw_breakpoint) // breakpoint() was met: lower again with a stop before every statement
+    result = std::move(lower(true).first);
+  for (const std::string &w : result.warnings)
+    report_warning(w);
+  return std::move(result);
 }
 
 } // namespace tilec::sema

@@ -80,7 +80,15 @@ struct CompileOptions {
 struct SemaResult {
   std::unique_ptr<ir::Module> module;
   std::string static_output; // what static_print wrote, in order (Triton prints to stdout)
+  std::vector<std::string> warnings; // "file:line: message" (also reported, below)
 };
+
+// Where compile-time warnings go (Triton's UserWarnings, e.g. tl.where on a non-bool
+// condition): the handler set last, by default standard error. The Python bindings set
+// one that calls warnings.warn. Called once per warning of a compilation.
+using WarningHandler = void (*)(const std::string &message);
+void set_warning_handler(WarningHandler h);
+void report_warning(const std::string &message);
 
 // A CompileError raised after static_print had written something. Triton prints as it
 // compiles, so callers show static_output() before the error (the pipeline also attaches

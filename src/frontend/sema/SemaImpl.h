@@ -123,6 +123,7 @@ public:
   std::string file_path(SourceLoc loc) const override;
   std::string function_name() const override;
   void breakpoint(SourceLoc loc) override;
+  void warn(SourceLoc loc, const std::string &msg) override;
 
   // --- the kernel debugger's stop points (SemaDebug.cpp) ---
   // A `breakpoint` op at `loc` holding the variables of every frame (kind 0: before a
@@ -214,6 +215,7 @@ public:
   CompileOptions opts_;
   SourceManager &sm_;
   std::string static_out_;
+  std::vector<std::string> warnings_; // "file:line: message", reported once lowering is done
   int dry_run_depth_ = 0; // lowering a loop body on trial
   int quiet_ = 0;         // lowering a second copy of a continuation
   // Statements left to lower: unrolling, inlining and copies after early returns can

@@ -267,5 +267,17 @@ TEST(Cast, ToAndCast) {
   e.verify();
 }
 
+TEST(Where, NonBoolConditionWarnsAsTriton) {
+  TestEmitter e;
+  Val x = e.arg("tile<64xfp32>");
+  e.call("where", {e.arg("tile<64xu32>"), x, x});
+  EXPECT_EQ(e.warnings, "tl.where with a non-boolean condition is deprecated and will error "
+                        "out in a future triton release. Got uint32\n");
+  e.warnings.clear();
+  e.call("where", {e.arg("tile<64xi1>"), x, x});
+  EXPECT_EQ(e.warnings, "");
+  e.verify();
+}
+
 } // namespace
 } // namespace tilec::sema::test

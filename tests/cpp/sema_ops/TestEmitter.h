@@ -39,6 +39,8 @@ public:
   std::string file_path(SourceLoc) const override { return "kernel.py"; }
   std::string function_name() const override { return "kernel"; }
   void breakpoint(SourceLoc) override {}
+  void warn(SourceLoc, const std::string &msg) override { warnings += msg + "\n"; }
+  std::string warnings;
 
   // A run-time kernel argument of type `t` (a block argument of the body).
   Val arg(const ir::Type &t) { return Val::of(fn_.entry()->add_arg(t)); }
