@@ -88,7 +88,7 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   Op *dot = const_cast<Op *>(dot_c);
   const Type &pt = load.operand(0)->type;
   if (pt.rank() != 2 || !pt.layout || pt.layout->kind != LayoutKind::Blocked ||
-      byte_size(pt.elem) < 2 || !same_layout(pt.layout, load.result()->type.layout))
+      !same_layout(pt.layout, load.result()->type.layout))
     return std::nullopt;
   if (load.num_operands() > 2 && !is_zero_constant(load.operand(2)))
     return std::nullopt;
@@ -311,8 +311,7 @@ std::function<bool(const Op &)> ring_load_predictor(const Module &m) {
     const Value *ptr = load.operand(0);
     // a tile smaller than 4 bytes a thread leaves runs under 4 bytes in some thread
     int64_t threads = 32 * m.int_attr("num_warps", 4);
-    if (ptr->type.rank() != 2 || byte_size(ptr->type.elem) < 2 ||
-        ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
+    if (ptr->type.rank() != 2 || ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
         (load.num_operands() > 2 && !is_zero_constant(load.operand(2))))
       return false;
     const Function *fn = nullptr;

@@ -285,8 +285,18 @@ std::optional<double> round_to(double v, DType d) {
     return round_format(v, 10, -14, 15);
   case DType::BF16:
     return round_format(v, 7, -126, 127);
+  case DType::F8E5:
+  case DType::F8E4NV: {
+    // Only values fp8 holds exactly (0, small integers, ...): rounding, saturation and
+    // infinities are left to the cast's own semantics on each target.
+    bool e4 = d == DType::F8E4NV;
+    if (std::isnan(v) || std::fabs(v) > (e4 ? 448.0 : 57344.0))
+      return std::nullopt;
+    double r = round_format(v, e4 ? 3 : 2, e4 ? -6 : -14, e4 ? 8 : 15);
+    return r == v ? std::optional<double>(v) : std::nullopt;
+  }
   default:
-    return std::nullopt; // fp8: not folded
+    return std::nullopt;
   }
 }
 

@@ -293,6 +293,48 @@ def test_dot_fp8_max_num_imprecise_acc(imp):
     assert "wgmma.mma_async.sync.aligned.m64n32k32.f32.e5m2.e5m2" in ptx
 
 
+@triton.jit
+def _fp8_ring_kernel(A, B, C, K, KV, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # tutorial 03's fp8 loop: A row-major, B given N x K (K-major), the K tail masked with
+    # other=0.0 (a constant cast to fp8, which must fold for the loads to take a ring)
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = A + rm[:, None] * K + rk[None, :]
+    b_ptrs = B + rn[None, :] * K + rk[:, None]
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, tl.cdiv(KV, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < KV - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < KV - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK
+    tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+def test_dot_fp8_loop_through_a_shared_memory_ring(fmt):
+    # On sm_90a (the SIMT suite runs this file compiled for it) the fp8 operands reach
+    # wgmma through cp.async rings of num_stages buffers; K 224 of 256: the last step masked
+    BM, BN, BK, K, KV = 64, 32, 64, 256, 224
+    rng = np.random.default_rng(5)
+    a, b = _small_ints(rng, (BM, K)), _small_ints(rng, (K, BN))
+    a[:, KV:] = 7  # beyond KV: must be masked off
+    b[KV:, :] = 7
+    dt = tl.float8e4nv if fmt == "e4m3" else tl.float8e5
+    A = triton.reinterpret(f64_to_fp8_bits(a, fmt), dt)
+    B = triton.reinterpret(np.ascontiguousarray(f64_to_fp8_bits(b, fmt).T), dt)
+    c = np.zeros((BM, BN), np.float32)
+    _fp8_ring_kernel[(1,)](A, B, c, K, KV, BM=BM, BN=BN, BK=BK, num_warps=4, num_stages=3)
+    np.testing.assert_array_equal(c, a[:, :KV] @ b[:KV, :])
+    ty = "fp8e4nv" if fmt == "e4m3" else "fp8e5"
+    ptx = triton.compile(_fp8_ring_kernel, signature=f"*{ty}:16,*{ty}:16,*fp32:16,i32:16,i32:16",
+                         constexprs=dict(BM=BM, BN=BN, BK=BK), num_warps=4, num_stages=3,
+                         target="cuda:90").asm["ptx"]
+    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group" in ptx
+    assert f"wgmma.mma_async.sync.aligned.m64n32k32.f32.{fmt}.{fmt}" in ptx
+
+
 _MATMUL_SIG = ("*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,"
                "i32:16,i32:1,i32:16,i32:1,i32:16,i32:1")
 

@@ -96,7 +96,9 @@ TEST(Canonicalize, FloatsRoundToTheirDtype) {
   EXPECT_EQ(fold2("min", "fp32", "nan", "1.0"), "1.0");
   EXPECT_EQ(fold2("min", "fp32", "nan", "1.0", " {propagate_nan = 1}"), "nan");
   EXPECT_EQ(fold2("max", "fp32", "-0.0", "0.0"), "not folded");
-  EXPECT_EQ(fold2("add", "fp8e5", "1.0", "1.0"), "not folded");
+  // fp8: only results fp8 holds exactly (rounding and saturation are the cast's business)
+  EXPECT_EQ(fold2("add", "fp8e5", "1.0", "1.0"), "2.0");
+  EXPECT_EQ(fold2("add", "fp8e5", "1.0", "0.125"), "not folded");
   EXPECT_EQ(fold1("neg", "fp32", "0.0", "fp32"), "-0.0");
   EXPECT_EQ(fold1("abs", "fp16", "-2.5", "fp16"), "2.5");
   EXPECT_EQ(fold1("floor", "fp32", "-2.5", "fp32"), "-3.0");

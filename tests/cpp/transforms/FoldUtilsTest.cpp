@@ -64,7 +64,12 @@ TEST(FoldUtils, RoundToSpecialValues) {
   EXPECT_EQ(*round_to(0.1, DType::F32), static_cast<double>(0.1f));
   EXPECT_EQ(*round_to(1e39, DType::F32), INFINITY);
   EXPECT_TRUE(std::isnan(*round_to(NAN, DType::BF16)));
-  EXPECT_FALSE(round_to(1.0, DType::F8E4NV).has_value());
+  EXPECT_EQ(*round_to(1.0, DType::F8E4NV), 1.0); // fp8: exact values only
+  EXPECT_EQ(*round_to(-448.0, DType::F8E4NV), -448.0);
+  EXPECT_FALSE(round_to(0.1, DType::F8E4NV).has_value());
+  EXPECT_FALSE(round_to(464.0, DType::F8E4NV).has_value()); // saturates on a cast
+  EXPECT_EQ(*round_to(57344.0, DType::F8E5), 57344.0);
+  EXPECT_FALSE(round_to(1.125, DType::F8E5).has_value());
 }
 
 TEST(FoldUtils, WrapInt) {
