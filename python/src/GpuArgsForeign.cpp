@@ -37,12 +37,12 @@ int device_of_pointer(uint64_t ptr, const char *name) {
   const runtime::DriverApi &d = runtime::driver(); // DriverNotFound: a GPU array, no driver
   unsigned mem_type = 0;
   int ordinal = -1;
-  runtime::CUresult r = d.cuPointerGetAttribute(&mem_type, runtime::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                                ptr);
+  runtime::CUresult r =
+      d.cuPointerGetAttribute(&mem_type, runtime::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr);
   if (r == runtime::CUDA_SUCCESS)
     r = d.cuPointerGetAttribute(&ordinal, runtime::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
-  if (r != runtime::CUDA_SUCCESS || (mem_type != runtime::CU_MEMORYTYPE_DEVICE &&
-                                     mem_type != runtime::CU_MEMORYTYPE_UNIFIED))
+  if (r != runtime::CUDA_SUCCESS ||
+      (mem_type != runtime::CU_MEMORYTYPE_DEVICE && mem_type != runtime::CU_MEMORYTYPE_UNIFIED))
     throw nb::value_error(("argument '" + std::string(name) +
                            "': its __cuda_array_interface__ pointer is not CUDA device memory")
                               .c_str());
@@ -85,9 +85,17 @@ uint8_t dlpack_dtype(DLDataType t) {
     return kDNone;
   switch (t.code) {
   case 0: // int
-    return t.bits == 8 ? kDI8 : t.bits == 16 ? kDI16 : t.bits == 32 ? kDI32 : t.bits == 64 ? kDI64 : kDNone;
+    return t.bits == 8    ? kDI8
+           : t.bits == 16 ? kDI16
+           : t.bits == 32 ? kDI32
+           : t.bits == 64 ? kDI64
+                          : kDNone;
   case 1: // uint
-    return t.bits == 8 ? kDU8 : t.bits == 16 ? kDU16 : t.bits == 32 ? kDU32 : t.bits == 64 ? kDU64 : kDNone;
+    return t.bits == 8    ? kDU8
+           : t.bits == 16 ? kDU16
+           : t.bits == 32 ? kDU32
+           : t.bits == 64 ? kDU64
+                          : kDNone;
   case 2: // float
     return t.bits == 16 ? kDF16 : t.bits == 32 ? kDF32 : t.bits == 64 ? kDF64 : kDNone;
   case 4: // bfloat
@@ -108,9 +116,8 @@ uint8_t dlpack_dtype(DLDataType t) {
 void cai_arg(PyObject *iface, const char *name, ArgInfo &out) {
   nb::handle h(iface);
   if (!PyDict_Check(iface))
-    throw nb::type_error(("argument '" + std::string(name) +
-                          "': __cuda_array_interface__ is not a dict")
-                             .c_str());
+    throw nb::type_error(
+        ("argument '" + std::string(name) + "': __cuda_array_interface__ is not a dict").c_str());
   nb::dict d = nb::borrow<nb::dict>(h);
   nb::tuple data = nb::cast<nb::tuple>(d["data"]);
   std::string typestr = nb::cast<std::string>(d["typestr"]);
@@ -131,9 +138,9 @@ void dlpack_arg(PyObject *capsule, const char *name, ArgInfo &out) {
              PyCapsule_GetPointer(capsule, "dltensor_versioned"))
              ->dl_tensor;
   } else {
-    throw nb::type_error(("argument '" + std::string(name) +
-                          "' is a capsule that is not an unused DLPack tensor")
-                             .c_str());
+    throw nb::type_error(
+        ("argument '" + std::string(name) + "' is a capsule that is not an unused DLPack tensor")
+            .c_str());
   }
   int32_t dev = t->device.device_type;
   if (dev == kDLCPU || dev == kDLCUDAHost) {
@@ -142,16 +149,17 @@ void dlpack_arg(PyObject *capsule, const char *name, ArgInfo &out) {
     return;
   }
   if (dev != kDLCUDA && dev != kDLCUDAManaged)
-    throw nb::value_error(("argument '" + std::string(name) + "' is a DLPack tensor on device "
-                           "type " + std::to_string(dev) + ", not a CUDA device")
+    throw nb::value_error(("argument '" + std::string(name) +
+                           "' is a DLPack tensor on device "
+                           "type " +
+                           std::to_string(dev) + ", not a CUDA device")
                               .c_str());
   uint8_t code = dlpack_dtype(t->dtype);
   if (code == kDNone)
     bad_dtype(name, "DLPack tensors of type code " + std::to_string(t->dtype.code) + " with " +
                         std::to_string(t->dtype.bits) + " bits");
-  device_array(out, reinterpret_cast<uint64_t>(t->data) + t->byte_offset,
-               t->device.device_id, code);
+  device_array(out, reinterpret_cast<uint64_t>(t->data) + t->byte_offset, t->device.device_id,
+               code);
 }
-
 
 } // namespace tilec::python::gpu

@@ -11,8 +11,22 @@ namespace tilec::python::gpu {
 
 // ArgInfo::dtype codes: indices into GpuArgs.cpp's kDtypeNames (kDNone: not a dtype).
 enum : uint8_t {
-  kDI1, kDI8, kDI16, kDI32, kDI64, kDU8, kDU16, kDU32, kDU64,
-  kDF16, kDBF16, kDF32, kDF64, kDF8E4, kDF8E5, kDNone = 255
+  kDI1,
+  kDI8,
+  kDI16,
+  kDI32,
+  kDI64,
+  kDU8,
+  kDU16,
+  kDU32,
+  kDU64,
+  kDF16,
+  kDBF16,
+  kDF32,
+  kDF64,
+  kDF8E4,
+  kDF8E5,
+  kDNone = 255
 };
 
 // DLPack's device types that tilec tells apart.

@@ -59,7 +59,8 @@ def ir_aliases(stages: dict) -> dict:
     'ttgir' (with layouts), 'tileir' = 'ttir'."""
     out = dict(stages)
     names = [n for n in stages if n != "thread_ir"]
-    gpu_stages = ("layouts", "pipeline-loops", "allocate-shared", "lower", "ptx")
+    gpu_stages = ("strength-reduce", "pipeline-loads", "layouts", "pipeline-loops",
+                  "allocate-shared", "lower", "ptx")
     tile = [n for n in names if n not in gpu_stages]
     if tile:
         out["ttir"] = out["tileir"] = stages[tile[-1]]

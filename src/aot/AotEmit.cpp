@@ -112,7 +112,7 @@ namespace {
 struct Emit {
   const AotKernel &k;
   std::string name, header_file, signature, grid;
-  std::array<std::string, 3> g;  // the grid's three C expressions (when `grid` is given)
+  std::array<std::string, 3> g;    // the grid's three C expressions (when `grid` is given)
   std::string params, grid_params; // C parameter lists, without and with the grid
   std::string forward;             // ", a, b": the run-time parameters passed on
   std::string args_line;           // " a=entry ...": the header's argument comment
@@ -311,8 +311,17 @@ std::string tail_text(const Emit &e) {
 
 AotSources emit_aot(const AotKernel &k, const std::string &name, const std::string &header_file,
                     const std::string &signature, const std::string &grid) {
-  Emit e{k, name, header_file, signature, grid, {}, c_parameter_list(k.params, false),
-         c_parameter_list(k.params, true), "", "", 32 * k.gpu.num_warps};
+  Emit e{k,
+         name,
+         header_file,
+         signature,
+         grid,
+         {},
+         c_parameter_list(k.params, false),
+         c_parameter_list(k.params, true),
+         "",
+         "",
+         32 * k.gpu.num_warps};
   if (!grid.empty())
     e.g = grid_to_c(grid, k.params);
   for (const AotParam &p : k.params)

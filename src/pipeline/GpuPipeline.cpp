@@ -4,12 +4,9 @@
 
 #include "codegen/PtxPrinter.h"
 #include "frontend/sema/Sema.h"
-#include "layout/PipelineLoops.h"
 #include "lower/Lower.h"
 #include "simt/Format.h"
 #include "support/Env.h"
-#include "transforms/PipelineLoads.h"
-#include "transforms/StrengthReduce.h"
 
 namespace tilec::pipeline {
 
@@ -80,14 +77,7 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // layouts: the dots that qualify lower to wgmma (#mma<v=3>); TILEC_WGMMA=0 turns it off
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
-  // Pointer tiles of the iv become carried (GPU only: it is about what ptxas makes of
-  // them), before the pipelining that shifts them by iterations.
-  transforms::strength_reduce(*k.tile.module);
-  // Software pipelining is for the GPU path only (the interpreter runs loops as written).
-  // Register prefetch runs before "layouts", whose dump shows it; it leaves alone the
-  // loads that the stage "pipeline-loops" puts into shared-memory rings (TILEC_RING).
-  transforms::pipeline_loads(*k.tile.module, layout::ring_load_predictor(*k.tile.module));
-  run_gpu_stages(k.tile, opts.pipeline, hooks);
+  run_gpu_stages(k.tile, opts.pipeline, hooks); // strength-reduce, pipeline-loads, layouts...
   const ir::Module &m = *k.tile.module;
   k.num_warps = static_cast<int>(m.int_attr("num_warps", 4));
   k.num_stages = static_cast<int>(m.int_attr("num_stages", 3));

@@ -15,10 +15,16 @@
 #include "transforms/Canonicalize.h"
 #include "transforms/DCE.h"
 #include "transforms/LICM.h"
+#include "transforms/PipelineLoads.h"
+#include "transforms/StrengthReduce.h"
 
 namespace tilec::pipeline {
 
 namespace {
+
+void pipeline_loads_outside_rings(ir::Module &m) {
+  transforms::pipeline_loads(m, layout::ring_load_predictor(m));
+}
 
 struct Stage {
   const char *name;
@@ -36,6 +42,12 @@ const std::vector<Stage> &stages() {
       {"cse", transforms::cse},
       {"dce", transforms::dce},
       {"cleanup", transforms::canonicalize}, // fold what LICM/CSE/DCE exposed
+      // GPU only: pointer tiles of the loop variable become carried (about what ptxas
+      // makes of them), before the pipelining that shifts them by iterations
+      {"strength-reduce", transforms::strength_reduce, true},
+      // register prefetch of the loads that "pipeline-loops" will not put in rings (the
+      // interpreter runs loops as written)
+      {"pipeline-loads", pipeline_loads_outside_rings, true},
       {"layouts", layout::assign_layouts, true}, // + conversions, and their removal
       {"pipeline-loops", layout::pipeline_loops, true}, // the cp.async rings of dot loops
       {"allocate-shared", layout::allocate_shared, true},

@@ -40,8 +40,9 @@ RunResult run_with(KB &kb, std::vector<DebugAction> answers, std::vector<Seen> &
   kb.ret();
   size_t next = 0;
   DebugHook hook = [&](const DebugStop &s) {
-    seen.push_back({s.frames.empty() ? 0 : std::stoi(s.frames.substr(s.frames.rfind("\tk.py\t") + 6)),
-                    s.pid, s.breakpoint});
+    seen.push_back(
+        {s.frames.empty() ? 0 : std::stoi(s.frames.substr(s.frames.rfind("\tk.py\t") + 6)), s.pid,
+         s.breakpoint});
     if (!s.values.empty()) { // the program id, as the i32 it is
       EXPECT_EQ(s.values[0].dtype, DType::I32);
       EXPECT_EQ(*static_cast<const int32_t *>(s.values[0].data), s.pid[0]);

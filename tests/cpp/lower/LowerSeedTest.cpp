@@ -66,7 +66,8 @@ TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
   EXPECT_TRUE(k.ptx.empty());
   EXPECT_FALSE(k.thread_ir);
   EXPECT_EQ(pipeline::gpu_stage_names(),
-            (std::vector<std::string>{"layouts", "pipeline-loops", "allocate-shared", "lower", "ptx"}));
+            (std::vector<std::string>{"strength-reduce", "pipeline-loads", "layouts",
+                                      "pipeline-loops", "allocate-shared", "lower", "ptx"}));
 }
 
 TEST(LowerSeed, VectorAddAgrees) {

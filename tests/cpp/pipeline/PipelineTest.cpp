@@ -133,7 +133,8 @@ TEST(Pipeline, UnknownDumpStageWarns) {
       compile_to_tile_ir(source("add_kernel", kAdd), add_args(), verified(), nullptr);
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
-                     "canonicalize, licm, cse, dce, cleanup, layouts, pipeline-loops, allocate-shared, lower, "
+                     "canonicalize, licm, cse, dce, cleanup, strength-reduce, pipeline-loads, layouts, "
+                     "pipeline-loops, allocate-shared, lower, "
                      "ptx)"),
             std::string::npos)
       << err;
