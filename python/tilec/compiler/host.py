@@ -52,6 +52,8 @@ class HostKernel(CompiledKernel):
                        for j, p in enumerate(parts)
                        if len(p) > 1 or specs[param_index[p[0]]][0] == "pointer"]
         self._asm = None
+        # breakpoint() in the kernel: launches stop in pdb (tilec/_debugger.py); decided once
+        self._breakpoints = bool(getattr(native, "has_breakpoints", False))
 
     def _init_handles(self):
         if self.__dict__.get("module") is None:
@@ -99,7 +101,7 @@ class HostKernel(CompiledKernel):
                 buffers.append((names[j], a.lo, a.nbytes, a.writable))
         else:
             self._unpack_parts(args, buffers)
-        if getattr(self._native, "has_breakpoints", False):
+        if self._breakpoints:
             from .. import _debugger  # pdb inside the kernel: its globals for expressions
 
             with _debugger.launching(self.function):
