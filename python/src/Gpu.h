@@ -110,6 +110,7 @@ PyObject *bind_grid_raw(PyObject *dispatcher, PyObject *grid);
 void bind_gpu_kernel(nb::module_ &m);
 void bind_gpu_dispatch(nb::module_ &m);
 void bind_gpu_launch_objects(nb::module_ &m); // GpuBoundLaunch.cpp
+void bind_gpu_profile(nb::module_ &m);        // GpuProfile.cpp
 bool debug_env();                             // TILEC_DEBUG or TRITON_DEBUG (GpuDebugFlag.cpp)
 
 } // namespace tilec::python::gpu

@@ -366,7 +366,7 @@ def run(jitfn, grid, warmup, args, kwargs):
     """JITFunction.run for launches with GPU arguments. With TILEC_ALWAYS_COMPILE=1 (read
     when the launch gets here) the in-memory caches and the fast path are bypassed too."""
     always = _always_compile()
-    watched = _hooks.watching()  # launch hooks or the profiler: no fast path
+    watched = _hooks.watching_gpu(jitfn)  # launch hooks, launch metadata to profile
     d = jitfn.__dict__.get("_gpu_dispatch")
     if d is not None and not warmup and not always and not watched:
         r = d.launch(grid, args, kwargs)

@@ -1,8 +1,9 @@
 """What runs around a launch when someone watches: Triton's launch hooks
 (`knobs.runtime.launch_enter_hook` / `launch_exit_hook`, given the launch metadata) and
-tilec's profiler. While either is set, launches take the Python path: the GPU launch fast
-path (`_gpu._dispatcher`, C++) is taken off every @jit function and not put back until
-nothing watches any more."""
+tilec's profiler. While a launch hook is set, launches take the Python path: the GPU launch
+fast path (`_gpu._dispatcher`, C++) is taken off every @jit function and not put back until
+nothing watches any more. The profiler samples GPU launches in C++ and takes the fast path
+off only the functions it must see in Python (observer.wants)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,16 @@ def _hook_set(h) -> bool:
 
 
 def watching() -> bool:
-    """Whether a launch must call hooks or observers (then it takes the Python path)."""
+    """Whether a CPU launch must call hooks or observers (then it takes the Python path)."""
     return bool(_observers) or _hook_set(knobs.runtime.launch_enter_hook) or \
         _hook_set(knobs.runtime.launch_exit_hook)
+
+
+def watching_gpu(jitfn) -> bool:
+    """Whether a GPU launch of `jitfn` must take the Python path: a launch hook is set, or
+    an observer wants to see it there."""
+    return _hook_set(knobs.runtime.launch_enter_hook) or \
+        _hook_set(knobs.runtime.launch_exit_hook) or any(o.wants(jitfn) for o in _observers)
 
 
 def drop_fast_paths() -> None:
@@ -32,9 +40,14 @@ def drop_fast_paths() -> None:
 
 
 def add_observer(obs) -> None:
+    """Adds `obs` (enter/exit around each launch it sees, wants(jitfn): whether GPU launches
+    of jitfn must come through Python) and takes the fast path off what it wants."""
     if obs not in _observers:
         _observers.append(obs)
-    drop_fast_paths()
+    for fn in list(_fast_paths):
+        if obs.wants(fn):
+            fn.__dict__.pop("_gpu_dispatch", None)
+            _fast_paths.discard(fn)
 
 
 def remove_observer(obs) -> None:

@@ -381,6 +381,13 @@ class runtime_knobs(base_knobs):
     jit_post_compile_hook = None
     add_stages_inspection_hook = None
 
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name in ("launch_enter_hook", "launch_exit_hook") and value is not None:
+            from . import _hooks  # late: _hooks imports this module
+
+            _hooks.drop_fast_paths()  # a hook assigned, not added: launches must see it too
+
 
 class language_knobs(base_knobs):
     fp32_default = env_opt_str("TRITON_F32_DEFAULT")

@@ -78,6 +78,12 @@ Loaded load_driver() {
   resolve(lib, a.cuMemcpyDtoH, "cuMemcpyDtoH_v2", missing);
   resolve(lib, a.cuMemsetD8, "cuMemsetD8_v2", missing);
   resolve(lib, a.cuPointerGetAttribute, "cuPointerGetAttribute", missing);
+  resolve(lib, a.cuEventCreate, "cuEventCreate", missing);
+  resolve(lib, a.cuEventRecord, "cuEventRecord", missing);
+  resolve(lib, a.cuEventQuery, "cuEventQuery", missing);
+  resolve(lib, a.cuEventSynchronize, "cuEventSynchronize", missing);
+  resolve(lib, a.cuEventElapsedTime, "cuEventElapsedTime", missing);
+  resolve(lib, a.cuEventDestroy, "cuEventDestroy_v2", missing);
   if (!missing.empty()) {
     out.error = "CUDA driver not usable: " + name + " has no symbol '" + missing +
                 "' (the driver is too old for tilec)";

@@ -22,6 +22,7 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUlinkState = struct CUlinkState_st *;
+using CUevent = struct CUevent_st *;
 
 // CUresult values tilec treats specially (the others are reported by name).
 enum : CUresult {
@@ -38,6 +39,7 @@ enum : CUresult {
   CUDA_ERROR_INVALID_PTX = 218,
   CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
   CUDA_ERROR_INVALID_HANDLE = 400,
+  CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
   CUDA_ERROR_ASSERT = 710,
@@ -136,6 +138,13 @@ struct DriverApi {
   CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
   CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count);
   CUresult (*cuPointerGetAttribute)(void *data, int attribute, CUdeviceptr ptr);
+  // the profiler's kernel times (LaunchProfile.cpp)
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+  CUresult (*cuEventQuery)(CUevent event);
+  CUresult (*cuEventSynchronize)(CUevent event);
+  CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
+  CUresult (*cuEventDestroy)(CUevent event);
 };
 
 // A failed driver call. what(): "CUDA error in <call> (kernel '<k>'): <NAME>: <description>".

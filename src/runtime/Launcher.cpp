@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "runtime/LaunchProfile.h"
 #include "support/Env.h"
 
 namespace tilec::runtime {
@@ -375,11 +376,19 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params,
     return d.cuLaunchKernel(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream,
                             nullptr, extra);
   };
+  auto timed = [&](const Loaded &fl, CUcontext ctx) { // the profiler's events around it
+    if (!profile::on())
+      return go(fl);
+    profile::Bracket b(ctx, stream);
+    CUresult res = go(fl);
+    b.done(res, interned_name_, device);
+    return res;
+  };
   if (l) {
-    r = go(*l);
+    r = timed(*l, cur);
   } else {
     DeviceContextScope scope(device);
-    r = go(load(scope.context(), device));
+    r = timed(load(scope.context(), device), scope.context());
   }
   if (r == CUDA_SUCCESS) {
     last_kernels()[device].store(interned_name_, std::memory_order_relaxed);

@@ -87,6 +87,8 @@ public:
   const KernelBinary &binary() const { return bin_; }
   const KernelMetadata &meta() const { return bin_.meta; }
   const std::string &name() const { return bin_.meta.name; }
+  // The name's copy that lives for the process (what samples and fault reports keep).
+  const std::string *interned_name() const { return interned_name_; }
 
   // Launches on `device` (loading the module there first if needed) with one pointer per
   // .param in `params`. A grid with a zero dimension launches nothing.

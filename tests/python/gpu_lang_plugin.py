@@ -2,7 +2,7 @@
 language-suite test launches on numpy arrays runs on the GPU instead of the tile
 interpreter. Each array argument (and each TensorDescriptor's base) is copied to device
 memory (passed through __cuda_array_interface__ with its numpy dtype, so every dtype the
-suites use travels as is), the kernel runs on the GPU, and after a synchronisation the
+suites use travels as is; a `reinterpret` wrapper keeps its dtype over the device copy), the kernel runs on the GPU, and after a synchronisation the
 device bytes are copied back into the caller's writable arrays. The suites' numpy
 references then check the GPU."""
 
@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 
+from tilec._tensors import TensorWrapper
 from tilec.jit import JITFunction
 from tilec.tools.tensor_descriptor import TensorDescriptor
 
@@ -60,6 +61,10 @@ def _launch_on_gpu(jitfn, grid, args, kwargs):
             d = DeviceArray(v, torch)
             dev.append(d)
             return d
+        if isinstance(v, TensorWrapper):  # triton.reinterpret: its dtype, the device copy
+            w = copy.copy(v)
+            w.base, w.device = move(v.base), "cuda"
+            return w
         if isinstance(v, TensorDescriptor):  # the same descriptor over the device copy
             d = copy.copy(v)  # not rebuilt: the launch, not the constructor, checks its fields
             d.base = move(v.base)

@@ -257,14 +257,27 @@ def test_gpu_kernel_time_agrees_with_do_bench(tmp_path):
     go()
     bench_ms = triton.testing.do_bench(go, warmup=10, rep=100)
     name = str(tmp_path / "gpu")
+    fast = _add._gpu_dispatch.fast_launches
     proton.start(name)
     for _ in range(50):
         go()
     proton.finalize()
+    assert _add._gpu_dispatch.fast_launches == fast + 50  # sampled on the C++ fast path
     k = _frames(name + ".hatchet")[("ROOT", "_add")]
     assert k["device_type"] == "CUDA" and k["count"] == 50
     per_launch_ms = k["time (ns)"] / 50 * 1e-6
     assert per_launch_ms == pytest.approx(bench_ms, rel=0.05)
+    # with hook="triton", _add's launch_metadata is called in Python: the same times
+    proton.start(name + "_hook", hook="triton")
+    with proton.scope("s"):
+        for _ in range(20):
+            go()
+    proton.finalize()
+    f = _frames(name + "_hook.hatchet")
+    op = ("ROOT", "s", f"add [n={n}]")
+    assert f[op] == {"bytes": 20 * 12 * n, "flops32": 20 * n}
+    k = f[op + ("_add",)]
+    assert k["count"] == 20 and k["time (ns)"] / 20 * 1e-6 == pytest.approx(bench_ms, rel=0.05)
 
 
 @pytest.mark.gpu

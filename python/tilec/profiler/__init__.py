@@ -11,7 +11,9 @@ Every launch while a session is active is timed (GPU: CUDA events on its stream;
 executor: wall time) under the open scopes; `hook="triton"` adds the metrics a kernel's
 `launch_metadata` returns. `activate`/`deactivate` pause recording, `finalize` writes the
 tree (or a Chrome trace: `data="trace"` / `output_format="chrome_trace"`). While a session
-is active launches go through Python (the GPU fast path is off): a few microseconds each."""
+is active, GPU launches keep the C++ fast path: two CUDA events recorded around each, read
+at `finalize` (only kernels with a `launch_metadata` callback under `hook="triton"` go
+through Python, to call it)."""
 
 from ._profile import (DEFAULT_PROFILE_NAME, activate, deactivate, finalize, profile,
                        start)

@@ -1,16 +1,22 @@
 """Sessions and the launch observer. Every launch while a session is active becomes a
 sample of a kernel frame under the open scopes (with `hook="triton"`, under a frame named
 by the launch metadata's "name", which carries its flops*/bytes metrics): its count and
-time. GPU launches are timed by CUDA events recorded on the launch's stream (torch) and read
-when the session is finalized; CPU launches (tile interpreter, SIMT simulator) by the wall
-time of the launch, which returns when the kernel is done."""
+time.
+
+GPU launches are sampled in C++ (src/runtime/LaunchProfile.h): two CUDA events on the
+launch's stream, tagged with a context id naming the open scopes and active sessions, read
+when the session is finalized. So launches keep the C++ fast path while a session runs;
+only a kernel with a `launch_metadata` callback under `hook="triton"` goes through Python
+(the observer below), which calls it and tags its launch with its own context. CPU
+launches (tile interpreter, SIMT simulator) are timed by the observer: the wall time of
+the launch, which returns when the kernel is done."""
 
 from __future__ import annotations
 
 import functools
 import time
 
-from .. import _gpu, _hooks
+from .. import _C, _gpu, _hooks
 from ._data import TIME, SessionData
 
 DEFAULT_PROFILE_NAME = "proton"
@@ -21,8 +27,42 @@ LAUNCH_METRICS = tuple(f"flops{w}" for w in FLOPS_WIDTHS) + ("bytes", "flops")
 _sessions: dict = {}  # id -> SessionData
 _next_id = 0
 scopes: list = []  # names of the open scopes, outermost first (shared by all sessions)
-_pending: list = []  # GPU samples whose events are not read yet
-launches = 0  # launches observed while a session was active (scopes compare counts)
+_pending: list = []  # samples whose CUDA events are not read yet (scopes' own timers)
+launches = 0  # CPU launches observed while a session was active
+# The context ids of GPU samples: id -> (scopes, op, session ids, op metrics); 0 is unused.
+_contexts: list = [None]
+_context_ids: dict = {}  # (scopes, session ids) -> id, for launches without an op of theirs
+_context = 0  # the id the C++ launch path tags samples with now
+
+
+def launch_count() -> int:
+    """Launches sampled so far, CPU and GPU (a scope that saw none times itself)."""
+    return launches + _C.gpu_profile_count()
+
+
+def _set_context(cid: int) -> None:
+    global _context
+    _context = cid
+    _C.gpu_profile_context(cid)
+
+
+def _new_context(op=None, user=None) -> int:
+    _contexts.append((tuple(scopes), op, tuple(i for i, s in _sessions.items() if s.active),
+                      user or {}))
+    return len(_contexts) - 1
+
+
+def sync() -> None:
+    """Tells the C++ launch path whether to sample and under which context: after a session
+    starts, pauses, resumes or ends, and after a scope opens or closes."""
+    on = bool(active_sessions())
+    _C.gpu_profile_enable(on)
+    if on:
+        key = (tuple(scopes), tuple(i for i, s in _sessions.items() if s.active))
+        cid = _context_ids.get(key)
+        if cid is None:
+            cid = _context_ids[key] = _new_context()
+        _set_context(cid)
 
 
 def _select(session):
@@ -53,6 +93,7 @@ def start(name: str | None = None, *, context: str = "shadow", data: str = "tree
     _sessions[sid] = SessionData(DEFAULT_PROFILE_NAME if name is None else name, data,
                                  "triton" if hook == "launch" else hook)
     _hooks.add_observer(OBSERVER)
+    sync()
     return sid
 
 
@@ -61,6 +102,7 @@ def activate(session: int | None = None) -> None:
         s.active = True
     if active_sessions():
         _hooks.add_observer(OBSERVER)
+    sync()
 
 
 def deactivate(session: int | None = None) -> None:
@@ -69,18 +111,23 @@ def deactivate(session: int | None = None) -> None:
         s.active = False
     if not active_sessions():
         _hooks.remove_observer(OBSERVER)
+    sync()
 
 
 def finalize(session: int | None = None, output_format: str = "") -> None:
     """Writes the session(s) (hatchet, or `output_format="chrome_trace"`) and ends them."""
-    _read_pending()
     ids = list(_sessions) if session is None else [session]
+    _select(session)  # an unknown id raises before anything is written
+    _read_pending()
     for sid in ids:
-        s = _select(sid)[0]
-        s.write(output_format)
+        _sessions[sid].write(output_format)
         del _sessions[sid]
     if not active_sessions():
         _hooks.remove_observer(OBSERVER)
+    if not _sessions:  # no sample refers to the contexts any more
+        del _contexts[1:]
+        _context_ids.clear()
+    sync()
 
 
 def profile(func=None, *, name: str | None = None, context: str = "shadow",
@@ -181,54 +228,84 @@ def _describe_device(s: SessionData, kind: str, index: str) -> None:
 
 
 class _Observer:
+    """The Python half of sampling: CPU launches (timed here), and GPU launches that take the
+    Python path (their C++ samples get the context of their launch metadata's op)."""
+
+    def wants(self, jitfn) -> bool:
+        """Whether launches of `jitfn` must come through Python (off the C++ fast path): a
+        `launch_metadata` callback to call under a hook="triton" session."""
+        return getattr(jitfn, "launch_metadata", None) is not None and \
+            any(s.hook == "triton" for s in active_sessions())
+
     def enter(self, kernel, md, stream):
         global launches
         active = active_sessions()
         if not active:
             return None
-        launches += 1
         kind, index = _device_of(kernel)
         op, user = None, {}
         if any(s.hook == "triton" for s in active):
             data = md.get()  # runs the @jit function's launch_metadata callback
             op = str(data.get("name", kernel.name))
             user = {k: data[k] for k in LAUNCH_METRICS if k in data}
-        timer = _GpuTimer(stream) if kind == "CUDA" else _CpuTimer()
-        return active, kernel.name, op, user, timer, kind, index, list(scopes)
+            for s in active:
+                if s.hook == "triton" and user:
+                    s.frame_at(scopes + [op]).add(user)
+        if kind == "CUDA":  # sampled in C++, under this launch's own context
+            if op is None:
+                return None
+            prev = _context
+            _set_context(_new_context(op, user))
+            return prev
+        launches += 1
+        return active, kernel.name, op, user, _CpuTimer(), kind, index, list(scopes)
 
     def exit(self, token):
         if token is None:
             return
+        if isinstance(token, int):
+            _set_context(token)
+            return
         active, kname, op, user, timer, kind, index, path = token
         timer.stop()
-        start = timer.t0
         for s in active:
             p = list(path)
             if s.hook == "triton":
-                s.frame_at(p + [op]).add(user)
                 p.append(op)
             p.append(kname)
-            frame = s.frame_at(p)
-            frame.add({"count": 1, "device_type": kind, "device_id": index})
-            _describe_device(s, kind, index)
-            sample = (s, frame, p, start, timer, user)
-            if timer.ns is None:
-                _pending.append(sample)
-            else:
-                _record(sample)
+            _record(s, p, kind, index, timer.t0, timer.ns, user)
 
 
-def _record(sample) -> None:
-    s, frame, path, start, timer, user = sample
-    ns = timer.ns if timer.ns is not None else timer.read()
-    frame.add({TIME: ns})
+def _record(s: SessionData, path, kind, index, start, ns, user) -> None:
+    frame = s.frame_at(path)
+    frame.add({"count": 1, "device_type": kind, "device_id": index})
+    _describe_device(s, kind, index)
+    if ns is not None and ns >= 0:
+        frame.add({TIME: ns})
     if s.data == "trace":
-        s.events.append((path, start, ns, user))
+        s.events.append((path, start, max(ns or 0, 0), user))
 
 
 def _read_pending() -> None:
+    """Adds the samples not read yet to their sessions: the C++ launch path's, then the
+    scopes' own timers."""
+    for kname, device, cid, start, ns in _C.gpu_profile_drain():
+        scope_path, op, sids, user = _contexts[cid]
+        for sid in sids:
+            s = _sessions.get(sid)
+            if s is None:  # finalized since (its data was written then)
+                continue
+            p = list(scope_path)
+            if s.hook == "triton":
+                p.append(kname if op is None else op)
+            p.append(kname)
+            _record(s, p, "CUDA", str(device), start, ns, user)
     while _pending:
-        _record(_pending.pop(0))
+        s, frame, path, start, timer, user = _pending.pop(0)
+        ns = timer.read()
+        frame.add({TIME: ns})
+        if s.data == "trace":
+            s.events.append((path, start, ns, user))
 
 
 OBSERVER = _Observer()

@@ -42,9 +42,10 @@ def enter_scope(name: str, *, triton_op: bool = False, metrics: dict | None = No
         frame = s.frame_at(_profile.scopes)
         if metrics:
             frame.add(dict(metrics))
+    _profile.sync()
     _counter += 1
     _ids.append(_counter)
-    _timers.append((_device_timer(), _profile.launches))
+    _timers.append((_device_timer(), _profile.launch_count()))
     return _counter
 
 
@@ -59,12 +60,13 @@ def exit_scope(name: str | None = None, *, triton_op: bool = False,
         for s in _profile.active_sessions():
             s.frame_at(_profile.scopes).add(dict(metrics))
     timer, launches = _timers.pop()
-    if timer is not None and launches == _profile.launches:
+    if timer is not None and launches == _profile.launch_count():
         timer.stop()
         path = list(_profile.scopes)
         for s in _profile.active_sessions():
             _profile._pending.append((s, s.frame_at(path), path, timer.t0, timer, {}))
     _profile.scopes.pop()
+    _profile.sync()
     return _ids.pop()
 
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/LaunchProfile.h"
 #include "runtime/Launcher.h"
 #include "runtime/PtxCompiler.h"
 #include "runtime_test_kernels.h"
@@ -290,4 +291,68 @@ TEST(Launcher, FaultingKernelIsNamedAtTheNextSynchronisation) {
         std::exit(2);
       },
       testing::ExitedWithCode(0), "");
+}
+
+TEST(LaunchProfile, HostTimedSamplesNeedNoDriver) {
+  static const std::string name = "host_kernel";
+  profile::drain(); // what earlier tests left
+  uint64_t before = profile::count();
+  profile::set_context(3);
+  profile::record_host(&name, 1, 100, 50);
+  profile::set_context(4);
+  profile::record_host(&name, 0, 200, 60);
+  std::vector<profile::Sample> s = profile::drain();
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(profile::count() - before, 2u);
+  EXPECT_EQ(*s[0].kernel, "host_kernel");
+  EXPECT_EQ(s[0].device, 1);
+  EXPECT_EQ(s[0].context, 3);
+  EXPECT_EQ(s[0].start_ns, 100);
+  EXPECT_EQ(s[0].ns, 50);
+  EXPECT_EQ(s[1].context, 4);
+  EXPECT_TRUE(profile::drain().empty());
+}
+
+TEST(LaunchProfile, LaunchesAreTimedOnTheDeviceWhileOn) {
+  REQUIRE_GPU();
+  GpuKernel k = make_kernel(test_kernels::kVectorAddPtx, "add_kernel", kAddParams);
+  profile::drain();
+  profile::set_context(7);
+  profile::enable(true);
+  run_vector_add(k);
+  profile::set_context(8);
+  run_vector_add(k);
+  profile::enable(false);
+  run_vector_add(k); // not sampled
+  std::vector<profile::Sample> s = profile::drain();
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(*s[0].kernel, "add_kernel");
+  EXPECT_EQ(s[0].context, 7);
+  EXPECT_EQ(s[1].context, 8);
+  EXPECT_EQ(s[0].device, 0);
+  EXPECT_LE(s[0].start_ns, s[1].start_ns);
+  for (const profile::Sample &x : s) {
+    EXPECT_GT(x.ns, 0);
+    EXPECT_LT(x.ns, 1000000000); // a tiny kernel: far below a second
+  }
+}
+
+TEST(LaunchProfile, ManyLaunchesReuseTheirEvents) {
+  REQUIRE_GPU(); // more launches than stay in flight: finished ones are timed on the way
+  GpuKernel k = make_kernel(test_kernels::kVectorAddPtx, "add_kernel", kAddParams);
+  DeviceContextScope scope(0);
+  DeviceBuffer buf(4096);
+  PackedParams p(4);
+  for (int i = 0; i < 3; ++i)
+    p.slots[i] = pack_param(ParamKind::Ptr, static_cast<int64_t>(buf.ptr()), 0);
+  p.slots[3] = pack_param(ParamKind::I32, 1024, 0);
+  profile::drain();
+  profile::enable(true);
+  for (int i = 0; i < 5000; ++i)
+    k.launch(0, LaunchGrid{8, 1, 1}, nullptr, p.ptrs.data());
+  profile::enable(false);
+  std::vector<profile::Sample> s = profile::drain();
+  ASSERT_EQ(s.size(), 5000u);
+  for (const profile::Sample &x : s)
+    ASSERT_GT(x.ns, 0);
 }
