@@ -1,5 +1,6 @@
 #include "runtime/LaunchProfile.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -13,9 +14,11 @@ std::atomic<bool> g_on{false};
 std::atomic<int64_t> g_context{0};
 std::atomic<uint64_t> g_count{0};
 
-// Above this many samples in flight, a launch first times the ones already finished, so a
-// long session holds a bounded number of events.
-constexpr size_t kReapAbove = 1024;
+// Samples are timed when the profiler drains, off the launch path (reading an event pair
+// costs about what recording it does). Only a session that keeps this many samples in
+// flight times the finished ones on the way, so it holds a bounded number of events.
+constexpr size_t kReapAbove = size_t{1} << 15;
+constexpr size_t kReapRetry = 1024; // launches between two tries when none had finished
 
 struct InFlight {
   Sample sample;
@@ -28,6 +31,7 @@ struct State {
   std::deque<InFlight> in_flight;
   std::vector<Sample> timed;
   std::vector<std::pair<CUcontext, CUevent>> free; // recorded and read: reusable
+  size_t reap_at = kReapAbove;                     // in-flight count of the next try
 };
 
 State &state() {
@@ -53,18 +57,21 @@ void give_back(State &st, CUcontext ctx, CUevent e) {
     st.free.emplace_back(ctx, e);
 }
 
-// Times the samples in flight, oldest first: all of them (`wait`) or those whose kernels
-// have ended. Called with the lock held.
+// Times the samples in flight, oldest first: all of them (`wait`), or those whose kernels
+// have ended (cuEventElapsedTime answers NOT_READY for the first that has not). Called with
+// the lock held.
 void reap(State &st, bool wait) {
   while (!st.in_flight.empty()) {
     InFlight &f = st.in_flight.front();
     if (f.start && f.end) { // (host-timed samples have no events: no driver needed)
       const DriverApi &d = driver();
-      CUresult r = wait ? d.cuEventSynchronize(f.end) : d.cuEventQuery(f.end);
+      CUresult r = wait ? d.cuEventSynchronize(f.end) : CUDA_SUCCESS;
+      float ms = 0;
+      if (r == CUDA_SUCCESS)
+        r = d.cuEventElapsedTime(&ms, f.start, f.end);
       if (!wait && r == CUDA_ERROR_NOT_READY)
         return;
-      float ms = 0;
-      if (r == CUDA_SUCCESS && d.cuEventElapsedTime(&ms, f.start, f.end) == CUDA_SUCCESS)
+      if (r == CUDA_SUCCESS)
         f.sample.ns = static_cast<int64_t>(static_cast<double>(ms) * 1e6 + 0.5);
     }
     give_back(st, f.ctx, f.start);
@@ -116,8 +123,10 @@ void Bracket::done(CUresult r, const std::string *kernel, int device) {
     give_back(st, ctx_, end_);
     return;
   }
-  if (st.in_flight.size() >= kReapAbove)
+  if (st.in_flight.size() >= st.reap_at) {
     reap(st, false);
+    st.reap_at = std::max(kReapAbove, st.in_flight.size() + kReapRetry);
+  }
   int64_t ctx_id = g_context.load(std::memory_order_relaxed);
   st.in_flight.push_back({{kernel, device, ctx_id, start_ns_, -1}, ctx_, start_, end_});
   g_count.fetch_add(1, std::memory_order_relaxed);
