@@ -277,6 +277,9 @@ void bind_compile(nb::module_ &m) {
         "constexpr values to PTX; returns a dict: ptx, name, arch, num_warps, num_stages, "
         "shared, static_output, params, stages (stage -> IR text), thread_ir.");
   m.def("stage_names", &pipeline::stage_names, "The pipeline's stage names, in order.");
+  m.def("gpu_stage_names", &pipeline::gpu_stage_names,
+        "The GPU stages that follow them, in order (Tile IR passes, 'lower', Thread IR "
+        "passes, 'ptx').");
 }
 
 } // namespace tilec::python

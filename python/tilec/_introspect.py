@@ -56,20 +56,21 @@ class Metadata:
 
 def ir_aliases(stages: dict) -> dict:
     """Stage dumps plus Triton's names: 'ttir' (the Tile IR the tile passes leave),
-    'ttgir' (with layouts), 'tileir' = 'ttir'."""
+    'ttgir' (with layouts), 'tileir' = 'ttir', and 'thread_ir' (the last Thread IR)."""
     out = dict(stages)
+    gpu = list(_C.gpu_stage_names())
     names = [n for n in stages if n != "thread_ir"]
-    gpu_stages = ("strength-reduce", "pipeline-loads", "layouts", "pipeline-loops",
-                  "allocate-shared", "lower", "ptx")
-    tile = [n for n in names if n not in gpu_stages]
+    tile = [n for n in names if n not in gpu]
     if tile:
         out["ttir"] = out["tileir"] = stages[tile[-1]]
-    for n in ("allocate-shared", "pipeline-loops", "layouts"):
-        if n in stages:
-            out["ttgir"] = stages[n]
-            break
-    if "lower" in stages and "thread_ir" not in out:
-        out["thread_ir"] = stages["lower"]
+    layout_stages = gpu[gpu.index("layouts"):gpu.index("lower")]
+    thread_stages = gpu[gpu.index("lower"):gpu.index("ptx")]
+    with_layouts = [n for n in names if n in layout_stages]
+    if with_layouts:
+        out["ttgir"] = stages[with_layouts[-1]]
+    thread = [n for n in names if n in thread_stages]
+    if thread and "thread_ir" not in out:
+        out["thread_ir"] = stages[thread[-1]]
     return out
 
 

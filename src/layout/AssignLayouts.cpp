@@ -374,7 +374,6 @@ private:
 void assign_layouts(ir::Module &m) {
   for (auto &f : m.functions)
     Assigner(m, *f).run();
-  remove_conversions(m);
 }
 
 } // namespace tilec::layout

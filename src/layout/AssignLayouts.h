@@ -9,9 +9,8 @@
 //    layouts of their operand's layout, expand_dims the parent of a slice, etc. Values
 //    with no anchor get a default blocked layout.
 // 3. Where an operand's layout differs from what its user needs, a convert_layout op is
-//    inserted; then conversions that can be avoided by rematerialising cheap producers
-//    (constants, splat, arange, elementwise chains of them) in the wanted layout are
-//    removed (a simplified RemoveLayoutConversions).
+//    inserted. (The next pipeline stage, remove-conversions, removes those that
+//    rematerialising cheap producers in the wanted layout avoids: RemoveConversions.h.)
 //
 // Afterwards every tile-typed value (op results, block arguments) has a layout, and the
 // IR verifies (elementwise operands share a layout; loop-carried values match).
@@ -22,7 +21,8 @@
 
 namespace tilec::layout {
 
-// Assignment, conversion insertion and remove_conversions (RemoveConversions.h).
+// Assignment and conversion insertion; the pipeline's next stage, remove_conversions
+// (RemoveConversions.h), takes out the conversions it can.
 void assign_layouts(ir::Module &m);
 
 // The coalesced blocked layout for a memory access through the pointer tile `ptr`.

@@ -1,10 +1,5 @@
 #include "lower/LoweringContext.h"
-#include "lower/CoalesceCopies.h"
-#include "lower/FoldXorPairs.h"
-#include "lower/FuseCvtPacks.h"
 #include "lower/LowerRing.h"
-#include "lower/OverlapWgmma.h"
-#include "lower/SinkFragmentLoads.h"
 
 #include "layout/Layouts.h"
 #include "simt/Verifier.h"
@@ -406,13 +401,7 @@ simt::Function lower_function(const ir::Module &m, const ir::Function &fn,
                               const LowerOptions &opts) {
   simt::Function out;
   LoweringContext ctx(m, fn, out, opts);
-  ctx.run();
-  sink_fragment_loads(out); // mma operands loaded step by step (SinkFragmentLoads.h)
-  // cvt, cvt, pack -> one cvt.f16x2 (FuseCvtPacks.h)
-  fuse_cvt_packs(out, opts.sm);
-  fold_xor_pairs(out);  // tl.sort's x ^ (x ^ partner) is the partner (FoldXorPairs.h)
-  coalesce_copies(out); // a loop's yield writes its carried registers directly
-  overlap_wgmma(out);   // attention's two dots interleaved with the softmax by tiles
+  ctx.run(); // the Thread IR passes that follow are stages of the pipeline (Pipeline.cpp)
   simt::verify(out);
   return out;
 }

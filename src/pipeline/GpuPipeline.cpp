@@ -61,14 +61,17 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   k.name = fn.name;
   k.arch = target.arch();
   GpuStageHooks hooks;
+  simt::Function *thread = nullptr;
+  hooks.thread_ir = &thread;
+  hooks.sm = opts.sm;
   hooks.lower = [&] {
     lower::LowerOptions lo;
     lo.sm = opts.sm;
     lo.fp_fusion = opts.fp_fusion;
     k.thread_ir = std::make_shared<simt::Function>(lower::lower_function(*k.tile.module, fn, lo));
     k.thread_ir->maxnreg = opts.maxnreg;
-    k.thread_ir_text = simt::dump(*k.thread_ir);
-    return k.thread_ir_text;
+    thread = k.thread_ir.get();
+    return simt::dump(*k.thread_ir);
   };
   hooks.ptx = [&] {
     k.ptx = codegen::print_ptx(*k.thread_ir, target);
@@ -78,6 +81,8 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
   run_gpu_stages(k.tile, opts.pipeline, hooks); // strength-reduce, pipeline-loads, layouts...
+  if (k.thread_ir) // after the Thread IR passes that ran
+    k.thread_ir_text = simt::dump(*k.thread_ir);
   const ir::Module &m = *k.tile.module;
   k.num_warps = static_cast<int>(m.int_attr("num_warps", 4));
   k.num_stages = static_cast<int>(m.int_attr("num_stages", 3));

@@ -10,6 +10,14 @@
 #include "layout/AllocateShared.h"
 #include "layout/AssignLayouts.h"
 #include "layout/PipelineLoops.h"
+#include "layout/RemoveConversions.h"
+#include "lower/CoalesceCopies.h"
+#include "lower/FoldXorPairs.h"
+#include "lower/FuseCvtPacks.h"
+#include "lower/OverlapWgmma.h"
+#include "lower/SinkFragmentLoads.h"
+#include "simt/Format.h"
+#include "simt/Verifier.h"
 #include "support/Env.h"
 #include "transforms/CSE.h"
 #include "transforms/Canonicalize.h"
@@ -28,15 +36,23 @@ void pipeline_loads_outside_rings(ir::Module &m) {
 
 struct Stage {
   const char *name;
-  void (*run)(ir::Module &); // null: done by the caller ("frontend"; "lower", "ptx")
-  bool gpu = false;          // only on the GPU path (run_gpu_stages, GpuPipeline.h)
+  void (*run)(ir::Module &) = nullptr; // a Tile IR pass
+  bool gpu = false;                    // only on the GPU path (run_gpu_stages, GpuPipeline.h)
+  void (*run_thread)(simt::Function &, int sm) = nullptr; // a Thread IR pass (after "lower")
+  // neither: done by the caller ("frontend"; "lower", "ptx")
 };
 
+void sink_fragment_loads(simt::Function &f, int) { lower::sink_fragment_loads(f); }
+void fuse_cvt_packs(simt::Function &f, int sm) { lower::fuse_cvt_packs(f, sm); }
+void fold_xor_pairs(simt::Function &f, int) { lower::fold_xor_pairs(f); }
+void coalesce_copies(simt::Function &f, int) { lower::coalesce_copies(f); }
+void overlap_wgmma(simt::Function &f, int) { lower::overlap_wgmma(f); }
+
 // The pipeline, in order: the tile stages (what the CPU interpreter runs), then the GPU
-// stages.
+// stages: Tile IR passes, the lowering to Thread IR, Thread IR passes, PTX.
 const std::vector<Stage> &stages() {
   static const std::vector<Stage> list = {
-      {"frontend", nullptr}, // Sema: AST -> Tile IR
+      {"frontend"}, // Sema: AST -> Tile IR
       {"canonicalize", transforms::canonicalize},
       {"licm", transforms::licm}, // before CSE, so hoisted ops merge with their twins
       {"cse", transforms::cse},
@@ -48,11 +64,20 @@ const std::vector<Stage> &stages() {
       // register prefetch of the loads that "pipeline-loops" will not put in rings (the
       // interpreter runs loops as written)
       {"pipeline-loads", pipeline_loads_outside_rings, true},
-      {"layouts", layout::assign_layouts, true}, // + conversions, and their removal
+      {"layouts", layout::assign_layouts, true}, // each tile's layout, conversions between
+      {"remove-conversions", layout::remove_conversions, true},
       {"pipeline-loops", layout::pipeline_loops, true}, // the cp.async rings of dot loops
       {"allocate-shared", layout::allocate_shared, true},
       {"lower", nullptr, true}, // Tile IR -> Thread IR
-      {"ptx", nullptr, true},   // Thread IR -> PTX text
+      // Thread IR: mma operands loaded step by step (SinkFragmentLoads.h)
+      {"sink-fragment-loads", nullptr, true, sink_fragment_loads},
+      {"fuse-cvt-packs", nullptr, true, fuse_cvt_packs}, // cvt, cvt, pack -> one cvt.f16x2
+      {"fold-xor-pairs", nullptr, true, fold_xor_pairs}, // tl.sort's x ^ (x ^ partner)
+      // a loop's yield writes its carried registers directly
+      {"coalesce-copies", nullptr, true, coalesce_copies},
+      // attention's two dots interleaved with the softmax by tiles (OverlapWgmma.h)
+      {"overlap-wgmma", nullptr, true, overlap_wgmma},
+      {"ptx", nullptr, true}, // Thread IR -> PTX text
   };
   return list;
 }
@@ -119,9 +144,14 @@ DumpRequest dump_request(const PipelineOptions &opts) {
 // Runs `list[first..]` of one path (the tile stages, or the GPU stages) on k.module with
 // the dump / time / verify handling. Stages without a `run` call `hook`, which returns
 // their dump text (nullopt: the module's IR).
+// Thread IR stages run on *thread (set by the "lower" hook) for target `sm`.
 using Hook = std::function<std::optional<std::string>(const Stage &)>;
+struct ThreadIr {
+  simt::Function *const *fn = nullptr;
+  int sm = 0;
+};
 void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first,
-                const Hook &hook) {
+                const Hook &hook, ThreadIr thread = {}) {
   bool gpu = stages()[first].gpu;
   if (!opts.stop_after.empty() && !is_stage(opts.stop_after, gpu))
     throw CompileError(SourceLoc{}, "unknown pipeline stage '" + opts.stop_after +
@@ -139,10 +169,15 @@ void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first
     const Stage &s = list[i];
     auto t0 = std::chrono::steady_clock::now();
     std::optional<std::string> text;
-    if (s.run)
+    simt::Function *tfn = thread.fn ? *thread.fn : nullptr; // after "lower"
+    if (s.run) {
       s.run(*k.module);
-    else
+    } else if (s.run_thread) {
+      TILEC_ASSERT(tfn, std::string("Thread IR stage '") + s.name + "' before lowering");
+      s.run_thread(*tfn, thread.sm);
+    } else {
       text = hook(s);
+    }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (timing) {
       k.stage_seconds.emplace_back(s.name, secs);
@@ -152,13 +187,18 @@ void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first
     }
     if (verify) {
       try {
-        ir::verify(*k.module);
+        if (s.run_thread)
+          simt::verify(*tfn);
+        else
+          ir::verify(*k.module);
       } catch (const InternalError &e) {
         throw InternalError(std::string("after pipeline stage '") + s.name + "': " + e.what());
       }
     }
     if (dump.wants(s.name)) {
-      k.dumps.emplace_back(s.name, text ? *text : ir::print(*k.module));
+      k.dumps.emplace_back(s.name, text      ? *text
+                                   : s.run_thread ? simt::dump(*tfn)
+                                                  : ir::print(*k.module));
       if (dump.to_stderr) {
         std::string text =
             std::string("// -----// IR after ") + s.name + " //----- //\n" + k.dumps.back().second;
@@ -178,6 +218,21 @@ std::vector<std::string> stage_names() {
     if (!s.gpu)
       names.push_back(s.name);
   return names;
+}
+
+std::vector<std::string> tile_ir_pass_names() {
+  std::vector<std::string> names;
+  for (const Stage &s : stages())
+    if (s.run)
+      names.push_back(s.name);
+  return names;
+}
+
+TileIrPass find_tile_ir_pass(const std::string &name) {
+  for (const Stage &s : stages())
+    if (s.run && name == s.name)
+      return s.run;
+  return nullptr;
 }
 
 std::vector<std::string> gpu_stage_names() {
@@ -222,12 +277,15 @@ void run_gpu_stages(CompiledTileKernel &k, const PipelineOptions &opts,
   size_t first = 0;
   while (!stages()[first].gpu)
     ++first;
-  run_stages(k, opts, first, [&](const Stage &s) -> std::optional<std::string> {
-    const std::function<std::string()> &f = std::string(s.name) == "lower" ? hooks.lower
-                                                                            : hooks.ptx;
-    TILEC_ASSERT(f, std::string("no hook for GPU stage '") + s.name + "'");
-    return f();
-  });
+  run_stages(
+      k, opts, first,
+      [&](const Stage &s) -> std::optional<std::string> {
+        const std::function<std::string()> &f = std::string(s.name) == "lower" ? hooks.lower
+                                                                                : hooks.ptx;
+        TILEC_ASSERT(f, std::string("no hook for GPU stage '") + s.name + "'");
+        return f();
+      },
+      ThreadIr{hooks.thread_ir, hooks.sm});
 }
 
 } // namespace tilec::pipeline

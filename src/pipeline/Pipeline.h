@@ -11,6 +11,10 @@
 #include "frontend/sema/Sema.h"
 #include "ir/IR.h"
 
+namespace tilec::simt {
+struct Function;
+}
+
 namespace tilec::pipeline {
 
 struct PipelineOptions {
@@ -44,17 +48,27 @@ std::vector<std::string> stage_names();
 // The GPU stages that follow them ("layouts", "allocate-shared", "lower", "ptx").
 std::vector<std::string> gpu_stage_names();
 
+// The stages that transform Tile IR (all but "frontend", "lower", the Thread IR passes and
+// "ptx"), by name: what `tilec opt --passes` runs on IR text. find_tile_ir_pass gives null
+// for any other name.
+using TileIrPass = void (*)(ir::Module &);
+std::vector<std::string> tile_ir_pass_names();
+TileIrPass find_tile_ir_pass(const std::string &name);
+
 // Runs the stages after "frontend" on `k.module` (IR that did not come from Sema, e.g.
 // parsed text in a test), with the same dump / time / verify / stop_after handling.
 void run_tile_stages(CompiledTileKernel &k, const PipelineOptions &opts);
 
-// The GPU stages on `k.module` (after the tile stages): "layouts" and "allocate-shared"
-// transform the module; "lower" and "ptx" run the hooks, which return the text to dump
-// (Thread IR, PTX). compile_to_ptx (GpuPipeline.h) is the usual entry point. Honours
-// opts.stop_after when it names a GPU stage.
+// The GPU stages on `k.module` (after the tile stages): the Tile IR passes transform the
+// module; "lower" and "ptx" run the hooks, which return the text to dump (Thread IR, PTX);
+// the Thread IR passes between them run on *thread_ir, which "lower" sets.
+// compile_to_ptx (GpuPipeline.h) is the usual entry point. Honours opts.stop_after when it
+// names a GPU stage.
 struct GpuStageHooks {
   std::function<std::string()> lower;
   std::function<std::string()> ptx;
+  simt::Function *const *thread_ir = nullptr; // where "lower" leaves the Thread IR stages'
+  int sm = 90;                                // input; the target they tune for
 };
 void run_gpu_stages(CompiledTileKernel &k, const PipelineOptions &opts,
                     const GpuStageHooks &hooks);

@@ -8,9 +8,9 @@
 #include "ir/IRParser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
+#include "pipeline/Pipeline.h"
 #include "support/Env.h"
 #include "support/Files.h"
-#include "transforms/Passes.h"
 
 namespace tilec::cli {
 
@@ -28,8 +28,8 @@ std::vector<std::string> split_commas(const std::string &s) {
 
 std::string pass_list() {
   std::string s;
-  for (const auto &p : transforms::all_passes())
-    s += (s.empty() ? "" : ", ") + std::string(p.name);
+  for (const std::string &name : pipeline::tile_ir_pass_names())
+    s += (s.empty() ? "" : ", ") + name;
   return s;
 }
 
@@ -50,9 +50,9 @@ int run_opt(const std::vector<std::string> &args) {
   ParsedArgs a = parse_args(args, {"passes"}, {"locations"});
   if (a.positional.size() != 1)
     throw UsageError("opt takes one FILE.tir");
-  std::vector<const transforms::PassInfo *> passes;
+  std::vector<pipeline::TileIrPass> passes;
   for (const std::string &name : split_commas(a.get("passes"))) {
-    const transforms::PassInfo *p = transforms::find_pass(name);
+    pipeline::TileIrPass p = pipeline::find_tile_ir_pass(name);
     if (!p)
       throw UsageError("unknown pass '" + name + "' (passes: " + pass_list() + ")");
     passes.push_back(p);
@@ -74,8 +74,8 @@ int run_opt(const std::vector<std::string> &args) {
   }
   if (!verify_input(*m, "in " + path))
     return 1;
-  for (const transforms::PassInfo *p : passes) {
-    p->run(*m);
+  for (pipeline::TileIrPass p : passes) {
+    p(*m);
     ir::verify(*m); // a failure now is a bug in the pass: InternalError, exit 3
   }
   ir::PrintOptions po;

@@ -5,6 +5,7 @@
 #include "ir/Verifier.h"
 #include "layout/AllocateShared.h"
 #include "layout/AssignLayouts.h"
+#include "layout/RemoveConversions.h"
 #include "layout/ConvertPlan.h"
 #include "layout/Layouts.h"
 
@@ -17,6 +18,7 @@ namespace {
 // Assigns layouts, verifies, and checks that every tile value has one.
 void assign(Kernel &k) {
   layout::assign_layouts(*k.module);
+  layout::remove_conversions(*k.module); // the pipeline's next stage
   ASSERT_NO_THROW(ir::verify(*k.module)) << ir::print(*k.module);
   ir::walk(k.fn().entry(), [&](ir::Op *op) {
     for (size_t i = 0; i < op->num_results(); ++i)

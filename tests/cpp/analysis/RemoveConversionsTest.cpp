@@ -5,6 +5,7 @@
 
 #include "ir/Verifier.h"
 #include "layout/AssignLayouts.h"
+#include "layout/RemoveConversions.h"
 #include "transforms/PipelineLoads.h"
 
 using namespace tilec;
@@ -18,6 +19,7 @@ void gpu_layouts(Kernel &k, int num_stages) {
   k.module->attrs.push_back({"num_stages", int64_t{num_stages}});
   transforms::pipeline_loads(*k.module);
   layout::assign_layouts(*k.module);
+  layout::remove_conversions(*k.module); // the pipeline's next stage
   ASSERT_NO_THROW(ir::verify(*k.module)) << ir::print(*k.module);
 }
 

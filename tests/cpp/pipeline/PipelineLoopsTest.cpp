@@ -13,6 +13,7 @@
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "layout/AssignLayouts.h"
+#include "layout/RemoveConversions.h"
 #include "layout/PipelineLoops.h"
 #include "pipeline/Pipeline.h"
 
@@ -64,6 +65,7 @@ pipeline::CompiledTileKernel with_layouts(const std::shared_ptr<sema::FunctionSo
   if (wgmma)
     k.module->attrs.push_back({"wgmma", int64_t{1}});
   layout::assign_layouts(*k.module);
+  layout::remove_conversions(*k.module); // the pipeline's next stage
   ir::verify(*k.module);
   return k;
 }

@@ -19,7 +19,7 @@ TEST(CSE, ReusesIdenticalPureOps) {
                           "  %9 = add %7, %8 : i32\n"
                           "  %10 = add %9, %2 : i32\n"
                           "  store %p, %10\n");
-  EXPECT_EQ(run_passes(in, {"cse"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::cse}),
             kernel("%p: ptr<i32>, %x: i32, %y: i32", "  %0 = program_id {axis = 0} : i32\n"
                                                      "  %1 = program_id {axis = 1} : i32\n"
                                                      "  %2 = add %0, %x : i32\n"
@@ -45,7 +45,7 @@ TEST(CSE, AttributesAndTypesMatter) {
                           "  %7 = add %3, %4 : fp32\n"
                           "  %8 = add %7, %6 : fp32\n"
                           "  store %q, %8\n");
-  EXPECT_EQ(run_passes(in, {"cse"}), in);
+  EXPECT_EQ(run_passes(in, {tilec::transforms::cse}), in);
 }
 
 TEST(CSE, SideEffectsAreNeverMerged) {
@@ -54,7 +54,7 @@ TEST(CSE, SideEffectsAreNeverMerged) {
                                           "  %2 = add %0, %1 : i32\n"
                                           "  store %p, %2\n"
                                           "  store %p, %2\n");
-  EXPECT_EQ(run_passes(in, {"cse"}), in);
+  EXPECT_EQ(run_passes(in, {tilec::transforms::cse}), in);
 }
 
 TEST(CSE, RegionsSeeDominatingValuesButNotSiblings) {
@@ -71,7 +71,7 @@ TEST(CSE, RegionsSeeDominatingValuesButNotSiblings) {
                           "  %5 = add %0, %x : i32\n" // neither branch's add dominates
                           "  %6 = add %5, %1 : i32\n"
                           "  store %p, %6\n");
-  EXPECT_EQ(run_passes(in, {"cse"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::cse}),
             kernel("%p: ptr<i32>, %x: i32, %c: i1", "  %0 = mul %x, %x : i32\n"
                                                     "  %1 = if %c : i1 -> i32 {\n"
                                                     "    %2 = add %0, %x : i32\n"
@@ -99,5 +99,5 @@ TEST(CSE, ReduceRegionsAreLeftAlone) {
                           "  }\n"
                           "  %8 = add %0, %4 : fp32\n"
                           "  store %p, %8\n");
-  EXPECT_EQ(run_passes(in, {"cse"}), in);
+  EXPECT_EQ(run_passes(in, {tilec::transforms::cse}), in);
 }

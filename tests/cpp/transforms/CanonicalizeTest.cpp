@@ -18,7 +18,7 @@ std::string fold2(const std::string &op, const std::string &ty, const std::strin
                                         "  %1 = constant {value = " + b + "} : " + ty + "\n" +
                                         "  %2 = " + op + " %0, %1" + attrs + " : " + sig +
                                         "\n  store %p, %2\n");
-  std::string out = run_passes(text, {"canonicalize"});
+  std::string out = run_passes(text, {tilec::transforms::canonicalize});
   auto pos = out.find("constant {value = ");
   if (out.find(op + " %") != std::string::npos || pos == std::string::npos)
     return "not folded";
@@ -33,7 +33,7 @@ std::string fold1(const std::string &op, const std::string &ty, const std::strin
                                 " %0" + attrs + " : " + ty + " -> " + rty + "\n  store %p, %1\n");
   if (ty == rty)
     text.replace(text.find(" -> " + rty), 4 + rty.size(), "");
-  std::string out = run_passes(text, {"canonicalize"});
+  std::string out = run_passes(text, {tilec::transforms::canonicalize});
   auto pos = out.find("constant {value = ");
   if (out.find(op + " %") != std::string::npos || pos == std::string::npos)
     return "not folded";
@@ -141,7 +141,7 @@ TEST(Canonicalize, SplatConstantsFoldAsTiles) {
                           "  %7:2 = split %6 : tile<4x2xi32> -> tile<4xi32>, tile<4xi32>\n"
                           "  store %p, %7#0\n");
   // split is not folded: its input is still a constant tile
-  EXPECT_EQ(run_passes(in, {"canonicalize"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::canonicalize}),
             kernel("%p: tile<4xptr<i32>>",
                    "  %0 = constant {value = 12} : tile<4x2xi32>\n"
                    "  %1:2 = split %0 : tile<4x2xi32> -> tile<4xi32>, tile<4xi32>\n"
@@ -183,7 +183,7 @@ TEST(Canonicalize, Identities) {
                           "  %23 = cmp %22, %x {pred = \"le\"} : i32 -> i1\n"
                           "  %24 = select %23, %x, %0 : i1, i32, i32 -> i32\n"
                           "  store %p, %24\n");
-  EXPECT_EQ(run_passes(in, {"canonicalize"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::canonicalize}),
             kernel("%p: ptr<i32>, %q: ptr<fp32>, %x: i32, %f: fp32, %c: i1",
                    "  store %p, %x\n"
                    "  %0 = constant {value = 0} : i32\n"
@@ -219,7 +219,7 @@ TEST(Canonicalize, ShapeChains) {
              "  %11 = reshape %10 : tile<4x8xfp32> -> tile<32xfp32>\n"
              "  %12 = reshape %11 : tile<32xfp32> -> tile<8x4xfp32>\n"
              "  store %q, %12\n");
-  EXPECT_EQ(run_passes(text, {"canonicalize"}),
+  EXPECT_EQ(run_passes(text, {tilec::transforms::canonicalize}),
             kernel("%p: tile<8xptr<fp32>>, %t: tile<2x4xfp32>, %s: fp32, %u: tile<4x8xfp32>, %q: "
                    "tile<8x4xptr<fp32>>",
                    "  %0 = reshape %t : tile<2x4xfp32> -> tile<8xfp32>\n"
@@ -247,7 +247,7 @@ TEST(Canonicalize, IfOnConstantConditionIsInlined) {
                                                    "    yield %5\n"
                                                    "  }\n"
                                                    "  store %p, %4\n");
-  EXPECT_EQ(run_passes(in, {"canonicalize"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::canonicalize}),
             kernel("%p: ptr<i32>, %x: i32", "  %0 = add %x, %x : i32\n"
                                             "  store %p, %0\n"
                                             "  %1 = mul %0, %0 : i32\n"
@@ -267,16 +267,16 @@ TEST(Canonicalize, ZeroTripForLoopIsRemoved) {
                                                  "} : i32\n  %2 = constant {value = " + st +
                                                  "} : i32\n" + loop);
   };
-  EXPECT_EQ(run_passes(with_bounds("4", "4", "1"), {"canonicalize"}),
+  EXPECT_EQ(run_passes(with_bounds("4", "4", "1"), {tilec::transforms::canonicalize}),
             kernel("%p: ptr<fp32>, %x: fp32", "  store %p, %x\n"));
-  EXPECT_EQ(run_passes(with_bounds("0", "4", "-1"), {"canonicalize"}),
+  EXPECT_EQ(run_passes(with_bounds("0", "4", "-1"), {tilec::transforms::canonicalize}),
             kernel("%p: ptr<fp32>, %x: fp32", "  store %p, %x\n"));
   // loops that run, or whose step is 0, stay
-  EXPECT_NE(run_passes(with_bounds("0", "4", "1"), {"canonicalize"}).find("for "),
+  EXPECT_NE(run_passes(with_bounds("0", "4", "1"), {tilec::transforms::canonicalize}).find("for "),
             std::string::npos);
-  EXPECT_NE(run_passes(with_bounds("4", "0", "-1"), {"canonicalize"}).find("for "),
+  EXPECT_NE(run_passes(with_bounds("4", "0", "-1"), {tilec::transforms::canonicalize}).find("for "),
             std::string::npos);
-  EXPECT_NE(run_passes(with_bounds("0", "4", "0"), {"canonicalize"}).find("for "),
+  EXPECT_NE(run_passes(with_bounds("0", "4", "0"), {tilec::transforms::canonicalize}).find("for "),
             std::string::npos);
 }
 
@@ -293,7 +293,7 @@ TEST(Canonicalize, AddPtrOfZero) {
              "  %5 = constant {value = 1} : i32\n"
              "  %6 = addptr %p, %5 : ptr<fp32>, i32 -> ptr<fp32>\n"
              "  store %6, %2\n");
-  EXPECT_EQ(run_passes(in, {"canonicalize"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::canonicalize}),
             kernel("%p: ptr<fp32>, %t: tile<4xptr<fp32>>, %v: tile<4xfp32>",
                    "  %0 = load %p : ptr<fp32> -> fp32\n"
                    "  store %p, %0\n"
@@ -308,5 +308,5 @@ TEST(Canonicalize, SideEffectsStay) {
       kernel("%p: ptr<i32>", "  %0 = load %p : ptr<i32> -> i32\n"
                              "  %1 = constant {value = 2} : i32\n"
                              "  %2 = atomic_rmw %p, %1 {op = \"add\"} : ptr<i32>, i32 -> i32\n");
-  EXPECT_EQ(run_passes(in, {"canonicalize"}), in);
+  EXPECT_EQ(run_passes(in, {tilec::transforms::canonicalize}), in);
 }

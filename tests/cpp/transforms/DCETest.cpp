@@ -13,7 +13,7 @@ TEST(DCE, ErasesUnusedPureChains) {
                           "  %3 = load %p : ptr<i32> -> i32\n" // unused but a load: stays
                           "  %4 = sub %x, %x : i32\n"
                           "  store %p, %4\n");
-  EXPECT_EQ(run_passes(in, {"dce"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::dce}),
             kernel("%p: ptr<i32>, %x: i32", "  %0 = load %p : ptr<i32> -> i32\n"
                                             "  %1 = sub %x, %x : i32\n"
                                             "  store %p, %1\n"));
@@ -65,7 +65,7 @@ TEST(DCE, ControlFlowWithoutSideEffects) {
                           "    yield %17\n"
                           "  }\n"
                           "  store %p, %16\n");
-  EXPECT_EQ(run_passes(in, {"dce"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::dce}),
             kernel("%p: ptr<i32>, %x: i32, %c: i1", "  %0 = for %x, %x, %x, %x : i32 {\n"
                                                     "  ^bb(%1: i32, %2: i32):\n"
                                                     "    %3 = mul %2, %1 : i32\n"
@@ -90,5 +90,5 @@ TEST(DCE, PrintAssertAndBarrierStay) {
   std::string in = kernel("%x: i32, %c: i1", "  print %x {hex = 0, prefix = \"\"}\n"
                                              "  assert %c {message = \"m\"}\n"
                                              "  barrier\n");
-  EXPECT_EQ(run_passes(in, {"dce"}), in);
+  EXPECT_EQ(run_passes(in, {tilec::transforms::dce}), in);
 }

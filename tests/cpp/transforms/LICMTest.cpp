@@ -26,7 +26,7 @@ TEST(LICM, HoistsInvariantPureOps) {
                           "    yield %14\n"
                           "  }\n"
                           "  store %p, %2\n");
-  EXPECT_EQ(run_passes(in, {"licm"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::licm}),
             kernel("%p: ptr<i32>, %n: i32, %x: i32", "  %0 = constant {value = 0} : i32\n"
                                                      "  %1 = constant {value = 1} : i32\n"
                                                      "  %2 = mul %x, %x : i32\n"
@@ -62,7 +62,7 @@ TEST(LICM, NestedLoopsHoistThroughBothLevels) {
                           "    }\n"
                           "    yield\n"
                           "  }\n");
-  EXPECT_EQ(run_passes(in, {"licm"}),
+  EXPECT_EQ(run_passes(in, {tilec::transforms::licm}),
             kernel("%p: ptr<fp32>, %n: i32, %f: fp32", "  %0 = exp %f : fp32\n"
                                                        "  for %n, %n, %n {\n"
                                                        "  ^bb(%1: i32):\n"
@@ -89,7 +89,7 @@ TEST(LICM, OpsInsideIfBranchesStay) {
                                                            "    }\n"
                                                            "    yield\n"
                                                            "  }\n");
-  EXPECT_EQ(run_passes(in, {"licm"}), in);
+  EXPECT_EQ(run_passes(in, {tilec::transforms::licm}), in);
 }
 
 // addptr(p, splat(inv + var)) with p invariant: addptr(p, splat(inv)) leaves the loop and
@@ -111,7 +111,7 @@ TEST(LICM, SplitsAnInvariantPartOffAPointerOffset) {
                           "    store %8, %9\n"
                           "    yield\n"
                           "  }\n");
-  std::string out = run_passes(in, {"licm", "dce"});
+  std::string out = run_passes(in, {tilec::transforms::licm, tilec::transforms::dce});
   // before the loop: the row's part; inside: only the induction variable's
   size_t loop = out.find("for ");
   ASSERT_NE(loop, std::string::npos) << out;

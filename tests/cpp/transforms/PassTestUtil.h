@@ -6,18 +6,19 @@
 #include "ir/IRParser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
-#include "transforms/Passes.h"
+#include "transforms/CSE.h"
+#include "transforms/Canonicalize.h"
+#include "transforms/DCE.h"
+#include "transforms/LICM.h"
 
 namespace tilec::testing {
 
-inline std::string run_passes(const std::string &text, std::initializer_list<const char *> passes) {
+inline std::string run_passes(const std::string &text,
+                              std::initializer_list<void (*)(ir::Module &)> passes) {
   auto m = ir::parse_module(text);
   ir::verify(*m);
-  for (const char *p : passes) {
-    const transforms::PassInfo *info = transforms::find_pass(p);
-    if (!info)
-      return std::string("unknown pass ") + p;
-    info->run(*m);
+  for (auto p : passes) {
+    p(*m);
     ir::verify(*m);
   }
   return ir::print(*m);

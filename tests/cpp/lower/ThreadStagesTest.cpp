@@ -1,0 +1,99 @@
+// Each Thread IR pass is a stage of the one pipeline list (Pipeline.cpp): with its dump
+// (TILEC_DUMP=<stage>, here dump_stage = "all") the Thread IR after it shows what it changed
+// against the stage before it, and the verifier runs after it.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "../SeedKernels.h"
+#include "LowerTestUtil.h"
+
+namespace tilec::lower::test {
+namespace {
+
+size_t count(const std::string &s, const std::string &part) {
+  size_t n = 0;
+  for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1))
+    ++n;
+  return n;
+}
+
+// The dumps of every GPU stage, by stage name.
+std::map<std::string, std::string> dumps(const std::string &src, const std::string &name,
+                                         const std::vector<std::string> &sig, int sm,
+                                         int num_warps = 4) {
+  pipeline::GpuCompileOptions o;
+  o.pipeline.verify = true;
+  o.pipeline.dump_stage = "all";
+  o.pipeline.compile.num_warps = num_warps;
+  o.sm = sm;
+  pipeline::CompiledGpuKernel k = pipeline::compile_to_ptx(kernel_source(name, src), specs(sig),
+                                                           o, nullptr);
+  std::map<std::string, std::string> out(k.tile.dumps.begin(), k.tile.dumps.end());
+  EXPECT_EQ(out.at("overlap-wgmma"), k.thread_ir_text); // the last Thread IR stage's
+  return out;
+}
+
+std::vector<std::string> sorted_lines(const std::string &s) {
+  std::vector<std::string> lines;
+  size_t at = 0;
+  while (at < s.size()) {
+    size_t nl = s.find('\n', at);
+    lines.push_back(s.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+    at = nl == std::string::npos ? s.size() : nl + 1;
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+const std::vector<std::string> kAttentionSig = {
+    "*fp16:16", "*fp16:16", "*fp16:16", "*fp16:16", "i32:16", "i32:16", "i32:16",
+    "i32:1",    "i32:16",   "i32:16",   "i32:16",   "i32:1",  "i32:16", "i32:16",
+    "i32:16",   "i32:1",    "i32:16",   "i32:16",   "i32:16", "i32:1",  "i32",
+    "i32",      "i32:16",   "=128",     "=64",      "=64"};
+
+TEST(ThreadStages, EveryPassIsAStageWithItsOwnDump) {
+  auto d = dumps(tilec::test::seed_kernel("fused_attention_kernel"), "fused_attention_kernel",
+                 kAttentionSig, 90);
+  for (const char *s : {"lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs",
+                        "coalesce-copies", "overlap-wgmma"})
+    EXPECT_NE(d.at(s).find("func fused_attention_kernel("), std::string::npos) << s;
+  // p.to(fp16) feeding the second wgmma: two cvts and a pack become one cvt.f16x2
+  EXPECT_EQ(count(d.at("sink-fragment-loads"), "cvt.rn.f16x2.f32"), 0u);
+  EXPECT_GT(count(d.at("fuse-cvt-packs"), "cvt.rn.f16x2.f32"), 0u);
+  // the loop's yields write the carried registers directly: fewer copies
+  EXPECT_LT(count(d.at("coalesce-copies"), "mov.f32"), count(d.at("fold-xor-pairs"), "mov.f32"));
+  // overlap-wgmma is opt-in (TILEC_WGMMA_OVERLAP=1): nothing changes by default
+  EXPECT_EQ(d.at("overlap-wgmma"), d.at("coalesce-copies"));
+}
+
+TEST(ThreadStages, OverlapWgmmaInterleavesTheTwoDotsWhenAskedTo) {
+  setenv("TILEC_WGMMA_OVERLAP", "1", 1);
+  auto d = dumps(tilec::test::seed_kernel("fused_attention_kernel"), "fused_attention_kernel",
+                 kAttentionSig, 90);
+  unsetenv("TILEC_WGMMA_OVERLAP");
+  // one wgmma group per 64-row tile: more commits than the dots' one group each
+  EXPECT_GT(count(d.at("overlap-wgmma"), "wgmma.commit_group"),
+            count(d.at("coalesce-copies"), "wgmma.commit_group"));
+}
+
+TEST(ThreadStages, SinkFragmentLoadsOnlyMovesInstructions) {
+  // sm_80: mma.sync operands come through ldmatrix, which the pass moves to its readers
+  auto d = dumps(tilec::test::seed_kernel("fused_attention_kernel"), "fused_attention_kernel",
+                 kAttentionSig, 80);
+  EXPECT_GT(count(d.at("lower"), "ldmatrix"), 0u);
+  EXPECT_NE(d.at("lower"), d.at("sink-fragment-loads"));
+  EXPECT_EQ(sorted_lines(d.at("lower")), sorted_lines(d.at("sink-fragment-loads")));
+}
+
+TEST(ThreadStages, FoldXorPairsRemovesTheSortsDoubleXors) {
+  std::string src = "@triton.jit\n"
+                    "def k(x_ptr, y_ptr):\n"
+                    "    offs = tl.arange(0, 1024)\n"
+                    "    tl.store(y_ptr + offs, tl.sort(tl.load(x_ptr + offs)))\n";
+  auto d = dumps(src, "k", {"*fp32:16", "*fp32:16"}, 90);
+  EXPECT_LT(count(d.at("fold-xor-pairs"), "xor.b32"), count(d.at("fuse-cvt-packs"), "xor.b32"));
+}
+
+} // namespace
+} // namespace tilec::lower::test
