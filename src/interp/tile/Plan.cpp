@@ -176,6 +176,11 @@ private:
         n.bcast.push_back(ne == 1 && n.numel > 1);
       }
     }
+    plan_kind(op, n);
+  }
+
+  // What the node's kind reads from its attributes and regions.
+  void plan_kind(const ir::Op *op, Node &n) {
     switch (n.kind) {
     case OpKind::Arange:
       n.a = op->int_attr("start", 0);
@@ -225,31 +230,7 @@ private:
       break;
     case OpKind::Reduce:
     case OpKind::Scan:
-      n.a = op->int_attr("axis", 0);
-      n.b = op->int_attr("reverse", 0);
-      TILEC_ASSERT(n.a >= 0 && n.a < static_cast<int64_t>(n.shape.size()),
-                   "reduce/scan axis out of range");
-      TILEC_ASSERT(n.regions.size() == 1 && n.regions[0]->args.size() == 2 * n.in.size() &&
-                       n.regions[0]->yields.size() == n.in.size(),
-                   "reduce/scan combiner must take 2N scalars and yield N");
-      n.fast = detect_fast(op);
-      if (n.fast == FastCombiner::None && batchable(op->region(0)->block())) {
-        // Independent pairs per pass: every (outer, inner) lane of a scan step; half the
-        // axis times those lanes for a reduce level. Capped to bound the memory.
-        int64_t lanes = 1, axis_len = n.shape[static_cast<size_t>(n.a)];
-        for (int64_t d : n.shape)
-          lanes *= d;
-        lanes /= axis_len;
-        if (n.kind == OpKind::Reduce)
-          lanes *= (axis_len + 1) / 2;
-        n.batch = std::min<int64_t>(lanes, 1024);
-        // Reduce levels shrink by half: narrower copies keep the wasted lanes under 2x.
-        for (int64_t w = n.batch; w > 1 && (n.kind == OpKind::Reduce || w == n.batch);
-             w = (w + 1) / 2) {
-          n.batched.push_back(std::make_unique<BlockPlan>());
-          build_block(op->region(0)->block(), *n.batched.back(), w);
-        }
-      }
+      plan_combine(op, n);
       break;
     case OpKind::Gather:
       n.a = op->int_attr("axis", 0);
@@ -271,6 +252,49 @@ private:
       n.b = static_cast<int64_t>(std::count(frames.begin(), frames.end(), '\n')) - 1;
       break;
     }
+    case OpKind::For:
+    case OpKind::While:
+    case OpKind::If:
+      check_control_flow(n);
+      break;
+    default:
+      break;
+    }
+  }
+
+  // Reduce and scan: axis, direction, and the combiner's fast form or batched copies.
+  void plan_combine(const ir::Op *op, Node &n) {
+    n.a = op->int_attr("axis", 0);
+    n.b = op->int_attr("reverse", 0);
+    TILEC_ASSERT(n.a >= 0 && n.a < static_cast<int64_t>(n.shape.size()),
+                 "reduce/scan axis out of range");
+    TILEC_ASSERT(n.regions.size() == 1 && n.regions[0]->args.size() == 2 * n.in.size() &&
+                     n.regions[0]->yields.size() == n.in.size(),
+                 "reduce/scan combiner must take 2N scalars and yield N");
+    n.fast = detect_fast(op);
+    if (n.fast == FastCombiner::None && batchable(op->region(0)->block())) {
+      // Independent pairs per pass: every (outer, inner) lane of a scan step; half the
+      // axis times those lanes for a reduce level. Capped to bound the memory.
+      int64_t lanes = 1, axis_len = n.shape[static_cast<size_t>(n.a)];
+      for (int64_t d : n.shape)
+        lanes *= d;
+      lanes /= axis_len;
+      if (n.kind == OpKind::Reduce)
+        lanes *= (axis_len + 1) / 2;
+      n.batch = std::min<int64_t>(lanes, 1024);
+      // Reduce levels shrink by half: narrower copies keep the wasted lanes under 2x.
+      for (int64_t w = n.batch; w > 1 && (n.kind == OpKind::Reduce || w == n.batch);
+           w = (w + 1) / 2) {
+        n.batched.push_back(std::make_unique<BlockPlan>());
+        build_block(op->region(0)->block(), *n.batched.back(), w);
+      }
+    }
+  }
+
+  // for / while / if: the regions' arguments and yields agree with the op's values; a
+  // for's yields that alias another iteration argument are staged (Node::stage).
+  void check_control_flow(Node &n) {
+    switch (n.kind) {
     case OpKind::For: {
       const BlockPlan &body = *n.regions.at(0);
       TILEC_ASSERT(n.in.size() >= 3 && body.args.size() == n.in.size() - 2 &&
