@@ -84,7 +84,7 @@ say "Python package (pip install -e ., from build-test)"
 
 say "pytest"
 set +e
-"$PY" -m pytest tests/python -q -p no:cacheprovider
+"$PY" -m pytest tests/python -q -rs -p no:cacheprovider  # -rs: every skip reason
 rc=$?
 set -e
 say "done (pytest exit code $rc)"

@@ -182,6 +182,20 @@ template <typename F> void walk(Block *b, F &&f) {
   }
 }
 
+// Visit every `for` op, loops nested in a loop's body before that loop, in program order
+// (the loop passes: LICM, StrengthReduce, PipelineLoads, PipelineLoops). f may add ops
+// before or after the loop and move or erase ops of its body.
+template <typename F> void for_each_loop(Block &b, F &&f) {
+  for (auto it = b.ops().begin(); it != b.ops().end();) {
+    Op *op = (it++)->get(); // past it: f may insert next to it
+    for (size_t r = 0; r < op->num_regions(); ++r)
+      if (Block *inner = op->region(r)->block())
+        for_each_loop(*inner, f);
+    if (op->kind() == OpKind::For)
+      f(*op);
+  }
+}
+
 // Creates ops at an insertion point.
 class Builder {
 public:

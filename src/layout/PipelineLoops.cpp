@@ -14,6 +14,7 @@
 #include "support/Env.h"
 #include "transforms/CSE.h"
 #include "transforms/DCE.h"
+#include "transforms/FoldUtils.h"
 #include "transforms/LoopShift.h"
 
 namespace tilec::layout {
@@ -32,22 +33,6 @@ bool has_side_effects(Block *b) {
             k == OpKind::GridDepControl || is_ring_op(k);
   });
   return found;
-}
-
-bool is_zero_constant(const Value *v) {
-  const Op *d = v->def;
-  if (d && d->kind() == OpKind::Splat)
-    d = d->operand(0)->def;
-  if (!d || d->kind() != OpKind::Constant)
-    return false;
-  const AttrValue *a = d->attr("value");
-  if (!a)
-    return false;
-  if (auto *i = std::get_if<int64_t>(a))
-    return *i == 0;
-  if (auto *f = std::get_if<double>(a))
-    return *f == 0.0 && !std::signbit(*f);
-  return false;
 }
 
 // One load going into a ring.
@@ -90,7 +75,7 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   if (pt.rank() != 2 || !pt.layout || pt.layout->kind != LayoutKind::Blocked ||
       !same_layout(pt.layout, load.result()->type.layout))
     return std::nullopt;
-  if (load.num_operands() > 2 && !is_zero_constant(load.operand(2)))
+  if (load.num_operands() > 2 && !transforms::is_plus_zero_constant(load.operand(2)))
     return std::nullopt;
   for (size_t i = 0; i < std::min<size_t>(2, load.num_operands()); ++i)
     if (!sh.recomputable(load.operand(i)))
@@ -268,17 +253,6 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   return true;
 }
 
-void process(Block &b, int64_t stages, const analysis::AxisInfoAnalysis &ax, bool force,
-             bool &changed) {
-  for (auto it = b.ops().begin(); it != b.ops().end();) {
-    Op *op = (it++)->get();
-    for (size_t r = 0; r < op->num_regions(); ++r)
-      process(*op->region(r)->block(), stages, ax, force, changed);
-    if (op->kind() == OpKind::For)
-      changed = pipeline_loop(*op, stages, ax, force) || changed;
-  }
-}
-
 } // namespace
 
 std::pair<const Op *, int> ring_dot_operand(const Op &load) {
@@ -312,7 +286,7 @@ std::function<bool(const Op &)> ring_load_predictor(const Module &m) {
     // a tile smaller than 4 bytes a thread leaves runs under 4 bytes in some thread
     int64_t threads = 32 * m.int_attr("num_warps", 4);
     if (ptr->type.rank() != 2 || ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
-        (load.num_operands() > 2 && !is_zero_constant(load.operand(2))))
+        (load.num_operands() > 2 && !transforms::is_plus_zero_constant(load.operand(2))))
       return false;
     const Function *fn = nullptr;
     for (const auto &f : m.functions) {
@@ -348,7 +322,9 @@ void pipeline_loops(Module &m, const PipelineLoopsOptions &opts) {
   bool changed = false;
   for (auto &f : m.functions) {
     analysis::AxisInfoAnalysis ax(*f, &m);
-    process(*f->entry(), stages, ax, opts.force, changed);
+    ir::for_each_loop(*f->entry(), [&](Op &loop) {
+      changed = pipeline_loop(loop, stages, ax, opts.force) || changed;
+    });
   }
   if (changed) { // the recomputed pointer math repeats the body's; the old may be dead
     transforms::cse(m);

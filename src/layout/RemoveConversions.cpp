@@ -6,6 +6,7 @@
 
 #include "layout/LayoutRules.h"
 #include "transforms/DCE.h"
+#include "transforms/FoldUtils.h"
 
 namespace tilec::layout {
 
@@ -129,19 +130,6 @@ void carry_in_converted_layout(ir::Op &loop) {
   }
 }
 
-bool is_zero_constant(const ir::Value *v) {
-  const ir::Op *op = v->def;
-  if (op && op->kind() == OpKind::Splat)
-    op = op->operand(0)->def;
-  if (!op || op->kind() != OpKind::Constant)
-    return false;
-  const ir::AttrValue *a = op->attr("value");
-  if (const auto *d = a ? std::get_if<double>(a) : nullptr)
-    return *d == 0.0 && !std::signbit(*d);
-  const auto *i = a ? std::get_if<int64_t>(a) : nullptr;
-  return i && *i == 0;
-}
-
 // add(x, dot(a, b, 0)) -> dot(a, b, x), as Triton's combine pass does: the accumulator
 // chains through the mma instead of a second copy of it living beside the product (with
 // a 128x128 fp32 tile on 4 warps that copy alone is 128 registers a thread). The sum is
@@ -157,7 +145,7 @@ void fold_dot_accumulator(ir::Function &f) {
       ir::Value *d = add->operand(k), *x = add->operand(1 - k);
       ir::Op *dot = d->def;
       if (!dot || dot->kind() != OpKind::Dot || d->users.size() != 1 ||
-          dot->parent() != add->parent() || !is_zero_constant(dot->operand(2)) ||
+          dot->parent() != add->parent() || !transforms::is_plus_zero_constant(dot->operand(2)) ||
           !(x->type == d->type) || !(add->result(0)->type == d->type))
         continue;
       ir::Builder b;

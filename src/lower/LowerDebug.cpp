@@ -7,21 +7,11 @@
 #include <cmath>
 
 #include "lower/LoweringContext.h"
+#include "support/PrintPrefix.h"
 
 namespace tilec::lower {
 
 namespace {
-
-// Triton's prefix munging (the interpreter applies the same; idempotent).
-std::string munge_prefix(std::string p, bool has_args) {
-  if (has_args && (p.empty() || p.back() != ' '))
-    p += " ";
-  if (has_args && (p.size() < 2 || p.compare(p.size() - 2, 2, ": ") != 0))
-    p = p.substr(0, p.size() - 1) + ": ";
-  if (p.size() > 2 && p.front() != ' ')
-    p = " " + p;
-  return p;
-}
 
 std::string escape(const std::string &s) {
   std::string o;
@@ -78,7 +68,7 @@ std::pair<std::string, Reg> value_arg(LoweringContext &c, Reg v, const ir::Type 
 void lower_print(LoweringContext &c, const ir::Op &op) {
   simt::Builder &b = c.b();
   bool has_args = op.num_operands() > 0;
-  std::string prefix = escape(munge_prefix(op.str_attr("prefix"), has_args));
+  std::string prefix = escape(munge_print_prefix(op.str_attr("prefix"), has_args));
   bool hex = op.int_attr("hex", 0) != 0;
   std::vector<Reg> pid = {b.special(simt::Sreg::CtaidX), b.special(simt::Sreg::CtaidY),
                           b.special(simt::Sreg::CtaidZ)};

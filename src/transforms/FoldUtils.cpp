@@ -300,6 +300,20 @@ std::optional<double> round_to(double v, DType d) {
   }
 }
 
+bool is_plus_zero_constant(const ir::Value *v) {
+  const ir::Op *d = v->def;
+  if (d && d->kind() == OpKind::Splat)
+    d = d->operand(0)->def;
+  if (!d || d->kind() != OpKind::Constant)
+    return false;
+  const ir::AttrValue *a = d->attr("value");
+  if (const auto *i = a ? std::get_if<int64_t>(a) : nullptr)
+    return *i == 0;
+  if (const auto *f = a ? std::get_if<double>(a) : nullptr)
+    return *f == 0.0 && !std::signbit(*f);
+  return false;
+}
+
 std::optional<Scalar> constant_value(const ir::Value *v) {
   if (!v->def || v->def->kind() != OpKind::Constant || v->type.is_ptr())
     return std::nullopt;

@@ -32,6 +32,10 @@ int64_t wrap_int(int64_t v, ir::DType d);
 // Rounds to the nearest value of float dtype `d`; nullopt for dtypes we do not fold.
 std::optional<double> round_to(double v, ir::DType d);
 
+// Whether `v` is a constant integer 0 or float +0.0 (any dtype, fp8 included), or a splat
+// of one: the value that lets a masked load's `other` or a dot's zero accumulator go.
+bool is_plus_zero_constant(const ir::Value *v);
+
 bool is_zero(const Scalar &s);                  // integer 0 or float +0.0 / -0.0
 bool is_one(const Scalar &s);                   // integer 1 or float 1.0
 bool is_all_ones(const Scalar &s, ir::DType d); // integer with every bit set (-1 / max)

@@ -59,9 +59,9 @@ void split_invariant_offset(Op &op, Op &loop) {
   Builder outside;
   outside.set_insertion_point(&loop);
   Value *inv_tile = outside.create(OpKind::Splat, {inv}, {o->type}, {}, op.loc())->result();
-  Value *base = outside.create(OpKind::AddPtr, {op.operand(0), inv_tile}, {op.result(0)->type}, {},
-                               op.loc())
-                    ->result();
+  Value *base =
+      outside.create(OpKind::AddPtr, {op.operand(0), inv_tile}, {op.result(0)->type}, {}, op.loc())
+          ->result();
   Builder inside;
   inside.set_insertion_point(&op);
   op.set_operand(0, base);
@@ -84,21 +84,11 @@ void hoist(Op &loop) {
   }
 }
 
-void process(Block &b) {
-  for (auto it = b.ops().begin(); it != b.ops().end();) {
-    Op *op = (it++)->get();
-    for (size_t r = 0; r < op->num_regions(); ++r)
-      process(*op->region(r)->block());
-    if (op->kind() == OpKind::For)
-      hoist(*op);
-  }
-}
-
 } // namespace
 
 void licm(Module &m) {
   for (auto &f : m.functions)
-    process(*f->entry());
+    ir::for_each_loop(*f->entry(), hoist);
 }
 
 } // namespace tilec::transforms

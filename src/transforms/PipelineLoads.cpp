@@ -125,23 +125,15 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads, const LoadFilter &
   return true;
 }
 
-void process(Block &b, int64_t stages, int64_t threads, const LoadFilter &skip, bool &changed) {
-  for (auto it = b.ops().begin(); it != b.ops().end();) {
-    Op *op = (it++)->get();
-    for (size_t r = 0; r < op->num_regions(); ++r)
-      process(*op->region(r)->block(), stages, threads, skip, changed);
-    if (op->kind() == OpKind::For)
-      changed = pipeline_loop(*op, stages, threads, skip) || changed;
-  }
-}
-
 } // namespace
 
 void pipeline_loads(Module &m, const LoadFilter &skip) {
   bool changed = false;
   int64_t stages = m.int_attr("num_stages", 3), threads = 32 * m.int_attr("num_warps", 4);
   for (auto &f : m.functions)
-    process(*f->entry(), stages, threads, skip, changed);
+    ir::for_each_loop(*f->entry(), [&](Op &loop) {
+      changed = pipeline_loop(loop, stages, threads, skip) || changed;
+    });
   if (changed) { // the recomputed pointers repeat the body's; the old masks may be dead
     cse(m);
     dce(m);

@@ -167,21 +167,12 @@ bool reduce_loop(Op &loop) {
   return true;
 }
 
-void process(Block &b, bool &changed) {
-  for (auto &op : b.ops()) {
-    for (size_t r = 0; r < op->num_regions(); ++r)
-      process(*op->region(r)->block(), changed);
-    if (op->kind() == OpKind::For)
-      changed = reduce_loop(*op) || changed;
-  }
-}
-
 } // namespace
 
 void strength_reduce(Module &m) {
   bool changed = false;
   for (auto &f : m.functions)
-    process(*f->entry(), changed);
+    ir::for_each_loop(*f->entry(), [&](Op &loop) { changed = reduce_loop(loop) || changed; });
   if (changed) // the replaced addptrs and the chains only they used
     dce(m);
 }

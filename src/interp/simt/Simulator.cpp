@@ -451,26 +451,4 @@ RunResult run(const Function &fn, const std::vector<SimArg> &args,
   return m.run();
 }
 
-std::vector<SimArg> sim_args(const std::vector<interp::KernelArg> &args) {
-  std::vector<SimArg> out;
-  for (const interp::KernelArg &a : args) {
-    SimArg s;
-    s.kind = a.kind == interp::KernelArg::Pointer ? SimArg::Pointer
-             : a.kind == interp::KernelArg::Int   ? SimArg::Int
-                                                  : SimArg::Float;
-    s.ptr = a.ptr;
-    s.i = a.i;
-    s.f = a.f;
-    out.push_back(s);
-  }
-  return out;
-}
-
-std::vector<SimBuffer> sim_buffers(const std::vector<interp::Buffer> &buffers) {
-  std::vector<SimBuffer> out;
-  for (const interp::Buffer &b : buffers)
-    out.push_back({b.base, b.size_bytes, b.name});
-  return out;
-}
-
 } // namespace tilec::simt

@@ -43,50 +43,17 @@
 #include <string>
 #include <vector>
 
+#include "interp/tile/KernelArgs.h"
 #include "simt/ThreadIR.h"
 #include "support/Diagnostics.h"
 
-namespace tilec::interp {
-struct Buffer;
-struct KernelArg;
-} // namespace tilec::interp
-
 namespace tilec::simt {
 
-// A memory region the kernel may access (an array argument), named in errors.
-struct SimBuffer {
-  uint64_t base = 0;
-  uint64_t size_bytes = 0;
-  std::string name;
-};
-
-// One per Function::params entry, in order. Values are converted to the param's type
-// (a float for f32/f64 params; an integer must fit the param's width).
-struct SimArg {
-  enum Kind { Pointer, Int, Float } kind = Int;
-  uint64_t ptr = 0;
-  int64_t i = 0;
-  double f = 0;
-
-  static SimArg pointer(const void *p) {
-    SimArg a;
-    a.kind = Pointer;
-    a.ptr = reinterpret_cast<uint64_t>(p);
-    return a;
-  }
-  static SimArg integer(int64_t v) {
-    SimArg a;
-    a.kind = Int;
-    a.i = v;
-    return a;
-  }
-  static SimArg floating(double v) {
-    SimArg a;
-    a.kind = Float;
-    a.f = v;
-    return a;
-  }
-};
+// The arguments (one per Function::params entry, in order; values are converted to the
+// param's type: a float for f32/f64 params, an integer must fit the param's width) and the
+// memory regions they may access, named in errors: the tile interpreter's own types.
+using SimArg = interp::KernelArg;
+using SimBuffer = interp::Buffer;
 
 struct SimOptions {
   std::array<int64_t, 3> grid{1, 1, 1};
@@ -115,10 +82,5 @@ private:
 // The function is verified first (simt::verify), so malformed IR is an InternalError.
 RunResult run(const Function &fn, const std::vector<SimArg> &args,
               const std::vector<SimBuffer> &buffers, const SimOptions &opts = {});
-
-// The tile interpreter's argument and buffer lists (interp/tile/Interpreter.h), so one
-// test can run a kernel on both and compare.
-std::vector<SimArg> sim_args(const std::vector<interp::KernelArg> &args);
-std::vector<SimBuffer> sim_buffers(const std::vector<interp::Buffer> &buffers);
 
 } // namespace tilec::simt

@@ -43,52 +43,11 @@
 #include <string>
 #include <vector>
 
+#include "interp/tile/KernelArgs.h"
 #include "ir/IR.h"
 #include "support/Diagnostics.h"
 
 namespace tilec::interp {
-
-// A memory region the kernel may access: an array argument. `name` is the kernel
-// argument it was passed as (named in errors).
-struct Buffer {
-  uint64_t base = 0;
-  uint64_t size_bytes = 0;
-  std::string name;
-  bool writable = true; // false: stores and atomics into it are errors (read-only arrays)
-};
-
-// One per block argument of the function's entry block, in order.
-struct KernelArg {
-  enum Kind { Pointer, Int, Float } kind = Int;
-  uint64_t ptr = 0;
-  int64_t i = 0;
-  double f = 0;
-
-  static KernelArg pointer(const void *p) {
-    KernelArg a;
-    a.kind = Pointer;
-    a.ptr = reinterpret_cast<uint64_t>(p);
-    return a;
-  }
-  static KernelArg pointer_value(uint64_t p) {
-    KernelArg a;
-    a.kind = Pointer;
-    a.ptr = p;
-    return a;
-  }
-  static KernelArg integer(int64_t v) {
-    KernelArg a;
-    a.kind = Int;
-    a.i = v;
-    return a;
-  }
-  static KernelArg floating(double v) {
-    KernelArg a;
-    a.kind = Float;
-    a.f = v;
-    return a;
-  }
-};
 
 // One access of a launch, recorded for an access map (LaunchOptions::access_log): which
 // program touched which byte offset of which buffer, and how.
@@ -106,14 +65,14 @@ struct AccessEvent {
 struct DebugValue {
   ir::DType dtype = ir::DType::I32; // pointers: their pointee's, with `pointer` set
   bool pointer = false;
-  std::vector<int64_t> shape;       // {} for a scalar
-  const void *data = nullptr;       // the interpreter's storage (DTypeTraits.h), valid
-  uint64_t bytes = 0;               // during the call only
+  std::vector<int64_t> shape; // {} for a scalar
+  const void *data = nullptr; // the interpreter's storage (DTypeTraits.h), valid
+  uint64_t bytes = 0;         // during the call only
 };
 struct DebugStop {
   std::array<int64_t, 3> pid{}, grid{};
-  bool breakpoint = false; // breakpoint() itself (else: before a statement)
-  std::string frames;      // the op's `frames` attribute (Ops.def)
+  bool breakpoint = false;        // breakpoint() itself (else: before a statement)
+  std::string frames;             // the op's `frames` attribute (Ops.def)
   std::vector<DebugValue> values; // its operands, in order
 };
 // continue: to the next breakpoint(); next: the next statement of this frame or its

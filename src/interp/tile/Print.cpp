@@ -13,22 +13,11 @@
 
 #include "interp/tile/DTypeTraits.h"
 #include "interp/tile/Runtime.h"
+#include "support/PrintPrefix.h"
 
 namespace tilec::interp {
 
 namespace {
-
-// Triton's front end makes a prefix start with " " and end with ": " when there are
-// values to print; applying it again changes nothing.
-std::string munge_prefix(std::string p, bool has_args) {
-  if (has_args && (p.empty() || p.back() != ' '))
-    p += " ";
-  if (has_args && (p.size() < 2 || p.compare(p.size() - 2, 2, ": ") != 0))
-    p = p.substr(0, p.size() - 1) + ": ";
-  if (p.size() > 2 && p.front() != ' ')
-    p = " " + p;
-  return p;
-}
 
 void append_value(std::string &out, int32_t slot, Exec &ex, int64_t i, bool hex) {
   const SlotInfo &s = ex.slot(slot);
@@ -64,7 +53,7 @@ void exec_print(Exec &ex, const Node &n) {
   if (!ex.out)
     return;
   std::string &out = *ex.out;
-  std::string prefix = munge_prefix(n.op->str_attr("prefix"), !n.in.empty());
+  std::string prefix = munge_print_prefix(n.op->str_attr("prefix"), !n.in.empty());
   bool hex = n.op->int_attr("hex", 0) != 0;
   char pid[96];
   std::snprintf(pid, sizeof pid, "pid (%" PRId64 ", %" PRId64 ", %" PRId64 ")", ex.pid[0],

@@ -241,18 +241,3 @@ TEST(SimErrors, RegistersReadBeforeWrittenArePoison) {
   EXPECT_EQ(buf[3], 2.0f);
   EXPECT_TRUE(std::isnan(buf[4]));
 }
-
-TEST(SimErrors, TileInterpreterArgumentLists) {
-  std::vector<float> buf(2);
-  std::vector<SimArg> a =
-      sim_args({interp::KernelArg::pointer(buf.data()), interp::KernelArg::integer(-3),
-                interp::KernelArg::floating(0.5)});
-  ASSERT_EQ(a.size(), 3u);
-  EXPECT_EQ(a[0].kind, SimArg::Pointer);
-  EXPECT_EQ(a[0].ptr, reinterpret_cast<uint64_t>(buf.data()));
-  EXPECT_EQ(a[1].i, -3);
-  EXPECT_EQ(a[2].kind, SimArg::Float);
-  std::vector<SimBuffer> bs = sim_buffers({{reinterpret_cast<uint64_t>(buf.data()), 8, "x"}});
-  EXPECT_EQ(bs.at(0).size_bytes, 8u);
-  EXPECT_EQ(bs.at(0).name, "x");
-}

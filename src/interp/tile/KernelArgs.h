@@ -1,0 +1,53 @@
+// A launch's arguments and the memory they point into, as both CPU executors take them:
+// the tile interpreter (Interpreter.h) and the SIMT simulator (interp/simt/Simulator.h),
+// so one list runs a kernel on both.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tilec::interp {
+
+// A memory region the kernel may access: an array argument. `name` is the kernel
+// argument it was passed as (named in errors).
+struct Buffer {
+  uint64_t base = 0;
+  uint64_t size_bytes = 0;
+  std::string name;
+  bool writable = true; // false: stores and atomics into it are errors (read-only arrays)
+};
+
+// One per block argument of the function's entry block, in order.
+struct KernelArg {
+  enum Kind { Pointer, Int, Float } kind = Int;
+  uint64_t ptr = 0;
+  int64_t i = 0;
+  double f = 0;
+
+  static KernelArg pointer(const void *p) {
+    KernelArg a;
+    a.kind = Pointer;
+    a.ptr = reinterpret_cast<uint64_t>(p);
+    return a;
+  }
+  static KernelArg pointer_value(uint64_t p) {
+    KernelArg a;
+    a.kind = Pointer;
+    a.ptr = p;
+    return a;
+  }
+  static KernelArg integer(int64_t v) {
+    KernelArg a;
+    a.kind = Int;
+    a.i = v;
+    return a;
+  }
+  static KernelArg floating(double v) {
+    KernelArg a;
+    a.kind = Float;
+    a.f = v;
+    return a;
+  }
+};
+
+} // namespace tilec::interp
