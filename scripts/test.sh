@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, set up from scratch if needed (README's second command; CI runs it):
-#   1. C++ unit tests, built with -Wall -Wextra -Werror (Release) and run by ctest;
+#   1. C++ unit tests, built with -Wall -Wextra (Release; any compiler warning fails the
+#      run) and run by ctest;
 #   2. with CI=true or TILEC_SANITIZE_TESTS=1: the same tests again under ASan + UBSan;
 #   3. the Python package installed in editable mode, then pytest (tests/python).
 # Exits non-zero on the first failure. TILEC_JOBS sets build parallelism (default 2).
@@ -36,19 +37,38 @@ fi
 PYEXE=$("$PY" -c 'import sys; print(sys.executable)')
 
 # --- C++ unit tests ------------------------------------------------------------------------
-say "C++ unit tests and the extension (Release, -Werror)"
-cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DTILEC_WERROR=ON \
-  -DTILEC_BUILD_TESTS=ON -DTILEC_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PYEXE" >/dev/null
-ninja -C build-test -j"$JOBS"
-ctest --test-dir build-test --output-on-failure -j"$JOBS"
+# The build folder: the one README's first command (`pip install -e .`) made under
+# build-py/, when there is one (what it compiled is not compiled again), else build-test.
+# Both configure the same compile commands; warnings are caught by reading the build's
+# output rather than by -Werror, which would change every command and rebuild it all.
+BUILD=build-test
+for cache in build-py/*/CMakeCache.txt; do
+  [ -f "$cache" ] && BUILD=$(dirname "$cache")
+done
+gen=(-G Ninja)
+[ -f "$BUILD/CMakeCache.txt" ] && gen=() # keep the generator it was made with
+NB_DIR=$("$PY" -m nanobind --cmake_dir)
+say "C++ unit tests and the extension (Release, in $BUILD)"
+# -Unanobind_DIR: pip's isolated build found nanobind in a temporary folder, gone by now
+cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTILEC_WERROR=OFF \
+  -DTILEC_BUILD_TESTS=ON -DTILEC_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PYEXE" \
+  -Unanobind_DIR -Dnanobind_ROOT="$NB_DIR" >/dev/null
+BUILD_LOG=$(mktemp)
+cmake --build "$BUILD" -j "$JOBS" 2>&1 | tee "$BUILD_LOG"
+if grep -q ": warning:" "$BUILD_LOG"; then
+  echo "scripts/test.sh: the build printed compiler warnings (above); they fail the run" >&2
+  exit 1
+fi
+rm -f "$BUILD_LOG"
+ctest --test-dir "$BUILD" --output-on-failure -j"$JOBS"
 
 # --- C++ API: install, a find_package(tilec) consumer, examples/cpp (no GPU) ----------------
 say "C++ API: cmake --install, a find_package(tilec) consumer, examples/cpp vs the driver stub"
 AOT_TMP=$(mktemp -d)
-# pip (below) caches SKBUILD in build-test, which leaves out the install rules: drop it here.
-cmake -S . -B build-test -USKBUILD >/dev/null
-ninja -C build-test -j"$JOBS" tilec tilec_bundle
-cmake --install build-test --prefix "$AOT_TMP/prefix" >/dev/null
+# pip caches SKBUILD in its build folder, which leaves out the install rules: drop it here.
+cmake -S . -B "$BUILD" -USKBUILD >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target tilec tilec_bundle
+cmake --install "$BUILD" --prefix "$AOT_TMP/prefix" >/dev/null
 cmake -S tests/cpp/api/consumer -B "$AOT_TMP/consumer" -G Ninja \
   -DCMAKE_PREFIX_PATH="$AOT_TMP/prefix" >/dev/null
 ninja -C "$AOT_TMP/consumer" >/dev/null
@@ -77,10 +97,10 @@ if [ "${CI:-}" = true ] || [ "${TILEC_SANITIZE_TESTS:-0}" = 1 ]; then
 fi
 
 # --- Python package and pytest ------------------------------------------------------------
-say "Python package (pip install -e ., from build-test)"
-"$PY" -m pip install -q --no-build-isolation -e . --config-settings=build-dir=build-test \
+say "Python package (pip install -e ., from $BUILD)"
+"$PY" -m pip install -q --no-build-isolation -e . --config-settings=build-dir="$BUILD" \
   --config-settings=cmake.define.TILEC_BUILD_TESTS=ON \
-  --config-settings=cmake.define.TILEC_WERROR=ON
+  --config-settings=cmake.define.TILEC_WERROR=OFF
 
 say "pytest"
 set +e
