@@ -37,8 +37,10 @@ fi
 PYEXE=$("$PY" -c 'import sys; print(sys.executable)')
 
 # --- C++ unit tests ------------------------------------------------------------------------
-# The build folder: the one README's first command (`pip install -e .`) made under
-# build-py/, when there is one (what it compiled is not compiled again), else build-test.
+# The build folder: the one README's first command (`pip install --no-build-isolation -e .`)
+# made under build-py/, when there is one (what it compiled is not compiled again), else
+# build-test. (A folder an isolated pip build made is found stale by the pip install below,
+# which then compiles it all again: correct, only slower.)
 # Both configure the same compile commands; warnings are caught by reading the build's
 # output rather than by -Werror, which would change every command and rebuild it all.
 BUILD=build-test

@@ -3,8 +3,6 @@ test_gpu_fastpath.py): a session keeps launches on the C++ fast path, where they
 (the stand-in's launches timed on the host) under the scopes open at launch; only a kernel
 with a `launch_metadata` callback under hook="triton" goes through Python for it."""
 
-import json
-
 import pytest
 
 import tilec
@@ -13,21 +11,7 @@ import tilec.profiler as proton
 from tilec import knobs
 
 from test_gpu_fastpath import fake_gpu, make_add, tensors  # noqa: F401 - the fixture
-
-
-def _frames(path):
-    with open(path) as f:
-        db = json.load(f)
-    found = {}
-
-    def rec(node, prefix):
-        p = prefix + (node["frame"]["name"],)
-        found[p] = node["metrics"]
-        for c in node["children"]:
-            rec(c, p)
-
-    rec(db[0], ())
-    return found
+from test_profiler import _frames
 
 
 def _meta(grid, kernel, args):

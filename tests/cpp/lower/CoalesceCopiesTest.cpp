@@ -3,6 +3,7 @@
 #include <random>
 
 #include "../SeedKernels.h"
+#include "../TextCount.h"
 #include "LowerTestUtil.h"
 #include "lower/CoalesceCopies.h"
 #include "simt/Builder.h"
@@ -18,13 +19,6 @@ using simt::Op;
 using simt::Operand;
 using simt::Reg;
 using simt::Ty;
-
-size_t count(const std::string &s, const std::string &part) {
-  size_t n = 0;
-  for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1))
-    ++n;
-  return n;
-}
 
 // entry: d = 1.0; body: [pre] t = d + 2; [mid] d <- t; [post]; ret. `shape` adds the
 // accesses that must keep the copy.

@@ -3,17 +3,11 @@
 #include <random>
 
 #include "../SeedKernels.h"
+#include "../TextCount.h"
 #include "LowerTestUtil.h"
 
 namespace tilec::lower::test {
 namespace {
-
-size_t count(const std::string &s, const std::string &part) {
-  size_t n = 0;
-  for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1))
-    ++n;
-  return n;
-}
 
 // f32 bit patterns: specials, boundaries of both formats, random bits.
 std::vector<uint32_t> patterns(size_t n) {

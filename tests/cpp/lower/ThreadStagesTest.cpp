@@ -6,17 +6,11 @@
 #include <map>
 
 #include "../SeedKernels.h"
+#include "../TextCount.h"
 #include "LowerTestUtil.h"
 
 namespace tilec::lower::test {
 namespace {
-
-size_t count(const std::string &s, const std::string &part) {
-  size_t n = 0;
-  for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1))
-    ++n;
-  return n;
-}
 
 // The dumps of every GPU stage, by stage name.
 std::map<std::string, std::string> dumps(const std::string &src, const std::string &name,
@@ -27,8 +21,8 @@ std::map<std::string, std::string> dumps(const std::string &src, const std::stri
   o.pipeline.dump_stage = "all";
   o.pipeline.compile.num_warps = num_warps;
   o.sm = sm;
-  pipeline::CompiledGpuKernel k = pipeline::compile_to_ptx(kernel_source(name, src), specs(sig),
-                                                           o, nullptr);
+  pipeline::CompiledGpuKernel k =
+      pipeline::compile_to_ptx(kernel_source(name, src), specs(sig), o, nullptr);
   std::map<std::string, std::string> out(k.tile.dumps.begin(), k.tile.dumps.end());
   EXPECT_EQ(out.at("overlap-wgmma"), k.thread_ir_text); // the last Thread IR stage's
   return out;

@@ -9,12 +9,13 @@
 #include <random>
 
 #include "../SeedKernels.h"
+#include "../TextCount.h"
 #include "interp/tile/Interpreter.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "layout/AssignLayouts.h"
-#include "layout/RemoveConversions.h"
 #include "layout/PipelineLoops.h"
+#include "layout/RemoveConversions.h"
 #include "pipeline/Pipeline.h"
 
 using namespace tilec;
@@ -68,13 +69,6 @@ pipeline::CompiledTileKernel with_layouts(const std::shared_ptr<sema::FunctionSo
   layout::remove_conversions(*k.module); // the pipeline's next stage
   ir::verify(*k.module);
   return k;
-}
-
-size_t count(const std::string &s, const std::string &part) {
-  size_t n = 0;
-  for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1))
-    ++n;
-  return n;
 }
 
 uint16_t f16_bits(double v) { // exact for the small quarters used here

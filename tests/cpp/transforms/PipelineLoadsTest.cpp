@@ -3,6 +3,7 @@
 // tests/cpp/lower/PipelineLoadsTest.cpp).
 #include <gtest/gtest.h>
 
+#include "../TextCount.h"
 #include "PassTestUtil.h"
 #include "transforms/PipelineLoads.h"
 
@@ -38,13 +39,6 @@ std::string loop(bool with_store) {
   std::string s = kLoop;
   s.replace(s.find("STORE"), 5, with_store ? "store %6, %acc" : "");
   return s;
-}
-
-size_t count(const std::string &s, const std::string &part) {
-  size_t n = 0;
-  for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1))
-    ++n;
-  return n;
 }
 
 std::string run(const std::string &text, int64_t stages, bool pipeline = true, int64_t warps = 4) {
