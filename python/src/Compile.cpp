@@ -13,6 +13,7 @@
 #include "ir/Printer.h"
 #include "pipeline/GpuPipeline.h"
 #include "pipeline/Pipeline.h"
+#include "support/Target.h"
 
 namespace tilec::python {
 
@@ -277,6 +278,18 @@ void bind_compile(nb::module_ &m) {
         "constexpr values to PTX; returns a dict: ptx, name, arch, num_warps, num_stages, "
         "shared, static_output, params, stages (stage -> IR text), thread_ir.");
   m.def("stage_names", &pipeline::stage_names, "The pipeline's stage names, in order.");
+  m.def(
+      "parse_target",
+      [](const std::string &text) {
+        std::optional<TargetSpec> t = tilec::parse_target(text);
+        if (!t)
+          throw nb::value_error(
+              ("unknown target '" + text + "': expected e.g. " + kTargetExamples).c_str());
+        return std::make_pair(t->cc, t->arch_specific);
+      },
+      nb::arg("target"),
+      "(compute capability, architecture-specific) of a target such as 'sm_90a', 'sm_80', "
+      "'cuda:90' or '90' (support/Target.h: the rules every entry point uses).");
   m.def("gpu_stage_names", &pipeline::gpu_stage_names,
         "The GPU stages that follow them, in order (Tile IR passes, 'lower', Thread IR "
         "passes, 'ptx').");

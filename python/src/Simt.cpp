@@ -15,6 +15,7 @@
 #include "interp/simt/Simulator.h"
 #include "ir/Printer.h"
 #include "pipeline/GpuPipeline.h"
+#include "support/Target.h"
 
 namespace tilec::python {
 
@@ -22,24 +23,10 @@ namespace {
 
 // "sm_90a", "sm_80", "cuda:90", "90" -> (compute capability, arch-specific).
 std::pair<int, bool> parse_arch(const std::string &arch) {
-  std::string s = arch;
-  bool a = false;
-  if (s.rfind("sm_", 0) == 0)
-    s = s.substr(3);
-  else if (s.rfind("cuda:", 0) == 0)
-    s = s.substr(5);
-  if (!s.empty() && s.back() == 'a') {
-    a = true;
-    s.pop_back();
-  }
-  try {
-    size_t used = 0;
-    int cc = std::stoi(s, &used);
-    if (used == s.size() && cc >= 50 && cc < 200)
-      return {cc, a || cc >= 90};
-  } catch (const std::exception &) {
-  }
-  throw nb::value_error(("unknown GPU architecture '" + arch + "' (expected e.g. sm_90a)").c_str());
+  if (std::optional<TargetSpec> t = tilec::parse_target(arch))
+    return {t->cc, t->arch_specific};
+  throw nb::value_error(
+      ("unknown GPU architecture '" + arch + "' (expected " + kTargetExamples + ")").c_str());
 }
 
 pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSource> &fs,

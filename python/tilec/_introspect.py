@@ -160,19 +160,10 @@ def cubin_resources(cubin: bytes, name: str) -> dict:
 
 
 def parse_target(target) -> tuple:
-    """"cuda:90" / "sm_90a" / "sm_80" / 90 -> (compute capability, arch-specific 'a')."""
-    t = str(target).strip().lower()
-    for prefix in ("cuda:", "sm_"):
-        if t.startswith(prefix):
-            t = t[len(prefix):]
-    specific = t.endswith("a")
-    t = t.rstrip("a")
-    if not t.isdigit() or not 50 <= int(t) < 200:
-        raise ValueError(f"unknown target {target!r}: expected e.g. 'cuda:90', 'sm_90a' or "
-                         "'sm_80'")
-    cc = int(t)
-    # cuda:90 means the Hopper features too (sm_90a), as Triton compiles for them
-    return cc, specific or (cc >= 90 and not str(target).lower().startswith("sm_"))
+    """"cuda:90" / "sm_90a" / "sm_80" / 90 -> (compute capability, arch-specific 'a'), by
+    the rules every entry point shares (src/support/Target.h): "cuda:90" and 90 mean the
+    Hopper features too (sm_90a), as Triton compiles for them; "sm_90" does not."""
+    return _C.parse_target(str(target).strip().lower())
 
 
 def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=False,

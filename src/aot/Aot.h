@@ -54,7 +54,7 @@ std::vector<AotParam> bind_full_signature(const std::string &kernel,
                                           const std::vector<KernelParam> &params,
                                           const std::vector<std::string> &entries);
 
-// "sm_90a" -> (90, true); UsageError for anything that is not a target.
+// "sm_90a" -> (90, true), by the rules of support/Target.h; UsageError for anything else.
 std::pair<int, bool> parse_target(const std::string &arch);
 
 // Resolves and compiles the kernel (sources registered in `sm`, so a CompileError renders

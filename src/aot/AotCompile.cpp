@@ -8,6 +8,7 @@
 #include "frontend/sema/ModuleResolver.h"
 #include "ir/Type.h"
 #include "runtime/PtxCompiler.h"
+#include "support/Target.h"
 
 namespace tilec::aot {
 
@@ -95,17 +96,10 @@ std::vector<AotParam> bind_full_signature(const std::string &kernel,
 }
 
 std::pair<int, bool> parse_target(const std::string &arch) {
-  std::string s = arch.rfind("sm_", 0) == 0 ? arch.substr(3) : arch;
-  bool specific = !s.empty() && s.back() == 'a';
-  if (specific)
-    s.pop_back();
-  bool digits = !s.empty() && s.size() <= 3;
-  for (char c : s)
-    digits = digits && std::isdigit(static_cast<unsigned char>(c));
-  int cc = digits ? std::stoi(s) : 0;
-  if (cc >= 50 && cc < 200 && (!specific || cc >= 90))
-    return {cc, specific};
-  throw UsageError("expected a target such as sm_90a, sm_90 or sm_80, got '" + arch + "'");
+  if (std::optional<TargetSpec> t = tilec::parse_target(arch))
+    return {t->cc, t->arch_specific};
+  throw UsageError(std::string("expected a target such as ") + kTargetExamples + ", got '" + arch +
+                   "'");
 }
 
 AotKernel aot_compile(const AotRequest &req, SourceManager &sm) {

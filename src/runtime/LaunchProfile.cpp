@@ -19,6 +19,7 @@ std::atomic<uint64_t> g_count{0};
 // flight times the finished ones on the way, so it holds a bounded number of events.
 constexpr size_t kReapAbove = size_t{1} << 15;
 constexpr size_t kReapRetry = 1024; // launches between two tries when none had finished
+constexpr size_t kPoolKept = 4096;  // events the pool keeps after a drain
 
 struct InFlight {
   Sample sample;
@@ -145,6 +146,10 @@ std::vector<Sample> drain() {
   std::lock_guard<std::mutex> lock(st.mu);
   if (!st.in_flight.empty())
     reap(st, true);
+  while (st.free.size() > kPoolKept) { // a long session's events, not needed any more
+    driver().cuEventDestroy(st.free.back().second);
+    st.free.pop_back();
+  }
   std::vector<Sample> out;
   out.swap(st.timed);
   return out;

@@ -19,6 +19,7 @@
 
 #include "runtime/Driver.h"
 #include "support/Env.h"
+#include "support/Target.h"
 
 extern char **environ;
 
@@ -163,23 +164,12 @@ std::string GpuTarget::arch() const {
 }
 
 std::optional<GpuTarget> GpuTarget::parse(const std::string &text) {
-  std::string s = text;
-  for (const char *prefix : {"sm_", "cuda:", "compute_"})
-    if (s.rfind(prefix, 0) == 0) {
-      s = s.substr(std::strlen(prefix));
-      break;
-    }
-  if (!s.empty() && s.back() == 'a')
-    s.pop_back();
-  if (s.size() < 2 || s.size() > 3)
+  std::optional<TargetSpec> spec = tilec::parse_target(text); // the one set of rules
+  if (!spec)
     return std::nullopt;
-  for (char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c)))
-      return std::nullopt;
-  int v = std::atoi(s.c_str());
   GpuTarget t;
-  t.major = v / 10;
-  t.minor = v % 10;
+  t.major = spec->cc / 10;
+  t.minor = spec->cc % 10;
   return t;
 }
 

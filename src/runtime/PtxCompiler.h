@@ -18,7 +18,8 @@ struct GpuTarget {
   // ptxas's -arch: sm_90a on 9.0 (and the later "a" architectures wgmma/tcgen05 need),
   // sm_XY elsewhere.
   std::string arch() const;
-  // Parses "sm_90a", "sm_80", "cuda:90", "90"; nullopt for anything else.
+  // The compute capability of a target as support/Target.h parses it ("sm_90a", "sm_80",
+  // "cuda:90", "90"); nullopt for anything else. (A cubin for 9.0 is always sm_90a.)
   static std::optional<GpuTarget> parse(const std::string &s);
 };
 

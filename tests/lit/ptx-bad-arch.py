@@ -1,6 +1,6 @@
 # CMD: tilec ptx %s:k --signature "*fp32" --arch sm_80a
 # EXIT: 2
-# CHECK-ERROR: tilec: --arch expects a target such as sm_90a, sm_90 or sm_80, got 'sm_80a'
+# CHECK-ERROR: tilec: --arch expects a target such as sm_90a, sm_90, sm_80 or cuda:90, got 'sm_80a'
 import tilec as triton
 import tilec.language as tl
 

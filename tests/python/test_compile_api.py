@@ -102,3 +102,17 @@ def test_compile_autotuned_kernel_takes_its_jit_function():
     k = tilec.compile(sk.add_kernel_heuristic if hasattr(sk, "add_kernel_heuristic")
                       else sk.add_kernel, signature=SIG, constexprs={"BLOCK_SIZE": 128})
     assert ".entry" in k.asm["ptx"]
+
+
+def test_targets_follow_the_one_set_of_rules():
+    # src/support/Target.h, shared with `tilec ptx --arch`, AOT and the simulator
+    from tilec import _introspect
+
+    assert _introspect.parse_target("sm_90a") == (90, True)
+    assert _introspect.parse_target("sm_90") == (90, False)  # exactly sm_90
+    assert _introspect.parse_target("cuda:90") == (90, True)  # Triton's GPUTarget
+    assert _introspect.parse_target(90) == (90, True)
+    assert _introspect.parse_target("CUDA:80") == (80, False)
+    for bad in ("sm_80a", "rocm:90", "sm_x", ""):
+        with pytest.raises(ValueError, match="unknown target"):
+            _introspect.parse_target(bad)

@@ -6,6 +6,7 @@
 #include "CliCommands.h"
 #include "frontend/sema/ModuleResolver.h"
 #include "pipeline/GpuPipeline.h"
+#include "support/Target.h"
 
 namespace tilec::cli {
 
@@ -13,18 +14,10 @@ namespace {
 
 // "sm_90a", "sm_90", "sm_80", "90" -> (compute capability, arch-specific).
 std::pair<int, bool> parse_arch(const std::string &arch) {
-  std::string s = arch.rfind("sm_", 0) == 0 ? arch.substr(3) : arch;
-  bool specific = !s.empty() && s.back() == 'a';
-  if (specific)
-    s.pop_back();
-  try {
-    size_t used = 0;
-    int cc = std::stoi(s, &used);
-    if (used == s.size() && cc >= 50 && cc < 200 && (!specific || cc >= 90))
-      return {cc, specific};
-  } catch (const std::exception &) {
-  }
-  throw UsageError("--arch expects a target such as sm_90a, sm_90 or sm_80, got '" + arch + "'");
+  if (std::optional<TargetSpec> t = tilec::parse_target(arch))
+    return {t->cc, t->arch_specific};
+  throw UsageError(std::string("--arch expects a target such as ") + kTargetExamples +
+                   ", got '" + arch + "'");
 }
 
 } // namespace

@@ -290,6 +290,8 @@ def _read_pending() -> None:
     """Adds the samples not read yet to their sessions: the C++ launch path's, then the
     scopes' own timers."""
     for kname, device, cid, start, ns in _C.gpu_profile_drain():
+        if not 0 < cid < len(_contexts):  # taken outside any session's context
+            continue
         scope_path, op, sids, user = _contexts[cid]
         for sid in sids:
             s = _sessions.get(sid)
