@@ -165,3 +165,14 @@ def test_env_doc_lists_every_variable():
     doc = (ROOT / "docs" / "ENV.md").read_text()
     missing = [n for n in names if f"`{n}`" not in doc]
     assert not missing, f"docs/ENV.md does not describe {missing}"
+
+
+def test_env_doc_lists_every_pipeline_stage():
+    """docs/ENV.md's stage tables name every stage of the one pipeline list, in order."""
+    from tilec import _C
+
+    stages = list(_C.stage_names()) + list(_C.gpu_stage_names())
+    doc = (ROOT / "docs" / "ENV.md").read_text()
+    at = [doc.find(f"| `{s}` |") for s in stages]
+    assert -1 not in at, [s for s, i in zip(stages, at) if i < 0]
+    assert at == sorted(at), "docs/ENV.md lists the stages out of order"
