@@ -21,6 +21,7 @@ import types
 import weakref
 
 from . import _C, _args, _hooks, _introspect, _sources, knobs
+from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._tensors import TensorWrapper
 from .compiler.kernel import CompiledKernel
 from .errors import CompilationError, CudaError, as_triton_error
@@ -212,8 +213,6 @@ def synchronize(device=None):
 def _dispatcher(jitfn):
     d = jitfn.__dict__.get("_gpu_dispatch")
     if d is None:
-        from .jit import normalize_grid  # late: jit imports this module
-
         params = jitfn.params
         d = _C.GpuDispatcher([p.name for p in params], [p.is_constexpr for p in params],
                              [p.specialize for p in params],
@@ -374,7 +373,6 @@ def run(jitfn, grid, warmup, args, kwargs):
             return r
     kw = dict(kwargs)
     stream = kw.pop("stream", None) if "stream" not in jitfn._index else None
-    from .jit import LAUNCH_ATTRIBUTES
 
     attrs = {k: kw.get(k) for k in LAUNCH_ATTRIBUTES if k not in jitfn._index}
     options = jitfn._options(kw)
@@ -397,8 +395,6 @@ def run(jitfn, grid, warmup, args, kwargs):
         _dispatcher(jitfn).add(args, kwargs, kernel)
     if warmup:
         return kernel
-    from .jit import normalize_grid
-
     g = normalize_grid(grid, dict(zip(jitfn.arg_names, values)))
     names, values = _with_descriptor_parts(jitfn.arg_names, values)
     values = [v.base if isinstance(v, TensorWrapper) else v for v in values]

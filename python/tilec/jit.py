@@ -12,6 +12,7 @@ import re
 import textwrap
 
 from . import _C, _args, _gpu, _hooks, _interpret, _sources, _utils
+from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._tensors import MockTensor
 from .compiler import CompiledKernel, compile_kernel
 from .errors import LaunchOptionError
@@ -20,9 +21,7 @@ from .language import core
 # Launch keywords that configure the compilation rather than bind a parameter.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
                   "launch_cooperative_grid", "launch_pdl", "stream", "extern_libs")
-# Of those, the ones the GPU launch passes to the driver as launch attributes (the CPU
-# interpreter runs programs one after another, so they change nothing there).
-LAUNCH_ATTRIBUTES = ("launch_cooperative_grid", "launch_pdl")
+# (LAUNCH_ATTRIBUTES, _grid.py: those the GPU launch passes to the driver.)
 
 
 def _check_extern_libs(libs):
@@ -136,33 +135,6 @@ def _type_name(a) -> str:
         return "*" + _type_name(a[:-1])
     a = a.removeprefix("tl.")
     return _utils.type_canonicalisation_dict.get(a.replace("_t", ""), a)
-
-
-def normalize_grid(grid, meta):
-    if callable(grid):
-        grid = grid(meta)
-    if isinstance(grid, (list, tuple)):
-        dims = list(grid)
-    else:
-        dims = [grid]
-    if not 1 <= len(dims) <= 3:
-        raise ValueError(f"the grid must have 1 to 3 dimensions, got {tuple(dims)!r}")
-    out = []
-    for d in dims:
-        if isinstance(d, core.constexpr):
-            d = d.value
-        try:
-            if isinstance(d, bool) or d != int(d):
-                raise TypeError
-            d = int(d)
-        except (TypeError, ValueError):
-            raise TypeError(f"grid dimensions must be ints, got {tuple(dims)!r}") from None
-        if d < 0 or d >= 1 << 31:
-            raise ValueError(f"grid dimensions must be in [0, 2**31), got {tuple(dims)!r}")
-        out.append(d)
-    while len(out) < 3:
-        out.append(1)
-    return tuple(out)
 
 
 class JITCallable:
