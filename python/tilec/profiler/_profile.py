@@ -163,8 +163,9 @@ class _CpuTimer:
 
 
 class _GpuTimer:
-    """CUDA events around the launch on its stream; without torch, the wall time between
-    two device synchronisations."""
+    """A scope's own device time (work that is not a tilec launch, _scope.py): torch CUDA
+    events on the stream; without torch, the wall time between two device
+    synchronisations. (tilec's GPU launches are timed in C++, runtime/LaunchProfile.)"""
 
     def __init__(self, stream):
         self.ns = None

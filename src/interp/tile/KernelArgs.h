@@ -25,10 +25,7 @@ struct KernelArg {
   double f = 0;
 
   static KernelArg pointer(const void *p) {
-    KernelArg a;
-    a.kind = Pointer;
-    a.ptr = reinterpret_cast<uint64_t>(p);
-    return a;
+    return pointer_value(reinterpret_cast<uint64_t>(p));
   }
   static KernelArg pointer_value(uint64_t p) {
     KernelArg a;
