@@ -146,10 +146,6 @@ std::vector<Sample> drain() {
   std::lock_guard<std::mutex> lock(st.mu);
   if (!st.in_flight.empty())
     reap(st, true);
-  while (st.free.size() > kPoolKept) { // a long session's events, not needed any more
-    driver().cuEventDestroy(st.free.back().second);
-    st.free.pop_back();
-  }
   std::vector<Sample> out;
   out.swap(st.timed);
   return out;
