@@ -19,7 +19,6 @@ std::atomic<uint64_t> g_count{0};
 // flight times the finished ones on the way, so it holds a bounded number of events.
 constexpr size_t kReapAbove = size_t{1} << 15;
 constexpr size_t kReapRetry = 1024; // launches between two tries when none had finished
-constexpr size_t kPoolKept = 4096;  // events the pool keeps after a drain
 
 struct InFlight {
   Sample sample;
