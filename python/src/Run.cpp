@@ -5,7 +5,7 @@
 #include <cstring>
 #include <exception>
 
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 
 #include "Bindings.h"
 #include "Interrupt.h"
@@ -48,9 +48,9 @@ nb::tuple debug_value(const interp::DebugValue &v) {
   const auto *src = static_cast<const uint8_t *>(v.data);
   float (*widen)(uint8_t) = nullptr;
   if (!v.pointer && v.dtype == ir::DType::F8E5)
-    widen = interp::fp8e5_to_float;
+    widen = tilec::fp8e5_to_float;
   else if (!v.pointer && v.dtype == ir::DType::F8E4NV)
-    widen = interp::fp8e4nv_to_float;
+    widen = tilec::fp8e4nv_to_float;
   if (widen || (!v.pointer && v.dtype == ir::DType::BF16)) {
     size_t n = widen ? v.bytes : v.bytes / 2;
     std::vector<float> f(n);
@@ -58,7 +58,7 @@ nb::tuple debug_value(const interp::DebugValue &v) {
       uint16_t bits = 0;
       if (!widen)
         std::memcpy(&bits, src + 2 * i, 2);
-      f[i] = widen ? widen(src[i]) : interp::bf16_to_float(bits);
+      f[i] = widen ? widen(src[i]) : tilec::bf16_to_float(bits);
     }
     return nb::make_tuple("fp32", nb::tuple(shape),
                           nb::bytes(reinterpret_cast<const char *>(f.data()), n * 4));

@@ -1,5 +1,9 @@
 #include "ir/Type.h"
 
+#include <bit>
+
+#include "support/Diagnostics.h"
+
 namespace tilec::ir {
 
 namespace {
@@ -22,6 +26,43 @@ constexpr size_t kNumDTypes = sizeof(kInfo) / sizeof(kInfo[0]);
 int bits(DType d) { return info(d).bits; }
 DTypeKind kind(DType d) { return info(d).kind; }
 int mantissa_bits(DType d) { return info(d).mant; }
+std::optional<FloatFormat> float_format(DType d) {
+  switch (d) {
+  case DType::F8E4NV:
+    return kFp8E4NVFormat;
+  case DType::F8E5:
+    return kFp8E5Format;
+  case DType::F16:
+    return kFp16Format;
+  case DType::BF16:
+    return kBf16Format;
+  case DType::F32:
+    return kFp32Format;
+  default:
+    return std::nullopt;
+  }
+}
+
+uint64_t float_bits(double v, DType d) {
+  if (d == DType::F64)
+    return std::bit_cast<uint64_t>(v);
+  if (d == DType::F32) // the hardware's rounding, to nearest even
+    return std::bit_cast<uint32_t>(static_cast<float>(v));
+  auto f = float_format(d);
+  TILEC_ASSERT(f.has_value(), "float_bits: not a float dtype");
+  return tilec::float_bits(*f, v);
+}
+
+double round_to_dtype(double v, DType d) {
+  if (d == DType::F64)
+    return v;
+  if (d == DType::F32)
+    return static_cast<double>(static_cast<float>(v));
+  auto f = float_format(d);
+  TILEC_ASSERT(f.has_value(), "round_to_dtype: not a float dtype");
+  return float_value(*f, tilec::float_bits(*f, v));
+}
+
 int byte_size(DType d) { return d == DType::I1 ? 1 : info(d).bits / 8; }
 std::string_view ir_name(DType d) { return info(d).ir; }
 std::string_view python_name(DType d) { return info(d).py; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/Layout.h"
+#include "support/FloatFormats.h"
 
 namespace tilec::ir {
 
@@ -22,6 +23,15 @@ enum class DTypeKind : uint8_t { Bool, Int, UInt, Float };
 int bits(DType d);
 DTypeKind kind(DType d);
 int mantissa_bits(DType d); // floats only; 0 otherwise
+// The bit format of fp8e4nv / fp8e5 / fp16 / bf16 / fp32 (support/FloatFormats.h); nullopt
+// for fp64 and the integers.
+std::optional<FloatFormat> float_format(DType d);
+// The bits of `v` rounded to nearest-even in float dtype `d` (fp8e4nv saturates to +-448 and
+// has no inf, as the GPU's cvt .satfinite does; the others overflow to inf): what the
+// interpreter stores and what a lowered constant holds.
+uint64_t float_bits(double v, DType d);
+// `v` rounded to nearest-even in float dtype `d`, as a double (fp64: `v` itself).
+double round_to_dtype(double v, DType d);
 inline bool is_float(DType d) { return kind(d) == DTypeKind::Float; }
 inline bool is_int(DType d) { return !is_float(d); } // bool counts as an integer (i1)
 inline bool is_signed_int(DType d) { return kind(d) == DTypeKind::Int; }

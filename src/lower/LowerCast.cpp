@@ -10,7 +10,6 @@
 // it).
 #include <cmath>
 
-#include "lower/FloatBits.h"
 #include "lower/LowerMath.h"
 
 namespace tilec::lower {
@@ -214,7 +213,7 @@ Reg emit_cast(LoweringContext &c, Reg x, const ir::Type &from, const ir::Type &t
         return b.selp(Ty::F32, Operand::f32(1.0f), Operand::f32(0.0f), x);
       if (t == DType::F64)
         return b.selp(Ty::F64, Operand::f64(1.0), Operand::f64(0.0), x);
-      return b.selp(sel, simt::imm(static_cast<int64_t>(encode_float(1.0, t))), simt::imm(0), x);
+      return b.selp(sel, simt::imm(static_cast<int64_t>(ir::float_bits(1.0, t))), simt::imm(0), x);
     }
     return b.selp(sel, simt::imm(1), simt::imm(0), x);
   }

@@ -9,7 +9,6 @@
 #include <cmath>
 
 #include "layout/Layouts.h"
-#include "lower/FloatBits.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
@@ -38,7 +37,7 @@ void lower_constant(LoweringContext &c, const ir::Op &op) {
     else if (d == ir::DType::F64)
       b.mov_to(reg, Operand::f64(x));
     else
-      b.mov_to(reg, simt::imm(static_cast<int64_t>(encode_float(x, d))));
+      b.mov_to(reg, simt::imm(static_cast<int64_t>(ir::float_bits(x, d))));
   } else if (d == ir::DType::I1) {
     b.mov_to(reg, simt::imm(is_f ? fv != 0 : iv != 0));
   } else {

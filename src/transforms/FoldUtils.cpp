@@ -31,22 +31,6 @@ int64_t wrap_int(int64_t v, DType d) {
 
 namespace {
 
-// Rounds to a binary format with `mant` stored mantissa bits and normal exponents in
-// [emin, emax] (IEEE-style: subnormals, overflow to inf), to nearest even.
-double round_format(double v, int mant, int emin, int emax) {
-  if (!std::isfinite(v) || v == 0)
-    return v;
-  int e = 0;
-  std::frexp(v, &e); // v = m * 2^e with 0.5 <= |m| < 1
-  int exp = std::max(e - 1, emin);
-  double quantum = std::ldexp(1.0, exp - mant);
-  double r = std::nearbyint(v / quantum) * quantum; // the default rounding mode: to nearest even
-  double max_finite = std::ldexp(2.0 - std::ldexp(1.0, -mant), emax);
-  if (std::fabs(r) > max_finite)
-    return std::copysign(std::numeric_limits<double>::infinity(), v);
-  return r;
-}
-
 uint64_t width_mask(int w) { return w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1; }
 
 Scalar int_scalar(int64_t v, DType d) { return Scalar{false, wrap_int(v, d), 0}; }
@@ -278,22 +262,17 @@ std::optional<Scalar> fold_bitcast(const Scalar &a, DType from, DType to) {
 std::optional<double> round_to(double v, DType d) {
   switch (d) {
   case DType::F64:
-    return v;
   case DType::F32:
-    return static_cast<double>(static_cast<float>(v));
   case DType::F16:
-    return round_format(v, 10, -14, 15);
   case DType::BF16:
-    return round_format(v, 7, -126, 127);
+    return std::isnan(v) ? v : ir::round_to_dtype(v, d);
   case DType::F8E5:
   case DType::F8E4NV: {
     // Only values fp8 holds exactly (0, small integers, ...): rounding, saturation and
     // infinities are left to the cast's own semantics on each target.
-    bool e4 = d == DType::F8E4NV;
-    if (std::isnan(v) || std::fabs(v) > (e4 ? 448.0 : 57344.0))
+    if (std::isnan(v) || std::fabs(v) > (d == DType::F8E4NV ? 448.0 : 57344.0))
       return std::nullopt;
-    double r = round_format(v, e4 ? 3 : 2, e4 ? -6 : -14, e4 ? 8 : 15);
-    return r == v ? std::optional<double>(v) : std::nullopt;
+    return ir::round_to_dtype(v, d) == v ? std::optional<double>(v) : std::nullopt;
   }
   default:
     return std::nullopt;

@@ -30,7 +30,7 @@
 
 #include "interp/simt/SimFloat.h"
 #include "interp/simt/SimInternal.h"
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 #include "simt/AsyncInstrs.h"
 
 namespace tilec::simt::sim {
@@ -253,9 +253,9 @@ double elem_value(uint64_t bits, Ty t) {
   case Ty::S8:
     return static_cast<int8_t>(bits & 0xff);
   case Ty::E4M3x2: // one fp8 element
-    return interp::fp8e4nv_to_float(static_cast<uint8_t>(bits));
+    return tilec::fp8e4nv_to_float(static_cast<uint8_t>(bits));
   case Ty::E5M2x2:
-    return interp::fp8e5_to_float(static_cast<uint8_t>(bits));
+    return tilec::fp8e5_to_float(static_cast<uint8_t>(bits));
   default:
     return float_value(bits, t);
   }

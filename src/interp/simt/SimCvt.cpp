@@ -5,7 +5,7 @@
 
 #include "interp/simt/SimFloat.h"
 #include "interp/simt/SimInternal.h"
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 
 namespace tilec::simt::sim {
 
@@ -85,14 +85,14 @@ Exact exact_of_int(__int128 v) {
 
 uint8_t fp8_encode(double v, Ty pair, bool satfinite) {
   if (pair == Ty::E4M3x2)
-    return interp::fp8e4nv_from_double(v); // saturating, as .satfinite
+    return tilec::fp8e4nv_from_double(v); // saturating, as .satfinite
   if (satfinite && !std::isnan(v))
     v = std::clamp(v, -57344.0, 57344.0);
-  return interp::fp8e5_from_double(v);
+  return tilec::fp8e5_from_double(v);
 }
 double fp8_decode(uint64_t byte, Ty pair) {
-  return pair == Ty::E4M3x2 ? interp::fp8e4nv_to_float(static_cast<uint8_t>(byte))
-                            : interp::fp8e5_to_float(static_cast<uint8_t>(byte));
+  return pair == Ty::E4M3x2 ? tilec::fp8e4nv_to_float(static_cast<uint8_t>(byte))
+                            : tilec::fp8e5_to_float(static_cast<uint8_t>(byte));
 }
 
 bool is_int_rnd(Rnd r) { return r == Rnd::Rni || r == Rnd::Rzi || r == Rnd::Rmi || r == Rnd::Rpi; }
@@ -161,7 +161,7 @@ uint64_t eval_cvt(const Decoded &d, const uint64_t *src) {
     return fp8_encode(lo, dt, m.satfinite) | uint64_t(fp8_encode(hi, dt, m.satfinite)) << 8;
   }
   if (dt == Ty::TF32)
-    return bits_from_f32(interp::round_to_tf32(f32_from_bits(src[0])));
+    return bits_from_f32(tilec::round_to_tf32(f32_from_bits(src[0])));
   bool fd = ty_is_float(dt), fs = ty_is_float(st);
   if (!fd && !fs) {
     __int128 v = int_value(src[0], st);

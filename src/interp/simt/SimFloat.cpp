@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 
 namespace tilec::simt::sim {
 
@@ -142,15 +142,15 @@ template <typename Enc, typename Dec> uint16_t round_small(Exact x, Rnd r, Enc e
   if (std::isnan(s))
     return kNaN16;
   if (r == Rnd::None || r == Rnd::Rn)
-    return enc(s, interp::Round::Nearest);
+    return enc(s, FloatRound::Nearest);
   bool neg = s == 0 ? x.e < 0 : std::signbit(s);
   bool away = (r == Rnd::Rp && !neg) || (r == Rnd::Rm && neg);
   if (s == 0) {
     if (x.e == 0)
-      return enc(s, interp::Round::Nearest);
+      return enc(s, FloatRound::Nearest);
     return static_cast<uint16_t>((neg ? 0x8000 : 0) | (away ? 1 : 0));
   }
-  uint16_t z = enc(s, interp::Round::TowardZero);
+  uint16_t z = enc(s, FloatRound::TowardZero);
   bool smaller = x.e != 0 && ((x.e < 0) != neg); // |true value| < |s|
   if (dec(z) == s) {
     if (!away && smaller)
@@ -165,21 +165,21 @@ template <typename Enc, typename Dec> uint16_t round_small(Exact x, Rnd r, Enc e
 
 uint16_t round_f16(Exact x, Rnd r) {
   return round_small(
-      x, r, [](double v, interp::Round m) { return interp::fp16_from_double(v, m); },
-      [](uint16_t b) { return static_cast<double>(interp::fp16_to_float(b)); });
+      x, r, [](double v, FloatRound m) { return tilec::fp16_from_double(v, m); },
+      [](uint16_t b) { return static_cast<double>(tilec::fp16_to_float(b)); });
 }
 uint16_t round_bf16(Exact x, Rnd r) {
   return round_small(
-      x, r, [](double v, interp::Round m) { return interp::bf16_from_double(v, m); },
-      [](uint16_t b) { return static_cast<double>(interp::bf16_to_float(b)); });
+      x, r, [](double v, FloatRound m) { return tilec::bf16_from_double(v, m); },
+      [](uint16_t b) { return static_cast<double>(tilec::bf16_to_float(b)); });
 }
 
 double float_value(uint64_t bits, Ty t) {
   switch (t) {
   case Ty::F16:
-    return interp::fp16_to_float(static_cast<uint16_t>(bits));
+    return tilec::fp16_to_float(static_cast<uint16_t>(bits));
   case Ty::BF16:
-    return interp::bf16_to_float(static_cast<uint16_t>(bits));
+    return tilec::bf16_to_float(static_cast<uint16_t>(bits));
   case Ty::F32:
   case Ty::TF32:
     return f32_from_bits(bits);

@@ -12,7 +12,7 @@
 
 #include "interp/simt/SimFloat.h"
 #include "interp/simt/SimInternal.h"
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 
 namespace tilec::simt::sim {
 
@@ -66,9 +66,9 @@ double element(uint64_t v, Ty ab) {
   case Ty::U8:
     return static_cast<uint8_t>(v);
   case Ty::E4M3x2:
-    return interp::fp8e4nv_to_float(static_cast<uint8_t>(v));
+    return tilec::fp8e4nv_to_float(static_cast<uint8_t>(v));
   case Ty::E5M2x2:
-    return interp::fp8e5_to_float(static_cast<uint8_t>(v));
+    return tilec::fp8e5_to_float(static_cast<uint8_t>(v));
   default:
     return 0;
   }

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "interp/simt/SimInternal.h"
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 #include "interp/tile/Interpreter.h"
 #include "simt/Verifier.h"
 #include "support/Interrupt.h"
@@ -61,9 +61,9 @@ Machine::Machine(const Function &f, const std::vector<SimArg> &args,
       } else if (p.ty == Ty::F64) {
         std::memcpy(&v, &a.f, 8);
       } else if (p.ty == Ty::F16) {
-        v = interp::fp16_from_double(a.f);
+        v = tilec::fp16_from_double(a.f);
       } else if (p.ty == Ty::BF16) {
-        v = interp::bf16_from_double(a.f);
+        v = tilec::bf16_from_double(a.f);
       } else {
         bad("unsupported parameter type");
       }

@@ -11,7 +11,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 #include "ir/Type.h"
 #include "support/Diagnostics.h"
 
@@ -51,25 +51,25 @@ struct F16DT : DTBase<ir::DType::F16, uint16_t, float> {
   static constexpr bool is_bool = false;
   static float ld(uint16_t v) { return fp16_to_float(v); }
   static uint16_t st(float v) { return fp16_from_float(v); }
-  static uint16_t st_d(double v, Round r) { return fp16_from_double(v, r); }
+  static uint16_t st_d(double v, FloatRound r) { return fp16_from_double(v, r); }
 };
 struct BF16DT : DTBase<ir::DType::BF16, uint16_t, float> {
   static constexpr bool is_bool = false;
   static float ld(uint16_t v) { return bf16_to_float(v); }
   static uint16_t st(float v) { return bf16_from_float(v); }
-  static uint16_t st_d(double v, Round r) { return bf16_from_double(v, r); }
+  static uint16_t st_d(double v, FloatRound r) { return bf16_from_double(v, r); }
 };
 struct F8E5DT : DTBase<ir::DType::F8E5, uint8_t, float> {
   static constexpr bool is_bool = false;
   static float ld(uint8_t v) { return fp8e5_to_float(v); }
-  static uint8_t st(float v) { return fp8e5_from_double(v, Round::Nearest); }
-  static uint8_t st_d(double v, Round r) { return fp8e5_from_double(v, r); }
+  static uint8_t st(float v) { return fp8e5_from_double(v, FloatRound::Nearest); }
+  static uint8_t st_d(double v, FloatRound r) { return fp8e5_from_double(v, r); }
 };
 struct F8E4NVDT : DTBase<ir::DType::F8E4NV, uint8_t, float> {
   static constexpr bool is_bool = false;
   static float ld(uint8_t v) { return fp8e4nv_to_float(v); }
-  static uint8_t st(float v) { return fp8e4nv_from_double(v, Round::Nearest); }
-  static uint8_t st_d(double v, Round r) { return fp8e4nv_from_double(v, r); }
+  static uint8_t st(float v) { return fp8e4nv_from_double(v, FloatRound::Nearest); }
+  static uint8_t st_d(double v, FloatRound r) { return fp8e4nv_from_double(v, r); }
 };
 
 using I1T = BoolDT;

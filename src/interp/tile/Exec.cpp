@@ -34,7 +34,7 @@ void Exec::set_args(const std::vector<KernelArg> &args) {
       } else if constexpr (D::is_float) {
         double v = a.kind == KernelArg::Float ? a.f : static_cast<double>(a.i);
         if constexpr (is_small_float_v<D>)
-          *p = D::st_d(v, Round::Nearest);
+          *p = D::st_d(v, FloatRound::Nearest);
         else
           *p = static_cast<S>(v);
       } else if constexpr (D::is_bool) {

@@ -210,7 +210,7 @@ template <class D> void fma(Exec &ex, const Node &n) {
   for (int64_t i = 0; i < n.numel; ++i) {
     C x = D::ld(a[i * sa]), y = D::ld(b[i * sb]), z = D::ld(c[i * sc]);
     if constexpr (is_small_float_v<D>) // exact product and sum in double, one rounding
-      r[i] = D::st_d(std::fma(double(x), double(y), double(z)), Round::Nearest);
+      r[i] = D::st_d(std::fma(double(x), double(y), double(z)), FloatRound::Nearest);
     else if constexpr (D::is_float)
       r[i] = std::fma(x, y, z);
     else

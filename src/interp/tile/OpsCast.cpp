@@ -15,7 +15,7 @@ template <class D, class R> void cast(Exec &ex, const Node &n) {
   const SS *a = ex.ptr<SS>(n.in[0]);
   RS *r = ex.ptr<RS>(n.out[0]);
   int64_t N = n.numel, sa = !n.bcast[0];
-  Round rnd = n.a ? Round::TowardZero : Round::Nearest;
+  FloatRound rnd = n.a ? FloatRound::TowardZero : FloatRound::Nearest;
   for (int64_t i = 0; i < N; ++i) {
     auto x = D::ld(a[i * sa]);
     if constexpr (R::is_bool) {

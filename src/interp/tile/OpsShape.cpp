@@ -23,7 +23,7 @@ void exec_constant(Exec &ex, const Node &n) {
     if constexpr (D::is_float) {
       double x = is_f ? fv : static_cast<double>(iv);
       if constexpr (is_small_float_v<D>)
-        v = D::st_d(x, Round::Nearest);
+        v = D::st_d(x, FloatRound::Nearest);
       else
         v = static_cast<S>(x);
     } else if constexpr (D::is_bool) {

@@ -9,7 +9,7 @@
 
 #include "ApiTestUtil.h"
 #include "api/ApiImpl.h"
-#include "interp/tile/FloatFormats.h" // fp16 for the matmul
+#include "support/FloatFormats.h" // fp16 for the matmul
 #include "runtime/Driver.h"
 
 namespace {
@@ -204,12 +204,12 @@ TEST(ApiDescGpu, MatmulThroughDescriptorsMatchesTheHost) {
   std::vector<uint16_t> a(size_t(m) * kk), b(size_t(kk) * n), c(size_t(m) * n);
   std::vector<float> af(a.size()), bf(b.size());
   for (size_t i = 0; i < a.size(); ++i) {
-    a[i] = tilec::interp::fp16_from_float(float(int(i % 7) - 3) * 0.25f);
-    af[i] = tilec::interp::fp16_to_float(a[i]);
+    a[i] = tilec::fp16_from_float(float(int(i % 7) - 3) * 0.25f);
+    af[i] = tilec::fp16_to_float(a[i]);
   }
   for (size_t i = 0; i < b.size(); ++i) {
-    b[i] = tilec::interp::fp16_from_float(float(int(i % 5) - 2) * 0.5f);
-    bf[i] = tilec::interp::fp16_to_float(b[i]);
+    b[i] = tilec::fp16_from_float(float(int(i % 5) - 2) * 0.5f);
+    bf[i] = tilec::fp16_to_float(b[i]);
   }
   tilec::runtime::DeviceBuffer da(a.size() * 2), db(b.size() * 2), dc(c.size() * 2);
   da.upload(a.data(), a.size() * 2);
@@ -225,7 +225,7 @@ TEST(ApiDescGpu, MatmulThroughDescriptorsMatchesTheHost) {
       double want = 0;
       for (int p = 0; p < kk; ++p)
         want += double(af[size_t(i) * kk + p]) * bf[size_t(p) * n + j];
-      double got = tilec::interp::fp16_to_float(c[size_t(i) * n + j]);
+      double got = tilec::fp16_to_float(c[size_t(i) * n + j]);
       bad += std::fabs(got - want) > 1e-2 + 1e-3 * std::fabs(want);
     }
   EXPECT_EQ(bad, 0) << "of " << m * n << " results differ from the host's";

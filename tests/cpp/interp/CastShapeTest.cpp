@@ -4,6 +4,7 @@
 
 #include "TestUtil.h"
 
+using namespace tilec;
 using namespace tilec::interp;
 using namespace tilec::interp::test;
 

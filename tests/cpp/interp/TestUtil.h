@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 #include "interp/tile/Interpreter.h"
 #include "ir/IR.h"
 

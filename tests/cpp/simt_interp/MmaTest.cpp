@@ -4,7 +4,7 @@
 #include <random>
 
 #include "SimTestUtil.h"
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 #include "simt/Format.h"
 #include "simt/Verifier.h"
 
@@ -29,9 +29,9 @@ Elem random_elem(Ty ab, std::mt19937 &rng) {
   double v = small(rng) / 4.0; // exact in every float format here
   switch (ab) {
   case Ty::F16:
-    return {static_cast<uint32_t>(interp::fp16_from_double(v)), v};
+    return {static_cast<uint32_t>(tilec::fp16_from_double(v)), v};
   case Ty::BF16:
-    return {interp::bf16_from_double(v), v};
+    return {tilec::bf16_from_double(v), v};
   case Ty::TF32: { // a full f32 whose low 13 bits the tensor core must ignore
     float f = static_cast<float>(v) * 1.25f;
     uint32_t b = std::bit_cast<uint32_t>(f) | (f != 0 ? 0x0fffu : 0);
@@ -144,7 +144,7 @@ void check_case(const Case &cs) {
       auto [row, col] = c_elem(l, i);
       double v = C[row][col];
       if (cs.acc == Ty::F16)
-        regs[r.a + r.b + i / 2] |= static_cast<uint32_t>(interp::fp16_from_double(v))
+        regs[r.a + r.b + i / 2] |= static_cast<uint32_t>(tilec::fp16_from_double(v))
                                    << (16 * (i % 2));
       else if (cs.acc == Ty::S32)
         regs[r.a + r.b + i] = static_cast<uint32_t>(static_cast<int32_t>(v * 2));
@@ -164,7 +164,7 @@ void check_case(const Case &cs) {
       double got;
       uint32_t reg = out[static_cast<size_t>(l * r.d + (cs.acc == Ty::F16 ? i / 2 : i))];
       if (cs.acc == Ty::F16)
-        got = interp::fp16_to_float(static_cast<uint16_t>(reg >> (16 * (i % 2))));
+        got = tilec::fp16_to_float(static_cast<uint16_t>(reg >> (16 * (i % 2))));
       else if (cs.acc == Ty::S32)
         got = static_cast<int32_t>(reg);
       else
@@ -267,11 +267,11 @@ TEST(SimMma, LdmatrixFeedsMma) {
   std::vector<uint16_t> ah(256), bh(128);
   for (int i = 0; i < 256; ++i) {
     A[i] = std::uniform_int_distribution<int>(-8, 8)(rng) / 4.0;
-    ah[i] = interp::fp16_from_double(A[i]);
+    ah[i] = tilec::fp16_from_double(A[i]);
   }
   for (int i = 0; i < 128; ++i) {
     B[i] = std::uniform_int_distribution<int>(-8, 8)(rng) / 4.0;
-    bh[i] = interp::fp16_from_double(B[i]);
+    bh[i] = tilec::fp16_from_double(B[i]);
   }
   std::vector<float> out(128);
   run(fn, {SimArg::pointer(ah.data()), SimArg::pointer(bh.data()), SimArg::pointer(out.data())},

@@ -3,9 +3,9 @@
 #include <bit>
 #include <cmath>
 
-#include "interp/tile/FloatFormats.h"
+#include "support/FloatFormats.h"
 
-using namespace tilec::interp;
+using namespace tilec;
 
 TEST(FloatFormats, Fp16KnownValues) {
   EXPECT_EQ(fp16_from_double(1.0), 0x3c00);
@@ -38,15 +38,15 @@ TEST(FloatFormats, Fp16RoundTripAllValues) {
     if (std::isnan(f))
       continue;
     ASSERT_EQ(fp16_from_float(f), b) << b;
-    ASSERT_EQ(fp16_from_double(f, Round::TowardZero), b) << b;
+    ASSERT_EQ(fp16_from_double(f, FloatRound::TowardZero), b) << b;
   }
 }
 
 TEST(FloatFormats, Fp16TowardZero) {
-  EXPECT_EQ(fp16_from_double(1.0 + std::ldexp(1.9, -10), Round::TowardZero), 0x3c01);
-  EXPECT_EQ(fp16_from_double(-1.0 - std::ldexp(1.9, -10), Round::TowardZero), 0xbc01);
-  EXPECT_EQ(fp16_from_double(1e6, Round::TowardZero), 0x7bff); // overflow: largest finite
-  EXPECT_EQ(fp16_from_double(INFINITY, Round::TowardZero), 0x7c00);
+  EXPECT_EQ(fp16_from_double(1.0 + std::ldexp(1.9, -10), FloatRound::TowardZero), 0x3c01);
+  EXPECT_EQ(fp16_from_double(-1.0 - std::ldexp(1.9, -10), FloatRound::TowardZero), 0xbc01);
+  EXPECT_EQ(fp16_from_double(1e6, FloatRound::TowardZero), 0x7bff); // overflow: largest finite
+  EXPECT_EQ(fp16_from_double(INFINITY, FloatRound::TowardZero), 0x7c00);
 }
 
 TEST(FloatFormats, Bf16) {
@@ -57,7 +57,7 @@ TEST(FloatFormats, Bf16) {
   EXPECT_EQ(bf16_from_float(1.0f + std::ldexp(3.0f, -8)), 0x3f82);
   EXPECT_EQ(bf16_from_float(3.0e38f), 0x7f62);
   EXPECT_EQ(bf16_from_float(std::bit_cast<float>(0x7f7fffffu)), 0x7f80); // rounds to inf
-  EXPECT_EQ(bf16_from_double(3.4e38, Round::TowardZero), 0x7f7f);
+  EXPECT_EQ(bf16_from_double(3.4e38, FloatRound::TowardZero), 0x7f7f);
   EXPECT_TRUE(std::isnan(bf16_to_float(bf16_from_float(NAN))));
   EXPECT_EQ(bf16_to_float(0x4049), 3.140625f);
   for (uint32_t b = 0; b < 65536; ++b) {
@@ -83,7 +83,7 @@ TEST(FloatFormats, Fp8E4Nv) {
   EXPECT_EQ(fp8e4nv_to_float(0x78), 256.0f);            // exponent 15 is finite here
   EXPECT_EQ(fp8e4nv_from_double(1.0 + 1.0 / 16), 0x38); // tie to even
   EXPECT_EQ(fp8e4nv_from_double(1.0 + 3.0 / 16), 0x3a); // tie to even (up)
-  EXPECT_EQ(fp8e4nv_from_double(1.0 + 1.9 / 8, Round::TowardZero), 0x39);
+  EXPECT_EQ(fp8e4nv_from_double(1.0 + 1.9 / 8, FloatRound::TowardZero), 0x39);
   for (uint32_t b = 0; b < 256; ++b) {
     float f = fp8e4nv_to_float(static_cast<uint8_t>(b));
     if (!std::isnan(f)) {
@@ -96,7 +96,7 @@ TEST(FloatFormats, Fp8E5) {
   EXPECT_EQ(fp8e5_from_double(1.0), 0x3c);
   EXPECT_EQ(fp8e5_from_double(57344.0), 0x7b);
   EXPECT_EQ(fp8e5_from_double(1e6), 0x7c); // overflow to inf
-  EXPECT_EQ(fp8e5_from_double(1e6, Round::TowardZero), 0x7b);
+  EXPECT_EQ(fp8e5_from_double(1e6, FloatRound::TowardZero), 0x7b);
   EXPECT_EQ(fp8e5_from_double(std::ldexp(1.0, -16)), 0x01);
   EXPECT_TRUE(std::isinf(fp8e5_to_float(0x7c)));
   EXPECT_TRUE(std::isnan(fp8e5_to_float(0x7e)));
@@ -110,10 +110,10 @@ TEST(FloatFormats, Fp8E5) {
 
 TEST(FloatFormats, Fp32TowardZeroAndTf32) {
   double x = 1.0 + std::ldexp(1.0, -30);
-  EXPECT_EQ(float_from_double(x, Round::Nearest), 1.0f);
-  EXPECT_EQ(float_from_double(1.0 + std::ldexp(1.9, -23), Round::TowardZero),
+  EXPECT_EQ(float_from_double(x, FloatRound::Nearest), 1.0f);
+  EXPECT_EQ(float_from_double(1.0 + std::ldexp(1.9, -23), FloatRound::TowardZero),
             1.0f + std::ldexp(1.0f, -23));
-  EXPECT_EQ(float_from_double(1e300, Round::TowardZero), std::bit_cast<float>(0x7f7fffffu));
+  EXPECT_EQ(float_from_double(1e300, FloatRound::TowardZero), std::bit_cast<float>(0x7f7fffffu));
   EXPECT_EQ(round_to_tf32(1.0f + std::ldexp(1.0f, -11)), 1.0f + std::ldexp(1.0f, -10)); // tie: away
   EXPECT_EQ(round_to_tf32(1.0f + std::ldexp(1.0f, -12)), 1.0f);
   EXPECT_EQ(round_to_tf32(-1.0f - std::ldexp(3.0f, -12)), -1.0f - std::ldexp(1.0f, -10));
