@@ -11,6 +11,11 @@ namespace tilec::ir {
 
 bool is_ring_op(OpKind k);
 
+// The mark the stage "plan-rings" (layout/PipelineLoops.h) puts on each load that goes into
+// a ring (`ring = 1`): "pipeline-loads" leaves those loads alone, "pipeline-loops" takes
+// only those.
+inline constexpr const char *kRingLoadAttr = "ring";
+
 // A ring buffer type: tile<S x d0 x d1 x elem> with a #linear layout over "offset".
 bool is_ring_buffer_type(const Type &t);
 

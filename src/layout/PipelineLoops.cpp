@@ -35,6 +35,19 @@ bool has_side_effects(Block *b) {
   return found;
 }
 
+// The loop's stage count when its loads can go into rings (S >= 2, no side effects, a
+// positive constant step), else 0.
+int64_t ring_stages(Op &loop, int64_t module_stages) {
+  int64_t S = loop.int_attr("num_stages", module_stages);
+  if (S < 2 || has_side_effects(loop.region(0)->block()))
+    return 0;
+  Value *step = loop.operand(2);
+  if (!step->def || step->def->kind() != OpKind::Constant || !step->type.is_scalar() ||
+      step->def->int_attr("value", 0) <= 0)
+    return 0;
+  return S;
+}
+
 // One load going into a ring.
 struct Candidate {
   Op *load = nullptr;
@@ -65,7 +78,8 @@ bool copies_in_runs(const Op &load, int cdim, const analysis::AxisInfoAnalysis &
 
 std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
                                    const analysis::AxisInfoAnalysis &ax, bool force) {
-  if (load.parent() != &body || load.int_attr("volatile", 0) != 0)
+  if (load.parent() != &body || load.int_attr("volatile", 0) != 0 ||
+      (!force && load.int_attr(kRingLoadAttr, 0) == 0)) // plan-rings made the choice
     return std::nullopt;
   auto [dot_c, operand] = ring_dot_operand(load);
   if (!dot_c || dot_c->parent() != &body)
@@ -152,12 +166,8 @@ Value *select(Builder &b, Value *c, Value *x, Value *y, SourceLoc loc) {
 bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnalysis &ax,
                    bool force) {
   Block *body = loop.region(0)->block();
-  int64_t S = loop.int_attr("num_stages", module_stages);
-  if (S < 2 || has_side_effects(body))
-    return false;
-  Value *step = loop.operand(2);
-  if (!step->def || step->def->kind() != OpKind::Constant || !step->type.is_scalar() ||
-      step->def->int_attr("value", 0) <= 0)
+  int64_t S = ring_stages(loop, module_stages);
+  if (S == 0)
     return false;
   LoopShift sh(loop, true);
   std::vector<Candidate> cands;
@@ -274,41 +284,55 @@ std::pair<const Op *, int> ring_dot_operand(const Op &load) {
   return {nullptr, -1};
 }
 
-std::function<bool(const Op &)> ring_load_predictor(const Module &m) {
+namespace {
+
+// Whether "pipeline-loops" will be able to take `load`, judged before layouts exist (the
+// dot's layout from its shape and the module's wgmma choice; contiguity from axis info).
+bool ring_planned(const Op &load, const Module &m, const analysis::AxisInfoAnalysis &a) {
+  auto [dot, operand] = ring_dot_operand(load);
+  if (!dot || !ring_consumer_supported_before_layouts(*dot, operand, m))
+    return false;
+  const Value *ptr = load.operand(0);
+  // a tile smaller than 4 bytes a thread leaves runs under 4 bytes in some thread
+  int64_t threads = 32 * m.int_attr("num_warps", 4);
+  if (ptr->type.rank() != 2 || ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
+      (load.num_operands() > 2 && !transforms::is_plus_zero_constant(load.operand(2))))
+    return false;
+  int cdim = a.order_by_contiguity(ptr).front();
+  int64_t run = a.ptr_vector_elems(ptr, cdim);
+  if (load.num_operands() > 1) {
+    const analysis::AxisInfo &mi = a.get(load.operand(1));
+    run = mi.rank() == 2 ? std::min(run, mi.constancy[static_cast<size_t>(cdim)]) : 1;
+  }
+  return run * byte_size(ptr->type.elem) >= 4;
+}
+
+} // namespace
+
+void plan_rings(Module &m) {
   if (env::get(env::Var::Ring) == "0")
-    return {};
-  auto ax = std::make_shared<std::map<const Function *, analysis::AxisInfoAnalysis>>();
-  return [&m, ax](const Op &load) {
-    auto [dot, operand] = ring_dot_operand(load);
-    if (!dot || !ring_consumer_supported_before_layouts(*dot, operand, m))
-      return false;
-    const Value *ptr = load.operand(0);
-    // a tile smaller than 4 bytes a thread leaves runs under 4 bytes in some thread
-    int64_t threads = 32 * m.int_attr("num_warps", 4);
-    if (ptr->type.rank() != 2 || ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
-        (load.num_operands() > 2 && !transforms::is_plus_zero_constant(load.operand(2))))
-      return false;
-    const Function *fn = nullptr;
-    for (const auto &f : m.functions) {
-      bool in = false;
-      walk(f->entry(), [&](Op *op) { in = in || op == &load; });
-      if (in)
-        fn = f.get();
-    }
-    if (!fn)
-      return false;
-    auto it = ax->find(fn);
-    if (it == ax->end())
-      it = ax->emplace(fn, analysis::AxisInfoAnalysis(*fn, &m)).first;
-    const analysis::AxisInfoAnalysis &a = it->second;
-    int cdim = a.order_by_contiguity(ptr).front();
-    int64_t run = a.ptr_vector_elems(ptr, cdim);
-    if (load.num_operands() > 1) {
-      const analysis::AxisInfo &mi = a.get(load.operand(1));
-      run = mi.rank() == 2 ? std::min(run, mi.constancy[static_cast<size_t>(cdim)]) : 1;
-    }
-    return run * byte_size(ptr->type.elem) >= 4;
-  };
+    return;
+  int64_t stages = m.int_attr("num_stages", 3);
+  for (auto &f : m.functions) {
+    std::optional<analysis::AxisInfoAnalysis> ax; // only for functions with a ring loop
+    ir::for_each_loop(*f->entry(), [&](Op &loop) {
+      if (ring_stages(loop, stages) == 0)
+        return;
+      LoopShift sh(loop, true);
+      for (auto &op : loop.region(0)->block()->ops()) {
+        if (op->kind() != OpKind::Load || op->int_attr("volatile", 0) != 0 ||
+            !ring_dot_operand(*op).first)
+          continue;
+        if (!ax)
+          ax.emplace(*f, &m);
+        bool ok = ring_planned(*op, m, *ax);
+        for (size_t i = 0; ok && i < std::min<size_t>(2, op->num_operands()); ++i)
+          ok = sh.recomputable(op->operand(i));
+        if (ok)
+          op->set_attr(kRingLoadAttr, int64_t{1});
+      }
+    });
+  }
 }
 
 void pipeline_loops(Module &m) {

@@ -14,7 +14,7 @@
 //     yield .., (c + 1 == S ? 0 : c + 1)
 //   async_wait {pending = 0}
 //
-// A loop qualifies when S (its `num_stages`, else the module's) is >= 2, its step is a
+// Only loads marked by "plan-rings" (below) are taken. A loop qualifies when S (its `num_stages`, else the module's) is >= 2, its step is a
 // positive constant and it has no stores, atomics, barriers, prints or asserts. A load
 // qualifies when it sits in the loop body, reaches a dot operand of that body through
 // permute / convert_layout ops used nowhere else, has no `other` or a zero one, its pointer
@@ -25,7 +25,6 @@
 // turns the stage off.
 #pragma once
 
-#include <functional>
 #include <utility>
 
 #include "ir/IR.h"
@@ -43,10 +42,14 @@ void pipeline_loops(ir::Module &m, const PipelineLoopsOptions &opts);
 // convert_layout ops in the same block; (null, -1) when there is none.
 std::pair<const ir::Op *, int> ring_dot_operand(const ir::Op &load);
 
-// Before layout assignment (transforms::pipeline_loads's `skip`): whether this stage
-// will take `load` (TILEC_RING, the consumer the dot will have, a zero `other`, 2-byte or
-// wider elements, runs of 4 bytes or more by axis info), so that register prefetch leaves
-// it alone.
-std::function<bool(const ir::Op &load)> ring_load_predictor(const ir::Module &m);
+// The GPU stage "plan-rings" (before "pipeline-loads" and layout assignment): the one
+// decision of which loads go into rings, made with what is known before layouts (the dot's
+// layout from its shape and the module's wgmma choice, contiguity from axis info). Each
+// load in a loop this stage takes, with a consumer a ring can feed, a zero `other`, 2-byte
+// or wider elements and runs of 4 bytes or more, gets ir::kRingLoadAttr (`ring = 1`).
+// "pipeline-loads" leaves those to this stage, and "pipeline-loops" takes only those; a
+// load still marked after it was planned but not taken (its layout did not allow the copy
+// runs or the stage layout the plan assumed) and is loaded where it is.
+void plan_rings(ir::Module &m);
 
 } // namespace tilec::layout

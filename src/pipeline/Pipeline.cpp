@@ -30,10 +30,6 @@ namespace tilec::pipeline {
 
 namespace {
 
-void pipeline_loads_outside_rings(ir::Module &m) {
-  transforms::pipeline_loads(m, layout::ring_load_predictor(m));
-}
-
 struct Stage {
   const char *name;
   void (*run)(ir::Module &) = nullptr; // a Tile IR pass
@@ -61,9 +57,11 @@ const std::vector<Stage> &stages() {
       // GPU only: pointer tiles of the loop variable become carried (about what ptxas
       // makes of them), before the pipelining that shifts them by iterations
       {"strength-reduce", transforms::strength_reduce, true},
-      // register prefetch of the loads that "pipeline-loops" will not put in rings (the
-      // interpreter runs loops as written)
-      {"pipeline-loads", pipeline_loads_outside_rings, true},
+      // which loads "pipeline-loops" will put in shared-memory rings: marked `ring`
+      {"plan-rings", layout::plan_rings, true},
+      // register prefetch of the other loads of dot loops (the interpreter runs loops as
+      // written)
+      {"pipeline-loads", transforms::pipeline_loads, true},
       {"layouts", layout::assign_layouts, true}, // each tile's layout, conversions between
       {"remove-conversions", layout::remove_conversions, true},
       {"pipeline-loops", layout::pipeline_loops, true}, // the cp.async rings of dot loops

@@ -1,8 +1,8 @@
 #include "transforms/PipelineLoads.h"
 
 #include <algorithm>
-#include <functional>
 
+#include "ir/RingOps.h"
 #include "transforms/CSE.h"
 #include "transforms/DCE.h"
 #include "transforms/LoopShift.h"
@@ -40,7 +40,7 @@ Value *and_in_bounds(Builder &b, Value *mask, Value *cond, const Type &ptr_t, So
   return b.create(OpKind::And, {mask, c}, {mask->type}, {}, loc)->result();
 }
 
-bool pipeline_loop(Op &loop, int64_t stages, int64_t threads, const LoadFilter &skip) {
+bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
   Block *body = loop.region(0)->block();
   int64_t own = loop.int_attr("num_stages", stages);
   if (own < 2 || has_side_effects(body))
@@ -49,7 +49,8 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads, const LoadFilter &
   std::vector<Op *> loads;
   for (auto &op : body->ops()) {
     has_dot = has_dot || op->kind() == OpKind::Dot;
-    if (op->kind() == OpKind::Load && op->int_attr("volatile", 0) == 0 && !(skip && skip(*op)))
+    if (op->kind() == OpKind::Load && op->int_attr("volatile", 0) == 0 &&
+        op->int_attr(ir::kRingLoadAttr, 0) == 0) // plan-rings gave it to a ring
       loads.push_back(op.get());
   }
   if (!has_dot || loads.empty())
@@ -127,12 +128,12 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads, const LoadFilter &
 
 } // namespace
 
-void pipeline_loads(Module &m, const LoadFilter &skip) {
+void pipeline_loads(Module &m) {
   bool changed = false;
   int64_t stages = m.int_attr("num_stages", 3), threads = 32 * m.int_attr("num_warps", 4);
   for (auto &f : m.functions)
     ir::for_each_loop(*f->entry(), [&](Op &loop) {
-      changed = pipeline_loop(loop, stages, threads, skip) || changed;
+      changed = pipeline_loop(loop, stages, threads) || changed;
     });
   if (changed) { // the recomputed pointers repeat the body's; the old masks may be dead
     cse(m);

@@ -9,18 +9,15 @@
 //
 // so the loads of iteration i+1 are in flight while iteration i computes. Loops with a
 // store or atomic in them, volatile loads, and num_stages < 2 (module attribute, or the
-// loop's own) are left alone, and so are the loads `skip` names: those the cp.async ring
-// in shared memory (layout/PipelineLoops, num_stages - 1 iterations ahead) will take.
+// loop's own) are left alone, and so are the loads marked `ring` by the stage "plan-rings":
+// those the cp.async ring in shared memory (layout/PipelineLoops, num_stages - 1
+// iterations ahead) will take.
 #pragma once
-
-#include <functional>
 
 #include "ir/IR.h"
 
 namespace tilec::transforms {
 
-using LoadFilter = std::function<bool(const ir::Op &load)>;
-
-void pipeline_loads(ir::Module &m, const LoadFilter &skip = {});
+void pipeline_loads(ir::Module &m);
 
 } // namespace tilec::transforms

@@ -66,11 +66,10 @@ TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
   EXPECT_TRUE(k.ptx.empty());
   EXPECT_FALSE(k.thread_ir);
   EXPECT_EQ(pipeline::gpu_stage_names(),
-            (std::vector<std::string>{"strength-reduce", "pipeline-loads", "layouts",
-                                      "remove-conversions", "pipeline-loops", "allocate-shared",
-                                      "lower", "sink-fragment-loads", "fuse-cvt-packs",
-                                      "fold-xor-pairs", "coalesce-copies", "overlap-wgmma",
-                                      "ptx"}));
+            (std::vector<std::string>{
+                "strength-reduce", "plan-rings", "pipeline-loads", "layouts", "remove-conversions",
+                "pipeline-loops", "allocate-shared", "lower", "sink-fragment-loads",
+                "fuse-cvt-packs", "fold-xor-pairs", "coalesce-copies", "overlap-wgmma", "ptx"}));
 }
 
 TEST(LowerSeed, VectorAddAgrees) {

@@ -388,8 +388,9 @@ int unpipelined_dot_loads(const std::shared_ptr<sema::FunctionSource> &src,
 
 } // namespace
 
-// The register prefetch and the ring never both pass a dot's load by: what the predictor
-// (before layouts) promises the stage (after them) takes.
+// The register prefetch and the ring never both pass a dot's load by: what "plan-rings"
+// (before layouts) gives the ring, "pipeline-loops" (after them) takes (a load it could not
+// take would stay marked and in the loop, reaching its dot).
 TEST(PipelineLoops, EveryDotLoadIsPipelinedOneWayOrTheOther) {
   auto src = source("matmul_kernel", test::seed_kernel("matmul_kernel"));
   for (int sm : {80, 90})

@@ -132,12 +132,14 @@ TEST(Pipeline, UnknownDumpStageWarns) {
   CompiledTileKernel k =
       compile_to_tile_ir(source("add_kernel", kAdd), add_args(), verified(), nullptr);
   std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
-                     "canonicalize, licm, cse, dce, cleanup, strength-reduce, pipeline-loads, "
-                     "layouts, remove-conversions, pipeline-loops, allocate-shared, lower, "
-                     "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, coalesce-copies, "
-                     "overlap-wgmma, ptx)"),
-            std::string::npos)
+  EXPECT_NE(
+      err.find(
+          "tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
+          "canonicalize, licm, cse, dce, cleanup, strength-reduce, plan-rings, pipeline-loads, "
+          "layouts, remove-conversions, pipeline-loops, allocate-shared, lower, "
+          "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, coalesce-copies, "
+          "overlap-wgmma, ptx)"),
+      std::string::npos)
       << err;
   ASSERT_EQ(k.dumps.size(), 1u);
   EXPECT_EQ(k.dumps[0].first, "frontend");

@@ -94,19 +94,15 @@ TEST(PipelineLoads, LargePrefetchesPerThreadAreLeftAlone) {
   EXPECT_EQ(count(run(big, 3, true, 32), " = load "), 3u);
 }
 
-// The loads the shared-memory ring (layout/PipelineLoops) will take are left to it.
-TEST(PipelineLoads, LeavesTheLoadsItIsToldToSkip) {
-  std::string plain = loop(false);
-  auto m = tilec::ir::parse_module(plain);
-  m->attrs.push_back({"num_stages", int64_t{3}});
-  m->attrs.push_back({"num_warps", int64_t{4}});
-  int asked = 0;
-  tilec::transforms::pipeline_loads(*m, [&](const tilec::ir::Op &load) {
-    ++asked;
-    return load.num_operands() == 2; // the masked load in the loop
-  });
-  EXPECT_EQ(asked, 1);
-  EXPECT_EQ(tilec::ir::print(*m), run(plain, 3, false));
+// The loads "plan-rings" gave to the shared-memory ring (layout/PipelineLoops) are left to
+// it: a load marked `ring = 1` stays where it is.
+TEST(PipelineLoads, LeavesTheLoadsMarkedForARing) {
+  std::string marked = loop(false);
+  std::string load = "%14 = load %12, %13 : ";
+  marked.replace(marked.find(load), load.size(), "%14 = load %12, %13 {ring = 1} : ");
+  std::string out = run(marked, 3);
+  EXPECT_EQ(out, run(marked, 3, false));
+  EXPECT_NE(out.find("{ring = 1}"), std::string::npos);
 }
 
 TEST(PipelineLoads, BodyStartingWithTheLoadsItMoves) {
