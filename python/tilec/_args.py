@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from . import _C
+from ._interface import KernelInterface
 from ._tensors import MockTensor, TensorWrapper
 from .language import core
 from .tools.tensor_descriptor import TensorDescriptor, check_block_shape
@@ -269,22 +269,6 @@ def is_named_tuple_class(v) -> bool:
     return isinstance(v, type) and issubclass(v, tuple) and hasattr(v, "_fields")
 
 
-_NAMED_TUPLE_TYPES = {}  # class -> _C.NamedTupleType (one per class: Sema compares them)
-
-
-def named_tuple_type(cls):
-    """The compiler's description of a NamedTuple class: name, fields, defaults."""
-    t = _NAMED_TUPLE_TYPES.get(cls)
-    if t is None:
-        fields = list(cls._fields)
-        given = getattr(cls, "_field_defaults", {})
-        first = next((i for i, f in enumerate(fields) if f in given), len(fields))
-        defaults = tuple(_wire(constexpr_value(f"{cls.__name__}.{f}", given[f]))
-                         for f in fields[first:])
-        t = _NAMED_TUPLE_TYPES[cls] = _C.NamedTupleType(cls.__name__, fields, defaults)
-    return t
-
-
 def _jit_key(fn):
     """A @jit function passed as a value: keyed by its name and source text, so an edit
     between runs misses the disk cache."""
@@ -307,27 +291,7 @@ def _ckey(v):
 
 
 def _is_jit(v) -> bool:
-    from .jit import KernelInterface  # late: jit imports this module
-
     return isinstance(v, KernelInterface)
-
-
-def _wire(v):
-    """A constexpr value in the form _C.compile takes (dtypes as DTypeRef, @jit functions
-    as their FunctionSource, NamedTuples with their class)."""
-    if isinstance(v, tuple):
-        elems = tuple(_wire(e) for e in v)
-        return _C.NamedTupleValue(named_tuple_type(type(v)), elems) if is_named_tuple(v) \
-            else elems
-    if isinstance(v, core.dtype):
-        return _C.DTypeRef(v.ir_type)
-    if _is_jit(v):
-        from ._sources import function_source  # late: _sources imports jit
-
-        return function_source(v.jit_function)
-    if is_named_tuple_class(v):
-        return named_tuple_type(v)
-    return v
 
 
 def constexpr_value(name: str, v):
@@ -404,35 +368,6 @@ def _scalar(name, v, dt):
     if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
         raise TypeError(f"argument '{name}' is declared {dt} but got {_describe(v)}")
     return ("f", dt), float(v)
-
-
-def spec_of(key, value):
-    """The (ArgSpec kind, payload) pair _C.compile takes, from a specialisation key and
-    the argument's value."""
-    tag = key[0]
-    if tag == "p":
-        return ("pointer", (key[1], key[2]))
-    if tag == "i":
-        return ("int", (key[1], key[2], key[3]))
-    if tag == "f":
-        return ("float", key[1] if len(key) > 1 else "fp32")
-    if tag == "b":
-        return ("bool", None)
-    if tag == "n":
-        return ("none", None)
-    if tag == "d":
-        return ("tensordesc", key[1:])
-    if tag == "t":
-        cls = key[1]
-        return ("tuple", (named_tuple_type(cls) if cls is not None else None,
-                          [spec_of(k, e) for k, e in zip(key[2], value)]))
-    if isinstance(value, core.constexpr):
-        value = value.value
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, list):
-        value = tuple(value)
-    return ("constexpr", _wire(value))
 
 
 # Specialisation of one parameter: (key, run-time value). The key is part of the compile

@@ -6,9 +6,9 @@
 - the C++ fast path (`_C.GpuDispatcher`, one per @jit function) binds the arguments,
   computes the specialisation key, finds the compiled kernel and launches it on the
   caller's current stream (torch's when torch is imported) without running Python code;
-- on a miss, `run` below specialises the arguments, compiles (disk cache, else PTX from the
-  code generator and ptxas / the driver JIT), registers the kernel with the fast path and
-  launches.
+- on a miss, `run` below specialises the arguments, compiles (compiler/gpu.py: disk
+  cache, else PTX from the code generator and ptxas / the driver JIT), registers the kernel
+  with the fast path and launches.
 
 Launches are asynchronous: a kernel that faults (an illegal address) is reported at the
 next synchronisation. `tilec.synchronize()` waits and raises `tilec.CudaError` naming the
@@ -17,162 +17,16 @@ last kernel tilec launched on the device; later launches raise it too.
 
 from __future__ import annotations
 
-import types
 import weakref
 
-from . import _C, _args, _hooks, _introspect, _sources, knobs
+from . import _C, _args, _fastpath, _hooks, _sources
 from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._tensors import TensorWrapper
-from .compiler.kernel import CompiledKernel
-from .errors import CompilationError, CudaError, as_triton_error
+# The compile step and the kernel it gives live in the compiler package; their names stay
+# importable from here, where tests and benchmarks have always found them.
+from .compiler.gpu import GpuCompiledKernel, compile_launch, set_ptx_generator
 from .language import core
 from .tools.tensor_descriptor import TensorDescriptor
-
-# (jitfn, fs, specs, options, arch) -> (ptx text, metadata dict). The metadata names the
-# .entry ("name") and lists its .params as (jit parameter name, kind) with kinds "ptr",
-# "i1", "i8".."i64", "u8".."u64", "fp16", "bf16", "fp32", "fp64"; optional: "num_warps",
-# "num_stages", "shared" (dynamic shared memory bytes), "static_output". None: the
-# compiler's own code generator (_C.compile_ptx).
-_ptx_generator = None
-
-
-def set_ptx_generator(fn):
-    """Replaces the PTX code generator (tests and benchmarks use hand-written PTX); None
-    restores tilec's own. Returns the previous one."""
-    global _ptx_generator
-    prev, _ptx_generator = _ptx_generator, fn
-    return prev
-
-
-def _generate_ptx(jitfn, fs, specs, options, arch):
-    if _ptx_generator is not None:
-        return _ptx_generator(jitfn, fs, specs, options, arch)
-    gen = getattr(_C, "compile_ptx", None)
-    if gen is None:
-        raise CompilationError(
-            f"cannot compile '{jitfn.__name__}' for the GPU: tilec's PTX code generation is "
-            "not built yet. Run the kernel on the CPU interpreter with host arrays (numpy "
-            "arrays or CPU tensors)")
-    num_warps, num_stages, debug, fp_fusion, maxnreg = options
-    try:
-        return gen(fs, specs, num_warps, num_stages, debug, arch, enable_fp_fusion=fp_fusion,
-                   maxnreg=maxnreg or 0)
-    except CompilationError as e:
-        err = as_triton_error(e)
-        raise err.with_traceback(None) from err.__cause__
-
-
-class _InProcess:
-    """A value that stays in its process: it pickles as None (a kernel's FunctionSource is
-    a C++ object; a kernel moved elsewhere keeps the IR it had already read)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def __reduce__(self):
-        return type(None), ()
-
-
-class GpuCompiledKernel(CompiledKernel):
-    """A kernel compiled for a GPU. `asm`: 'ptx' (text), 'cubin' (bytes, when built), the
-    Tile IR after each pipeline stage ('ttir' before layouts, 'ttgir' with layouts), the
-    'thread_ir', and 'sass' when cuobjdump or nvdisasm is found. `metadata`: name,
-    num_warps, num_stages, shared (dynamic shared memory bytes), n_regs, n_spills (bytes
-    of local memory per thread), arch, target. `n_regs` / `n_spills` come from the driver
-    when a GPU is present, else from the cubin."""
-
-    def __init__(self, native, jitfn, options, arch, source=None, stages=None):
-        self.module = native  # the C++ kernel (Triton's `module`: the loaded binary)
-        self._class = GpuCompiledKernel
-        self.function = jitfn
-        self.name = native.name
-        num_warps, num_stages, debug, self._fp_fusion, self._maxnreg = options
-        meta = native.metadata
-        self.metadata = _introspect.Metadata(
-            name=self.name, num_warps=meta["num_warps"], num_stages=num_stages, debug=debug,
-            shared=meta["shared"], arch=arch, target="cuda:" + arch[3:].rstrip("a"),
-            compiler=meta["compiler"])
-        self.metadata._lazy = {"n_regs": lambda: self.n_regs, "n_spills": lambda: self.n_spills}
-        self.arg_names = [p[0] for p in meta["params"]]
-        # (fs, specs): recompiled on the first asm access for the IR of each stage (a
-        # kernel from the disk cache has only PTX and cubin)
-        self._source = _InProcess(source) if source is not None else None
-        self._stages = stages
-        self._asm = None
-
-    @property
-    def asm(self) -> dict:
-        if self._asm is None:
-            asm = {}
-            stages = self._stages
-            if stages is None and self._source is not None:
-                fs, specs = self._source.value
-                m = self.metadata
-                k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch,
-                                    enable_fp_fusion=self._fp_fusion,
-                                    maxnreg=self._maxnreg or 0)
-                stages = {st: k.ir(st) for st in k.stages}
-                stages["thread_ir"] = k.thread_ir
-            asm.update(_introspect.ir_aliases(stages or {}))
-            asm["ptx"] = self._native.ptx
-            cubin = self._native.cubin
-            if cubin:
-                asm["cubin"] = cubin
-                sass = _introspect.sass(cubin, self.name)
-                if sass is not None:
-                    asm["sass"] = sass
-            self._asm = asm
-        return self._asm
-
-    def _device(self):
-        ok, _ = _C.gpu_driver_available()
-        return _C.gpu_current_device() if ok and _C.gpu_device_count() > 0 else None
-
-    @property
-    def n_regs(self):
-        d = self._device()
-        if d is not None:
-            return self._native.num_regs(d)
-        return _introspect.cubin_resources(self._native.cubin, self.name).get("n_regs")
-
-    @property
-    def n_spills(self):
-        """Local memory per thread in bytes (what ptxas spilled registers to); from the
-        cubin when no GPU is present (None without a cubin)."""
-        d = self._device()
-        if d is not None:
-            return self._native.spill_bytes(d)
-        return _introspect.cubin_resources(self._native.cubin, self.name).get("n_spills")
-
-    def _launch_options(self) -> dict:
-        m = self.metadata
-        return {"num_warps": m.num_warps, "num_stages": m.num_stages, "debug": m.debug,
-                "enable_fp_fusion": self._fp_fusion, "maxnreg": self._maxnreg}
-
-    def portable(self):
-        """Makes the kernel's __dict__ picklable (a kernel triton.compile returns may be
-        sent to another process, as Inductor's compile workers do): the binary to reload
-        there. The source to recompile the stages' IR from stays here (_InProcess)."""
-        n = self.module
-        self._binary = (n.ptx, n.cubin, dict(n.metadata))
-
-    def _launch_args(self, grid, stream, args):
-        names, values = _with_descriptor_parts(self.function.arg_names, list(args))
-        values = [v.base if isinstance(v, TensorWrapper) else v for v in values]
-        self._native.launch(grid, stream, names, values)
-
-    def _init_handles(self):
-        """Loads the module on the current device (Triton's tutorials call this before
-        reading n_regs / n_spills)."""
-        if self.__dict__.get("module") is None:  # moved here from another process
-            ptx, cubin, meta = self._binary
-            self.module = _C.GpuKernel(ptx, cubin, meta)
-        self._restore_handles()
-        d = self._device()
-        if d is not None:
-            self._native.num_regs(d)
 
 
 def wants_gpu(args, kwargs) -> bool:
@@ -220,7 +74,7 @@ def _dispatcher(jitfn):
                              weakref.ref(jitfn),
                              core.constexpr, normalize_grid)
         jitfn._gpu_dispatch = d  # from now on kernel[grid] goes to the fast path first
-        _hooks._fast_paths.add(jitfn)
+        _fastpath.add(jitfn)
     return d
 
 
@@ -290,17 +144,17 @@ def _specialize(jitfn, values, info):
             on_device(p.name, dev)
             key = _args.desc_key(p.name, v, dtype, aligned)[0]
             keys.append(key)
-            specs.append(_args.spec_of(key, v))
+            specs.append(_sources.spec_of(key, v))
             continue
         if not p.is_constexpr and isinstance(v, tuple):
             key = _tuple_key(p.name, v, p.specialize, on_device)
             keys.append(key)
-            specs.append(_args.spec_of(key, v))
+            specs.append(_sources.spec_of(key, v))
             continue
         r = _args.specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
         key = r[0]
         keys.append(key)
-        specs.append(r[1] if len(r) == 3 else _args.spec_of(key, v))
+        specs.append(r[1] if len(r) == 3 else _sources.spec_of(key, v))
     if host is not None:
         name, what = host
         raise ValueError(
@@ -331,30 +185,6 @@ def _tuple_key(name, v, specialize_ints, on_device):
         return _args.specialize(sub, e, False, spec_ints)
 
     return _args.tuple_arg(name, v, specialize_ints, leaf)[0]
-
-
-def _compile(jitfn, specs, keys, options, arch, device):
-    num_warps, num_stages, debug, fp_fusion, maxnreg = options
-    fs = _sources.entry_source(jitfn, specs)
-    opts = f"num_warps={num_warps};num_stages={num_stages};debug={int(bool(debug))}"
-    opts += f";fp_fusion={int(fp_fusion)};maxnreg={maxnreg or 0}"
-    if _ptx_generator is not None:  # hand-written PTX must not be mistaken for tilec's
-        opts += f";generator={_ptx_generator.__module__}.{_ptx_generator.__qualname__}"
-    key = _C.gpu_cache_key(fs, repr(tuple(keys)), opts, arch)
-    cache_dir = knobs.cache.dir  # TRITON_CACHE_DIR or the knob, else tilec's own
-    native = None if knobs.compilation.always_compile else \
-        _C.GpuKernel.load_cached(key, cache_dir)
-    if native is None:
-        ptx, meta = _generate_ptx(jitfn, fs, specs, options, arch)
-        meta = dict(meta)
-        meta.setdefault("num_warps", num_warps)
-        meta.setdefault("num_stages", num_stages)
-        static_output = meta.pop("static_output", "")
-        if static_output:
-            print(static_output, end="", flush=True)
-        native = _C.gpu_build(ptx, meta, arch, device)
-        native.store(key, cache_dir)  # best effort: a read-only cache only costs a recompile
-    return GpuCompiledKernel(native, jitfn, options, arch, source=(fs, specs))
 
 
 def _always_compile() -> bool:
@@ -389,7 +219,7 @@ def run(jitfn, grid, warmup, args, kwargs):
     kernels = jitfn.__dict__.setdefault("_gpu_kernels", {})  # in-memory, by specialisation
     kernel = None if always else kernels.get(ck)
     if kernel is None:
-        kernel = _compile(jitfn, specs, keys, options, arch, device)
+        kernel = compile_launch(jitfn, specs, keys, options, arch, device)
         kernels[ck] = kernel
     if not always and not watched:
         _dispatcher(jitfn).add(args, kwargs, kernel)

@@ -3,16 +3,14 @@
 tilec's profiler. While a launch hook is set, launches take the Python path: the GPU launch
 fast path (`_gpu._dispatcher`, C++) is taken off every @jit function and not put back until
 nothing watches any more. The profiler samples GPU launches in C++ and takes the fast path
-off only the functions it must see in Python (observer.wants)."""
+off only the functions it must see in Python (observer.wants). Which functions have a fast
+path is kept in _fastpath.py, where knobs (which this module reads) can reach it too."""
 
 from __future__ import annotations
 
-import weakref
-
-from . import knobs
+from . import _fastpath, knobs
 
 _observers: list = []  # the profiler's launch observers (enter/exit, see profiler)
-_fast_paths: "weakref.WeakSet" = weakref.WeakSet()  # @jit functions with a fast path
 
 
 def _hook_set(h) -> bool:
@@ -32,22 +30,12 @@ def watching_gpu(jitfn) -> bool:
         _hook_set(knobs.runtime.launch_exit_hook) or any(o.wants(jitfn) for o in _observers)
 
 
-def drop_fast_paths() -> None:
-    """Takes the C++ launch fast path off every @jit function (a hook was just added)."""
-    for fn in list(_fast_paths):
-        fn.__dict__.pop("_gpu_dispatch", None)
-    _fast_paths.clear()
-
-
 def add_observer(obs) -> None:
     """Adds `obs` (enter/exit around each launch it sees, wants(jitfn): whether GPU launches
     of jitfn must come through Python) and takes the fast path off what it wants."""
     if obs not in _observers:
         _observers.append(obs)
-    for fn in list(_fast_paths):
-        if obs.wants(fn):
-            fn.__dict__.pop("_gpu_dispatch", None)
-            _fast_paths.discard(fn)
+    _fastpath.drop(obs.wants)
 
 
 def remove_observer(obs) -> None:

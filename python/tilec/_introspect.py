@@ -1,6 +1,6 @@
 """What a compiled kernel shows its user: metadata, the IR of every stage under Triton's
-names, SASS through cuobjdump / nvdisasm, registers and local memory read from a cubin; and
-tilec.compile, the ahead-of-time entry point (no GPU needed)."""
+names, SASS through cuobjdump / nvdisasm, registers and local memory read from a cubin; the
+CUDA tools and compile targets. (tilec.compile's ahead-of-time form is compiler/gpu.py's.)"""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import struct
 import subprocess
 import tempfile
 
-from . import _C, _sources
-from .errors import CompilationError, TilecError, as_triton_error
+from . import _C
+from .errors import TilecError
 
 
 class Metadata:
@@ -164,47 +164,3 @@ def parse_target(target) -> tuple:
     the rules every entry point shares (src/support/Target.h): "cuda:90" and 90 mean the
     Hopper features too (sm_90a), as Triton compiles for them; "sm_90" does not."""
     return _C.parse_target(str(target).strip().lower())
-
-
-def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=False,
-            target="cuda:90", enable_fp_fusion=True, maxnreg=None):
-    """Compiles a @jit function ahead of time for a GPU, without one present.
-
-    `signature` is `tilec ptx`'s string, one entry per non-constexpr parameter in order
-    (e.g. "*fp32:16,*fp32:16,*fp32:16,i32": pointers to fp32, 16-byte aligned, and an
-    i32), or a dict {parameter: entry}; `constexprs` gives the constexpr parameters'
-    values ({"BLOCK_SIZE": 1024}). `enable_fp_fusion` and `maxnreg` are the launch options
-    of the same names. Returns a CompiledKernel with `asm["ptx"]`,
-    `asm["cubin"]` when ptxas is found, the IR of every stage, and `metadata`."""
-    from . import _gpu  # late: _gpu imports this module
-
-    jitfn = getattr(fn, "jit_function", fn)
-    # values in the compiler's forms (a dtype, a @jit function, a tuple of them ...)
-    build = _sources.SourceBuilder().build
-    constexprs = {k: _sources.to_global(v, build) for k, v in (constexprs or {}).items()}
-    if isinstance(signature, dict):
-        unknown = [k for k in signature if k not in jitfn.arg_names]
-        if unknown:
-            raise ValueError(f"signature names unknown parameters {unknown} of "
-                             f"'{jitfn.__name__}'")
-        signature = ",".join(str(signature[n]) for n in jitfn.arg_names if n in signature)
-    cc, specific = parse_target(target)
-    fs = _sources.function_source(jitfn)
-    try:
-        r = _C.compile_aot(fs, signature, constexprs, num_warps, num_stages, bool(debug), cc,
-                           specific, bool(enable_fp_fusion), maxnreg or 0)
-    except CompilationError as e:
-        err = as_triton_error(e)
-        raise err.with_traceback(None) from err.__cause__
-    if r["static_output"]:
-        print(r["static_output"], end="", flush=True)
-    meta = {k: r[k] for k in ("name", "arch", "num_warps", "num_stages", "shared", "params")}
-    cubin, compiler = b"", "none"
-    if _C.gpu_find_ptxas():
-        cubin, compiler, _log, _secs = _C.gpu_compile_ptx(r["ptx"], r["arch"], r["name"])
-    meta["compiler"] = compiler
-    native = _C.GpuKernel(r["ptx"], cubin, meta)
-    stages = dict(r["stages"])
-    stages["thread_ir"] = r["thread_ir"]
-    options = (num_warps, num_stages, bool(debug), bool(enable_fp_fusion), maxnreg)
-    return _gpu.GpuCompiledKernel(native, jitfn, options, r["arch"], stages=stages)

@@ -1,6 +1,9 @@
 """Building the C++ FunctionSource of a @jit function: its source text and the globals
 its body names, resolved here in Python and handed over in the forms the compiler knows
-(module names, nested FunctionSources, constexpr values, dtypes)."""
+(module names, nested FunctionSources, constexpr values, dtypes); and the compiler's form
+of a launch's specialisation (`spec_of`). The two are one recursion: a constexpr argument
+or a NamedTuple default may be a @jit function (its FunctionSource), and a kernel's
+globals may name NamedTuple classes (their `_C.NamedTupleType`)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,10 @@ import textwrap
 import tokenize
 import types
 
+import numpy as np
+
 from . import _C, _args
+from ._interface import KernelInterface
 from .errors import CompilationError
 from .language import _stubs, core
 
@@ -139,8 +145,6 @@ def _describe(v) -> str:
 
 def to_global(v, resolve_jit):
     """The compiler form of a global's value, or an _C.Unsupported marker."""
-    from .jit import KernelInterface  # late: jit imports this module
-
     if isinstance(v, core.constexpr):
         v = v.value
     if v is None or isinstance(v, (bool, int, float, str)):
@@ -185,9 +189,70 @@ def _is_breakpoint(v) -> bool:
 
 def _named_type_or_unsupported(cls):
     try:
-        return _args.named_tuple_type(cls)
+        return named_tuple_type(cls)
     except TypeError as e:
         return _C.Unsupported(f"NamedTuple class '{cls.__qualname__}' ({e})")
+
+
+_NAMED_TUPLE_TYPES = {}  # class -> _C.NamedTupleType (one per class: Sema compares them)
+
+
+def named_tuple_type(cls):
+    """The compiler's description of a NamedTuple class: name, fields, defaults."""
+    t = _NAMED_TUPLE_TYPES.get(cls)
+    if t is None:
+        fields = list(cls._fields)
+        given = getattr(cls, "_field_defaults", {})
+        first = next((i for i, f in enumerate(fields) if f in given), len(fields))
+        defaults = tuple(_wire(_args.constexpr_value(f"{cls.__name__}.{f}", given[f]))
+                         for f in fields[first:])
+        t = _NAMED_TUPLE_TYPES[cls] = _C.NamedTupleType(cls.__name__, fields, defaults)
+    return t
+
+
+def _wire(v):
+    """A constexpr value in the form _C.compile takes (dtypes as DTypeRef, @jit functions
+    as their FunctionSource, NamedTuples with their class)."""
+    if isinstance(v, tuple):
+        elems = tuple(_wire(e) for e in v)
+        return _C.NamedTupleValue(named_tuple_type(type(v)), elems) \
+            if _args.is_named_tuple(v) else elems
+    if isinstance(v, core.dtype):
+        return _C.DTypeRef(v.ir_type)
+    if isinstance(v, KernelInterface):
+        return function_source(v.jit_function)
+    if _args.is_named_tuple_class(v):
+        return named_tuple_type(v)
+    return v
+
+
+def spec_of(key, value):
+    """The (ArgSpec kind, payload) pair _C.compile takes, from a specialisation key (what
+    _args.specialize made of the argument) and the argument's value."""
+    tag = key[0]
+    if tag == "p":
+        return ("pointer", (key[1], key[2]))
+    if tag == "i":
+        return ("int", (key[1], key[2], key[3]))
+    if tag == "f":
+        return ("float", key[1] if len(key) > 1 else "fp32")
+    if tag == "b":
+        return ("bool", None)
+    if tag == "n":
+        return ("none", None)
+    if tag == "d":
+        return ("tensordesc", key[1:])
+    if tag == "t":
+        cls = key[1]
+        return ("tuple", (named_tuple_type(cls) if cls is not None else None,
+                          [spec_of(k, e) for k, e in zip(key[2], value)]))
+    if isinstance(value, core.constexpr):
+        value = value.value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, list):
+        value = tuple(value)
+    return ("constexpr", _wire(value))
 
 
 class SourceBuilder:

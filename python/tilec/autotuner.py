@@ -14,9 +14,9 @@ import sys
 import time
 import warnings
 
-from . import _gpu, _sources, _tunecache, knobs
+from . import _gpu, _sources, _tunecache, knobs, testing
+from ._interface import KernelInterface
 from .errors import CompilationError, OutOfResources
-from .jit import KernelInterface
 from .tools.tensor_descriptor import TensorDescriptor
 
 
@@ -175,8 +175,6 @@ class Autotuner(KernelInterface):
                              "Make sure that you don't re-define auto-tuned symbols.")
 
     def _bench(self, args, kwargs, nargs, config, grid, warmup=None, rep=None):
-        from .testing import do_bench, do_bench_cudagraph
-
         warmup = self.num_warmups if warmup is None else warmup
         rep = self.num_reps if rep is None else rep
 
@@ -209,8 +207,8 @@ class Autotuner(KernelInterface):
             if self._do_bench is not None:
                 return _call_user_bench(self._do_bench, call, warmup, rep, quantiles)
             if self.use_cuda_graph:
-                return do_bench_cudagraph(call, rep=rep, quantiles=quantiles)
-            return do_bench(call, warmup=warmup, rep=rep, quantiles=quantiles)
+                return testing.do_bench_cudagraph(call, rep=rep, quantiles=quantiles)
+            return testing.do_bench(call, warmup=warmup, rep=rep, quantiles=quantiles)
 
     def _precompile(self, configs, args, kwargs, grid):
         """Compiles every config (without launching); returns {config: why} for those that

@@ -4,7 +4,6 @@ pipeline and runs the kernel on the CPU tile interpreter."""
 
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
 import os
@@ -13,6 +12,8 @@ import textwrap
 
 from . import _C, _args, _gpu, _hooks, _interpret, _sources, _utils
 from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
+from ._interface import KernelInterface, Variant
+from ._options import CompileOptions
 from ._tensors import MockTensor
 from .compiler import CompiledKernel, compile_kernel
 from .errors import LaunchOptionError
@@ -33,50 +34,6 @@ def _check_extern_libs(libs):
     for name, path in libs.items():
         if not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
             raise ValueError(f"extern_libs: the '{name}' library {path!r} is not a file")
-
-
-class KernelInterface:
-    """What `kernel[grid]` means for @jit, @autotune and @heuristics objects alike."""
-
-    def __getitem__(self, grid):
-        return functools.partial(self.run, grid=grid, warmup=False)
-
-    @property
-    def jit_function(self) -> "JITFunction":
-        fn = self
-        while not isinstance(fn, JITFunction):
-            fn = fn.fn
-        return fn
-
-    def warmup(self, *args, grid, **kwargs):
-        """Compiles for these arguments (as a launch would) without running; returns the
-        CompiledKernel. A torch dtype stands for a tensor of that dtype (a MockTensor)."""
-        return self.run(*map(MockTensor.wrap_dtype, args), grid=grid, warmup=True, **kwargs)
-
-    def compiled_variants(self) -> list:
-        """Every compiled specialisation of the kernel, on the CPU and on GPUs, as
-        Variant(target, specialization, options, kernel) tuples (oldest first)."""
-        jit = self.jit_function
-        out = []
-        for (keys, options), k in jit.cache.items():
-            out.append(Variant("cpu", _describe_keys(jit, keys), _describe_options(options), k))
-        for (keys, options, arch), k in jit.__dict__.get("_gpu_kernels", {}).items():
-            out.append(Variant(arch, _describe_keys(jit, keys), _describe_options(options), k))
-        return out
-
-
-Variant = collections.namedtuple("Variant", "target specialization options kernel")
-
-
-def _describe_keys(jit, keys) -> dict:
-    """{parameter: its specialisation key} (dtypes, alignment, constexpr values)."""
-    return dict(zip(jit.arg_names, keys))
-
-
-def _describe_options(options) -> dict:
-    num_warps, num_stages, debug, fp_fusion, maxnreg = options
-    return {"num_warps": num_warps, "num_stages": num_stages, "debug": debug,
-            "enable_fp_fusion": fp_fusion, "maxnreg": maxnreg}
 
 
 class KernelParam:
@@ -223,6 +180,10 @@ class JITFunction(JITCallable, KernelInterface):
 
     _gpu_dispatch = None  # the C++ launch fast path, once the function ran on a GPU (_gpu.py)
 
+    @property
+    def jit_function(self) -> "JITFunction":
+        return self  # the bottom of KernelInterface's chain of wrappers
+
     def __init__(self, fn, *, debug=None, noinline=None, do_not_specialize=None,
                  do_not_specialize_on_alignment=None, repr=None, launch_metadata=None):
         super().__init__(fn)
@@ -280,9 +241,8 @@ class JITFunction(JITCallable, KernelInterface):
                 values[i] = p.default
         return values
 
-    def _options(self, kwargs):
-        """(num_warps, num_stages, debug, enable_fp_fusion, maxnreg), popping launch options
-        out of kwargs. maxnreg None: no register limit."""
+    def _options(self, kwargs) -> CompileOptions:
+        """The compile options of a launch, popping launch options out of kwargs."""
         num_warps, num_stages, debug = 4, 3, self.debug
         fp_fusion, maxnreg = True, None
         if kwargs:
@@ -311,7 +271,7 @@ class JITFunction(JITCallable, KernelInterface):
                 raise LaunchOptionError(bad)
         if debug is None:
             debug = _C.debug_env()
-        return (num_warps, num_stages, bool(debug), fp_fusion, maxnreg)
+        return CompileOptions(num_warps, num_stages, bool(debug), fp_fusion, maxnreg)
 
     # -- launching ------------------------------------------------------------------------
     def __getitem__(self, grid):
@@ -340,7 +300,7 @@ class JITFunction(JITCallable, KernelInterface):
         cache_key = (tuple(keys), options)
         kernel = self.cache.get(cache_key)
         if kernel is None or _C.env_flag("TILEC_ALWAYS_COMPILE"):
-            specs = [_args.spec_of(k, v) for k, v in zip(keys, values)]
+            specs = [_sources.spec_of(k, v) for k, v in zip(keys, values)]
             kernel = compile_kernel(self, specs, options)
             self.cache[cache_key] = kernel
         if warmup:

@@ -30,7 +30,7 @@ import re
 import subprocess
 from typing import Callable, Optional
 
-from . import _C, _introspect
+from . import _C, _fastpath, _introspect
 
 
 class Env:
@@ -261,9 +261,7 @@ class HookChain:
     def add(self, func) -> None:
         if func not in self.calls:
             self.calls.append(func)
-        from . import _hooks  # late: _hooks imports this module
-
-        _hooks.drop_fast_paths()  # launches take the Python path, which calls the hooks
+        _fastpath.drop()  # launches take the Python path, which calls the hooks
 
     def remove(self, func) -> None:
         if func in self.calls:
@@ -384,9 +382,7 @@ class runtime_knobs(base_knobs):
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         if name in ("launch_enter_hook", "launch_exit_hook") and value is not None:
-            from . import _hooks  # late: _hooks imports this module
-
-            _hooks.drop_fast_paths()  # a hook assigned, not added: launches must see it too
+            _fastpath.drop()  # a hook assigned, not added: launches must see it too
 
 
 class language_knobs(base_knobs):

@@ -162,7 +162,8 @@ def test_runtime_driver_stays_the_driver_config_under_the_switch():
 
 
 def test_compile_of_an_ast_source_reuses_the_disk_cache(tmp_path, monkeypatch):
-    from tilec import _gpu, knobs
+    from tilec import knobs
+    from tilec.compiler import gpu
 
     src = ASTSource(sk.add_kernel, ADD_SIG, {"BLOCK_SIZE": 512})
     target = GPUTarget("cuda", 90, 32)
@@ -171,8 +172,8 @@ def test_compile_of_an_ast_source_reuses_the_disk_cache(tmp_path, monkeypatch):
         first = tilec.compile(src, target=target)
         assert first._stages is None and any(tmp_path.iterdir())  # IR made when read
         generated = []
-        real = _gpu._generate_ptx
-        monkeypatch.setattr(_gpu, "_generate_ptx", lambda *a: generated.append(a) or real(*a))
+        real = gpu._generate_ptx
+        monkeypatch.setattr(gpu, "_generate_ptx", lambda *a: generated.append(a) or real(*a))
         again = tilec.compile(src, target=target)  # a warm start: from the cache
         assert not generated and again.asm["ptx"] == first.asm["ptx"]
         assert again.asm["ttir"] == first.asm["ttir"]  # the IR, recompiled when read

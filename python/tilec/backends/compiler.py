@@ -9,6 +9,8 @@ import dataclasses
 import enum
 import hashlib
 
+from ..language.extra.cuda import libdevice
+
 
 @dataclasses.dataclass(frozen=True)
 class GPUTarget:
@@ -86,8 +88,6 @@ class TilecBackend(BaseBackend):
         return {}
 
     def get_module_map(self) -> dict:
-        from ..language.extra.cuda import libdevice  # late: the language imports backends
-
         return {"triton.language.extra.libdevice": libdevice}
 
     def load_dialects(self, context) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import abc
 
+from .. import _fastpath, knobs
+
 
 class DriverBase(abc.ABC):
 
@@ -29,10 +31,8 @@ class DriverBase(abc.ABC):
     def set_interpret_mode(self, enabled: bool) -> None:
         """Later launches run on the CPU tile interpreter (torch CUDA tensors copied to the
         host and back), as TILEC_INTERPRET=1 does; False goes back to the GPU."""
-        from .. import _hooks, knobs
-
         knobs.runtime.interpret = bool(enabled)
-        _hooks.drop_fast_paths()  # launches bound in C++ would skip the switch
+        _fastpath.drop()  # launches bound in C++ would skip the switch
 
     def map_python_to_cpp_type(self, ty: str) -> str:
         """The C type of a Triton signature type ("*fp32" -> "CUdeviceptr", "i32" ->

@@ -2,7 +2,7 @@
 target=GPUTarget("cuda", 90, 32), options={...})`, with no GPU needed. A CUDA target goes
 through the @jit GPU path's code generator (PTX, a cubin when ptxas is found, tilec's disk
 cache; descriptor and tuple signatures through the ahead-of-time binding of
-`_introspect.compile`); the "cpu" target builds for the tile interpreter. The result is a
+`gpu.compile_aot`); the "cpu" target builds for the tile interpreter. The result is a
 CompiledKernel with Triton's launcher entry `run` (what Inductor launches).
 
 An ASTSource is Triton's description of one specialisation:
@@ -20,12 +20,15 @@ from __future__ import annotations
 import hashlib
 import time
 
-from .. import _C, _args, _introspect, _sources, knobs
+from .. import _introspect, _sources, knobs
+from .._options import CompileOptions
 from .._version import TILEC_VERSION, TRITON_VERSION
 from ..backends import backends
+from ..backends._active import driver
 from ..backends.compiler import BaseBackend, GPUTarget, Language
 from ..backends.cpu import CPUBackend
 from ..language import core
+from .gpu import compile_aot, compile_specs
 from .host import compile_kernel
 from .kernel import CompiledKernel, LazyDict
 
@@ -144,7 +147,7 @@ def _ast_params(src: ASTSource):
 
 def aot_signature(src: ASTSource):
     """(tilec signature string, {name: constexpr value}) of an ASTSource, for
-    `_introspect.compile`."""
+    `gpu.compile_aot`."""
     entries, constexprs = [], {}
     for name, kind, value in _ast_params(src):
         if kind == "const":
@@ -170,41 +173,41 @@ def _ir_name(dt: str) -> str:
 
 def host_specs(src: ASTSource) -> list:
     """The (kind, payload) spec of every parameter of an ASTSource, as the @jit path's
-    compilers take them (what `_args.spec_of` makes from a launch's values); descriptors
+    compilers take them (what `_sources.spec_of` makes from a launch's values); descriptors
     are NotImplementedError (only the ahead-of-time binding takes them)."""
     specs = []
     for name, kind, value in _ast_params(src):
         if kind != "arg":
-            specs.append(_args.spec_of(("c",), value))
+            specs.append(_sources.spec_of(("c",), value))
             continue
         entry, divisible = value
         if entry.startswith("tensordesc") or entry == "nvTmaDesc":
             raise NotImplementedError(f"'{src.name}': parameter '{name}' of type {entry!r}: "
                                       "tilec compiles pointers and scalars for the CPU target")
         if entry.startswith("*"):
-            specs.append(_args.spec_of(("p", _ir_name(entry[1:]), divisible), None))
+            specs.append(_sources.spec_of(("p", _ir_name(entry[1:]), divisible), None))
             continue
         entry = _ir_name(entry)
         if entry == "i1":
-            specs.append(_args.spec_of(("b",), None))
+            specs.append(_sources.spec_of(("b",), None))
         elif entry.startswith(("i", "u")):
-            specs.append(_args.spec_of(("i", entry, divisible, False), None))
+            specs.append(_sources.spec_of(("i", entry, divisible, False), None))
         elif entry.startswith(("fp", "bf")):
-            specs.append(_args.spec_of(("f", entry), None))
+            specs.append(_sources.spec_of(("f", entry), None))
         else:
             raise ValueError(f"'{src.name}': unknown signature type {entry!r} for '{name}'")
     return specs
 
 
-_FORWARDED = ("num_warps", "num_stages", "debug", "enable_fp_fusion", "maxnreg")
+def _options(backend_options) -> CompileOptions:
+    """The compile options a back end's parsed options (CUDAOptions, CPUOptions) hold."""
+    return CompileOptions(**{k: getattr(backend_options, k) for k in CompileOptions._fields})
 
 
-def _compile_cuda(src: ASTSource, target: str, fwd: dict) -> CompiledKernel:
-    """The PTX and cubin of `src` for `target` ("cuda:90") through the @jit GPU path's
-    code generator, with the stages' IR made only when read (Inductor compiles hundreds of
-    kernels and reads none); from tilec's disk cache when this specialisation was compiled
-    before (a warm start of torch.compile compiles every kernel again through here).
-    Descriptor and tuple parameters go through tilec's ahead-of-time binding instead."""
+def _compile_cuda(src: ASTSource, target: str, options: CompileOptions) -> CompiledKernel:
+    """`src` for `target` ("cuda:90") through the @jit GPU path's code generator and disk
+    cache (gpu.compile_specs); descriptor and tuple parameters go through tilec's
+    ahead-of-time binding instead."""
     jitfn = getattr(src.fn, "jit_function", src.fn)
     try:
         specs = host_specs(src)
@@ -212,36 +215,13 @@ def _compile_cuda(src: ASTSource, target: str, fwd: dict) -> CompiledKernel:
         specs = None
     if specs is None:
         signature, constexprs = aot_signature(src)
-        return _introspect.compile(jitfn, signature, constexprs, target=target, **fwd)
-    from .. import _gpu  # late: _gpu imports the compiler package
-
+        return compile_aot(jitfn, signature, constexprs, target=target, **options._asdict())
     cc, specific = _introspect.parse_target(target)
-    arch = f"sm_{cc}{'a' if specific else ''}"
-    options = tuple(fwd[k] for k in _FORWARDED)
-    fs = _sources.function_source(jitfn)
-    key = _C.gpu_cache_key(fs, "ast:" + repr(specs), repr(options), arch)
-    always = knobs.compilation.always_compile
-    native = None if always else _C.GpuKernel.load_cached(key, knobs.cache.dir)
-    if native is None:
-        ptx, meta = _gpu._generate_ptx(jitfn, fs, specs, options, arch)
-        meta = dict(meta)
-        meta.setdefault("num_warps", options[0])
-        meta.setdefault("num_stages", options[1])
-        static_output = meta.pop("static_output", "")
-        if static_output:
-            print(static_output, end="", flush=True)
-        cubin, meta["compiler"] = b"", "none"
-        if _C.gpu_find_ptxas():
-            cubin, meta["compiler"], _log, _secs = _C.gpu_compile_ptx(ptx, arch, meta["name"])
-        native = _C.GpuKernel(ptx, cubin, meta)
-        native.store(key, knobs.cache.dir)  # best effort, as the @jit path's
-    return _gpu.GpuCompiledKernel(native, jitfn, options, arch, source=(fs, specs))
+    return compile_specs(jitfn, specs, options, f"sm_{cc}{'a' if specific else ''}")
 
 
 def _compile_ast(src: ASTSource, target, options) -> CompiledKernel:
     if target is None:
-        from ..runtime.driver import driver  # late: runtime imports the @jit machinery
-
         target = driver.active.get_current_target()
     if not isinstance(target, GPUTarget):
         raise TypeError(f"target must be a GPUTarget, got {type(target).__name__}")
@@ -250,10 +230,9 @@ def _compile_ast(src: ASTSource, target, options) -> CompiledKernel:
     opts = backend.parse_options(dict(options or {}))
     if isinstance(backend, CPUBackend):
         kernel = compile_kernel(getattr(src.fn, "jit_function", src.fn), host_specs(src),
-                                tuple(getattr(opts, k) for k in _FORWARDED))
+                                _options(opts))
     else:
-        kernel = _compile_cuda(src, backend.get_target_name(opts),
-                               {k: getattr(opts, k) for k in _FORWARDED})
+        kernel = _compile_cuda(src, backend.get_target_name(opts), _options(opts))
     kernel.portable()  # Inductor sends it from its compile workers as its __dict__
     kernel.src = src
     kernel.hash = hashlib.sha256(get_cache_key(src, backend, opts, {}).encode()).hexdigest()
@@ -285,7 +264,7 @@ def compile(src, *args, **kwargs):  # noqa: A001 - Triton's name
       options=None)`; target None means the current device's.
     - tilec's: `compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
       debug=False, target="cuda:90", enable_fp_fusion=True, maxnreg=None)` with `tilec
-      ptx`'s signature string (see _introspect.compile)."""
+      ptx`'s signature string (see gpu.compile_aot)."""
     if isinstance(src, ASTSource):
         names = ("target", "options", "_env_vars")
         if len(args) > len(names):
@@ -300,7 +279,7 @@ def compile(src, *args, **kwargs):  # noqa: A001 - Triton's name
         IRSource(src)  # raises: tilec has no IR files to compile
     if kwargs.get("target", "") is None:
         kwargs.pop("target")
-    return _introspect.compile(src, *args, **kwargs)
+    return compile_aot(src, *args, **kwargs)
 
 
 __all__ = ["ASTSource", "IRSource", "CompiledKernel", "LazyDict", "compile", "make_backend",

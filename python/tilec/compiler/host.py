@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from .. import _C, _args, _interpret, _introspect, _sources
+from .._options import CompileOptions
 from ..errors import CompilationError, as_triton_error
 from .kernel import CompiledKernel
 
@@ -25,10 +26,10 @@ class HostKernel(CompiledKernel):
         self._class = HostKernel
         self.name = native.name
         self.function = jitfn
-        num_warps, num_stages, debug = options[:3]
         # shared memory, registers and spills belong to GPU code: none on the interpreter
-        self.metadata = _introspect.Metadata(name=self.name, num_warps=num_warps,
-                                             num_stages=num_stages, debug=debug, shared=0,
+        self.metadata = _introspect.Metadata(name=self.name, num_warps=options.num_warps,
+                                             num_stages=options.num_stages,
+                                             debug=options.debug, shared=0,
                                              n_regs=None, n_spills=None,
                                              target="cpu-tile-interpreter")
         self.static_output = native.static_output
@@ -152,20 +153,20 @@ class HostKernel(CompiledKernel):
                 args[j] = v
 
 
-def compile_kernel(jitfn, specs, options) -> HostKernel:
-    """Compiles `jitfn` for `specs` (one (kind, payload) per parameter) and `options`
-    (num_warps, num_stages, debug, enable_fp_fusion, maxnreg; the interpreter ignores the last
-    two). Prints static_print output, as Triton does."""
+def compile_kernel(jitfn, specs, options: CompileOptions) -> HostKernel:
+    """Compiles `jitfn` for `specs` (one (kind, payload) per parameter) and `options` (the
+    interpreter ignores enable_fp_fusion and maxnreg). Prints static_print output, as Triton
+    does."""
     fs = _sources.entry_source(jitfn, specs)
-    num_warps, num_stages, debug, fp_fusion, maxnreg = options
     try:
         # TILEC_SIMT=1: the lowered GPU code on the SIMT simulator (tests the GPU path
         # without a GPU); otherwise the tile interpreter
         if _C.env_flag("TILEC_SIMT"):
-            native = _C.compile_simt(fs, specs, num_warps, num_stages, debug,
-                                     enable_fp_fusion=fp_fusion, maxnreg=maxnreg or 0)
+            native = _C.compile_simt(fs, specs, options.num_warps, options.num_stages,
+                                     options.debug, enable_fp_fusion=options.enable_fp_fusion,
+                                     maxnreg=options.maxnreg or 0)
         else:
-            native = _C.compile(fs, specs, num_warps, num_stages, debug)
+            native = _C.compile(fs, specs, options.num_warps, options.num_stages, options.debug)
     except CompilationError as e:
         err = as_triton_error(e, interpreting=_interpret.enabled())
         raise err.with_traceback(None) from err.__cause__

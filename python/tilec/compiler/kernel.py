@@ -1,6 +1,6 @@
 """`CompiledKernel`, the base of every compiled kernel tilec returns (Triton's
 `triton.compiler.CompiledKernel`): `HostKernel` (compiler/host.py: the tile interpreter,
-the SIMT simulator) and `GpuCompiledKernel` (_gpu.py). Each has `name`, `function` (the @jit
+the SIMT simulator) and `GpuCompiledKernel` (gpu.py). Each has `name`, `function` (the @jit
 function, None for some ahead-of-time kernels), `metadata`, `asm`; `kernel[grid](*args)`
 launches it as Triton's tutorials launch a kernel they compiled with `warmup`."""
 

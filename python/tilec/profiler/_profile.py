@@ -17,6 +17,7 @@ import functools
 import time
 
 from .. import _C, _gpu, _hooks
+from ..runtime.driver import driver
 from ._data import TIME, SessionData
 
 DEFAULT_PROFILE_NAME = "proton"
@@ -216,8 +217,6 @@ def _describe_device(s: SessionData, kind: str, index: str) -> None:
     props = {}
     if kind == "CUDA":
         try:
-            from ..runtime.driver import driver
-
             p = driver.active.utils.get_device_properties(int(index))
             major, minor = driver.active.get_device_capability()
             props = {"arch": f"{major}{minor}", "num_sms": p["multiprocessor_count"],
