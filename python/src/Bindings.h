@@ -56,6 +56,7 @@ void bind_errors(nb::module_ &m);
 void bind_frontend(nb::module_ &m);
 void bind_compile(nb::module_ &m);
 void bind_support(nb::module_ &m);
+void bind_arg_rules(nb::module_ &m); // ArgRules.cpp: runtime/ArgRules.h for tilec/_args.py
 void bind_gpu(nb::module_ &m); // GpuKernel.cpp, GpuDispatch.cpp
 void bind_simt(nb::module_ &m); // Simt.cpp: compile_ptx, compile_simt (SIMT simulator)
 

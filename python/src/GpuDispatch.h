@@ -227,8 +227,8 @@ private:
   // scratch_key_. Raises for mixed host/GPU arrays and arrays on different devices.
   Status prepare(const CallArgs &args, Bound &b);
 
-  // The key words and parts of TensorDescriptor `v` (parameter i), with the checks of
-  // tilec/_args.py:desc_key; false when the Python path must handle it.
+  // The key words and parts of TensorDescriptor `v` (parameter i), by runtime/ArgRules.h (as
+  // tilec/_args.py:desc_key); false when the Python path must handle it (it reports errors).
   bool descriptor(PyObject *v, size_t i, Bound &b, std::vector<uint64_t> &key) const;
 
   // The .param names of the descriptor parts, after the parameters' own names.

@@ -1,13 +1,43 @@
 // The launch fast path's specialisation key (GpuDispatch.h): binding a launch's arguments to
-// the parameters, classifying them, and the key words, with the rules of the Python path
-// (tilec/_args.py), tensor descriptors included.
+// the parameters, classifying them, and the key words. The int and tensor-descriptor rules
+// are runtime/ArgRules.h, which the Python path (tilec/_args.py) calls too.
 #include "GpuDispatch.h"
 
 #include <cstring>
 
+#include "runtime/ArgRules.h"
 #include "support/Env.h"
 
 namespace tilec::python::gpu::dispatch {
+
+namespace {
+
+enum class Scalar { Keyed, Other, Unkeyable };
+
+// None, a bool or an int (exactly) as key words with these tags (launch options and
+// constexpr values share the encoding); Other for anything else, Unkeyable for an int
+// beyond 64 bits (the Python path keys it).
+Scalar scalar_words(PyObject *v, Word none_tag, Word bool_tag, Word int_tag,
+                    std::vector<uint64_t> &key) {
+  if (v == Py_None) {
+    key.push_back(none_tag);
+  } else if (PyBool_Check(v)) {
+    key.push_back(bool_tag);
+    key.push_back(v == Py_True);
+  } else if (PyLong_CheckExact(v)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow)
+      return Scalar::Unkeyable;
+    key.push_back(int_tag);
+    key.push_back(uint64_t(x));
+  } else {
+    return Scalar::Other;
+  }
+  return Scalar::Keyed;
+}
+
+} // namespace
 
 // Binds args/kwargs to parameters (as JITFunction._bind would) and computes the key into
 // scratch_key_. Raises for mixed host/GPU arrays and arrays on different devices.
@@ -45,26 +75,10 @@ Status Dispatcher::prepare(const CallArgs &args, Bound &b) {
     if (b.options[j] && j != kStreamOption)
       given |= uint64_t(1) << j;
   key.push_back(given);
-  for (int j = 0; given >> j; ++j) {
-    PyObject *o = b.options[j];
-    if (!(given >> j & 1))
-      continue;
-    if (o == Py_None) {
-      key.push_back(kOptNone);
-    } else if (PyBool_Check(o)) {
-      key.push_back(kOptBool);
-      key.push_back(o == Py_True);
-    } else if (PyLong_CheckExact(o)) {
-      int overflow = 0;
-      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-      if (overflow)
-        return Status::Unsupported;
-      key.push_back(kOptInt);
-      key.push_back(uint64_t(v));
-    } else {
+  for (int j = 0; given >> j; ++j)
+    if ((given >> j & 1) &&
+        scalar_words(b.options[j], kOptNone, kOptBool, kOptInt, key) != Scalar::Keyed)
       return Status::Unsupported;
-    }
-  }
   // without a debug option, TILEC_DEBUG / TRITON_DEBUG (read at each launch, as the Python path
   // does) decides whether asserts are compiled in: part of the key
   if (!b.options[kDebugOption] || b.options[kDebugOption] == Py_None)
@@ -93,13 +107,9 @@ Status Dispatcher::prepare(const CallArgs &args, Bound &b) {
       key.push_back(kBoolArg);
       break;
     case ArgClass::Int: {
-      bool d16 = false, one = false;
-      if (p.specialize) {
-        d16 = a.int_class == kU64 ? (uint64_t(a.i) % 16 == 0) : (a.i % 16 == 0);
-        one = a.int_class != kU64 && a.i == 1;
-      }
-      key.push_back(kIntArg | uint64_t(a.int_class) << 8 | uint64_t(d16) << 16 |
-                    uint64_t(one) << 17);
+      runtime::IntSpec is = runtime::int_spec(a.i, a.int_class == kU64, p.specialize);
+      key.push_back(kIntArg | uint64_t(is.kind) << 8 | uint64_t(is.div16) << 16 |
+                    uint64_t(is.one) << 17);
       break;
     }
     case ArgClass::Float:
@@ -159,8 +169,8 @@ Status Dispatcher::prepare(const CallArgs &args, Bound &b) {
   return Status::Ready;
 }
 
-// The key words and parts of TensorDescriptor `v` (parameter i), with the checks of
-// tilec/_args.py:desc_key; false when the Python path must handle it.
+// The key words and parts of TensorDescriptor `v` (parameter i), by runtime/ArgRules.h (as
+// tilec/_args.py:desc_key); false when the Python path must handle it (it reports errors).
 bool Dispatcher::descriptor(PyObject *v, size_t i, Bound &b, std::vector<uint64_t> &key) const {
   DescParts d;
   d.param = static_cast<int>(i);
@@ -175,50 +185,40 @@ bool Dispatcher::descriptor(PyObject *v, size_t i, Bound &b, std::vector<uint64_
     return false;
   }
   classify(base.ptr(), params_[i].name_str.c_str(), d.base);
-  if (d.base.cls != ArgClass::DeviceArray || !d.base.aligned ||
-      std::string_view(dtype_name(d.base.dtype)) == "i1")
+  if (d.base.cls != ArgClass::DeviceArray)
     return false;
-  int64_t blk[kMaxDescRank];
+  runtime::DescriptorFields f;
+  f.dtype = dtype_name(d.base.dtype);
+  f.elem_bytes = elem_bytes(d.base.dtype);
+  f.aligned = d.base.aligned;
   int ns = 0, nt = 0, nb_ = 0;
-  if (!int_list(shape.ptr(), d.shape, ns) || !int_list(strides.ptr(), d.strides, nt) ||
-      !int_list(block.ptr(), blk, nb_) || ns != nt || ns != nb_)
+  if (!int_list(shape.ptr(), f.shape, ns) || !int_list(strides.ptr(), f.strides, nt) ||
+      !int_list(block.ptr(), f.block, nb_) || ns != nt || ns != nb_ ||
+      !PyUnicode_Check(padding.ptr()))
     return false;
-  d.rank = ns;
-  int64_t elems = 1;
-  for (int k = 0; k < d.rank; ++k) {
-    if (blk[k] < 1 || (blk[k] & (blk[k] - 1)) || d.shape[k] < 1 || d.shape[k] >= (1ll << 31))
-      return false;
-    elems *= blk[k];
+  f.rank = ns;
+  Py_ssize_t plen = 0;
+  const char *pad = PyUnicode_AsUTF8AndSize(padding.ptr(), &plen);
+  if (!pad) {
+    PyErr_Clear();
+    return false;
   }
-  int bytes = elem_bytes(d.base.dtype);
-  for (int k = 0; k + 1 < d.rank; ++k)
-    if ((d.strides[k] * bytes) % 16)
-      return false;
-  if (elems > (1 << 20) || d.strides[d.rank - 1] != 1)
+  f.padding = std::string_view(pad, static_cast<size_t>(plen));
+  // any broken rule: the Python path reports it (runtime/ArgRules.h, the same rules)
+  if (runtime::descriptor_error(f, "", ""))
     return false;
-  bool nan;
-  if (PyUnicode_Check(padding.ptr()) &&
-      PyUnicode_CompareWithASCIIString(padding.ptr(), "zero") == 0)
-    nan = false;
-  else if (PyUnicode_Check(padding.ptr()) &&
-           PyUnicode_CompareWithASCIIString(padding.ptr(), "nan") == 0)
-    nan = true;
-  else
-    return false;
-  std::string_view dt = dtype_name(d.base.dtype);
-  if (nan && dt.substr(0, 2) != "fp" && dt.substr(0, 2) != "bf")
-    return false;
+  d.rank = f.rank;
+  std::copy(f.shape, f.shape + f.rank, d.shape);
+  std::copy(f.strides, f.strides + f.rank, d.strides);
+  bool nan = f.padding == "nan";
   // what the compiled kernel depends on, as _args.desc_key's key: dtype, block shape,
   // padding, which shapes and strides (but the last) are multiples of 16
-  uint64_t div = 0;
-  for (int k = 0; k < d.rank; ++k)
-    div |= uint64_t(d.shape[k] % 16 == 0) << k | uint64_t(k + 1 < d.rank && d.strides[k] % 16 == 0)
-                                                     << (8 + k);
+  uint64_t div = runtime::descriptor_divisibility(f);
   key.push_back(kDescArg | uint64_t(d.base.dtype) << 8 | uint64_t(d.rank) << 16 |
                 uint64_t(nan) << 20);
   key.push_back(div);
   for (int k = 0; k < d.rank; ++k)
-    key.push_back(uint64_t(blk[k]));
+    key.push_back(uint64_t(f.block[k]));
   b.descs.push_back(std::move(d));
   return true;
 }
@@ -239,19 +239,10 @@ std::vector<std::string> Dispatcher::part_names(const Bound &b) const {
 
 bool Dispatcher::const_words(PyObject *v, std::vector<uint64_t> &key) const {
   v = unwrap(v);
-  if (v == Py_None) {
-    key.push_back(kConstNone);
-  } else if (PyBool_Check(v)) {
-    key.push_back(kConstBool);
-    key.push_back(v == Py_True);
-  } else if (PyLong_CheckExact(v)) {
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow)
-      return false;
-    key.push_back(kConstInt);
-    key.push_back(uint64_t(x));
-  } else if (PyFloat_CheckExact(v)) {
+  Scalar sc = scalar_words(v, kConstNone, kConstBool, kConstInt, key);
+  if (sc != Scalar::Other)
+    return sc == Scalar::Keyed;
+  if (PyFloat_CheckExact(v)) {
     double d = PyFloat_AS_DOUBLE(v);
     uint64_t bits;
     std::memcpy(&bits, &d, 8);

@@ -6,6 +6,7 @@ NB_MODULE(_C, m) {
   m.doc() = "tilec's C++ core: front end, pipeline and tile interpreter";
   tilec::python::bind_errors(m);
   tilec::python::bind_support(m);
+  tilec::python::bind_arg_rules(m);
   tilec::python::bind_frontend(m);
   tilec::python::bind_compile(m);
   tilec::python::bind_gpu(m);

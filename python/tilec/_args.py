@@ -7,12 +7,12 @@ import sys
 
 import numpy as np
 
+from . import _C
 from ._interface import KernelInterface
 from ._tensors import MockTensor, TensorWrapper
 from .language import core
-from .tools.tensor_descriptor import TensorDescriptor, check_block_shape
+from .tools.tensor_descriptor import TensorDescriptor, check_block_types
 
-_INT32_MIN, _INT32_END = -(1 << 31), 1 << 31
 _INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
 _UINT64_END = 1 << 64
 
@@ -186,33 +186,17 @@ def desc_key(name: str, d, dtype: str, aligned: bool):
     if len(d.strides) != rank or len(d.block_shape) != rank or not 0 < rank <= 5:
         raise ValueError(f"{where}: shape {list(d.shape)}, strides {list(d.strides)} and "
                          f"block_shape {list(d.block_shape)} must have one rank from 1 to 5")
-    check_block_shape(d.block_shape, f"{where}: block_shape")
-    if dtype == "i1":
-        raise TypeError(f"{where}: bool elements are not supported (pass the memory as int8)")
-    if not aligned:
-        raise ValueError(f"{where}: the base must be 16-byte aligned")
+    check_block_types(d.block_shape, f"{where}: block_shape")
     shape = tuple(int(n) for n in d.shape)
     strides = tuple(int(s) for s in d.strides)
-    for i, n in enumerate(shape):
-        if not 0 < n < _INT32_END:
-            raise ValueError(f"{where}: shape[{i}] = {n} must be in [1, 2**31) (the kernel "
-                             "receives int32 shapes)")
     for i, s in enumerate(strides):
         if not _INT64_MIN <= s < _INT64_END:
             raise ValueError(f"{where}: stride {i} = {s} does not fit in int64")
-        if i + 1 < rank and (s * _ELEM_BYTES[dtype]) % 16:
-            raise ValueError(f"{where}: strides must be 16-byte aligned: stride {i} is {s} "
-                             f"elements of {_ELEM_BYTES[dtype]} bytes")
-    if strides[-1] != 1:
-        raise ValueError(f"{where}: the last dimension must be contiguous (stride 1), got "
-                         f"stride {strides[-1]}")
-    if d.padding not in ("zero", "nan"):
-        raise ValueError(f"{where}: padding must be 'zero' or 'nan', got {d.padding!r}")
-    nan = d.padding == "nan"
-    if nan and not dtype.startswith(("fp", "bf")):
-        raise ValueError(f"{where}: padding `nan` needs a floating dtype, not {dtype}")
-    key = ("d", dtype, tuple(int(b) for b in d.block_shape), nan,
-           tuple(n % 16 == 0 for n in shape), tuple(s % 16 == 0 for s in strides[:-1]))
+    # the value rules: runtime/ArgRules.h, which the C++ launch fast path applies too
+    nan, shape16, strides16 = _C.descriptor_key(
+        where, dtype, _ELEM_BYTES[dtype], aligned, shape, strides,
+        tuple(int(b) for b in d.block_shape), d.padding)
+    key = ("d", dtype, tuple(int(b) for b in d.block_shape), nan, shape16, strides16)
     return key, shape, strides[:-1]
 
 
@@ -251,13 +235,17 @@ class IntOverflowError(OverflowError, ValueError):
 
 
 def int_dtype(name: str, v: int) -> str:
-    if _INT32_MIN <= v < _INT32_END:
-        return "i32"
-    if _INT64_MIN <= v < _INT64_END:
-        return "i64"
-    if 0 <= v < _UINT64_END:
-        return "u64"
-    raise IntOverflowError(f"argument '{name}' = {v} does not fit in 64 bits")
+    """The kernel type of an int argument (runtime/ArgRules.h: i32, else i64, else u64)."""
+    return _int_key(name, v, False)[1]
+
+
+def _int_key(name: str, v: int, specialize_ints: bool) -> tuple:
+    """("i", type, divisible by 16, equal to 1) of an int argument: the rule the C++ launch
+    fast path keys launches with (runtime/ArgRules.h, through _C.int_spec)."""
+    spec = _C.int_spec(v, specialize_ints)
+    if spec is None:
+        raise IntOverflowError(f"argument '{name}' = {v} does not fit in 64 bits")
+    return ("i",) + spec
 
 
 def is_named_tuple(v) -> bool:
@@ -384,13 +372,7 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
             arr = _numpy_arg(name, v)
             return ("p", arr.dtype, arr.aligned), arr
         if t is int:
-            if _INT32_MIN <= v < _INT32_END:
-                dt = "i32"
-            else:
-                dt = int_dtype(name, v)
-            if specialize_ints:
-                return ("i", dt, v % 16 == 0, v == 1), v
-            return ("i", dt, False, False), v
+            return _int_key(name, v, specialize_ints), v
     else:
         kind, dt = typed
         if kind == "scalar":
@@ -411,10 +393,7 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
         return ("b",), bool(v)
     if isinstance(v, (int, np.integer)):
         v = int(v)
-        dt = int_dtype(name, v)
-        if specialize_ints:
-            return ("i", dt, v % 16 == 0, v == 1), v
-        return ("i", dt, False, False), v
+        return _int_key(name, v, specialize_ints), v
     if t is float or isinstance(v, np.floating):
         return ("f",), float(v)
     if isinstance(v, core.constexpr):

@@ -10,14 +10,13 @@ import types
 
 import numpy as np
 
+from .. import _C
 from .._tensors import MockTensor, TensorWrapper, reinterpret
 from .._utils import canonicalize_dtype, canonicalize_ptr_dtype, type_canonicalisation_dict
 from ..backends.compiler import BaseBackend
 from ..jit import JITCallable, JITFunction, KernelInterface, KernelParam, jit
 from ..language import core
 from ..tools.tensor_descriptor import TensorDescriptor
-
-_INT64_MIN, _INT64_END, _UINT64_END = -(1 << 63), 1 << 63, 1 << 64
 
 
 @dataclasses.dataclass
@@ -46,15 +45,10 @@ def native_specialize_impl(backend, arg, is_const: bool = False, specialize_valu
     if isinstance(arg, int):
         if specialize_value and arg == 1:
             return "constexpr", arg
-        if -(1 << 31) <= arg < 1 << 31:
-            ty = "i32"
-        elif _INT64_MIN <= arg < _INT64_END:
-            ty = "i64"
-        elif 0 <= arg < _UINT64_END:
-            ty = "u64"
-        else:
+        spec = _C.int_spec(arg, False)  # i32 / i64 / u64: runtime/ArgRules.h
+        if spec is None:
             raise OverflowError("integer to be specialized too large to represent")
-        return ty, _divisibility(backend, arg, specialize_value, align)
+        return spec[0], _divisibility(backend, arg, specialize_value, align)
     if isinstance(arg, float):
         return "fp32", None
     if arg is None:

@@ -17,8 +17,9 @@ from typing import Any, List
 
 import numpy as np
 
+from .. import _C
+
 _MAX_RANK = 5
-_MAX_NUMEL = 1 << 20
 
 
 def _base_facts(base):
@@ -38,18 +39,18 @@ def _base_facts(base):
                     f"{type(base).__name__}")
 
 
-def check_block_shape(block_shape, what="block_shape"):
-    """Triton's validate_block_shape: ints that are powers of two, at most 2**20 elements."""
-    numel = 1
+def check_block_types(block_shape, what="block_shape"):
+    """TypeError unless every entry of the block shape is an int."""
     for i, d in enumerate(block_shape):
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
             raise TypeError(f"{what} element {i} must be an int, got {type(d).__name__}")
-        if d <= 0 or d & (d - 1):
-            raise ValueError(f"{what} element {i} must be a power of 2, got {d}")
-        numel *= int(d)
-    if numel > _MAX_NUMEL:
-        raise ValueError(f"{what} {list(block_shape)} has {numel} elements, more than "
-                         f"the maximum tensor numel ({_MAX_NUMEL})")
+
+
+def check_block_shape(block_shape, what="block_shape"):
+    """Triton's validate_block_shape: ints that are powers of two, at most 2**20 elements
+    (the rule of runtime/ArgRules.h, which launches apply again)."""
+    check_block_types(block_shape, what)
+    _C.check_block_shape(what, [int(d) for d in block_shape])
 
 
 @dataclass
