@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "Bindings.h"
+#include "ir/Type.h"
 #include "runtime/ArgRules.h"
 
 namespace tilec::python {
@@ -99,6 +100,15 @@ void bind_arg_rules(nb::module_ &m) {
         nb::arg("block_shape"), nb::arg("padding"),
         "(nan padding, shape entries divisible by 16, strides but the last divisible by 16) "
         "of a TensorDescriptor argument; TypeError / ValueError naming the rule it breaks.");
+  m.def(
+      "dtype_bytes",
+      [](const std::string &name) {
+        auto d = ir::dtype_from_ir_name(name);
+        if (!d)
+          throw nb::value_error(("not a Tile IR dtype: '" + name + "'").c_str());
+        return ir::byte_size(*d);
+      },
+      nb::arg("name"), "Storage bytes of an element of Tile IR dtype `name` (i1: 1).");
   m.def("check_block_shape", &check_block_shape, nb::arg("what"), nb::arg("block_shape"),
         "ValueError (its message starting with `what`) unless every entry is a power of 2 and "
         "there are at most 2**20 elements.");

@@ -62,20 +62,27 @@ void find_torch() {
   g_torch.tensor_type = t; // kept for the life of the process
 }
 
+} // namespace
+
+// str(torch dtype) -> ArgInfo::dtype code: the one table of torch's dtypes (the Python path's
+// comes from it: _C.torch_dtype_names).
+const std::pair<const char *, uint8_t> kTorchDtypes[15] = {
+    {"torch.bool", kDI1},     {"torch.int8", kDI8},       {"torch.int16", kDI16},
+    {"torch.int32", kDI32},   {"torch.int64", kDI64},     {"torch.uint8", kDU8},
+    {"torch.uint16", kDU16},  {"torch.uint32", kDU32},    {"torch.uint64", kDU64},
+    {"torch.float16", kDF16}, {"torch.bfloat16", kDBF16}, {"torch.float32", kDF32},
+    {"torch.float64", kDF64}, {"torch.float8_e4m3fn", kDF8E4}, {"torch.float8_e5m2", kDF8E5}};
+
+namespace {
+
 uint8_t torch_dtype(PyObject *dt) {
   for (const auto &e : g_torch.dtypes)
     if (e.first == dt)
       return e.second;
-  static const std::pair<const char *, uint8_t> table[] = {
-      {"torch.bool", kDI1},     {"torch.int8", kDI8},       {"torch.int16", kDI16},
-      {"torch.int32", kDI32},   {"torch.int64", kDI64},     {"torch.uint8", kDU8},
-      {"torch.uint16", kDU16},  {"torch.uint32", kDU32},    {"torch.uint64", kDU64},
-      {"torch.float16", kDF16}, {"torch.bfloat16", kDBF16}, {"torch.float32", kDF32},
-      {"torch.float64", kDF64}, {"torch.float8_e4m3fn", kDF8E4}, {"torch.float8_e5m2", kDF8E5}};
   uint8_t code = kDNone;
   nb::str s = nb::str(nb::handle(dt));
   std::string_view name = s.c_str();
-  for (const auto &e : table)
+  for (const auto &e : kTorchDtypes)
     if (name == e.first)
       code = e.second;
   Py_INCREF(dt); // torch.dtype objects are immortal singletons; keep the key alive anyway

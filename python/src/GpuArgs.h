@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace tilec::python::gpu {
 
@@ -39,6 +40,9 @@ struct ArgInfo {
 
 // Tile IR dtype names, indexed by ArgInfo::dtype.
 const char *dtype_name(uint8_t dtype);
+
+// str(torch dtype) -> ArgInfo::dtype: torch's dtypes tilec passes (_C.torch_dtype_names).
+extern const std::pair<const char *, uint8_t> kTorchDtypes[15];
 
 // Classifies `v` (the argument for parameter `name`). Raises Python errors (TypeError,
 // ValueError, tilec.CudaError) for arrays tilec cannot pass: an unsupported dtype, a

@@ -215,6 +215,15 @@ void bind_gpu_launch_objects(nb::module_ &m) {
         "Forgets the shim (TILEC_TORCH_SHIM is read again at the next launch).");
   m.def("_gpu_torch_abi_state", &torch_abi::state,
         "Whether torch tensors and the current stream are read through torch's C shim.");
+  m.def(
+      "torch_dtype_names",
+      [] {
+        nb::dict d;
+        for (const auto &e : kTorchDtypes)
+          d[e.first] = dtype_name(e.second);
+        return d;
+      },
+      "{str(torch dtype): Tile IR dtype name} of the torch dtypes a kernel argument may have.");
   m.def("gpu_classify", &classify_values, nb::arg("values"), nb::arg("names"),
         "Per value: ('device', dtype, aligned_16, device) for GPU arrays, ('host', what) for "
         "host arrays, None otherwise.");

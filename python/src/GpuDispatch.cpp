@@ -5,10 +5,11 @@
 // path, which compiles, registers the kernel here (add) and reports errors.
 //
 // The specialisation key (GpuDispatchKey.cpp) is a list of 64-bit words computed from the
-// arguments with the rules of the Python path (tilec/_args.py): ints by range
-// (i32/i64/u64), divisibility by 16 and equality to 1, floats, bools, None, pointers by
-// dtype and 16-byte alignment, constexprs by value, the launch options, and the device's
-// compute capability. The types are in GpuDispatch.h.
+// arguments with the rules the Python path (tilec/_args.py) uses too: ints by range
+// (i32/i64/u64), divisibility by 16 and equality to 1, tensor descriptors (those two:
+// runtime/ArgRules.h), floats, bools, None, pointers by dtype and 16-byte alignment,
+// constexprs by value, the launch options, and the device's compute capability. The types
+// are in GpuDispatch.h.
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -18,7 +19,11 @@
 #include <memory>
 #include <string_view>
 
+#include "ir/Type.h"
+
 #include "GpuDispatch.h"
+
+#include "ir/Type.h"
 #include "support/Env.h"
 
 namespace tilec::python::gpu {
@@ -26,12 +31,8 @@ namespace tilec::python::gpu {
 namespace dispatch {
 
 int elem_bytes(uint8_t dtype) {
-  std::string_view n = dtype_name(dtype);
-  if (n == "i1" || n == "i8" || n == "u8" || n.substr(0, 3) == "fp8")
-    return 1;
-  if (n == "i16" || n == "u16" || n == "fp16" || n == "bf16")
-    return 2;
-  return n == "i64" || n == "u64" || n == "fp64" ? 8 : 4;
+  auto d = ir::dtype_from_ir_name(dtype_name(dtype));
+  return d ? ir::byte_size(*d) : 4;
 }
 
 // tilec.tools.tensor_descriptor.TensorDescriptor (borrowed from the module, which lives on).

@@ -23,13 +23,7 @@ _NUMPY_DTYPES = {
     "float16": "fp16", "float32": "fp32", "float64": "fp64",
     "bfloat16": "bf16",  # ml_dtypes' numpy bfloat16, when the user has it
 }
-_TORCH_DTYPES = {
-    "torch.bool": "i1", "torch.int8": "i8", "torch.int16": "i16", "torch.int32": "i32",
-    "torch.int64": "i64", "torch.uint8": "u8", "torch.uint16": "u16", "torch.uint32": "u32",
-    "torch.uint64": "u64", "torch.float16": "fp16", "torch.bfloat16": "bf16",
-    "torch.float32": "fp32", "torch.float64": "fp64", "torch.float8_e4m3fn": "fp8e4nv",
-    "torch.float8_e5m2": "fp8e5",
-}
+_TORCH_DTYPES = _C.torch_dtype_names()  # str(torch dtype) -> Tile IR dtype name: C++'s table
 
 
 class ArrayArg:
@@ -160,9 +154,6 @@ def array_arg(name: str, x):
     return None
 
 
-_ELEM_BYTES = {"i1": 1, "i8": 1, "u8": 1, "fp8e4nv": 1, "fp8e5": 1, "i16": 2, "u16": 2,
-               "fp16": 2, "bf16": 2, "i32": 4, "u32": 4, "fp32": 4, "i64": 8, "u64": 8,
-               "fp64": 8}
 
 
 class DescArg:
@@ -194,7 +185,7 @@ def desc_key(name: str, d, dtype: str, aligned: bool):
             raise ValueError(f"{where}: stride {i} = {s} does not fit in int64")
     # the value rules: runtime/ArgRules.h, which the C++ launch fast path applies too
     nan, shape16, strides16 = _C.descriptor_key(
-        where, dtype, _ELEM_BYTES[dtype], aligned, shape, strides,
+        where, dtype, _C.dtype_bytes(dtype), aligned, shape, strides,
         tuple(int(b) for b in d.block_shape), d.padding)
     key = ("d", dtype, tuple(int(b) for b in d.block_shape), nan, shape16, strides16)
     return key, shape, strides[:-1]
