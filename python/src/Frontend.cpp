@@ -131,13 +131,16 @@ namespace {
 std::shared_ptr<sema::FunctionSource> make_function_source(std::string name, std::string file,
                                                            std::string source, int first_line,
                                                            const nb::dict &globals,
-                                                           bool noinline) {
+                                                           bool noinline, bool must_use_result,
+                                                           std::string must_use_note) {
   auto fs = std::make_shared<sema::FunctionSource>();
   fs->name = std::move(name);
   fs->file = std::move(file);
   fs->source = std::move(source);
   fs->first_line = first_line;
   fs->noinline = noinline;
+  fs->must_use_result = must_use_result;
+  fs->must_use_note = std::move(must_use_note);
   for (auto [k, v] : globals) {
     std::string key = nb::cast<std::string>(k);
     sema::Val val;
@@ -233,12 +236,14 @@ void bind_frontend(nb::module_ &m) {
                                    "The source of one @jit function and its resolved globals.")
       .def(nb::new_(&make_function_source), nb::arg("name"), nb::arg("file"),
            nb::arg("source"), nb::arg("first_line"), nb::arg("globals") = nb::dict(),
-           nb::arg("noinline") = false)
+           nb::arg("noinline") = false, nb::arg("must_use_result") = false,
+           nb::arg("must_use_note") = "")
       .def_ro("name", &sema::FunctionSource::name)
       .def_ro("file", &sema::FunctionSource::file)
       .def_ro("source", &sema::FunctionSource::source)
       .def_ro("first_line", &sema::FunctionSource::first_line)
       .def_ro("noinline", &sema::FunctionSource::noinline)
+      .def_ro("must_use_result", &sema::FunctionSource::must_use_result)
       .def_ro("unsupported_globals", &sema::FunctionSource::unsupported_globals)
       .def_ro("entry_name", &sema::FunctionSource::entry_name)
       .def(

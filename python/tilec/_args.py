@@ -261,7 +261,8 @@ def _ckey(v):
         head = ("namedtuple", type(v).__qualname__) if is_named_tuple(v) else ("tuple",)
         return head + tuple(_ckey(e) for e in v)
     if isinstance(v, core.dtype):
-        return ("dtype", v.ir_type)
+        # an unsupported fp8 type keys by name: the compile reports it (_sources._wire)
+        return ("dtype", v.ir_type if v.unsupported_reason() is None else v.name)
     if _is_jit(v):
         return _jit_key(v)
     if is_named_tuple_class(v):

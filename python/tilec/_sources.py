@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _C, _args
 from ._interface import KernelInterface
-from .errors import CompilationError
+from .errors import CompilationError, CompileErrorCause
 from .language import _stubs, core
 
 _LANGUAGE_PREFIX = "tilec.language"
@@ -152,7 +152,8 @@ def to_global(v, resolve_jit):
             return _C.Unsupported(f"int {v} that does not fit in 64 bits")
         return v
     if isinstance(v, core.dtype):
-        return _C.DTypeRef(v.ir_type)
+        reason = v.unsupported_reason()  # reported where the kernel names it
+        return _C.DTypeRef(v.ir_type) if reason is None else _C.Unsupported(f"dtype ({reason})")
     if v is core.PropagateNan:  # an enum class Sema knows by name (NONE / ALL)
         return _C.ModuleRef(_LANGUAGE_PREFIX + ".PropagateNan")
     if isinstance(v, types.ModuleType):
@@ -218,6 +219,11 @@ def _wire(v):
         return _C.NamedTupleValue(named_tuple_type(type(v)), elems) \
             if _args.is_named_tuple(v) else elems
     if isinstance(v, core.dtype):
+        reason = v.unsupported_reason()
+        if reason is not None:  # a constexpr argument: a compile error, as Triton's
+            err = CompilationError(f"error: {reason}", reason)
+            err.__cause__ = CompileErrorCause(reason)
+            raise err
         return _C.DTypeRef(v.ir_type)
     if isinstance(v, KernelInterface):
         return function_source(v.jit_function)
@@ -287,8 +293,10 @@ class SourceBuilder:
                         globals_[name] = to_global(v, self.build)
             if user_modules:
                 globals_.update(self._module_globals(text, scope, user_modules))
+            must_use = getattr(jitfn, "_must_use_result", False)  # @must_use_result
             fs = _C.FunctionSource(jitfn.__name__, file, text, first_line, globals_,
-                                   bool(jitfn.noinline))
+                                   bool(jitfn.noinline), bool(must_use),
+                                   must_use if isinstance(must_use, str) else "")
             jitfn._function_source = fs
             return fs
         finally:

@@ -188,3 +188,84 @@ def test_internal_error_is_a_runtime_error_naming_tilec():
 def test_kernel_error_translation():
     with pytest.raises(tilec.KernelError, match="boom"):
         tilec._C._raise_kernel_error("boom")
+
+
+@triton.must_use_result("Keep the cube.")
+@triton.jit
+def _cube(x):
+    return x * x * x
+
+
+@triton.must_use_result
+@triton.jit
+def _square(x):
+    return x * x
+
+
+@triton.jit
+def _drops_cube(out):
+    a = tl.full((16,), 2.0, tl.float32)
+    _cube(a)  # ERR:cube
+    tl.store(out + tl.arange(0, 16), a)
+
+
+@triton.jit
+def _drops_square(out):
+    _square(1.0)  # ERR:square
+
+
+@triton.jit
+def _uses_both(out):
+    a = _cube(tl.full((16,), 2.0, tl.float32))
+    tl.store(out + tl.arange(0, 16), _square(a))
+
+
+@pytest.mark.parametrize("kernel,tag,message", [
+    (_drops_cube, "cube", "The result of _cube is not being used. Keep the cube."),
+    (_drops_square, "square", "The result of _square is not being used."),
+])
+def test_must_use_result_rejects_a_dropped_call(kernel, tag, message):
+    out = np.zeros(16, np.float32)
+    with pytest.raises(tilec.CompilationError) as e:
+        kernel[(1,)](out)
+    assert e.value.message == message
+    line = next(i for i, s in enumerate(open(__file__).read().splitlines(), 1)
+                if s.rstrip().endswith(f"# ERR:{tag}"))
+    assert (e.value.file, e.value.line) == (os.path.abspath(__file__), line)
+
+
+def test_must_use_result_accepts_a_used_call():
+    out = np.zeros(16, np.float32)
+    _uses_both[(1,)](out)
+    assert (out == 64.0).all()
+
+
+_TRITON_ONLY_FP8 = tl.float8e5b16
+
+
+@triton.jit
+def _fill(out, dtype: tl.constexpr):
+    tl.store(out + tl.arange(0, 16), tl.full((16,), 0.0, dtype).to(tl.float32))
+
+
+@triton.jit
+def _fill_global(out):
+    tl.store(out + tl.arange(0, 16), tl.full((16,), 0.0, _TRITON_ONLY_FP8).to(tl.float32))  # ERR:fp8
+
+
+@pytest.mark.parametrize("dtype", [tl.float8e5b16, tl.float8e4b8, tl.float8e4b15])
+def test_fp8_types_of_other_gpus_are_compile_errors(dtype):
+    # Triton's phrase (its test_fp8_support reads it from __cause__), as a CompilationError
+    with pytest.raises(tilec.CompilationError) as e:
+        _fill[(1,)](np.zeros(16, np.float32), dtype)
+    assert f"type {dtype.name} not supported in this architecture" in str(e.value.__cause__)
+    assert "fp8e4nv and fp8e5" in e.value.message
+
+
+def test_fp8_type_of_other_gpus_in_a_global_is_located():
+    with pytest.raises(tilec.CompilationError) as e:
+        _fill_global[(1,)](np.zeros(16, np.float32))
+    assert "not supported in this architecture" in e.value.message
+    line = next(i for i, s in enumerate(open(__file__).read().splitlines(), 1)
+                if s.rstrip().endswith("# ERR:fp8"))
+    assert e.value.line == line

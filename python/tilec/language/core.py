@@ -179,13 +179,20 @@ class dtype:
     def cache_key_part(self) -> str:
         return self.name
 
+    def unsupported_reason(self):
+        """Why a kernel cannot use this dtype (Triton's fp8 types of other GPUs), else None."""
+        if self.name not in dtype.UNSUPPORTED_TYPES:
+            return None
+        return (f"type {self.name} not supported in this architecture: tilec's fp8 types are "
+                f"fp8e4nv and fp8e5 ({self.name} is Triton's fp8 type of other GPUs, "
+                "pre-Hopper NVIDIA or AMD)")
+
     @property
     def ir_type(self) -> str:
         """The Tile IR spelling ("fp16", "i32", "ptr<fp32>") handed to the compiler."""
-        if self.name in dtype.UNSUPPORTED_TYPES:
-            raise TypeError(f"{self!r} is Triton's fp8 type of other GPUs (pre-Hopper NVIDIA or "
-                            "AMD): tilec has no such element type (fp8e4nv and fp8e5 are "
-                            "supported)")
+        reason = self.unsupported_reason()
+        if reason is not None:
+            raise TypeError(reason)
         return self._ir_name
 
     def __eq__(self, other):
@@ -350,8 +357,9 @@ def builtin(fn):
 
 
 def must_use_result(x, s=True):
-    """Marks a function whose result must be used (Triton's decorator; tilec does not check
-    it)."""
+    """Marks a @jit function whose result must be used: a call of it as a statement of its
+    own (its value dropped) is a compile error, "The result of f is not being used.", followed
+    by `s` when it is a string (Triton's decorator)."""
     if isinstance(x, str):
         return lambda fn: must_use_result(fn, x)
     x._must_use_result = s

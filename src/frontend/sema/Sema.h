@@ -34,6 +34,10 @@ struct FunctionSource {
   // in a kernel" instead of "not defined".
   std::map<std::string, std::string> unsupported_globals;
   bool noinline = false;   // accepted and ignored: every callee is inlined
+  // @must_use_result: a call whose value an expression statement drops is an error, with
+  // `must_use_note` (the decorator's text, may be empty) after Triton's sentence.
+  bool must_use_result = false;
+  std::string must_use_note;
   // The compiled kernel's name when this is the kernel (`@jit(repr=...)` names it per
   // specialisation); empty: the def's name.
   std::string entry_name;

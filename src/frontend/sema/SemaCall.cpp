@@ -45,6 +45,8 @@ CallArgs Lowerer::eval_call_args(const ast::CallExpr &e) {
 }
 
 Val Lowerer::eval_call(const ast::CallExpr &e) {
+  bool dropped = dropped_ == &e; // this call is an expression statement (not its arguments)
+  dropped_ = nullptr;
   if (e.func->kind == ast::ExprKind::Name) { // clearer messages for what the caller could not pass
     const std::string &name = static_cast<const ast::NameExpr &>(*e.func).id;
     const auto &unsupported = frame().fn->src->unsupported_globals;
@@ -60,6 +62,9 @@ Val Lowerer::eval_call(const ast::CallExpr &e) {
     }
   }
   Val f = eval(*e.func);
+  if (dropped && f.kind == Val::Kind::Function && f.fn && f.fn->must_use_result)
+    throw CompileError(e.loc, "The result of " + unparse(*e.func) + " is not being used." +
+                                  (f.fn->must_use_note.empty() ? "" : " " + f.fn->must_use_note));
   CallArgs args = eval_call_args(e);
   return call_value(f, std::move(args), *e.func);
 }

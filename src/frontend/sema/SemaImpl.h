@@ -226,6 +226,7 @@ public:
   bool debug_stops_ = false;   // emit a stop before every statement (kernels with breakpoint())
   bool saw_breakpoint_ = false;
   int no_stops_ = 0;           // inside a combiner region (tl.reduce's function): no stops
+  const ast::Expr *dropped_ = nullptr; // an expression statement's call: its value is dropped
 };
 
 // RAII: runs a function body in `f`, restoring the frame stack on exit.

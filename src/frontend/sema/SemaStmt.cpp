@@ -115,9 +115,13 @@ void Lowerer::lower_stmt(const ast::Stmt &s) {
     return lower_aug_assign(static_cast<const ast::AugAssignStmt &>(s));
   case ast::StmtKind::AnnAssign:
     return lower_ann_assign(static_cast<const ast::AnnAssignStmt &>(s));
-  case ast::StmtKind::Expr:
-    eval(*static_cast<const ast::ExprStmt &>(s).value);
+  case ast::StmtKind::Expr: {
+    const ast::Expr &value = *static_cast<const ast::ExprStmt &>(s).value;
+    dropped_ = &value; // eval_call checks @must_use_result callees against it
+    eval(value);
+    dropped_ = nullptr;
     return;
+  }
   case ast::StmtKind::Pass:
     return;
   case ast::StmtKind::If:
