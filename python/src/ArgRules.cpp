@@ -46,16 +46,18 @@ void ints(const std::vector<nb::int_> &vals, int64_t *out) {
 
 // (nan padding, shapes divisible by 16, strides but the last divisible by 16) of a valid
 // descriptor; raises TypeError / ValueError naming the first rule it breaks.
-nb::tuple descriptor_key(const std::string &where, const std::string &dtype, int elem_bytes,
-                         bool aligned, const std::vector<nb::int_> &shape,
-                         const std::vector<nb::int_> &strides, const std::vector<nb::int_> &block,
-                         nb::handle padding) {
+nb::tuple descriptor_key(const std::string &where, const std::string &dtype, bool aligned,
+                         const std::vector<nb::int_> &shape, const std::vector<nb::int_> &strides,
+                         const std::vector<nb::int_> &block, nb::handle padding) {
   size_t n = shape.size();
   if (n < 1 || n > size_t(runtime::kMaxDescriptorRank) || strides.size() != n || block.size() != n)
     throw nb::value_error("descriptor_key: one rank from 1 to 5 (checked by the caller)");
   runtime::DescriptorFields f;
   f.dtype = dtype;
-  f.elem_bytes = elem_bytes;
+  auto d = ir::dtype_from_ir_name(dtype);
+  if (!d)
+    throw nb::value_error(("descriptor_key: not a Tile IR dtype: '" + dtype + "'").c_str());
+  f.elem_bytes = ir::byte_size(*d);
   f.aligned = aligned;
   f.rank = static_cast<int>(n);
   ints(shape, f.shape);
@@ -95,20 +97,10 @@ void bind_arg_rules(nb::module_ &m) {
   m.def("int_spec", &int_spec, nb::arg("value"), nb::arg("specialize"),
         "An int argument's (kernel type 'i32' | 'i64' | 'u64', divisible by 16, equal to 1; "
         "both False unless specialize), or None when it fits in no 64-bit type.");
-  m.def("descriptor_key", &descriptor_key, nb::arg("where"), nb::arg("dtype"),
-        nb::arg("elem_bytes"), nb::arg("aligned"), nb::arg("shape"), nb::arg("strides"),
-        nb::arg("block_shape"), nb::arg("padding"),
+  m.def("descriptor_key", &descriptor_key, nb::arg("where"), nb::arg("dtype"), nb::arg("aligned"),
+        nb::arg("shape"), nb::arg("strides"), nb::arg("block_shape"), nb::arg("padding"),
         "(nan padding, shape entries divisible by 16, strides but the last divisible by 16) "
         "of a TensorDescriptor argument; TypeError / ValueError naming the rule it breaks.");
-  m.def(
-      "dtype_bytes",
-      [](const std::string &name) {
-        auto d = ir::dtype_from_ir_name(name);
-        if (!d)
-          throw nb::value_error(("not a Tile IR dtype: '" + name + "'").c_str());
-        return ir::byte_size(*d);
-      },
-      nb::arg("name"), "Storage bytes of an element of Tile IR dtype `name` (i1: 1).");
   m.def("check_block_shape", &check_block_shape, nb::arg("what"), nb::arg("block_shape"),
         "ValueError (its message starting with `what`) unless every entry is a power of 2 and "
         "there are at most 2**20 elements.");

@@ -154,8 +154,6 @@ def array_arg(name: str, x):
     return None
 
 
-
-
 class DescArg:
     """A TensorDescriptor argument of the interpreter path: its base (an ArrayArg) and the
     run-time shape and strides the kernel receives (the last stride is 1, not passed)."""
@@ -183,11 +181,11 @@ def desc_key(name: str, d, dtype: str, aligned: bool):
     for i, s in enumerate(strides):
         if not _INT64_MIN <= s < _INT64_END:
             raise ValueError(f"{where}: stride {i} = {s} does not fit in int64")
+    block = tuple(int(b) for b in d.block_shape)
     # the value rules: runtime/ArgRules.h, which the C++ launch fast path applies too
-    nan, shape16, strides16 = _C.descriptor_key(
-        where, dtype, _C.dtype_bytes(dtype), aligned, shape, strides,
-        tuple(int(b) for b in d.block_shape), d.padding)
-    key = ("d", dtype, tuple(int(b) for b in d.block_shape), nan, shape16, strides16)
+    nan, shape16, strides16 = _C.descriptor_key(where, dtype, aligned, shape, strides, block,
+                                                d.padding)
+    key = ("d", dtype, block, nan, shape16, strides16)
     return key, shape, strides[:-1]
 
 
@@ -223,11 +221,6 @@ def tuple_arg(name: str, v: tuple, specialize_ints: bool, leaf):
 class IntOverflowError(OverflowError, ValueError):
     """An int argument that fits no kernel int type: Triton's OverflowError (and the
     ValueError tilec raised before, for callers that catch that)."""
-
-
-def int_dtype(name: str, v: int) -> str:
-    """The kernel type of an int argument (runtime/ArgRules.h: i32, else i64, else u64)."""
-    return _int_key(name, v, False)[1]
 
 
 def _int_key(name: str, v: int, specialize_ints: bool) -> tuple:
