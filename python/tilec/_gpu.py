@@ -24,7 +24,7 @@ from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._tensors import TensorWrapper
 # The compile step and the kernel it gives live in the compiler package; their names stay
 # importable from here, where tests and benchmarks have always found them.
-from .compiler.gpu import GpuCompiledKernel, compile_launch, set_ptx_generator
+from .compiler.gpu import GpuCompiledKernel, compile_launch, launch_arguments, set_ptx_generator
 from .language import core
 from .tools.tensor_descriptor import TensorDescriptor
 
@@ -226,43 +226,13 @@ def run(jitfn, grid, warmup, args, kwargs):
     if warmup:
         return kernel
     g = normalize_grid(grid, dict(zip(jitfn.arg_names, values)))
-    names, values = _with_descriptor_parts(jitfn.arg_names, values)
-    values = [v.base if isinstance(v, TensorWrapper) else v for v in values]
+    names, values = launch_arguments(jitfn.arg_names, values)
     if watched:
         _hooks.launch(kernel, g, stream, values[:len(jitfn.arg_names)],
                       lambda: kernel._native.launch(g, stream, names, values, device, **attrs))
     else:
         kernel._native.launch(g, stream, names, values, device, **attrs)
     return kernel
-
-
-def _with_descriptor_parts(names, values):
-    """The launch's names and values, with each TensorDescriptor's parts and each tuple's
-    elements added under the names of the kernel's .params (d.base, d.shape.<i>,
-    d.stride.<i>: every stride but the last, which is 1; t.<i>, t.<i>.<j>, ...)."""
-    extra_names, extra = [], []
-
-    def add(n, v):
-        if isinstance(v, TensorDescriptor):
-            extra_names.append(n + ".base")
-            extra.append(v.base.base if isinstance(v.base, TensorWrapper) else v.base)
-            for i, x in enumerate(v.shape):
-                extra_names.append(f"{n}.shape.{i}")
-                extra.append(int(x))
-            for i, x in enumerate(list(v.strides)[:-1]):
-                extra_names.append(f"{n}.stride.{i}")
-                extra.append(int(x))
-        elif isinstance(v, tuple):
-            for i, e in enumerate(v):
-                extra_names.append(f"{n}.{i}")
-                extra.append(e)
-                add(f"{n}.{i}", e)
-
-    for n, v in zip(names, values):
-        add(n, v)
-    if not extra:
-        return names, values
-    return list(names) + extra_names, list(values) + extra
 
 
 __all__ = ["GpuCompiledKernel", "run", "set_ptx_generator", "synchronize", "wants_gpu"]

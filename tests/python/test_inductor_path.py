@@ -99,6 +99,27 @@ def test_gpu_kernel_moves_between_processes_as_its_dict():
     assert moved.src.fn.repr(moved.src.fn) == "add_kernel"
 
 
+def test_gpu_kernel_run_entry_hands_the_launch_to_the_native_kernel():
+    """Inductor's generated launcher calls `run` with every @jit argument: the GPU kernel
+    gives the native launch the .param names and values (wrappers unwrapped)."""
+    src = ASTSource(sk.add_kernel, ADD_SIG, {"BLOCK_SIZE": 128})
+    k = tilec.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
+    launches = []
+
+    class Recorder:
+        def launch(self, grid, stream, names, values):
+            launches.append((grid, stream, names, values))
+
+    k.module = Recorder()
+    x, y, out = (np.zeros(4, np.float32) for _ in range(3))
+    wrapped = tilec.reinterpret(y, tl.float32)
+    k.run(2, 1, 1, 7, k.function, k.metadata, None, None, None, x, wrapped, out, 4, 128)
+    (grid, stream, names, values), = launches
+    assert grid == (2, 1, 1) and stream == 7
+    assert list(names) == sk.add_kernel.arg_names
+    assert values[0] is x and values[1] is y and values[2] is out and values[3] == 4
+
+
 def test_jit_function_has_tritons_attributes():
     f = sk.add_kernel
     assert f.__globals__ is f.fn.__globals__ and f.used_global_vals == {}

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from .. import _C, _introspect, _sources, knobs
 from .._options import CompileOptions
+from .._tensors import TensorWrapper
 from ..errors import CompilationError, as_triton_error
+from ..tools.tensor_descriptor import TensorDescriptor
 from .kernel import CompiledKernel
 
 # (jitfn, fs, specs, options, arch) -> (ptx text, metadata dict). The metadata names the
@@ -149,8 +151,7 @@ class GpuCompiledKernel(CompiledKernel):
         self._binary = (n.ptx, n.cubin, dict(n.metadata))
 
     def _launch_args(self, grid, stream, args):
-        names, values = _with_descriptor_parts(self.function.arg_names, list(args))
-        values = [v.base if isinstance(v, TensorWrapper) else v for v in values]
+        names, values = launch_arguments(self.function.arg_names, list(args))
         self._native.launch(grid, stream, names, values)
 
     def _init_handles(self):
@@ -163,6 +164,36 @@ class GpuCompiledKernel(CompiledKernel):
         d = self._device()
         if d is not None:
             self._native.num_regs(d)
+
+
+def launch_arguments(names, values):
+    """The launch's names and values as the native launch takes them: each
+    TensorDescriptor's parts and each tuple's elements added under the names of the
+    kernel's .params (d.base, d.shape.<i>, d.stride.<i>: every stride but the last, which
+    is 1; t.<i>, t.<i>.<j>, ...), and tensor wrappers unwrapped."""
+    extra_names, extra = [], []
+
+    def add(n, v):
+        if isinstance(v, TensorDescriptor):
+            extra_names.append(n + ".base")
+            extra.append(v.base.base if isinstance(v.base, TensorWrapper) else v.base)
+            for i, x in enumerate(v.shape):
+                extra_names.append(f"{n}.shape.{i}")
+                extra.append(int(x))
+            for i, x in enumerate(list(v.strides)[:-1]):
+                extra_names.append(f"{n}.stride.{i}")
+                extra.append(int(x))
+        elif isinstance(v, tuple):
+            for i, e in enumerate(v):
+                extra_names.append(f"{n}.{i}")
+                extra.append(e)
+                add(f"{n}.{i}", e)
+
+    for n, v in zip(names, values):
+        add(n, v)
+    if extra:
+        names, values = list(names) + extra_names, list(values) + extra
+    return names, [v.base if isinstance(v, TensorWrapper) else v for v in values]
 
 
 def _ptx_and_meta(jitfn, fs, specs, options, arch):
