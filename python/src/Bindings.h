@@ -41,6 +41,10 @@ LocatedError compile_error(const SourceManager &sm, SourceLoc loc, const std::st
 // `what` describing the value, for anything a kernel cannot use (an Unsupported marker).
 bool value_from_python(nb::handle h, sema::Val &out, std::string &what);
 
+// A HostFunctionRef (HostFunction.cpp) -> a Val of kind HostFunction; false for anything
+// else.
+bool host_function_from_python(nb::handle h, sema::Val &out);
+
 // The class a _C.NamedTupleType object describes (a TypeError for anything else).
 std::shared_ptr<const sema::NamedTupleInfo> named_tuple_info(nb::handle h);
 
@@ -54,6 +58,7 @@ sema::ArgSpec to_arg_spec(const nb::handle &spec, size_t index);
 
 void bind_errors(nb::module_ &m);
 void bind_frontend(nb::module_ &m);
+void bind_host_function(nb::module_ &m); // HostFunction.cpp, from bind_frontend
 void bind_compile(nb::module_ &m);
 void bind_support(nb::module_ &m);
 void bind_arg_rules(nb::module_ &m); // ArgRules.cpp: runtime/ArgRules.h for tilec/_args.py

@@ -118,6 +118,8 @@ bool value_from_python(nb::handle h, sema::Val &out, std::string &what) {
     out.named = nt.type.info;
     return true;
   }
+  if (host_function_from_python(h, out))
+    return true;
   if (nb::isinstance<Unsupported>(h)) {
     what = nb::cast<const Unsupported &>(h).what;
     return false;
@@ -178,6 +180,7 @@ std::vector<std::string> referenced_names(const std::string &name, const std::st
 } // namespace
 
 void bind_frontend(nb::module_ &m) {
+  bind_host_function(m);
   nb::class_<ModuleRef>(m, "ModuleRef", "A global naming a module the compiler knows.")
       .def(nb::init<std::string>(), nb::arg("name"))
       .def_ro("name", &ModuleRef::name)

@@ -10,7 +10,7 @@ from . import _C
 from ._version import TILEC_VERSION as __tilec_version__, TRITON_VERSION as __version__
 from .errors import (CompilationError, CudaError, InterpreterError, KernelError, OutOfResources,
                      TilecError, TritonError)
-from .jit import JITFunction, KernelInterface, jit
+from .jit import JITFunction, KernelInterface, constexpr_function, jit
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .compiler import CompiledKernel, compile
 from ._tensors import MockTensor, TensorWrapper, reinterpret
@@ -35,7 +35,8 @@ def next_power_of_2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
-__all__ = ["jit", "JITFunction", "KernelInterface", "Config", "autotune", "Autotuner",
+__all__ = ["jit", "constexpr_function", "JITFunction", "KernelInterface", "Config", "autotune",
+           "Autotuner",
            "heuristics", "Heuristics", "cdiv", "next_power_of_2", "CompilationError",
            "KernelError", "TilecError", "TritonError", "InterpreterError", "CompiledKernel",
            "language", "testing", "must_use_result", "CudaError", "OutOfResources", "synchronize", "compile",

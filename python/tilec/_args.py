@@ -223,12 +223,15 @@ class IntOverflowError(OverflowError, ValueError):
     ValueError tilec raised before, for callers that catch that)."""
 
 
-def _int_key(name: str, v: int, specialize_ints: bool) -> tuple:
+def _int_key(name: str, v: int, specialize_ints: bool, align: bool = True) -> tuple:
     """("i", type, divisible by 16, equal to 1) of an int argument: the rule the C++ launch
-    fast path keys launches with (runtime/ArgRules.h, through _C.int_spec)."""
+    fast path keys launches with (runtime/ArgRules.h, through _C.int_spec). Without
+    `align` (do_not_specialize_on_alignment) divisibility is not specialised."""
     spec = _C.int_spec(v, specialize_ints)
     if spec is None:
         raise IntOverflowError(f"argument '{name}' = {v} does not fit in 64 bits")
+    if not align and spec[1]:
+        spec = (spec[0], False, spec[2])
     return ("i",) + spec
 
 
@@ -346,7 +349,8 @@ def _scalar(name, v, dt):
 # Specialisation of one parameter: (key, run-time value). The key is part of the compile
 # cache key; the run-time value is what the interpreter receives (an ArrayArg for
 # pointers, None for compile-time parameters).
-def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=None):
+def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=None,
+               align: bool = True):
     t = type(v)
     if is_constexpr:
         if t is int or t is bool or t is str or t is float or v is None:
@@ -355,9 +359,9 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
     if typed is None:
         if t is np.ndarray:
             arr = _numpy_arg(name, v)
-            return ("p", arr.dtype, arr.aligned), arr
+            return ("p", arr.dtype, arr.aligned and align), arr
         if t is int:
-            return _int_key(name, v, specialize_ints), v
+            return _int_key(name, v, specialize_ints, align), v
     else:
         kind, dt = typed
         if kind == "scalar":
@@ -371,14 +375,14 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
         if arr.dtype != dt:
             raise TypeError(f"argument '{name}' is declared a pointer to {dt} but the array "
                             f"holds {arr.dtype}")
-        return ("p", arr.dtype, arr.aligned), arr
+        return ("p", arr.dtype, arr.aligned and align), arr
     if v is None:
         return ("n",), None
     if t is bool or isinstance(v, np.bool_):
         return ("b",), bool(v)
     if isinstance(v, (int, np.integer)):
         v = int(v)
-        return _int_key(name, v, specialize_ints), v
+        return _int_key(name, v, specialize_ints, align), v
     if t is float or isinstance(v, np.floating):
         return ("f",), float(v)
     if isinstance(v, core.constexpr):
@@ -391,7 +395,7 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
         return ("c", _ckey(v)), None
     arr = array_arg(name, v)
     if arr is not None:
-        return ("p", arr.dtype, arr.aligned), arr
+        return ("p", arr.dtype, arr.aligned and align), arr
     if isinstance(v, core.dtype):
         raise TypeError(f"argument '{name}' is a dtype ({v}); a dtype can only be passed to "
                         "a tl.constexpr parameter")

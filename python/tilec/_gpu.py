@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import _C, _args, _fastpath, _hooks, _sources
+from . import _C, _args, _fastpath, _hooks, _jit_cache, _sources
 from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._tensors import TensorWrapper
 # The compile step and the kernel it gives live in the compiler package; their names stay
@@ -119,6 +119,7 @@ def _specialize(jitfn, values, info):
                     raise TypeError(f"argument '{p.name}' is declared a pointer to {want} but "
                                     f"the array holds {dtype}")
             on_device(p.name, dev)
+            aligned = aligned and p.align  # do_not_specialize_on_alignment
             keys.append(("p", dtype, aligned))
             specs.append(("pointer", (dtype, aligned)))
             continue
@@ -151,7 +152,7 @@ def _specialize(jitfn, values, info):
             keys.append(key)
             specs.append(_sources.spec_of(key, v))
             continue
-        r = _args.specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
+        r = _args.specialize(p.name, v, p.is_constexpr, p.specialize, p.typed, p.align)
         key = r[0]
         keys.append(key)
         specs.append(r[1] if len(r) == 3 else _sources.spec_of(key, v))
@@ -219,7 +220,14 @@ def run(jitfn, grid, warmup, args, kwargs):
     kernels = jitfn.__dict__.setdefault("_gpu_kernels", {})  # in-memory, by specialisation
     kernel = None if always else kernels.get(ck)
     if kernel is None:
-        kernel = compile_launch(jitfn, specs, keys, options, arch, device)
+        if _jit_cache.hooks_set():  # Triton's JIT compile hooks
+            kernel = _jit_cache.compile_with_hooks(
+                jitfn, ck, options, device, warmup,
+                lambda: compile_launch(jitfn, specs, keys, options, arch, device), values)
+            if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
+                return None
+        else:
+            kernel = compile_launch(jitfn, specs, keys, options, arch, device)
         kernels[ck] = kernel
     if not always and not watched:
         _dispatcher(jitfn).add(args, kwargs, kernel)

@@ -18,6 +18,7 @@ import sys
 import textwrap
 import tokenize
 import types
+import weakref
 
 import numpy as np
 
@@ -161,6 +162,8 @@ def to_global(v, resolve_jit):
         return _C.ModuleRef(name) if name else _C.Unsupported(_describe(v))
     if isinstance(v, KernelInterface):
         return resolve_jit(v.jit_function)
+    if getattr(type(v), "_tilec_constexpr_function", False):  # jit.ConstexprFunction
+        return _C.HostFunctionRef(weakref.ref(v.fn), v.__name__, v._read_source()[0])
     if isinstance(v, tuple):
         elems = [to_global(e, resolve_jit) for e in v]
         bad = [e for e in elems if isinstance(e, _C.Unsupported)]
@@ -178,6 +181,13 @@ def to_global(v, resolve_jit):
         name = v._tilec_builtin  # "load", "math.exp" (= exp), "libdevice.exp" (its own)
         return _C.BuiltinRef(name if _stubs.has_own_namespace(name) else name.rsplit(".", 1)[-1])
     return _C.Unsupported(_describe(v))
+
+
+def constexpr_result(v):
+    """The compiler form of what a @constexpr_function returned (a list as a tuple)."""
+    if isinstance(v, list):
+        v = tuple(v)
+    return to_global(v, SourceBuilder().build)
 
 
 def _is_breakpoint(v) -> bool:

@@ -5,12 +5,13 @@ pipeline and runs the kernel on the CPU tile interpreter."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import os
 import re
 import textwrap
 
-from . import _C, _args, _gpu, _hooks, _interpret, _sources, _utils
+from . import _C, _args, _gpu, _hooks, _interpret, _jit_cache, _sources, _utils
 from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._interface import KernelInterface, Variant
 from ._options import CompileOptions
@@ -113,7 +114,8 @@ class JITCallable:
         with their @jit function, after clearing `fn` and `__globals__`): the compiled
         state and the wrapped function stay behind."""
         state = dict(self.__dict__)
-        for k in ("__wrapped__", "_function_source", "_gpu_kernels", "_gpu_dispatch"):
+        for k in ("__wrapped__", "_function_source", "_gpu_kernels", "_gpu_dispatch",
+                  "_device_caches"):
             state.pop(k, None)
         state["cache"] = {}
         state["_user_repr"] = None  # names new compilations only, which need `fn`
@@ -142,7 +144,14 @@ class JITCallable:
         m = _DEF_LINE.search(textwrap.dedent(old))
         def_line = first_line + (textwrap.dedent(old)[:m.start()].count("\n") if m else 0)
         starts_at_def = _DEF_LINE.match(textwrap.dedent(new_src).lstrip("\n")) is not None
-        self._src = (new_src, file, def_line if starts_at_def else first_line)
+        at_def = _INDENTED_DEF.search(old)
+        if starts_at_def and at_def and new_src.startswith("def"):
+            # keep the decorators and the indentation: the same text gives the same
+            # source, hence the same cache key
+            self._src = (old[:at_def.start()] + textwrap.indent(new_src, at_def.group(1)),
+                         file, first_line)
+        else:
+            self._src = (new_src, file, def_line if starts_at_def else first_line)
         self._function_source = None
         self.cache = {}
         self.__dict__.pop("_gpu_kernels", None)
@@ -173,6 +182,59 @@ class JITCallable:
         """A hash of the sources of this function and the @jit functions it calls, the
         constexpr globals they read and tilec's version."""
         return _C.gpu_cache_key(_sources.function_source(self), "", "", "")
+
+    @property
+    def hash(self):
+        """Triton's memo of cache_key: setting it to None makes cache_key read this
+        function's sources (and its callees' as they are now) again."""
+        return self.__dict__.get("_hash")
+
+    @hash.setter
+    def hash(self, value):
+        if value is None:
+            self._function_source = None
+        self.__dict__["_hash"] = value
+
+
+class ConstexprFunction(JITCallable):
+    """A Python function a kernel calls at compile time (Triton's @constexpr_function): the
+    kernel passes constexpr arguments and gets a constexpr back; Python code calls it as
+    the plain function it is."""
+
+    _tilec_constexpr_function = True  # what _sources.to_global recognises
+
+    def __get__(self, obj, objclass):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)  # a constexpr_function method
+
+    @property
+    def cache_key(self) -> str:
+        text = f"{self.__module__}.{self.__qualname__}\n{self._read_source()[0]}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _unsafe_update_src(self, new_src: str):
+        """Replaces the function by one defined by `new_src` (in the same globals)."""
+        super()._unsafe_update_src(new_src)
+        scope = {}
+        exec(compile(textwrap.dedent(new_src), self.file, "exec"), self.fn.__globals__, scope)
+        fn = scope.get(self.fn.__name__, self.fn)
+        self.fn = fn.fn if isinstance(fn, ConstexprFunction) else fn  # decorated again
+
+    def __call__(self, *args, **kwargs):
+        args = [a.value if isinstance(a, core.constexpr) else a for a in args]
+        kwargs = {k: v.value if isinstance(v, core.constexpr) else v
+                  for k, v in kwargs.items()}
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self):
+        return f"ConstexprFunction({self.__module__}:{self.__qualname__})"
+
+
+def constexpr_function(fn):
+    """Makes `fn` callable from @jit functions at compile time, on constexpr arguments
+    (Triton's decorator)."""
+    return ConstexprFunction(fn)
 
 
 class JITFunction(JITCallable, KernelInterface):
@@ -294,14 +356,21 @@ class JITFunction(JITCallable, KernelInterface):
         runtime = []
         specialize = _args.specialize
         for p, v in zip(self.params, values):
-            key, rt = specialize(p.name, v, p.is_constexpr, p.specialize, p.typed)
+            key, rt = specialize(p.name, v, p.is_constexpr, p.specialize, p.typed, p.align)
             keys.append(key)
             runtime.append(rt)
         cache_key = (tuple(keys), options)
         kernel = self.cache.get(cache_key)
         if kernel is None or _C.env_flag("TILEC_ALWAYS_COMPILE"):
             specs = [_sources.spec_of(k, v) for k, v in zip(keys, values)]
-            kernel = compile_kernel(self, specs, options)
+            if _jit_cache.hooks_set():  # Triton's JIT compile hooks
+                kernel = _jit_cache.compile_with_hooks(
+                    self, cache_key, options, "cpu", warmup,
+                    lambda: compile_kernel(self, specs, options), values)
+                if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
+                    return None
+            else:
+                kernel = compile_kernel(self, specs, options)
             self.cache[cache_key] = kernel
         if warmup:
             return kernel
@@ -320,6 +389,16 @@ class JITFunction(JITCallable, KernelInterface):
     def warmup(self, *args, grid, **kwargs):
         return self.run(*map(MockTensor.wrap_dtype, args), grid=grid, warmup=True, **kwargs)
 
+    @property
+    def device_caches(self):
+        """Triton's per-device caches (device -> (kernels by key, ...)); see _jit_cache."""
+        return _jit_cache.device_caches(self)
+
+    def preload(self, specialization_data: str):
+        """Compiles the specialisation a JIT compile hook was given (its
+        `specialization_data`), as Triton's preload does; returns the kernel."""
+        return _jit_cache.preload(self, specialization_data)
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"@jit function '{self.__name__}' can only be called inside another "
                            f"@jit function; launch it with {self.__name__}[grid](...)")
@@ -330,6 +409,7 @@ class JITFunction(JITCallable, KernelInterface):
 
 _MISSING = object()
 _DEF_LINE = re.compile(r"^def\s+\w+\s*\(", re.MULTILINE)
+_INDENTED_DEF = re.compile(r"^([ \t]*)def\s+\w+\s*\(", re.MULTILINE)
 _GRID_END = 1 << 31
 # kernel[grid] without a Python frame once the function launched on a GPU (_gpu.py)
 JITFunction.__getitem__ = _gpu.fast_getitem(JITFunction, JITFunction.__getitem__)

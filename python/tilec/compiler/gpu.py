@@ -224,7 +224,9 @@ def compile_launch(jitfn, specs, keys, options: CompileOptions, arch, device):
         ptx, meta = _ptx_and_meta(jitfn, fs, specs, options, arch)
         native = _C.gpu_build(ptx, meta, arch, device)
         native.store(key, cache_dir)  # best effort: a read-only cache only costs a recompile
-    return GpuCompiledKernel(native, jitfn, options, arch, source=(fs, specs))
+    kernel = GpuCompiledKernel(native, jitfn, options, arch, source=(fs, specs))
+    kernel.hash = key
+    return kernel
 
 
 def compile_specs(jitfn, specs, options: CompileOptions, arch) -> GpuCompiledKernel:

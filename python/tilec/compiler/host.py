@@ -171,6 +171,7 @@ def compile_kernel(jitfn, specs, options: CompileOptions) -> HostKernel:
         err = as_triton_error(e, interpreting=_interpret.enabled())
         raise err.with_traceback(None) from err.__cause__
     kernel = HostKernel(native, jitfn, specs, options)
+    kernel.hash = _C.gpu_cache_key(fs, repr(specs), repr(tuple(options)), "cpu")
     if kernel.static_output:
         sys.stdout.write(kernel.static_output)
         sys.stdout.flush()

@@ -211,6 +211,16 @@ class dtype:
         return f"triton.language.{self.codegen_name()}"
 
 
+def _dtype_from_ir(ir_name: str) -> dtype:
+    """The dtype the compiler spells `ir_name` ("fp16", "i32", "ptr<fp32>")."""
+    if ir_name.startswith("ptr<") and ir_name.endswith(">"):
+        return pointer_type(_dtype_from_ir(ir_name[4:-1]))
+    for name, info in dtype._INFO.items():
+        if info[0] == ir_name:
+            return dtype(name)
+    raise ValueError(f"unknown dtype '{ir_name}'")
+
+
 # is_fp16(), is_uint8(), is_fp8e4nv(), ...: one query per type, as Triton has them
 for _n in dtype._INFO:
     if _n != "void":

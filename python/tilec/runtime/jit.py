@@ -5,26 +5,17 @@ and attributes the way a launch would."""
 
 from __future__ import annotations
 
-import dataclasses
-import types
-
 import numpy as np
 
 from .. import _C
+from .._jit_cache import JitFunctionInfo
 from .._tensors import MockTensor, TensorWrapper, reinterpret
 from .._utils import canonicalize_dtype, canonicalize_ptr_dtype, type_canonicalisation_dict
 from ..backends.compiler import BaseBackend
-from ..jit import JITCallable, JITFunction, KernelInterface, KernelParam, jit
+from ..jit import (ConstexprFunction, JITCallable, JITFunction, KernelInterface, KernelParam,
+                   constexpr_function, jit)
 from ..language import core
 from ..tools.tensor_descriptor import TensorDescriptor
-
-
-@dataclasses.dataclass
-class JitFunctionInfo:
-    """What Triton's JIT hooks receive about the function (`fn=`)."""
-    module: types.ModuleType
-    name: str
-    jit_function: JITFunction
 
 
 def _divisibility(backend, value: int, specialize: bool, align: bool):
@@ -101,6 +92,6 @@ def get_jit_fn_file_line(fn):
     return base.file, line
 
 
-__all__ = ["JITCallable", "JITFunction", "KernelInterface", "KernelParam", "JitFunctionInfo",
+__all__ = ["ConstexprFunction", "JITCallable", "JITFunction", "constexpr_function", "KernelInterface", "KernelParam", "JitFunctionInfo",
            "jit", "TensorWrapper", "reinterpret", "MockTensor", "type_canonicalisation_dict",
            "native_specialize_impl", "mangle_type", "get_jit_fn_file_line"]

@@ -83,6 +83,8 @@ std::string py_type_name(const Val &v) {
     return "block pointer";
   case Val::Kind::TensorDesc:
     return "tensor_descriptor";
+  case Val::Kind::HostFunction:
+    return "ConstexprFunction";
   }
   return "object";
 }

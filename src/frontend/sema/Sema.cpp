@@ -70,6 +70,8 @@ bool same_val(const Val &a, const Val &b) {
     return a.tensor == b.tensor;
   case Val::Kind::Function:
     return a.fn == b.fn;
+  case Val::Kind::HostFunction:
+    return a.host == b.host;
   case Val::Kind::Module:
   case Val::Kind::Builtin:
     return a.str == b.str;

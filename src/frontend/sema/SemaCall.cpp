@@ -107,9 +107,31 @@ Val Lowerer::call_value(const Val &f, CallArgs args, const ast::Expr &callee) {
     return inline_call(f, std::move(args));
   case Val::Kind::TupleClass:
     return construct_named_tuple(f, args);
+  case Val::Kind::HostFunction:
+    return call_host_function(*f.host, args);
   default:
     throw CompileError(callee.loc,
                        "'" + unparse(callee) + "' is not callable (it is " + describe(f) + ")");
+  }
+}
+
+// A @constexpr_function: the host runs it on the constexpr arguments at compile time.
+Val Lowerer::call_host_function(const HostFunction &h, const CallArgs &args) {
+  auto check = [&](const Val &v, const std::string &what) {
+    if (v.is_constexpr())
+      return;
+    std::string why = what + " (" + value_type_str(v) + ") is known only at run time";
+    throw CompileError(args.loc, "constexpr_function '" + h.name +
+                                     "' takes constexpr arguments only, but " + why);
+  };
+  for (size_t i = 0; i < args.args.size(); ++i)
+    check(args.args[i], "argument " + std::to_string(i + 1));
+  for (const auto &[key, v] : args.kwargs)
+    check(v, "argument '" + key + "'");
+  try {
+    return h.call(args.args, args.kwargs);
+  } catch (const std::runtime_error &e) {
+    throw CompileError(args.loc, e.what());
   }
 }
 

@@ -107,6 +107,7 @@ public:
       : opts_(opts), sm_(sm), debug_stops_(debug_stops) {}
   Val eval_list_comp(const ast::ListCompExpr &e);
   Val construct_named_tuple(const Val &cls, const CallArgs &args);
+  Val call_host_function(const HostFunction &h, const CallArgs &args);
   Val parameter_value(ir::Function &fn, const std::string &name, const ArgSpec &spec,
                       std::vector<int64_t> &divisibility, SourceLoc loc);
   SemaResult run(const std::shared_ptr<const FunctionSource> &kernel,

@@ -141,6 +141,8 @@ std::string spell(const Val &v, bool quote_strings) {
     return tensor_desc_str(v);
   case K::TupleClass:
     return "<class '" + v.named->name + "'>";
+  case K::HostFunction:
+    return "ConstexprFunction(" + v.host->name + ")";
   case K::Slice: {
     std::string s = "slice(";
     for (size_t i = 0; i < 3; ++i)
@@ -171,6 +173,7 @@ bool Val::is_constexpr() const {
   case Kind::DType:
   case Kind::Function: // a @jit function passed as a value (combine_fn) is compile-time
   case Kind::TupleClass:
+  case Kind::HostFunction:
     return true;
   case Kind::Tuple:
     for (const Val &e : elems)

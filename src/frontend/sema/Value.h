@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,16 @@ struct NamedTupleInfo {
   std::vector<struct Val> defaults; // for the last defaults.size() fields
 };
 
+// A function of the host run at compile time (Triton's @constexpr_function): called with
+// constexpr arguments, it returns a constexpr. `call` throws std::runtime_error with the
+// host's message when the function fails or returns what a kernel cannot use.
+struct HostFunction {
+  std::string name;
+  std::function<struct Val(const std::vector<struct Val> &,
+                           const std::vector<std::pair<std::string, struct Val>> &)>
+      call;
+};
+
 struct Val {
   enum class Kind {
     None, Bool, Int, Float, Str, // constexpr Python scalars
@@ -80,6 +91,7 @@ struct Val {
     BlockPtr,                    // elems = base, shape, strides, offsets; `block` the rest
     TensorDesc,                  // elems = base, shape, strides; `desc` the rest
     TupleClass,                  // a NamedTuple class (`named`): calling it makes a Tuple
+    HostFunction,                // `host`; str = its source text (the cache key hashes it)
   };
   Kind kind = Kind::None;
   bool b = false;
@@ -98,6 +110,7 @@ struct Val {
   // Tuple: the NamedTuple class it is an instance of (fields read as attributes); null
   // for a plain tuple. TupleClass: the class.
   std::shared_ptr<const NamedTupleInfo> named;
+  std::shared_ptr<const HostFunction> host; // HostFunction
 
   static Val none() { return Val(); }
   static Val boolean(bool v) { Val x; x.kind = Kind::Bool; x.b = v; return x; }
@@ -121,6 +134,10 @@ struct Val {
   }
   static Val module(std::string name) { Val x; x.kind = Kind::Module; x.str = std::move(name); return x; }
   static Val builtin(std::string name) { Val x; x.kind = Kind::Builtin; x.str = std::move(name); return x; }
+  static Val host_function(std::shared_ptr<const HostFunction> h, std::string source) {
+    Val x; x.kind = Kind::HostFunction; x.host = std::move(h); x.str = std::move(source);
+    return x;
+  }
   static Val method(std::string name, Val self) {
     Val x; x.kind = Kind::Method; x.str = std::move(name); x.elems.push_back(std::move(self));
     return x;

@@ -250,3 +250,59 @@ TEST(SemaCall, UnsupportedGlobalsAreNamed) {
 
 } // namespace
 } // namespace tilec::sema::test
+
+namespace tilec::sema::test {
+namespace {
+
+// A host function (Triton's @constexpr_function) as the bindings give one: run at compile
+// time on constexpr arguments; its result is a constexpr, its failure a located error.
+Val host_fn(const std::string &name, std::function<Val(const std::vector<Val> &)> f) {
+  auto h = std::make_shared<HostFunction>();
+  h->name = name;
+  h->call = [f](const std::vector<Val> &args,
+                const std::vector<std::pair<std::string, Val>> &kwargs) {
+    std::vector<Val> all = args;
+    for (const auto &kv : kwargs)
+      all.push_back(kv.second);
+    return f(all);
+  };
+  return Val::host_function(h, "def " + name + "(...): ...");
+}
+
+TEST(SemaCall, HostFunctionsRunAtCompileTime) {
+  auto globals = std_globals();
+  globals["plus_one"] = host_fn("plus_one", [](const std::vector<Val> &a) {
+    return Val::integer(a.at(0).i + 1);
+  });
+  globals["shape"] = host_fn("shape", [](const std::vector<Val> &a) {
+    return Val::tuple({a.at(0), a.at(1)});
+  });
+  auto k = make_fn("k", R"(def k(X, N: tl.constexpr):
+    n: tl.constexpr = plus_one(N)
+    s: tl.constexpr = shape(4, m=n)
+    tl.store(X + tl.arange(0, s[1]), tl.arange(0, s[1]) + s[0])
+)",
+                   globals);
+  Lowered l = lower(k, {ptr(), cint(7)});
+  EXPECT_NE(l.ir.find("arange {end = 8, start = 0}"), std::string::npos) << l.ir;
+  EXPECT_NE(l.ir.find("constant {value = 4}"), std::string::npos) << l.ir;
+}
+
+TEST(SemaCall, HostFunctionErrorsAreLocated) {
+  auto globals = std_globals();
+  globals["boom"] = host_fn("boom", [](const std::vector<Val> &) -> Val {
+    throw std::runtime_error("constexpr_function 'boom' raised ValueError: no");
+  });
+  auto k = make_fn("k", "def k(X):\n    a: tl.constexpr = boom(1)\n", globals);
+  Diag d = lower_error(k, {ptr()});
+  EXPECT_EQ(d.message, "constexpr_function 'boom' raised ValueError: no");
+  EXPECT_EQ(d.line, 2);
+
+  auto r = make_fn("k", "def k(X, n):\n    boom(n)\n", globals);
+  d = lower_error(r, {ptr(), int_arg()});
+  EXPECT_EQ(d.message, "constexpr_function 'boom' takes constexpr arguments only, but "
+                       "argument 1 (int32) is known only at run time");
+}
+
+} // namespace
+} // namespace tilec::sema::test
