@@ -12,14 +12,13 @@
 // are in GpuDispatch.h.
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string_view>
-
-#include "ir/Type.h"
 
 #include "GpuDispatch.h"
 
@@ -96,8 +95,9 @@ Dispatcher::Dispatcher(nb::list names, std::vector<bool> constexprs, std::vector
 
 // The fast path. Returns the launch's result, or nullptr-handle on a miss (nothing ran).
 nb::object Dispatcher::launch(PyObject *grid, const CallArgs &args) {
-  if (entries_.empty())
-    return nb::object(); // nothing compiled yet: the Python path checks the driver first
+  if (entries_.empty() || !globals_unchanged())
+    return nb::object(); // nothing compiled yet (the Python path checks the driver first)
+                         // or a global the kernels read was bound again
   Bound b(params_.size());
   Status st = prepare(args, b);
   if (st != Status::Ready)
@@ -313,6 +313,9 @@ void bind_gpu_dispatch(nb::module_ &m) {
           nb::arg("args"), nb::arg("kwargs"), nb::arg("kernel"),
           "Registers `kernel` for the specialisation of these arguments; False when the fast "
           "path cannot key them (the Python path then launches every time).")
+      .def("watch", &Dispatcher::watch, nb::arg("globals"),
+           "The globals the kernels read, (dict, name, value) triples: a launch misses "
+           "unless each dict holds that very value under the name.")
       .def("bind", &bind_grid, nb::arg("grid"),
            "kernel[grid]: a callable that launches over `grid`.")
       .def_prop_ro("num_kernels", &Dispatcher::num_entries)

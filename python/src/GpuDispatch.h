@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "Gpu.h"
@@ -154,6 +155,19 @@ public:
   // What a miss falls back to: jitfn.run(*args, grid=grid, **kwargs).
   nb::object fallback(PyObject *grid, const CallArgs &args);
 
+  // The globals the kernels read: (dict, name, value) triples. A launch whose dict no
+  // longer holds that very object under the name misses, so the Python path compares the
+  // values (and raises when one changed, as Triton does).
+  void watch(std::vector<std::tuple<nb::object, nb::object, nb::object>> globals) {
+    watched_ = std::move(globals);
+  }
+  bool globals_unchanged() const {
+    for (const auto &[dict, name, value] : watched_)
+      if (PyDict_GetItem(dict.ptr(), name.ptr()) != value.ptr()) // borrowed, no error set
+        return false;
+    return true;
+  }
+
   size_t num_entries() const { return entries_.size(); }
   uint64_t fast_launches() const { return fast_launches_; }
   uint64_t fallbacks() const { return fallbacks_; }
@@ -171,6 +185,10 @@ public:
       for (const auto &c : e->const_objs)
         Py_VISIT(c.second.ptr());
     }
+    for (const auto &w : watched_) {
+      Py_VISIT(std::get<0>(w).ptr());
+      Py_VISIT(std::get<2>(w).ptr());
+    }
     Py_VISIT(spare_);
     return 0;
   }
@@ -178,6 +196,7 @@ public:
   void clear() {
     last_ = nullptr;
     entries_.clear();
+    watched_.clear();
     Py_CLEAR(spare_);
     for (auto &p : params_)
       p.default_value = nb::object();
@@ -340,6 +359,7 @@ private:
   nb::object constexpr_type_;
   nb::object normalize_grid_;
   std::vector<std::unique_ptr<Entry>> entries_;
+  std::vector<std::tuple<nb::object, nb::object, nb::object>> watched_;
   Entry *last_ = nullptr;
   std::vector<uint64_t> scratch_key_;
   std::vector<int> cc_cache_;

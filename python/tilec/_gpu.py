@@ -78,6 +78,18 @@ def _dispatcher(jitfn):
     return d
 
 
+def _watch_globals(jitfn) -> bool:
+    """Gives the fast path the globals the kernels read (a launch misses once one is bound
+    to another object); False when one is a closure's cell, which it cannot watch."""
+    used = jitfn.used_global_vals.items()
+    if any(not isinstance(where, dict) for _, (_, where) in used):
+        return False
+    if used:
+        _dispatcher(jitfn).watch([(where, name, where.get(name))
+                                  for (name, _), (_, where) in used])
+    return True
+
+
 def fast_getitem(cls, py_getitem):
     """cls.__getitem__ in C: kernel[grid] binds through the launch fast path without running
     Python code once the function has one (py_getitem otherwise)."""
@@ -229,7 +241,9 @@ def run(jitfn, grid, warmup, args, kwargs):
         else:
             kernel = compile_launch(jitfn, specs, keys, options, arch, device)
         kernels[ck] = kernel
-    if not always and not watched:
+    if jitfn.used_global_vals:
+        _sources.check_globals(jitfn)
+    if not always and not watched and _watch_globals(jitfn):
         _dispatcher(jitfn).add(args, kwargs, kernel)
     if warmup:
         return kernel

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import copy
 import inspect
 import io
 import os
@@ -112,16 +113,112 @@ def function_text(fn):
 
 
 def _closure_vars(fn) -> dict:
+    return {n: c.cell_contents for n, c in _closure_cells(fn).items()}
+
+
+def _closure_cells(fn) -> dict:
+    """The bound cells of fn's closure, by name."""
     code = fn.__code__
     if not fn.__closure__:
         return {}
     out = {}
     for name, cell in zip(code.co_freevars, fn.__closure__):
         try:
-            out[name] = cell.cell_contents
+            cell.cell_contents
         except ValueError:  # an empty cell: the name is not bound yet
-            pass
+            continue
+        out[name] = cell
     return out
+
+
+# -- the globals a kernel's compilation read (Triton's `used_global_vals`) ------------------
+# {(name, id(container)): (the value when compiled, container)}: the container is the
+# function's globals dict or a closure cell. A launch checks them (check_globals): a kernel
+# compiled with a value must not run after the name is bound to another.
+
+_MISSING = object()
+
+
+def current_value(name, container):
+    if isinstance(container, dict):
+        return container.get(name, _MISSING)
+    try:
+        return container.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+def _global_reads(text) -> set:
+    """The names the function's body reads before assigning them (as Triton's code
+    generator resolves names: in statement order), so not a parameter's default, nor a
+    local assigned first."""
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except SyntaxError:
+        return set()
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if fn is None:
+        return set()
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+    first_store, loads = {}, collections.defaultdict(list)
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name):
+                pos = (node.lineno, node.col_offset)
+                if isinstance(node.ctx, ast.Load):
+                    loads[node.id].append(pos)
+                elif node.id not in first_store or pos < first_store[node.id]:
+                    first_store[node.id] = pos
+    return {n for n, ps in loads.items()
+            if n not in params and (n not in first_store or min(ps) < first_store[n])}
+
+
+def _recordable(v) -> bool:
+    """A value Sema folds into the kernel (not a module, @jit function or builtin, which
+    are code the cache key follows)."""
+    if isinstance(v, (core.constexpr, core.dtype, bool, int, float, str)) or v is None:
+        return True
+    return isinstance(v, tuple) and all(_recordable(e) for e in v)
+
+
+def _record_use(used, jitfn, name, v, container):
+    if isinstance(v, KernelInterface):  # a callee: its own reads become this kernel's
+        for key, (val, where) in getattr(v.jit_function, "used_global_vals", {}).items():
+            mine = used.get(key)
+            if mine is not None and not _same(mine[0], val):
+                raise RuntimeError(
+                    f"Global variable {key[0]} has value {mine[0]} when compiling "
+                    f"{jitfn.__name__}, but inner function {v.jit_function.__name__} wants to "
+                    f"use it with value {val}. This is not allowed.")
+            used[key] = (val, where)
+        return
+    if not _recordable(v):
+        return
+    key = (name, id(container))
+    val = copy.deepcopy(v)
+    mine = used.get(key)
+    if mine is not None and not _same(mine[0], val):
+        raise RuntimeError(f"Global variable {name} has value {val} when compiling "
+                           f"{jitfn.__name__}, but an inner function wants to use it with "
+                           f"value {mine[0]}. This is not allowed.")
+    used[key] = (val, container)
+
+
+def _same(a, b) -> bool:
+    a = a.value if isinstance(a, core.constexpr) else a
+    b = b.value if isinstance(b, core.constexpr) else b
+    return type(a) is type(b) and a == b
+
+
+def check_globals(jitfn):
+    """Raises when a global the compiled kernels read is bound to another value now (as
+    Triton does at every launch)."""
+    for (name, _), (val, container) in jitfn.used_global_vals.items():
+        cur = current_value(name, container)
+        if not _same(cur, val):
+            now = "nothing" if cur is _MISSING else cur
+            raise RuntimeError(f"Global variable {name} has changed since we compiled this "
+                               f"kernel, from {val!r} to {now!r}")
 
 
 def _module_name(mod: types.ModuleType):
@@ -291,9 +388,12 @@ class SourceBuilder:
             text, file, first_line = jitfn._read_source()  # decorators included
             names = _C.referenced_names(jitfn.__name__, file, text, first_line)
             scope = dict(fn.__globals__)
-            scope.update(_closure_vars(fn))
+            cells = _closure_cells(fn)
+            scope.update({n: c.cell_contents for n, c in cells.items()})
             globals_ = {}
             user_modules = []
+            used = {}
+            reads = _global_reads(text)
             for name in names:  # locals and Python builtins are not in scope: skipped
                 if name in scope:
                     v = scope[name]
@@ -301,6 +401,9 @@ class SourceBuilder:
                         user_modules.append(name)
                     else:
                         globals_[name] = to_global(v, self.build)
+                        if name in reads:
+                            _record_use(used, jitfn, name, v, cells.get(name, fn.__globals__))
+            jitfn.used_global_vals = used
             if user_modules:
                 globals_.update(self._module_globals(text, scope, user_modules))
             must_use = getattr(jitfn, "_must_use_result", False)  # @must_use_result

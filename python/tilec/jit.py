@@ -118,6 +118,7 @@ class JITCallable:
                   "_device_caches"):
             state.pop(k, None)
         state["cache"] = {}
+        state["used_global_vals"] = {}  # holds globals dicts: read again where rebuilt
         state["_user_repr"] = None  # names new compilations only, which need `fn`
         if state.get("fn") is not None:  # a function pickles by name: a kernel made by
             state["_src"] = self._read_source()  # exec() has none, so keep its text
@@ -372,6 +373,8 @@ class JITFunction(JITCallable, KernelInterface):
             else:
                 kernel = compile_kernel(self, specs, options)
             self.cache[cache_key] = kernel
+        if self.used_global_vals:
+            _sources.check_globals(self)
         if warmup:
             return kernel
         if type(grid) is tuple and 0 < len(grid) <= 3 and \

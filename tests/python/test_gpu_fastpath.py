@@ -544,3 +544,38 @@ def test_tensor_descriptor_arguments(fake_gpu):
     bad.base = Tensor(x._ptr + 4)  # the constructor checks it; a launch checks it again
     with pytest.raises(ValueError, match="'src' .*16-byte aligned"):
         desc_copy[(2,)](bad, dst, B=16)
+
+
+SCALE = tl.constexpr(2)
+
+
+@tilec.jit
+def scaled_copy(x_ptr, out_ptr, BLOCK_SIZE: tl.constexpr):
+    offs = tl.arange(0, BLOCK_SIZE)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * SCALE)
+
+
+def test_fast_path_sees_a_global_rebound(fake_gpu):
+    """A global the kernel read is watched by the fast path: rebinding it (even to an equal
+    value) sends the launch to the Python path, which compares values and raises when the
+    value changed (as Triton does)."""
+    global SCALE
+    launches, compiles = fake_gpu
+    x, _, out = tensors()
+    for _ in range(3):
+        scaled_copy[(1,)](x, out, BLOCK_SIZE=128)
+    d = scaled_copy._gpu_dispatch
+    assert d.fast_launches == 2 and len(compiles) == 1
+    try:
+        SCALE = tl.constexpr(2)  # another object, the same value: still the same kernel
+        scaled_copy[(1,)](x, out, BLOCK_SIZE=128)
+        scaled_copy[(1,)](x, out, BLOCK_SIZE=128)
+        assert d.fast_launches == 3 and len(compiles) == 1 and len(launches) == 5
+        SCALE = tl.constexpr(3)
+        with pytest.raises(RuntimeError, match="Global variable SCALE has changed since we "
+                                               "compiled this kernel, from constexpr.2. to "
+                                               "constexpr.3."):
+            scaled_copy[(1,)](x, out, BLOCK_SIZE=128)
+        assert len(launches) == 5
+    finally:
+        SCALE = tl.constexpr(2)

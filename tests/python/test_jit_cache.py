@@ -191,3 +191,85 @@ def test_resetting_hash_rereads_the_callees_sources():
     callee._unsafe_update_src(src)
     caller.hash = None
     assert caller.cache_key == baseline
+
+
+OFFSET = 1
+SHADOWED = 5
+
+
+@tilec.jit
+def adds_offset(x):
+    tl.store(x, tl.load(x) + OFFSET)
+
+
+@tilec.jit
+def reads_shadowed(x, k: tl.constexpr = OFFSET):
+    _, SHADOWED = 0, k  # a local assigned before it is read: not the global
+    tl.store(x, SHADOWED)
+
+
+def test_a_global_changed_after_compiling_is_an_error():
+    global OFFSET, SHADOWED
+    x = np.zeros(1, np.float32)
+    adds_offset[(1,)](x)
+    reads_shadowed[(1,)](x)
+    assert set(adds_offset.used_global_vals) == {("OFFSET", id(globals()))}
+    assert reads_shadowed.used_global_vals == {}  # neither the default nor the local
+    try:
+        OFFSET, SHADOWED = 2, 6
+        with pytest.raises(RuntimeError, match="Global variable OFFSET has changed since we "
+                                               "compiled this kernel, from 1 to 2"):
+            adds_offset[(1,)](x)
+        reads_shadowed[(1,)](x)
+        assert x[0] == 1
+    finally:
+        OFFSET, SHADOWED = 1, 5
+    adds_offset[(1,)](x)
+    assert x[0] == 2
+
+
+def test_a_closure_value_mutated_after_compiling_is_an_error():
+    def make(c):
+        @tilec.jit
+        def k(x):
+            tl.store(x, c)
+        return k
+
+    c = tl.constexpr(42)
+    k = make(c)
+    x = np.zeros(1, np.int32)
+    k[(1,)](x)
+    c.value = 43
+    with pytest.raises(RuntimeError, match="c has changed since we compiled this kernel, "
+                                           r"from constexpr\[42\] to constexpr\[43\]"):
+        k[(1,)](x)
+
+
+SHARED = tl.constexpr(0)
+
+
+@tilec.jit
+def reads_shared():
+    a = SHARED  # noqa: F841
+
+
+def test_callers_and_callees_must_agree_on_a_global():
+    global SHARED
+
+    @tilec.jit
+    def first():
+        a = SHARED  # noqa: F841
+        reads_shared()
+
+    @tilec.jit
+    def second():
+        a = SHARED  # noqa: F841
+        reads_shared()
+
+    first[(1,)]()
+    try:
+        SHARED = tl.constexpr(1)
+        with pytest.raises(RuntimeError, match="Global variable SHARED has value"):
+            second[(1,)]()
+    finally:
+        SHARED = tl.constexpr(0)
