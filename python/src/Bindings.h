@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilec {
 class SourceManager;
@@ -31,10 +32,20 @@ struct LocatedError {
   std::string file;     // empty when there is no location
   int line = 0;
   int col = 0;
+  // A place in a function's source: the error's own (frames[0]) and then each call it is
+  // inside, innermost first; `text` is the function's source (decorators included) and
+  // `first_line` the absolute line of its first line (tilec.errors renders from these).
+  struct Frame {
+    std::string file, text;
+    int line = 0, col = 0, first_line = 1;
+  };
+  std::vector<Frame> frames;
 };
 
 // Renders a CompileError found while compiling against `sm` into a LocatedError.
 LocatedError compile_error(const SourceManager &sm, SourceLoc loc, const std::string &message);
+// The same, with the calls the error is inside.
+LocatedError compile_error(const SourceManager &sm, const CompileError &e);
 
 // A Python value (None, bool, int, float, str, tuple, or one of the marker classes
 // ModuleRef/DTypeRef/BuiltinRef, or a FunctionSource) -> a Sema value. Returns false, with

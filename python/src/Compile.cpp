@@ -99,7 +99,7 @@ LocatedError compile_failure(const SourceManager &sm, const CompileError &e) {
     } catch (const nb::python_error &) { // no usable sys.stdout: the error matters more
     }
   }
-  return compile_error(sm, e.loc(), e.message());
+  return compile_error(sm, e);
 }
 
 namespace {

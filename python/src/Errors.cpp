@@ -9,16 +9,37 @@
 
 namespace tilec::python {
 
+namespace {
+
+bool add_frame(LocatedError &e, const SourceManager &sm, SourceLoc loc) {
+  if (!loc.valid() || static_cast<size_t>(loc.file) >= sm.num_files())
+    return false;
+  const SourceFile &f = sm.file(loc.file);
+  e.frames.push_back({f.path, f.text, loc.line, loc.col, f.first_line});
+  return true;
+}
+
+} // namespace
+
 LocatedError compile_error(const SourceManager &sm, SourceLoc loc, const std::string &message) {
   LocatedError e;
   e.kind = LocatedError::Kind::Compile;
   e.rendered = render_diagnostic(sm, loc, "error", message);
   e.message = message;
-  if (loc.valid() && static_cast<size_t>(loc.file) < sm.num_files()) {
-    e.file = sm.file(loc.file).path;
+  if (add_frame(e, sm, loc)) {
+    e.file = e.frames[0].file;
     e.line = loc.line;
     e.col = loc.col;
   }
+  return e;
+}
+
+LocatedError compile_error(const SourceManager &sm, const CompileError &err) {
+  LocatedError e = compile_error(sm, err.loc(), err.message());
+  if (!e.frames.empty())
+    for (SourceLoc call : err.calls())
+      if (!add_frame(e, sm, call))
+        break;
   return e;
 }
 
@@ -33,7 +54,12 @@ void raise_located(const LocatedError &e) {
     nb::object file = e.file.empty() ? nb::none() : nb::cast(e.file);
     nb::object line = e.file.empty() ? nb::none() : nb::cast(e.line);
     nb::object col = e.file.empty() ? nb::none() : nb::cast(e.col);
-    nb::object inst = cls(e.rendered, e.message, file, line, col);
+    nb::list frames;
+    for (const LocatedError::Frame &f : e.frames)
+      frames.append(nb::make_tuple(f.file, f.line, f.col, f.text, f.first_line));
+    nb::object inst = e.kind == LocatedError::Kind::Compile
+                          ? cls(e.rendered, e.message, file, line, col, frames)
+                          : cls(e.rendered, e.message, file, line, col);
     PyErr_SetObject(cls.ptr(), inst.ptr());
   } catch (const nb::python_error &pe) {
     PyErr_SetString(PyExc_RuntimeError, e.rendered.c_str());

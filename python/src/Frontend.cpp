@@ -171,7 +171,7 @@ std::vector<std::string> referenced_names(const std::string &name, const std::st
         return frontend::referenced_names(fn);
     }
   } catch (const CompileError &e) {
-    throw compile_error(sm, e.loc(), e.message());
+    throw compile_error(sm, e);
   }
   throw compile_error(sm, SourceLoc{id, first_line, 1},
                       "no definition of function '" + name + "' in its source text");

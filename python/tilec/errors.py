@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 
 _LOCATION = re.compile(r"^(.+?):(\d+):(\d+): error: ")
 
@@ -19,25 +20,55 @@ class TilecError(TritonError):
 class CompilationError(TilecError):
     """A user error in a kernel, found while compiling it.
 
-    str(e) is the rendered diagnostic (`file:line:col: error: message`, the source line
-    and a caret); `message` is the bare message; `file`, `line` (absolute, in the user's
-    file) and `col` (1-based) locate it (None when the error has no location)."""
+    str(e) has Triton's layout: `at L:C:` (the line from the function's `def`, which is
+    line 1, and the 0-based column) with the absolute `file:line:col` beside it, the
+    function's source up to that line, a caret, and the message last. `message` is the
+    bare message; `file`, `line` (absolute, in the user's file) and `col` (1-based) locate
+    the error itself (None when it has no location); `rendered` is the one-line form
+    `file:line:col: error: message` with the source line and a caret. An error inside a
+    called @jit function is raised at the kernel's call, its `__cause__` the error at the
+    next call down, and so on to the error itself (as Triton chains them); `frames` lists
+    (file, line, col, function source, its first line), the error's first."""
 
     def __init__(self, rendered: str, message: str | None = None, file: str | None = None,
-                 line: int | None = None, col: int | None = None):
+                 line: int | None = None, col: int | None = None, frames=None):
         super().__init__(rendered)
         self.rendered = rendered
         self.message = message if message is not None else rendered
         self.file = file
         self.line = line
         self.col = col
+        self.frames = list(frames or ())
         # Triton's CompilationError has `src`, `node` (an AST node) and `error_message`
         self.error_message = self.message
         self.src = None
         self.node = None
 
     def __str__(self):
-        return self.rendered.rstrip("\n")
+        if not self.frames:
+            return self.rendered.rstrip("\n")
+        return _triton_layout(self.frames[-1], self.message)
+
+
+_EXCERPT_LINES = 12  # Triton's source_line_count_max_in_message
+
+
+def _triton_layout(frame, message: str) -> str:
+    """`at L:C: file:line:col`, the function's lines from its def to L, a caret under C,
+    then the message."""
+    file, line, col, text, first_line = frame
+    raw = text.split("\n")
+    lines = textwrap.dedent(text).split("\n")
+    at = line - first_line  # index of the error's line in the function's text
+    if not 0 <= at < len(lines):
+        return f"{file}:{line}:{col}: {message}"
+    start = next((i for i, t in enumerate(lines) if t.lstrip().startswith("def ")), 0)
+    start = min(start, at)
+    indent = len(raw[at]) - len(lines[at])
+    rel_col = max(col - 1 - indent, 0)
+    excerpt = lines[start:at + 1][-_EXCERPT_LINES:]
+    return "\n".join([f"at {at - start + 1}:{rel_col}: {file}:{line}:{col}", *excerpt,
+                      " " * rel_col + "^", message])
 
 
 class CompileTimeAssertionFailure(CompilationError):
@@ -71,8 +102,10 @@ def as_triton_error(e: CompilationError, interpreting: bool = False) -> Compilat
     """`e` as Triton raises it (the C++ bindings raise every compile error as
     CompilationError): a failed static_assert is a CompileTimeAssertionFailure with no
     cause; any other error carries its bare message as `__cause__` (raise it `from
-    e.__cause__`). In interpreter mode (TRITON_INTERPRET), where Triton's errors are
-    InterpreterErrors, the error is an InterpreterError too."""
+    e.__cause__`); an error inside called @jit functions is raised at the kernel's call,
+    caused by the error at the next call down (see CompilationError). In interpreter mode
+    (TRITON_INTERPRET), where Triton's errors are InterpreterErrors, the error is an
+    InterpreterError too."""
     cls = type(e)
     cause = None
     if cls is CompilationError and e.message.startswith("static_assert failed"):
@@ -81,9 +114,15 @@ def as_triton_error(e: CompilationError, interpreting: bool = False) -> Compilat
         cause = CompileErrorCause(e.message)
     if interpreting:
         cls = _interpreted(cls)
-    if cls is not type(e):
-        e = cls(e.rendered, e.message, e.file, e.line, e.col)
-    e.__cause__ = cause
+    frames = e.frames
+    for depth in range(1, len(frames) + 1):  # the error itself, then each call up
+        e = cls(e.rendered, e.message, e.file, e.line, e.col, frames[:depth])
+        e.__cause__ = cause
+        cause = e
+    if not frames:
+        if cls is not type(e):
+            e = cls(e.rendered, e.message, e.file, e.line, e.col)
+        e.__cause__ = cause
     return e
 
 

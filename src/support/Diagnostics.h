@@ -52,10 +52,16 @@ public:
       : std::runtime_error(message), loc_(loc), message_(std::move(message)) {}
   SourceLoc loc() const { return loc_; }
   const std::string &message() const { return message_; }
+  // The calls of @jit functions the error is inside, innermost first (the call in the
+  // function that called the failing one, ..., the call in the kernel). Sema adds each
+  // as the error leaves an inlined body.
+  const std::vector<SourceLoc> &calls() const { return calls_; }
+  void add_call(SourceLoc call) { calls_.push_back(call); }
 
 private:
   SourceLoc loc_;
   std::string message_;
+  std::vector<SourceLoc> calls_;
 };
 
 // Raised by internal-invariant checks; indicates a bug in tilec, not in the kernel.

@@ -41,10 +41,52 @@ def test_undefined_name():
     assert e.line == line_of(undefined_name, "not_defined_anywhere")
     assert e.col == 17
     assert "not_defined_anywhere" in e.message
-    text = str(e)
-    assert text.startswith(f"{e.file}:{e.line}:{e.col}: error: ")
-    assert "tl.store(X, not_defined_anywhere)" in text
-    assert text.splitlines()[-1].strip() == "^"
+    # str(e): Triton's layout (at line:col from the def, the function up to the line, a
+    # caret, the message last) with the absolute location beside it
+    lines = str(e).splitlines()
+    assert lines[0] == f"at 2:16: {e.file}:{e.line}:{e.col}"
+    assert lines[1] == "def undefined_name(X):"
+    assert lines[2] == "    tl.store(X, not_defined_anywhere)"
+    assert lines[3] == " " * 16 + "^" and lines[4] == e.message
+    # e.rendered: the one-line form
+    assert e.rendered.startswith(f"{e.file}:{e.line}:{e.col}: error: ")
+    assert e.rendered.splitlines()[-1].strip() == "^"
+
+
+@triton.jit
+def _bad_leaf(v):
+    return v + undefined_in_leaf  # noqa: F821
+
+
+@triton.jit
+def _middle(v):
+    w = v * 2
+    return _bad_leaf(w)
+
+
+@triton.jit
+def calls_down(X):
+    tl.store(X, _middle(tl.load(X)))
+
+
+def test_an_error_in_a_callee_is_chained_call_by_call():
+    """As Triton: raised at the kernel's call, caused by the error at the next call down,
+    then by the error itself, each in Triton's layout (at L:C counted from the def)."""
+    e = compile_error(calls_down, np.zeros(1, np.float32))
+    leaf_line = line_of(_bad_leaf, "undefined_in_leaf")
+    assert (e.line, e.col) == (leaf_line, 16) and "undefined_in_leaf" in e.message
+    chain = [e]
+    while isinstance(chain[-1].__cause__, tilec.CompilationError):
+        chain.append(chain[-1].__cause__)
+    assert len(chain) == 3
+    heads = [str(c).splitlines()[0] for c in chain]
+    assert heads == [f"at 2:16: {HERE}:{line_of(calls_down, '_middle(')}:17",
+                     f"at 3:11: {HERE}:{line_of(_middle, '_bad_leaf(w)')}:12",
+                     f"at 2:15: {HERE}:{leaf_line}:16"]
+    assert all(str(c).splitlines()[-1] == e.message for c in chain)
+    assert str(chain[1]).splitlines()[1:4] == ["def _middle(v):", "    w = v * 2",
+                                               "    return _bad_leaf(w)"]
+    assert type(chain[-1].__cause__).__name__ == "CompileErrorCause"
 
 
 def host_helper(x):

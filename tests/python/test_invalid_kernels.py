@@ -1151,9 +1151,15 @@ def test_invalid_kernel(kernel, args, kwargs, tag, patterns):
     assert same_file(f, HERE), f"error is located in {f!r}, not this file:\n{text}"
     assert line in expected_lines(tag), \
         f"error at line {line}, expected {expected_lines(tag)}:\n{text}"
-    # the rendered diagnostic: file:line:col: error: ..., the source line and a caret
-    assert f"{os.path.basename(HERE)}:{line}:" in text, text
-    assert _SOURCE[line - 1].strip() in text, text
+    # str(e) shows the kernel's line (a call, when the error is in a callee); the causes
+    # go down the calls to the error itself, whose text has its file:line and source line
+    inner = e
+    while isinstance(inner.__cause__, triton.CompilationError):
+        inner = inner.__cause__
+    assert inner.line == line, text
+    assert f"{os.path.basename(HERE)}:{line}:" in str(inner), str(inner)
+    assert _SOURCE[line - 1].strip() in str(inner), str(inner)
+    assert f"{os.path.basename(HERE)}:{line}:" in e.rendered, e.rendered
 
 
 def _col_of(tag, needle):

@@ -300,7 +300,12 @@ Val Lowerer::inline_call(const Val &fn, CallArgs args) {
   // one): the annotation only matters for the kernel's own parameters.
   for (size_t i = 0; i < def.params.size(); ++i)
     callee.scope[def.params[i].name] = std::move(*bound[i]);
-  return lower_seq(def.body, 0, nullptr).value;
+  try {
+    return lower_seq(def.body, 0, nullptr).value;
+  } catch (CompileError &e) {
+    e.add_call(args.loc); // the error's call chain (Triton reports each call as a cause)
+    throw;
+  }
 }
 
 } // namespace tilec::sema::detail

@@ -351,8 +351,10 @@ Exit Lowerer::lower_returning_if(const ast::IfStmt &s, const Val &cond, const Co
     then_b.create(ir::OpKind::Yield, {}, {}, {}, s.loc);
     else_b.create(ir::OpKind::Yield, {}, {}, {}, s.loc);
   } else {
-    JoinPlan plan = plan_join(ex[0].value, ex[1].value, "return value", s.loc, msg);
-    realize_join(plan, then_b, else_b, then_vals, else_vals, s.loc, msg);
+    // a mismatch is reported at the else branch's return (Triton points there)
+    SourceLoc at = ex[1].returned ? ex[1].loc : s.loc;
+    JoinPlan plan = plan_join(ex[0].value, ex[1].value, "return value", at, msg);
+    realize_join(plan, then_b, else_b, then_vals, else_vals, at, msg);
     then_b.create(ir::OpKind::Yield, then_vals, {}, {}, s.loc);
     else_b.create(ir::OpKind::Yield, else_vals, {}, {}, s.loc);
     std::vector<ir::Value *> results;

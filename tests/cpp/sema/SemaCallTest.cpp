@@ -306,3 +306,30 @@ TEST(SemaCall, HostFunctionErrorsAreLocated) {
 
 } // namespace
 } // namespace tilec::sema::test
+
+namespace tilec::sema::test {
+namespace {
+
+TEST(SemaCall, AnErrorInACalleeKnowsTheCallsItIsInside) {
+  auto leaf = helpers_fn("leaf", "def leaf(v):\n    return v + nowhere\n", 10);
+  auto mid_globals = std_globals();
+  mid_globals["leaf"] = fn_val(leaf);
+  auto mid =
+      make_fn("mid", "def mid(v):\n    w = v\n    return leaf(w)\n", mid_globals, 20, "helpers.py");
+  auto globals = std_globals();
+  globals["mid"] = fn_val(mid);
+  auto k = make_fn("k", "def k(X):\n    tl.store(X, mid(tl.load(X)))\n", globals);
+  Diag d = lower_error(k, {ptr()});
+  EXPECT_EQ(d.message, "name 'nowhere' is not defined");
+  EXPECT_EQ(d.line, 11);
+  EXPECT_EQ(d.call_lines, (std::vector<int>{22, 2})); // leaf(w) in mid, mid(...) in k
+
+  // an error at the call itself is not inside it
+  auto bad = make_fn("k", "def k(X):\n    mid(1, 2)\n", globals);
+  d = lower_error(bad, {ptr()});
+  EXPECT_EQ(d.line, 2);
+  EXPECT_TRUE(d.call_lines.empty());
+}
+
+} // namespace
+} // namespace tilec::sema::test

@@ -96,6 +96,7 @@ struct Diag {
   bool raised = false;
   int line = 0, col = 0;
   std::string message, rendered;
+  std::vector<int> call_lines; // the calls the error is inside, innermost first
 };
 
 inline Diag lower_error(const std::shared_ptr<FunctionSource> &k, const std::vector<ArgSpec> &args,
@@ -110,6 +111,8 @@ inline Diag lower_error(const std::shared_ptr<FunctionSource> &k, const std::vec
     d.col = e.loc().col;
     d.message = e.message();
     d.rendered = render_diagnostic(sm, e.loc(), "error", e.message());
+    for (SourceLoc call : e.calls())
+      d.call_lines.push_back(call.line);
   }
   return d;
 }
