@@ -326,8 +326,10 @@ def _describe(v) -> str:
     return f"a {type(v).__name__}"
 
 
-def _scalar(name, v, dt):
-    """A scalar argument of a typed parameter (`n: tl.int64`)."""
+def _scalar(name, v, dt, specialize_ints=True, align=True):
+    """A scalar argument of a typed parameter (`n: tl.int64`). An int keeps its declared
+    type and is specialised, as Triton does, on divisibility by 16 (unless not to be) and
+    gets a variant of its own for the value 1, which is not folded (the key's 5th item)."""
     if dt == "i1":
         if not isinstance(v, (bool, np.bool_, int, np.integer)):
             raise TypeError(f"argument '{name}' is declared int1 but got {_describe(v)}")
@@ -340,7 +342,9 @@ def _scalar(name, v, dt):
         lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if dt[0] == "i" else (0, 1 << bits)
         if not lo <= v < hi:
             raise IntOverflowError(f"argument '{name}' = {v} does not fit in {dt}")
-        return ("i", dt, False, False), v
+        if not specialize_ints:
+            return ("i", dt, False, False), v
+        return ("i", dt, align and v % 16 == 0, False) + (("one",) if v == 1 else ()), v
     if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
         raise TypeError(f"argument '{name}' is declared {dt} but got {_describe(v)}")
     return ("f", dt), float(v)
@@ -367,7 +371,7 @@ def specialize(name: str, v, is_constexpr: bool, specialize_ints: bool, typed=No
         if kind == "scalar":
             if v is None:
                 return ("n",), None
-            return _scalar(name, v, dt)
+            return _scalar(name, v, dt, specialize_ints, align)
         arr = array_arg(name, v) if v is not None else None
         if arr is None:
             raise TypeError(f"argument '{name}' is declared a pointer to {dt} but got "

@@ -165,6 +165,23 @@ def test_int_specialisation_follows_the_decorator(hooks, options, variants):
     assert len([c for c, _ in hooks if c == "cache"]) == variants
 
 
+def _store_typed(x, i: tl.int32):
+    tl.store(x, i)
+
+
+def test_an_annotated_int_keeps_its_type_and_is_specialised(hooks):
+    """As Triton: divisibility by 16 is specialised, 1 gets a variant of its own (not
+    folded: `i` stays an int32 run-time value), the rest share one."""
+    k = tilec.jit(_store_typed)
+    x = np.zeros(1, np.int32)
+    for i in [1, 8, 16, 17, 32]:
+        k[(1,)](x, i)
+        assert x[0] == i
+    keys = sorted(key[0][1] for key in k.device_caches["cpu"][0])
+    assert keys == [("i", "i32", False, False), ("i", "i32", False, False, "one"),
+                    ("i", "i32", True, False)]
+
+
 def test_pointer_alignment_is_not_assumed_when_asked(hooks):
     k = tilec.jit(do_not_specialize_on_alignment=["x"])(_store_i)
     k[(1,)](np.zeros(4, np.int32), 3, BLOCK=4)
