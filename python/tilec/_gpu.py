@@ -231,16 +231,12 @@ def run(jitfn, grid, warmup, args, kwargs):
     ck = (tuple(keys), options, arch)
     kernels = jitfn.__dict__.setdefault("_gpu_kernels", {})  # in-memory, by specialisation
     kernel = None if always else kernels.get(ck)
-    if kernel is None:
-        if _jit_cache.hooks_set():  # Triton's JIT compile hooks
-            kernel = _jit_cache.compile_with_hooks(
-                jitfn, ck, options, device, warmup,
-                lambda: compile_launch(jitfn, specs, keys, options, arch, device), values)
-            if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
-                return None
-        else:
-            kernel = compile_launch(jitfn, specs, keys, options, arch, device)
-        kernels[ck] = kernel
+    if kernel is None:  # compiled into _gpu_kernels, through Triton's compile hooks
+        kernel = _jit_cache.compile(
+            jitfn, ck, options, device, warmup,
+            lambda: compile_launch(jitfn, specs, keys, options, arch, device), values)
+        if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
+            return None
     if jitfn.used_global_vals:
         _sources.check_globals(jitfn)
     if not always and not watched and _watch_globals(jitfn):

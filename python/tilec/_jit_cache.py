@@ -92,11 +92,6 @@ def device_caches(jitfn) -> DeviceCaches:
     return caches
 
 
-def hooks_set() -> bool:
-    r = knobs.runtime
-    return r.jit_cache_hook is not None or r.jit_post_compile_hook is not None
-
-
 # -- Triton's view of a specialisation ---------------------------------------------------
 
 def _signature_entry(key):
@@ -216,16 +211,18 @@ def call(hook, jitfn, key, options: CompileOptions, device, warmup, values=None)
                 compile=compile_args, is_manual_warmup=warmup, already_compiled=False)
 
 
-def compile_with_hooks(jitfn, key, options, device, warmup, compile_fn, values=None):
-    """Triton's `_do_compile` around `compile_fn()`: None without compiling when
-    jit_cache_hook returns a true value; otherwise the kernel, cached under `key`, then
-    jit_post_compile_hook."""
+def compile(jitfn, key, options, device, warmup, build, values=None):
+    """Compiles a launch's specialisation `key` with `build()` as Triton's `_do_compile`
+    does: the kernel goes into `device_caches[device][0]` (listing the device), between
+    jit_cache_hook (a true result: nothing compiled, None returned) and
+    jit_post_compile_hook, each called only when set."""
+    cache = device_caches(jitfn)[device][0]
     r = knobs.runtime
     if r.jit_cache_hook is not None and call(r.jit_cache_hook, jitfn, key, options, device,
                                              warmup, values):
         return None
-    kernel = compile_fn()
-    device_caches(jitfn)[device][0][key] = kernel
+    kernel = build()
+    cache[key] = kernel
     if r.jit_post_compile_hook is not None:
         call(r.jit_post_compile_hook, jitfn, key, options, device, warmup, values)
     return kernel
@@ -249,8 +246,8 @@ def preload(jitfn, specialization_data: str):
     else:
         device = "cpu"
         build = lambda: compile_kernel(jitfn, specs, options)  # noqa: E731
-    return compile_with_hooks(jitfn, key, options, device, True, build)
+    return compile(jitfn, key, options, device, True, build)
 
 
-__all__ = ["DeviceCaches", "JitFunctionInfo", "KernelCache", "call", "compile_with_hooks",
-           "device_caches", "hooks_set", "preload"]
+__all__ = ["DeviceCaches", "JitFunctionInfo", "KernelCache", "call", "compile",
+           "device_caches", "preload"]

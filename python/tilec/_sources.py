@@ -112,10 +112,6 @@ def function_text(fn):
     return "".join(lines), file, max(first_line, 1)
 
 
-def _closure_vars(fn) -> dict:
-    return {n: c.cell_contents for n, c in _closure_cells(fn).items()}
-
-
 def _closure_cells(fn) -> dict:
     """The bound cells of fn's closure, by name."""
     code = fn.__code__
@@ -183,25 +179,24 @@ def _recordable(v) -> bool:
 
 def _record_use(used, jitfn, name, v, container):
     if isinstance(v, KernelInterface):  # a callee: its own reads become this kernel's
-        for key, (val, where) in getattr(v.jit_function, "used_global_vals", {}).items():
-            mine = used.get(key)
-            if mine is not None and not _same(mine[0], val):
-                raise RuntimeError(
-                    f"Global variable {key[0]} has value {mine[0]} when compiling "
-                    f"{jitfn.__name__}, but inner function {v.jit_function.__name__} wants to "
-                    f"use it with value {val}. This is not allowed.")
-            used[key] = (val, where)
-        return
-    if not _recordable(v):
-        return
-    key = (name, id(container))
-    val = copy.deepcopy(v)
+        callee = v.jit_function
+        for key, (val, where) in getattr(callee, "used_global_vals", {}).items():
+            _add_use(used, key, val, where, jitfn, callee.__name__)
+    elif _recordable(v):
+        _add_use(used, (name, id(container)), copy.deepcopy(v), container, jitfn, None)
+
+
+def _add_use(used, key, val, where, jitfn, callee):
+    """Records `val` for `key`; one kernel and its callees must agree on every global
+    (`callee` names the callee that read `val`, None: the kernel itself)."""
     mine = used.get(key)
     if mine is not None and not _same(mine[0], val):
-        raise RuntimeError(f"Global variable {name} has value {val} when compiling "
-                           f"{jitfn.__name__}, but an inner function wants to use it with "
-                           f"value {mine[0]}. This is not allowed.")
-    used[key] = (val, container)
+        own, inner = (mine[0], val) if callee else (val, mine[0])
+        who = f"inner function {callee}" if callee else "an inner function"
+        raise RuntimeError(f"Global variable {key[0]} has value {own} when compiling "
+                           f"{jitfn.__name__}, but {who} wants to use it with value {inner}. "
+                           "This is not allowed.")
+    used[key] = (val, where)
 
 
 def _same(a, b) -> bool:

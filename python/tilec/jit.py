@@ -364,15 +364,10 @@ class JITFunction(JITCallable, KernelInterface):
         kernel = self.cache.get(cache_key)
         if kernel is None or _C.env_flag("TILEC_ALWAYS_COMPILE"):
             specs = [_sources.spec_of(k, v) for k, v in zip(keys, values)]
-            if _jit_cache.hooks_set():  # Triton's JIT compile hooks
-                kernel = _jit_cache.compile_with_hooks(
-                    self, cache_key, options, "cpu", warmup,
-                    lambda: compile_kernel(self, specs, options), values)
-                if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
-                    return None
-            else:
-                kernel = compile_kernel(self, specs, options)
-            self.cache[cache_key] = kernel
+            kernel = _jit_cache.compile(self, cache_key, options, "cpu", warmup,
+                                        lambda: compile_kernel(self, specs, options), values)
+            if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
+                return None
         if self.used_global_vals:
             _sources.check_globals(self)
         if warmup:

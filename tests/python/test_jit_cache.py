@@ -114,6 +114,19 @@ def test_clearing_the_device_cache_recompiles(hooks):
     assert [c for c, _ in hooks] == ["cache", "post", "cache", "post"]
 
 
+def test_device_caches_list_the_device_without_hooks():
+    """torch.export finds a user kernel's compiled kernel as the only entry of the only
+    device in device_caches: no compile hook needs to be set for that."""
+    @tilec.jit
+    def store_one(x):
+        tl.store(x, 1)
+
+    x = np.zeros(1, np.int32)
+    k = store_one[(1,)](x)
+    (device, (cache, *_)), = store_one.device_caches.items()
+    assert device == "cpu" and list(cache.values()) == [k]
+
+
 def test_jit_function_info_is_tritons_name():
     from tilec.runtime.jit import JitFunctionInfo
     assert JitFunctionInfo.__module__ == "tilec._jit_cache"

@@ -211,16 +211,6 @@ class dtype:
         return f"triton.language.{self.codegen_name()}"
 
 
-def _dtype_from_ir(ir_name: str) -> dtype:
-    """The dtype the compiler spells `ir_name` ("fp16", "i32", "ptr<fp32>")."""
-    if ir_name.startswith("ptr<") and ir_name.endswith(">"):
-        return pointer_type(_dtype_from_ir(ir_name[4:-1]))
-    for name, info in dtype._INFO.items():
-        if info[0] == ir_name:
-            return dtype(name)
-    raise ValueError(f"unknown dtype '{ir_name}'")
-
-
 # is_fp16(), is_uint8(), is_fp8e4nv(), ...: one query per type, as Triton has them
 for _n in dtype._INFO:
     if _n != "void":
@@ -393,6 +383,14 @@ def str_to_ty(name: str, c=None) -> dtype:
     if name not in _SIGNATURE_TYPES:
         raise KeyError(f"no tilec dtype for the signature type {name!r}")
     return dtype(_SIGNATURE_TYPES[name])
+
+
+def _dtype_from_ir(ir_name: str) -> dtype:
+    """The dtype the compiler spells `ir_name` ("fp16", "i32", "ptr<fp32>"): Tile IR's
+    element names are the signature's, a pointer "ptr<T>" is "*T"."""
+    if ir_name.startswith("ptr<") and ir_name.endswith(">"):
+        return pointer_type(_dtype_from_ir(ir_name[4:-1]))
+    return str_to_ty(ir_name)
 
 
 def is_constexpr_annotation(annotation) -> bool:
