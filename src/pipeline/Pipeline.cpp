@@ -12,6 +12,7 @@
 #include "layout/PipelineLoops.h"
 #include "layout/RemoveConversions.h"
 #include "lower/CoalesceCopies.h"
+#include "lower/DeferWgmmaWait.h"
 #include "lower/FoldXorPairs.h"
 #include "lower/FuseCvtPacks.h"
 #include "lower/OverlapWgmma.h"
@@ -43,6 +44,7 @@ void fuse_cvt_packs(simt::Function &f, int sm) { lower::fuse_cvt_packs(f, sm); }
 void fold_xor_pairs(simt::Function &f, int) { lower::fold_xor_pairs(f); }
 void coalesce_copies(simt::Function &f, int) { lower::coalesce_copies(f); }
 void overlap_wgmma(simt::Function &f, int) { lower::overlap_wgmma(f); }
+void defer_wgmma_wait(simt::Function &f, int) { lower::defer_wgmma_wait(f); }
 
 // The pipeline, in order: the tile stages (what the CPU interpreter runs), then the GPU
 // stages: Tile IR passes, the lowering to Thread IR, Thread IR passes, PTX.
@@ -75,6 +77,8 @@ const std::vector<Stage> &stages() {
       {"coalesce-copies", nullptr, true, coalesce_copies},
       // attention's two dots interleaved with the softmax by tiles (OverlapWgmma.h)
       {"overlap-wgmma", nullptr, true, overlap_wgmma},
+      // opt-in: a loop's last wgmma group runs on into the next iteration (DeferWgmmaWait.h)
+      {"defer-wgmma-wait", nullptr, true, defer_wgmma_wait},
       {"ptx", nullptr, true}, // Thread IR -> PTX text
   };
   return list;

@@ -235,3 +235,24 @@ def test_attention_dots_interleaved_by_tiles_when_asked(monkeypatch, tmp_path):
     r = subprocess.run([ptxas, "-arch=sm_90a", str(f), "-o", str(tmp_path / "a.cubin")],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "serialized" not in r.stderr, r.stderr
+
+
+def test_attention_p_v_runs_on_across_the_back_edge(monkeypatch):
+    """p v (the body's last wgmma group) is committed and left in flight: the next
+    iteration's q k^T wait retires it (its bar.sync then guards the ring stage p v read),
+    and the loop's exit waits for it. Opt-in: by default it is retired at once."""
+    monkeypatch.setenv("TILEC_WGMMA_DEFER", "1")
+    ptx = attention_ptx()
+    body = loop_body(ptx)
+    assert body.count("wgmma.commit_group") == 2 and body.count("wgmma.wait_group") == 1
+    assert body.rstrip().endswith("bra.uni $L__loop;")
+    tail = body[body.rindex("wgmma.commit_group"):]
+    assert "wait_group" not in tail and "bar.sync" not in tail
+    first_wait = body.index("wgmma.wait_group.sync.aligned 0;")
+    assert body[first_wait:].split("\n")[1].strip() == "bar.sync 0;"
+    after = ptx[ptx.index("$L__endloop:"):].split("\n")
+    assert after[1].strip() == "wgmma.wait_group.sync.aligned 0;"
+    assert after[2].strip() == "bar.sync 0;"
+    monkeypatch.delenv("TILEC_WGMMA_DEFER")
+    body = loop_body(attention_ptx())
+    assert body.count("wgmma.wait_group.sync.aligned 0;") == 2

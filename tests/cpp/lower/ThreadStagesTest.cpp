@@ -24,7 +24,7 @@ std::map<std::string, std::string> dumps(const std::string &src, const std::stri
   pipeline::CompiledGpuKernel k =
       pipeline::compile_to_ptx(kernel_source(name, src), specs(sig), o, nullptr);
   std::map<std::string, std::string> out(k.tile.dumps.begin(), k.tile.dumps.end());
-  EXPECT_EQ(out.at("overlap-wgmma"), k.thread_ir_text); // the last Thread IR stage's
+  EXPECT_EQ(out.at("defer-wgmma-wait"), k.thread_ir_text); // the last Thread IR stage's
   return out;
 }
 
@@ -50,7 +50,7 @@ TEST(ThreadStages, EveryPassIsAStageWithItsOwnDump) {
   auto d = dumps(tilec::test::seed_kernel("fused_attention_kernel"), "fused_attention_kernel",
                  kAttentionSig, 90);
   for (const char *s : {"lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs",
-                        "coalesce-copies", "overlap-wgmma"})
+                        "coalesce-copies", "overlap-wgmma", "defer-wgmma-wait"})
     EXPECT_NE(d.at(s).find("func fused_attention_kernel("), std::string::npos) << s;
   // p.to(fp16) feeding the second wgmma: two cvts and a pack become one cvt.f16x2
   EXPECT_EQ(count(d.at("sink-fragment-loads"), "cvt.rn.f16x2.f32"), 0u);
@@ -59,6 +59,23 @@ TEST(ThreadStages, EveryPassIsAStageWithItsOwnDump) {
   EXPECT_LT(count(d.at("coalesce-copies"), "mov.f32"), count(d.at("fold-xor-pairs"), "mov.f32"));
   // overlap-wgmma is opt-in (TILEC_WGMMA_OVERLAP=1): nothing changes by default
   EXPECT_EQ(d.at("overlap-wgmma"), d.at("coalesce-copies"));
+}
+
+TEST(ThreadStages, DeferWgmmaWaitOnlyMovesTheLastWaitWhenAskedTo) {
+  setenv("TILEC_WGMMA_DEFER", "1", 1);
+  auto d = dumps(tilec::test::seed_kernel("fused_attention_kernel"), "fused_attention_kernel",
+                 kAttentionSig, 90);
+  unsetenv("TILEC_WGMMA_DEFER");
+  // p v's wait_group 0 and bar.sync leave the loop body for the loop's exit: the same
+  // instructions, in another order
+  EXPECT_NE(d.at("defer-wgmma-wait"), d.at("overlap-wgmma"));
+  EXPECT_EQ(sorted_lines(d.at("defer-wgmma-wait")), sorted_lines(d.at("overlap-wgmma")));
+  std::string exit = d.at("defer-wgmma-wait");
+  exit = exit.substr(exit.find("$L__endloop:"));
+  EXPECT_EQ(exit.find("wgmma.wait_group.sync.aligned 0;"), exit.find('\n') + 3);
+  d = dumps(tilec::test::seed_kernel("fused_attention_kernel"), "fused_attention_kernel",
+            kAttentionSig, 90);
+  EXPECT_EQ(d.at("defer-wgmma-wait"), d.at("overlap-wgmma")); // off by default
 }
 
 TEST(ThreadStages, OverlapWgmmaInterleavesTheTwoDotsWhenAskedTo) {

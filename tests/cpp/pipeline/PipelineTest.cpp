@@ -138,7 +138,7 @@ TEST(Pipeline, UnknownDumpStageWarns) {
           "canonicalize, licm, cse, dce, cleanup, strength-reduce, plan-rings, pipeline-loads, "
           "layouts, remove-conversions, pipeline-loops, allocate-shared, lower, "
           "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, coalesce-copies, "
-          "overlap-wgmma, ptx)"),
+          "overlap-wgmma, defer-wgmma-wait, ptx)"),
       std::string::npos)
       << err;
   ASSERT_EQ(k.dumps.size(), 1u);

@@ -1,0 +1,166 @@
+#include "lower/DeferWgmmaWait.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "support/Env.h"
+
+namespace tilec::lower {
+
+namespace {
+
+using simt::Instr;
+using simt::Op;
+
+bool is_bar0(const Instr &in) {
+  return in.op == Op::Bar && !in.guard.active() && in.src.size() == 1 && in.src[0].is_imm() &&
+         in.src[0].value == 0;
+}
+
+bool is_wgmma_op(const Instr &in) {
+  return in.op == Op::WgmmaFence || in.op == Op::Wgmma || in.op == Op::WgmmaCommit ||
+         in.op == Op::WgmmaWait;
+}
+
+bool is_wait(const Instr &in, int64_t n) {
+  return in.op == Op::WgmmaWait && !in.guard.active() && in.src[0].value == n;
+}
+
+// Instructions that may run while the group is in flight (given they leave its registers
+// alone): no memory writes, no control flow, nothing the host sees.
+bool may_overlap(const Instr &in) {
+  switch (in.op) {
+  case Op::St:
+  case Op::Atom:
+  case Op::Red:
+  case Op::CpAsync:
+  case Op::Mbarrier:
+  case Op::Vprintf:
+  case Op::AssertFail:
+  case Op::InlineAsm:
+  case Op::GriddepWait:
+  case Op::GriddepLaunch:
+    return false;
+  default:
+    return !simt::leaves_block(in);
+  }
+}
+
+// The branch target of a block's terminator (a label operand), if any.
+std::optional<simt::BlockId> target(const Instr &in) {
+  for (const simt::Operand &o : in.src)
+    if (o.kind == simt::Operand::Kind::Label)
+      return o.index;
+  return std::nullopt;
+}
+
+// Defers the wait of body block `b` (header `h` = b - 1, exit `e`); true when done.
+bool defer(simt::Function &f, size_t h, size_t b, simt::BlockId e) {
+  std::vector<Instr> &body = f.blocks[b].instrs;
+  // the last `commit; wait 0`
+  size_t w = body.size();
+  for (size_t i = body.size(); i-- > 1;)
+    if (is_wait(body[i], 0) && body[i - 1].op == Op::WgmmaCommit && !body[i - 1].guard.active()) {
+      w = i;
+      break;
+    }
+  if (w == body.size())
+    return false;
+  // its group: the wgmmas back to their fence; nothing else in flight before it
+  std::vector<uint32_t> held, reads, writes;
+  size_t fence = w - 1;
+  while (fence-- > 0 && body[fence].op != Op::WgmmaFence) {
+    const Instr &in = body[fence];
+    if (in.op == Op::WgmmaCommit || in.op == Op::WgmmaWait)
+      return false;
+    if (in.op == Op::Wgmma) {
+      simt::instr_regs(in, reads, writes);
+      held.insert(held.end(), writes.begin(), writes.end()); // the accumulators
+      if (in.m.a_regs) // and A fragments: the sources before b's descriptor and scale-d
+        for (size_t k = 0; k + 2 < in.src.size(); ++k)
+          if (in.src[k].is_reg())
+            held.push_back(in.src[k].index);
+    }
+  }
+  if (fence == static_cast<size_t>(-1) || held.empty())
+    return false;
+  bool retired_before = false; // a wait 0 after the block's last earlier commit
+  for (size_t i = 0; i < fence; ++i)
+    if (body[i].op == Op::WgmmaCommit)
+      retired_before = false;
+    else if (is_wait(body[i], 0))
+      retired_before = true;
+  if (!retired_before)
+    return false;
+  bool bar = w + 1 < body.size() && is_bar0(body[w + 1]);
+  auto touches = [&](const Instr &in) {
+    simt::instr_regs(in, reads, writes);
+    for (uint32_t r : held)
+      if (std::find(reads.begin(), reads.end(), r) != reads.end() ||
+          std::find(writes.begin(), writes.end(), r) != writes.end())
+        return true;
+    return false;
+  };
+  // scan: the rest of the body, the header, the body again up to the fence
+  int committed = 0;
+  auto ok = [&](const Instr &in) { return may_overlap(in) && !touches(in); };
+  // up to the back edge and in the header: no other wgmma work at all
+  auto plain = [&](const Instr &in) { return ok(in) && !is_wgmma_op(in); };
+  for (size_t i = w + (bar ? 2 : 1); i + 1 < body.size(); ++i)
+    if (!plain(body[i]))
+      return false;
+  const std::vector<Instr> &head = f.blocks[h].instrs;
+  for (size_t i = 0; i + 1 < head.size(); ++i)
+    if (!plain(head[i]))
+      return false;
+  size_t merge = body.size();
+  for (size_t i = 0; i < fence; ++i) {
+    const Instr &in = body[i];
+    if (in.op == Op::WgmmaCommit)
+      ++committed;
+    if (in.op == Op::WgmmaWait) {
+      if (in.guard.active() || committed < in.src[0].value)
+        return false;
+      merge = i;
+      break;
+    }
+    if (!ok(in))
+      return false;
+  }
+  if (merge == body.size() || (bar && !(merge + 1 < body.size() && is_bar0(body[merge + 1]))))
+    return false;
+  // the exit retires the group before anything after the loop runs
+  std::vector<Instr> &exit = f.blocks[e].instrs;
+  std::vector<Instr> at_exit{body[w]};
+  if (bar)
+    at_exit.push_back(body[w + 1]);
+  exit.insert(exit.begin(), at_exit.begin(), at_exit.end());
+  body.erase(body.begin() + static_cast<long>(w),
+             body.begin() + static_cast<long>(w + (bar ? 2 : 1)));
+  return true;
+}
+
+} // namespace
+
+int defer_wgmma_wait(simt::Function &f) {
+  if (!env::flag(env::Var::WgmmaDefer))
+    return 0;
+  int n = 0;
+  for (size_t b = 1; b < f.blocks.size(); ++b) {
+    const std::vector<Instr> &body = f.blocks[b].instrs;
+    const std::vector<Instr> &head = f.blocks[b - 1].instrs;
+    // body: ends with an unconditional branch back to the header right before it;
+    // header: its only exit its last instruction, a conditional branch out of the loop
+    if (body.empty() || head.empty() || body.back().op != Op::Bra || body.back().guard.active() ||
+        target(body.back()) != b - 1 || head.back().op != Op::Bra || !head.back().guard.active())
+      continue;
+    std::optional<simt::BlockId> e = target(head.back());
+    if (!e || *e == b || *e == b - 1 || *e >= f.blocks.size())
+      continue;
+    if (defer(f, b - 1, b, *e))
+      ++n;
+  }
+  return n;
+}
+
+} // namespace tilec::lower

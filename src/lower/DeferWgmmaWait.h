@@ -1,0 +1,32 @@
+// A Thread IR pass run at the end of lowering: a loop body whose last wgmma group is
+// retired at once (`commit; wait_group 0; [bar.sync]`, attention's p v) lets that group run
+// on across the back edge instead, until the next iteration's own wait retires it
+// (attention: q k^T's `wait_group 0`), as Triton's kernels do. The tensor cores then work
+// on p v while the loop test, the ring wait and q k^T's issue run.
+//
+//   before: body: ... D2 commit, wait 0, bar | header: test, exit? | body: D1 ... wait 0, bar
+//   after:  body: ... D2 commit             | header: test, exit? | body: D1 ... wait 0, bar
+//           exit: wait 0, bar, ...
+//
+// Matched only when every instruction between the two waits (loop header included) leaves
+// the group's registers (its accumulators and A fragments) alone and writes no memory, the
+// later wait retires the group (it keeps fewer groups pending than were committed after
+// it) and, if the first wait was followed by a barrier, so is the later one: a stage of a
+// shared-memory ring the group reads is then still overwritten only after every
+// warpgroup retired it. The loop's exit waits for the group (and passes the barrier).
+//
+// Opt-in (TILEC_WGMMA_DEFER=1). On an H200 (2026-11-29, tutorial 06's forward, one
+// config) it was even at D 64 (within 4 %, either way) and costly at D 128 (404 -> 251
+// TFLOP/s at N 4096): p v's 128 accumulator registers and A fragments stay held across
+// q k^T's issue beside the cp.async rings' per-thread addresses, and ptxas spills (84 ->
+// 184 bytes). Without per-thread copy addresses (TMA) the pressure would differ.
+#pragma once
+
+#include "simt/ThreadIR.h"
+
+namespace tilec::lower {
+
+// Returns the number of waits deferred.
+int defer_wgmma_wait(simt::Function &f);
+
+} // namespace tilec::lower
