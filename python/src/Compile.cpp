@@ -137,7 +137,8 @@ std::shared_ptr<Kernel> compile(const std::shared_ptr<sema::FunctionSource> &fs,
 // as Python objects. Returns the PTX, launch metadata and the IR of every stage.
 nb::dict compile_aot(const std::shared_ptr<sema::FunctionSource> &fs, const std::string &signature,
                      const nb::dict &constexprs, int num_warps, int num_stages, bool debug, int sm,
-                     bool arch_specific, bool enable_fp_fusion, int maxnreg) {
+                     bool arch_specific, bool enable_fp_fusion, int maxnreg,
+                     bool enable_reflect_ftz) {
   std::vector<sema::ArgSpec> specs;
   try {
     std::vector<aot::KernelParam> params;
@@ -178,6 +179,7 @@ nb::dict compile_aot(const std::shared_ptr<sema::FunctionSource> &fs, const std:
   o.sm = sm;
   o.arch_specific = arch_specific;
   o.fp_fusion = enable_fp_fusion;
+  o.reflect_ftz = enable_reflect_ftz;
   o.maxnreg = maxnreg;
   auto sources = std::make_shared<SourceManager>();
   pipeline::CompiledGpuKernel k;
@@ -273,7 +275,7 @@ void bind_compile(nb::module_ &m) {
   m.def("compile_aot", &compile_aot, nb::arg("fn"), nb::arg("signature"), nb::arg("constexprs"),
         nb::arg("num_warps") = 4, nb::arg("num_stages") = 3, nb::arg("debug") = false,
         nb::arg("sm") = 90, nb::arg("arch_specific") = true, nb::arg("enable_fp_fusion") = true,
-        nb::arg("maxnreg") = 0,
+        nb::arg("maxnreg") = 0, nb::arg("enable_reflect_ftz") = true,
         "Compiles `fn` for a signature string (`tilec ptx`'s, e.g. \"*fp32:16,i32\") and "
         "constexpr values to PTX; returns a dict: ptx, name, arch, num_warps, num_stages, "
         "shared, static_output, params, stages (stage -> IR text), thread_ir.");

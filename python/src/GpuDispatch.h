@@ -24,8 +24,9 @@ inline constexpr const char *kOptionNames[] = {"num_warps",
                                                "enable_fp_fusion",
                                                "launch_cooperative_grid",
                                                "launch_pdl",
-                                               "stream"};
-inline constexpr int kNumOptions = 9;
+                                               "stream",
+                                               "enable_reflect_ftz"};
+inline constexpr int kNumOptions = 10;
 inline constexpr int kStreamOption = 8;
 inline constexpr int kDebugOption = 4;
 inline constexpr int kCooperativeOption = 6;

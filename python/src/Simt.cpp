@@ -32,7 +32,7 @@ std::pair<int, bool> parse_arch(const std::string &arch) {
 pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSource> &fs,
                                         const nb::list &specs, int num_warps, int num_stages,
                                         bool debug, int sm, bool arch_specific, bool dumps,
-                                        bool fp_fusion, int maxnreg) {
+                                        bool fp_fusion, int maxnreg, bool reflect_ftz) {
   std::vector<sema::ArgSpec> args;
   for (size_t i = 0; i < nb::len(specs); ++i)
     args.push_back(to_arg_spec(specs[i], i));
@@ -45,6 +45,7 @@ pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSour
   o.sm = sm;
   o.arch_specific = arch_specific;
   o.fp_fusion = fp_fusion;
+  o.reflect_ftz = reflect_ftz;
   o.maxnreg = maxnreg;
   auto sources = std::make_shared<SourceManager>();
   nb::gil_scoped_release release;
@@ -57,10 +58,10 @@ pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSour
 
 nb::tuple compile_ptx(const std::shared_ptr<sema::FunctionSource> &fs, const nb::list &specs,
                       int num_warps, int num_stages, bool debug, const std::string &arch,
-                      bool enable_fp_fusion, int maxnreg) {
+                      bool enable_fp_fusion, int maxnreg, bool enable_reflect_ftz) {
   auto [sm, specific] = parse_arch(arch);
-  pipeline::CompiledGpuKernel k = compile_gpu(fs, specs, num_warps, num_stages, debug, sm,
-                                              specific, false, enable_fp_fusion, maxnreg);
+  pipeline::CompiledGpuKernel k = compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific,
+                                              false, enable_fp_fusion, maxnreg, enable_reflect_ftz);
   nb::dict meta;
   meta["name"] = k.name;
   meta["arch"] = k.arch;
@@ -151,6 +152,7 @@ void bind_simt(nb::module_ &m) {
   m.def("compile_ptx", &compile_ptx, nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4,
         nb::arg("num_stages") = 3, nb::arg("debug") = false, nb::arg("arch") = "sm_90a",
         nb::arg("enable_fp_fusion") = true, nb::arg("maxnreg") = 0,
+        nb::arg("enable_reflect_ftz") = true,
         "Compiles `fn` specialised by `specs` to PTX for `arch`; returns (ptx, metadata) with "
         "metadata name, arch, num_warps, num_stages, shared (dynamic shared memory bytes), "
         "static_output and params [(jit parameter name, kind)].");
@@ -201,17 +203,17 @@ void bind_simt(nb::module_ &m) {
   m.def(
       "compile_simt",
       [](const std::shared_ptr<sema::FunctionSource> &fs, const nb::list &specs, int num_warps,
-         int num_stages, bool debug, const std::string &arch, bool enable_fp_fusion,
-         int maxnreg) {
+         int num_stages, bool debug, const std::string &arch, bool enable_fp_fusion, int maxnreg,
+         bool enable_reflect_ftz) {
         auto [sm, specific] = parse_arch(arch);
         auto k = std::make_shared<SimtKernel>();
         k->gpu = compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific, true,
-                             enable_fp_fusion, maxnreg);
+                             enable_fp_fusion, maxnreg, enable_reflect_ftz);
         return k;
       },
       nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4, nb::arg("num_stages") = 3,
       nb::arg("debug") = false, nb::arg("arch") = "sm_90a", nb::arg("enable_fp_fusion") = true,
-      nb::arg("maxnreg") = 0,
+      nb::arg("maxnreg") = 0, nb::arg("enable_reflect_ftz") = true,
       "Compiles `fn` down the GPU path; the result runs on the SIMT simulator (the same "
       "interface as compile()'s Kernel).");
 }

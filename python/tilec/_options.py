@@ -20,13 +20,15 @@ class CompileOptions(NamedTuple):
     debug: bool = False
     enable_fp_fusion: bool = True
     maxnreg: Optional[int] = None
+    enable_reflect_ftz: bool = True  # tl.math.exp2 (f32) flushes subnormal results to 0
 
     def disk_cache_text(self) -> str:
         """The options as the GPU kernels' disk cache key spells them. The exact text is
         part of every key written so far: changing it orphans the kernels on disk."""
         return (f"num_warps={self.num_warps};num_stages={self.num_stages};"
                 f"debug={int(bool(self.debug))};fp_fusion={int(self.enable_fp_fusion)};"
-                f"maxnreg={self.maxnreg or 0}")
+                f"maxnreg={self.maxnreg or 0}"
+                + ("" if self.enable_reflect_ftz else ";reflect_ftz=0"))
 
 
 __all__ = ["CompileOptions"]

@@ -22,7 +22,8 @@ from .language import core
 
 # Launch keywords that configure the compilation rather than bind a parameter.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
-                  "launch_cooperative_grid", "launch_pdl", "stream", "extern_libs")
+                  "enable_reflect_ftz", "launch_cooperative_grid", "launch_pdl", "stream",
+                  "extern_libs")
 # (LAUNCH_ATTRIBUTES, _grid.py: those the GPU launch passes to the driver.)
 
 
@@ -307,7 +308,7 @@ class JITFunction(JITCallable, KernelInterface):
     def _options(self, kwargs) -> CompileOptions:
         """The compile options of a launch, popping launch options out of kwargs."""
         num_warps, num_stages, debug = 4, 3, self.debug
-        fp_fusion, maxnreg = True, None
+        fp_fusion, maxnreg, reflect_ftz = True, None, True
         if kwargs:
             for k in LAUNCH_OPTIONS:
                 if k in kwargs and k not in self._index:
@@ -323,6 +324,8 @@ class JITFunction(JITCallable, KernelInterface):
                         debug = v
                     elif k == "enable_fp_fusion" and v is not None:
                         fp_fusion = bool(v)
+                    elif k == "enable_reflect_ftz" and v is not None:
+                        reflect_ftz = bool(v)
                     elif k == "maxnreg" and v is not None:
                         maxnreg = v
                     elif k == "extern_libs" and v is not None:
@@ -334,7 +337,7 @@ class JITFunction(JITCallable, KernelInterface):
                 raise LaunchOptionError(bad)
         if debug is None:
             debug = _C.debug_env()
-        return CompileOptions(num_warps, num_stages, bool(debug), fp_fusion, maxnreg)
+        return CompileOptions(num_warps, num_stages, bool(debug), fp_fusion, maxnreg, reflect_ftz)
 
     # -- launching ------------------------------------------------------------------------
     def __getitem__(self, grid):

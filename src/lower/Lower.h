@@ -19,6 +19,10 @@ struct LowerOptions {
   // enable_fp_fusion: the user's f32/f64 add/sub/mul get no rounding modifier, so ptxas may
   // contract mul+add into fma (Triton's default); off: `.rn`, which forbids it.
   bool fp_fusion = true;
+  // enable_reflect_ftz (Triton's libdevice __CUDA_FTZ): tl.math.exp2 in f32 is
+  // ex2.approx.ftz (subnormal results flush to 0); off: ex2.approx, which keeps them
+  // at the cost of a range check and two multiplies per element.
+  bool reflect_ftz = true;
 };
 
 // Lowers `fn` of `m` (which carries num_warps and, after allocate_shared, shared_bytes).

@@ -1,10 +1,11 @@
 // Float math. fp32 follows Triton's fast paths where Triton has them: exp and log
-// through ex2/lg2.approx with a log2(e) / ln(2) scaling, tl.sqrt as sqrt.approx.ftz
-// (tl.sqrt_rn: sqrt.rn), rsqrt.approx.ftz. sin/cos reduce by pi/2 in three parts and
-// evaluate minimax polynomials (about 1 ulp for |x| < 1e5), erf uses two fitted pieces
-// (|x| < 1: x * P(x^2); above: 1 - exp(Q(|x|) - x^2)), about 2 ulp. fp64 has the exact
-// instructions PTX offers (sqrt.rn, floor, ceil); its transcendental functions are
-// polynomials and series (LowerMath64.cpp).
+// through ex2/lg2.approx with a log2(e) / ln(2) scaling, exp2 as ex2.approx.ftz (Triton's
+// libdevice under enable_reflect_ftz, its default; ex2.approx without it), tl.sqrt as
+// sqrt.approx.ftz (tl.sqrt_rn: sqrt.rn), rsqrt.approx.ftz. sin/cos reduce by pi/2 in
+// three parts and evaluate minimax polynomials (about 1 ulp for |x| < 1e5), erf uses two
+// fitted pieces (|x| < 1: x * P(x^2); above: 1 - exp(Q(|x|) - x^2)), about 2 ulp. fp64 has
+// the exact instructions PTX offers (sqrt.rn, floor, ceil); its transcendental functions
+// are polynomials and series (LowerMath64.cpp).
 #include "lower/LowerMath.h"
 
 #include <cmath>
@@ -117,8 +118,8 @@ Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x) {
   switch (k) {
   case K::Exp:
     return b.approx(Op::Ex2, t, b.mul(t, x, Operand::f32(kLog2e)));
-  case K::Exp2:
-    return b.approx(Op::Ex2, t, x);
+  case K::Exp2: // Triton: libdevice's __nv_exp2f, ftz under enable_reflect_ftz
+    return c.opts().reflect_ftz ? approx_ftz(b, Op::Ex2, t, x) : b.approx(Op::Ex2, t, x);
   case K::Log:
     return b.mul(t, b.approx(Op::Lg2, t, x), Operand::f32(kLn2));
   case K::Log2:

@@ -68,6 +68,7 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
     lower::LowerOptions lo;
     lo.sm = opts.sm;
     lo.fp_fusion = opts.fp_fusion;
+    lo.reflect_ftz = opts.reflect_ftz;
     k.thread_ir = std::make_shared<simt::Function>(lower::lower_function(*k.tile.module, fn, lo));
     k.thread_ir->maxnreg = opts.maxnreg;
     thread = k.thread_ir.get();

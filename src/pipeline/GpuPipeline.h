@@ -24,6 +24,7 @@ struct GpuCompileOptions {
   // mul+add into fma (their add/sub/mul print without .rn); maxnreg > 0 prints
   // `.maxnreg N` (16..255, else CompileError); 0: no limit.
   bool fp_fusion = true;
+  bool reflect_ftz = true; // enable_reflect_ftz: lower::LowerOptions::reflect_ftz
   int maxnreg = 0;
 };
 

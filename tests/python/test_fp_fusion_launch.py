@@ -41,3 +41,20 @@ def test_maxnreg_errors(fake_gpu, bad):  # noqa: F811
     x, y, out = tensors()
     with pytest.raises(ValueError, match="maxnreg"):
         add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, maxnreg=bad)
+
+
+def test_reflect_ftz_compiles_a_variant_each(fake_gpu):  # noqa: F811
+    """enable_reflect_ftz (Triton's libdevice __CUDA_FTZ, on by default) is a launch option:
+    each setting its own kernel, the fast path keyed by it."""
+    launches, compiles = fake_gpu
+    add = make_add()
+    x, y, out = tensors()
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, enable_reflect_ftz=False)
+    for _ in range(2):
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, enable_reflect_ftz=False)
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, enable_reflect_ftz=True)
+    assert len(compiles) == 2
+    assert [c[2][5] for c in compiles] == [True, False]
+    assert sorted(v.options["enable_reflect_ftz"] for v in add.compiled_variants()) == \
+        [False, True]

@@ -74,15 +74,17 @@ def test_compile_options_are_one_named_tuple():
     x = np.zeros(64, np.float32)
     o = scale._options({"num_warps": 8, "maxnreg": 64, "debug": False, "n": 1})
     assert isinstance(o, CompileOptions) and (o.num_warps, o.maxnreg) == (8, 64)
-    assert o == (8, 3, False, True, 64) and hash(o) == hash((8, 3, False, True, 64))
+    assert o == (8, 3, False, True, 64, True) and hash(o) == hash((8, 3, False, True, 64, True))
     assert CompileOptions().disk_cache_text() == \
         "num_warps=4;num_stages=3;debug=0;fp_fusion=1;maxnreg=0"
     assert o._replace(debug=True, enable_fp_fusion=False).disk_cache_text() == \
         "num_warps=8;num_stages=3;debug=1;fp_fusion=0;maxnreg=64"
+    assert o._replace(enable_reflect_ftz=False).disk_cache_text().endswith(";reflect_ftz=0")
     scale[(1,)](x, x, 64, 1.0, BLOCK=64, num_stages=2)
     (variant,) = [v for v in scale.compiled_variants() if v.options["num_stages"] == 2]
     assert variant.options == {"num_warps": 4, "num_stages": 2, "debug": False,
-                               "enable_fp_fusion": True, "maxnreg": None}
+                               "enable_fp_fusion": True, "maxnreg": None,
+                               "enable_reflect_ftz": True}
 
 
 def test_simt_kernels_show_their_ptx(monkeypatch):

@@ -23,10 +23,9 @@ std::pair<int, bool> parse_arch(const std::string &arch) {
 } // namespace
 
 int run_ptx(const std::vector<std::string> &args) {
-  ParsedArgs a =
-      parse_args(args,
-                 {"signature", "constexpr", "num-warps", "num-stages", "arch", "output", "maxnreg"},
-                 {"debug", "thread-ir", "no-fp-fusion"});
+  ParsedArgs a = parse_args(
+      args, {"signature", "constexpr", "num-warps", "num-stages", "arch", "output", "maxnreg"},
+      {"debug", "thread-ir", "no-fp-fusion", "no-reflect-ftz"});
   if (a.positional.size() != 1)
     throw UsageError("ptx takes one FILE.py:KERNEL");
   const std::string &target = a.positional[0];
@@ -41,6 +40,7 @@ int run_ptx(const std::vector<std::string> &args) {
   opts.pipeline.compile.num_stages = parse_count(a, "num-stages", 3);
   opts.pipeline.compile.debug = a.has("debug");
   opts.fp_fusion = !a.has("no-fp-fusion");
+  opts.reflect_ftz = !a.has("no-reflect-ftz");
   opts.maxnreg = parse_count(a, "maxnreg", 0);
   std::string bad = pipeline::launch_options_error(opts.pipeline.compile.num_warps,
                                                    opts.pipeline.compile.num_stages, opts.maxnreg);

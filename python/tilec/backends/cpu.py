@@ -25,6 +25,7 @@ class CPUOptions(OptionsBase):
     warp_size: int = 32
     maxnreg: Optional[int] = None
     enable_fp_fusion: bool = True
+    enable_reflect_ftz: bool = True
     debug: bool = False
     backend_name: str = "cpu"
     sanitize_overflow: bool = True

@@ -263,8 +263,9 @@ def compile(src, *args, **kwargs):  # noqa: A001 - Triton's name
     - Triton's: `compile(ASTSource(fn, signature, constexprs, attrs), target=None,
       options=None)`; target None means the current device's.
     - tilec's: `compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
-      debug=False, target="cuda:90", enable_fp_fusion=True, maxnreg=None)` with `tilec
-      ptx`'s signature string (see gpu.compile_aot)."""
+      debug=False, target="cuda:90", enable_fp_fusion=True, maxnreg=None,
+      enable_reflect_ftz=True)` with `tilec ptx`'s signature string (see
+      gpu.compile_aot)."""
     if isinstance(src, ASTSource):
         names = ("target", "options", "_env_vars")
         if len(args) > len(names):

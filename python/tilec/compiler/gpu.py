@@ -47,7 +47,8 @@ def _generate_ptx(jitfn, fs, specs, options, arch):
             "arrays or CPU tensors)")
     try:
         return gen(fs, specs, options.num_warps, options.num_stages, options.debug, arch,
-                   enable_fp_fusion=options.enable_fp_fusion, maxnreg=options.maxnreg or 0)
+                   enable_fp_fusion=options.enable_fp_fusion, maxnreg=options.maxnreg or 0,
+                   enable_reflect_ftz=options.enable_reflect_ftz)
     except CompilationError as e:
         err = as_triton_error(e)
         raise err.with_traceback(None) from err.__cause__
@@ -80,6 +81,7 @@ class GpuCompiledKernel(CompiledKernel):
         self.function = jitfn
         self.name = native.name
         self._fp_fusion, self._maxnreg = options.enable_fp_fusion, options.maxnreg
+        self._reflect_ftz = options.enable_reflect_ftz
         meta = native.metadata
         self.metadata = _introspect.Metadata(
             name=self.name, num_warps=meta["num_warps"], num_stages=options.num_stages,
@@ -104,7 +106,8 @@ class GpuCompiledKernel(CompiledKernel):
                 m = self.metadata
                 k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch,
                                     enable_fp_fusion=self._fp_fusion,
-                                    maxnreg=self._maxnreg or 0)
+                                    maxnreg=self._maxnreg or 0,
+                                    enable_reflect_ftz=self._reflect_ftz)
                 stages = {st: k.ir(st) for st in k.stages}
                 stages["thread_ir"] = k.thread_ir
             asm.update(_introspect.ir_aliases(stages or {}))
@@ -141,7 +144,8 @@ class GpuCompiledKernel(CompiledKernel):
     def _launch_options(self) -> dict:
         m = self.metadata
         return {"num_warps": m.num_warps, "num_stages": m.num_stages, "debug": m.debug,
-                "enable_fp_fusion": self._fp_fusion, "maxnreg": self._maxnreg}
+                "enable_fp_fusion": self._fp_fusion, "maxnreg": self._maxnreg,
+                "enable_reflect_ftz": self._reflect_ftz}
 
     def portable(self):
         """Makes the kernel's __dict__ picklable (a kernel triton.compile returns may be
@@ -250,14 +254,14 @@ def compile_specs(jitfn, specs, options: CompileOptions, arch) -> GpuCompiledKer
 
 
 def compile_aot(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug=False,
-                target="cuda:90", enable_fp_fusion=True, maxnreg=None):
+                target="cuda:90", enable_fp_fusion=True, maxnreg=None, enable_reflect_ftz=True):
     """Compiles a @jit function ahead of time for a GPU, without one present.
 
     `signature` is `tilec ptx`'s string, one entry per non-constexpr parameter in order
     (e.g. "*fp32:16,*fp32:16,*fp32:16,i32": pointers to fp32, 16-byte aligned, and an
     i32), or a dict {parameter: entry}; `constexprs` gives the constexpr parameters'
-    values ({"BLOCK_SIZE": 1024}). `enable_fp_fusion` and `maxnreg` are the launch options
-    of the same names. Returns a CompiledKernel with `asm["ptx"]`,
+    values ({"BLOCK_SIZE": 1024}). `enable_fp_fusion`, `maxnreg` and `enable_reflect_ftz` are
+    the launch options of the same names. Returns a CompiledKernel with `asm["ptx"]`,
     `asm["cubin"]` when ptxas is found, the IR of every stage, and `metadata`."""
     jitfn = getattr(fn, "jit_function", fn)
     # values in the compiler's forms (a dtype, a @jit function, a tuple of them ...)
@@ -270,13 +274,13 @@ def compile_aot(fn, signature, constexprs=None, num_warps=4, num_stages=3, debug
                              f"'{jitfn.__name__}'")
         signature = ",".join(str(signature[n]) for n in jitfn.arg_names if n in signature)
     options = CompileOptions(num_warps, num_stages, bool(debug), bool(enable_fp_fusion),
-                             maxnreg)
+                             maxnreg, bool(enable_reflect_ftz))
     cc, specific = _introspect.parse_target(target)
     fs = _sources.function_source(jitfn)
     try:
         r = _C.compile_aot(fs, signature, constexprs, options.num_warps, options.num_stages,
                            options.debug, cc, specific, options.enable_fp_fusion,
-                           options.maxnreg or 0)
+                           options.maxnreg or 0, options.enable_reflect_ftz)
     except CompilationError as e:
         err = as_triton_error(e)
         raise err.with_traceback(None) from err.__cause__

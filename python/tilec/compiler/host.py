@@ -164,7 +164,8 @@ def compile_kernel(jitfn, specs, options: CompileOptions) -> HostKernel:
         if _C.env_flag("TILEC_SIMT"):
             native = _C.compile_simt(fs, specs, options.num_warps, options.num_stages,
                                      options.debug, enable_fp_fusion=options.enable_fp_fusion,
-                                     maxnreg=options.maxnreg or 0)
+                                     maxnreg=options.maxnreg or 0,
+                                     enable_reflect_ftz=options.enable_reflect_ftz)
         else:
             native = _C.compile(fs, specs, options.num_warps, options.num_stages, options.debug)
     except CompilationError as e:
