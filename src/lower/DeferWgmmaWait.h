@@ -16,10 +16,11 @@
 // warpgroup retired it. The loop's exit waits for the group (and passes the barrier).
 //
 // Opt-in (TILEC_WGMMA_DEFER=1). On an H200 (2026-11-29, tutorial 06's forward, one
-// config) it was even at D 64 (within 4 %, either way) and costly at D 128 (404 -> 251
+// config, in a build that also packed p's A fragments before wgmma.fence, an experiment
+// not kept) it was even at D 64 (within 4 %, either way) and costly at D 128 (404 -> 251
 // TFLOP/s at N 4096): p v's 128 accumulator registers and A fragments stay held across
-// q k^T's issue beside the cp.async rings' per-thread addresses, and ptxas spills (84 ->
-// 184 bytes). Without per-thread copy addresses (TMA) the pressure would differ.
+// q k^T's issue beside the cp.async rings' per-thread addresses, and ptxas spills (here:
+// 68 -> 184 bytes at D 128). Without per-thread copy addresses (TMA) that may change.
 #pragma once
 
 #include "simt/ThreadIR.h"
