@@ -345,6 +345,37 @@ int64_t wgmma_dot_smem_bytes(const ir::Op &dot) {
   return buf ? 1024 + buf * (wgmma_pipelined_loop(dot) ? 2 : 1) : 0;
 }
 
+// An FMA dot's result layout: each thread computes a rows x cols block of the result and
+// reads rows + cols operand values per K step, so the lanes and warps are split between M
+// and N to make that sum smallest (more lanes along N on a tie: the store's contiguous
+// dim), each thread's columns contiguous (up to 4). 128 x 128 on 4 warps: 16 rows x 8
+// columns (24 values a step) where the default blocked layout gives 128 x 1 (129): with
+// it, ptxas took minutes on Triton's test_dot kernels holding 8192 A values a thread.
+// Shapes with fewer elements than threads keep the default layout.
+static ir::LayoutRef fma_result_layout(const ir::Shape &s, int num_warps) {
+  if (s.size() != 2 || s[0] * s[1] < int64_t{32} * num_warps)
+    return default_blocked(s, num_warps);
+  int64_t M = s[0], N = s[1], best = -1;
+  int32_t tn_best = 32, wn_best = num_warps;
+  for (int32_t tn = 1; tn <= 32; tn *= 2)
+    for (int32_t wn = 1; wn <= num_warps; wn *= 2) {
+      int64_t rows = int64_t{32 / tn} * (num_warps / wn), cols = int64_t{tn} * wn;
+      if (rows > M || cols > N)
+        continue;
+      int64_t cost = M / rows + N / cols;
+      if (best < 0 || cost < best || (cost == best && tn > tn_best)) {
+        best = cost;
+        tn_best = tn;
+        wn_best = wn;
+      }
+    }
+  if (best < 0)
+    return default_blocked(s, num_warps);
+  int32_t per_col = static_cast<int32_t>(std::min<int64_t>(4, N / (int64_t{tn_best} * wn_best)));
+  return ir::Layout::blocked({1, per_col}, {32 / tn_best, tn_best}, {num_warps / wn_best, wn_best},
+                             {1, 0});
+}
+
 ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma) {
   const ir::Shape &s = dot.result(0)->type.shape;
   if (wgmma && dot_uses_wgmma(dot, num_warps)) {
@@ -353,7 +384,7 @@ ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma) {
     return ir::Layout::mma(3, {4 * wgs[0], wgs[1]}, {64, wgmma_instr_n(m, n, num_warps)});
   }
   if (!dot_uses_mma(dot))
-    return default_blocked(s, num_warps);
+    return fma_result_layout(s, num_warps);
   std::vector<int32_t> instr(s.size(), 1);
   instr[s.size() - 2] = 16;
   instr[s.size() - 1] = 8;
