@@ -225,21 +225,28 @@ void lower_fma(LoweringContext &c, const ir::Op &op) {
   };
   int64_t K = a->type.shape.back();
   const std::vector<Reg> &acc_regs = c.get(acc);
-  std::vector<Reg> out;
-  for (int32_t r = 0; r < static_cast<int32_t>(acc_regs.size()); ++r) {
-    Coords crd = LoweringContext::reg_coords(lc, r);
-    Reg s = rt.elem == work
-                ? acc_regs[static_cast<size_t>(r)]
-                : emit_cast(c, acc_regs[static_cast<size_t>(r)], ot, wt, false, op.loc());
-    for (int32_t k = 0; k < K; ++k) {
-      Coords ac = crd, bc = crd;
+  size_t n = acc_regs.size();
+  std::vector<Reg> sums(n);
+  std::vector<Coords> crds(n);
+  for (size_t r = 0; r < n; ++r) {
+    crds[r] = LoweringContext::reg_coords(lc, static_cast<int32_t>(r));
+    sums[r] = rt.elem == work ? acc_regs[r] : emit_cast(c, acc_regs[r], ot, wt, false, op.loc());
+  }
+  // K outermost: each element's chain is still k ascending, but a K step's operand values
+  // are read right before its fmas (sink-fragment-loads moves their loads and shuffles
+  // there), so a thread holds its accumulators and one step's operands, not every
+  // operand value at once (ptxas spilled kilobytes and took minutes on 128 x 128 x 64)
+  for (int32_t k = 0; k < K; ++k)
+    for (size_t r = 0; r < n; ++r) {
+      Coords ac = crds[r], bc = crds[r];
       ac.back() = k;
       bc[bc.size() - 2] = k;
       Reg x = widen(lookup(am, ac, "A"), e), y = widen(lookup(bm, bc, "B"), bv->type.elem);
-      s = is_int ? b.mad(t, x, y, s) : b.fma(t, x, y, s);
+      sums[r] = is_int ? b.mad(t, x, y, sums[r]) : b.fma(t, x, y, sums[r]);
     }
+  std::vector<Reg> out;
+  for (Reg s : sums)
     out.push_back(rt.elem == work ? s : emit_cast(c, s, wt, ot, false, op.loc()));
-  }
   c.set(op.result(0), std::move(out));
 }
 

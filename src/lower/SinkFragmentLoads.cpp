@@ -9,9 +9,11 @@ namespace {
 using simt::Instr;
 using simt::Op;
 
-// A shared-memory read, or register packing: what may move.
+// A shared-memory read, register packing, or a warp shuffle (an FMA dot's operand values
+// come through shuffles; every lane runs the same straight-line code, so moving one within
+// its block keeps it converged): what may move.
 bool movable(const Instr &in) {
-  if (in.op == Op::Ldmatrix)
+  if (in.op == Op::Ldmatrix || in.op == Op::Shfl)
     return true;
   if (in.op == Op::Ld)
     return in.m.space == simt::Space::Shared;
@@ -61,29 +63,33 @@ bool any_in(const std::vector<uint32_t> &a, const std::vector<uint32_t> &b) {
 }
 
 void sink_block(std::vector<Instr> &instrs) {
-  for (size_t i = instrs.size(); i-- > 0;) {
+  // each instruction's registers, computed once and moved along with it
+  size_t n = instrs.size();
+  std::vector<std::vector<uint32_t>> reads(n), writes(n);
+  for (size_t i = 0; i < n; ++i)
+    simt::instr_regs(instrs[i], reads[i], writes[i]);
+  for (size_t i = n; i-- > 0;) {
     const Instr &x = instrs[i];
     if (!movable(x) || x.guard.active())
       continue;
-    std::vector<uint32_t> s, d, kr, kw;
-    simt::instr_regs(x, s, d);
+    const std::vector<uint32_t> &s = reads[i], &d = writes[i];
     size_t j = i + 1;
-    for (; j < instrs.size(); ++j) {
+    for (; j < n; ++j) {
       const Instr &k = instrs[j];
-      simt::instr_regs(k, kr, kw);
-      if (any_in(kr, d))
+      if (any_in(reads[j], d))
         break; // the first reader: x goes right before it
-      if (any_in(kw, s) || any_in(kw, d) || (reads_memory(x) && orders_memory(k)) ||
+      if (any_in(writes[j], s) || any_in(writes[j], d) || (reads_memory(x) && orders_memory(k)) ||
           simt::leaves_block(k)) {
-        j = instrs.size(); // blocked before reaching a reader: stay
+        j = n; // blocked before reaching a reader: stay
         break;
       }
     }
-    if (j >= instrs.size() || j == i + 1)
+    if (j >= n || j == i + 1)
       continue;
-    Instr moved = std::move(instrs[i]);
-    instrs.erase(instrs.begin() + static_cast<long>(i));
-    instrs.insert(instrs.begin() + static_cast<long>(j - 1), std::move(moved));
+    auto at = [&](auto &v, size_t p) { return v.begin() + static_cast<long>(p); };
+    std::rotate(at(instrs, i), at(instrs, i + 1), at(instrs, j));
+    std::rotate(at(reads, i), at(reads, i + 1), at(reads, j));
+    std::rotate(at(writes, i), at(writes, i + 1), at(writes, j));
   }
 }
 

@@ -1,7 +1,8 @@
-// A Thread IR pass run at the end of lowering: shared-memory loads (ldmatrix, ld.shared)
-// and the register packing that follows them move down to just before their first
-// reader in the same block, so an mma chain's operand fragments are loaded step by step
-// instead of all before the first mma (fewer live registers; ptxas schedules from there).
+// A Thread IR pass run at the end of lowering: shared-memory loads (ldmatrix, ld.shared),
+// warp shuffles and the register packing that follows them move down to just before their
+// first reader in the same block, so an mma chain's operand fragments (an FMA dot's K
+// steps) are loaded step by step instead of all before the first mma (fewer live
+// registers; ptxas schedules from there).
 #pragma once
 
 #include "simt/ThreadIR.h"
