@@ -10,7 +10,8 @@
 //    K tiles are chained through mma.sync, k ascending.
 //  - FMA path (result blocked, operands #dot_op of it holding whole K rows / columns):
 //    per result element, acc = fma(a[m,k], b[k,n], acc) for k ascending, in fp32 (fp64
-//    for fp64, wrapping s32 for int8); fp32 "ieee"/"tf32x3" inputs are used exactly.
+//    for fp64, wrapping s32 for int8); fp32 "ieee"/"tf32x3" inputs are used exactly. The
+//    fmas are emitted K step by K step (all elements' step k, then k + 1).
 //
 // Operand staging today is the generic convert_layout (through shared memory, swizzled
 // by the conversion's own bank-conflict choice); ldmatrix staging is the next step.
