@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "simt/AsyncInstrs.h"
 #include "support/Env.h"
 
 namespace tilec::lower {
@@ -15,11 +16,6 @@ using simt::Op;
 bool is_bar0(const Instr &in) {
   return in.op == Op::Bar && !in.guard.active() && in.src.size() == 1 && in.src[0].is_imm() &&
          in.src[0].value == 0;
-}
-
-bool is_wgmma_op(const Instr &in) {
-  return in.op == Op::WgmmaFence || in.op == Op::Wgmma || in.op == Op::WgmmaCommit ||
-         in.op == Op::WgmmaWait;
 }
 
 bool is_wait(const Instr &in, int64_t n) {
@@ -105,7 +101,7 @@ bool defer(simt::Function &f, size_t h, size_t b, simt::BlockId e) {
   int committed = 0;
   auto ok = [&](const Instr &in) { return may_overlap(in) && !touches(in); };
   // up to the back edge and in the header: no other wgmma work at all
-  auto plain = [&](const Instr &in) { return ok(in) && !is_wgmma_op(in); };
+  auto plain = [&](const Instr &in) { return ok(in) && !simt::is_wgmma(in.op); };
   for (size_t i = w + (bar ? 2 : 1); i + 1 < body.size(); ++i)
     if (!plain(body[i]))
       return false;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "simt/AsyncInstrs.h"
 #include "support/Env.h"
 
 namespace tilec::lower {
@@ -64,10 +65,6 @@ bool is_pure(const Instr &in) {
   default:
     return false;
   }
-}
-
-bool is_wgmma_op(Op op) {
-  return op == Op::WgmmaFence || op == Op::Wgmma || op == Op::WgmmaCommit || op == Op::WgmmaWait;
 }
 
 // One dot's issue: fence, wgmmas and their descriptor arithmetic, commit, wait.
@@ -195,7 +192,7 @@ std::optional<size_t> interleave(std::vector<Instr> &ins, const Dot &d1, const D
   std::set<uint32_t> mem_rd, mem_wr;
   for (size_t i : xs) {
     const Instr &in = ins[i];
-    if (is_wgmma_op(in.op) || simt::leaves_block(in))
+    if (simt::is_wgmma(in.op) || simt::leaves_block(in))
       return std::nullopt;
     simt::instr_regs(in, rd, wr);
     int l = level_of(rd, wr);
@@ -294,7 +291,7 @@ int overlap_wgmma(simt::Function &f) {
       if (!d1)
         continue;
       size_t j = d1->wait + 1;
-      while (j < ins.size() && !is_wgmma_op(ins[j].op))
+      while (j < ins.size() && !simt::is_wgmma(ins[j].op))
         ++j;
       std::optional<Dot> d2 = dot_at(ins, j);
       if (!d2)

@@ -298,9 +298,10 @@ int instr_min_ptx_minor(const Instr &in) {
   return (in.op == Op::Atom || in.op == Op::Red) && in.m.vec > 1 ? 1 : 0;
 }
 
-bool instr_needs_sm90a(const Instr &in) {
-  return in.op == Op::WgmmaFence || in.op == Op::Wgmma || in.op == Op::WgmmaCommit ||
-         in.op == Op::WgmmaWait;
+bool is_wgmma(Op op) {
+  return op == Op::WgmmaFence || op == Op::Wgmma || op == Op::WgmmaCommit || op == Op::WgmmaWait;
 }
+
+bool instr_needs_sm90a(const Instr &in) { return is_wgmma(in.op); }
 
 } // namespace tilec::simt

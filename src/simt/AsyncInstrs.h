@@ -98,6 +98,8 @@ std::string async_instr_error(const Function &fn, const Instr &in);
 // ---- targets ----
 int instr_min_sm(const Instr &in);        // 0: every target
 bool instr_needs_sm90a(const Instr &in);  // the arch-specific sm_90a features (wgmma)
+// The wgmma family: wgmma.fence, wgmma.mma_async, wgmma.commit_group, wgmma.wait_group.
+bool is_wgmma(Op op);
 int instr_min_ptx_minor(const Instr &in); // the PTX ISA 8.x an instruction needs (8.0: 0)
 
 } // namespace tilec::simt

@@ -400,8 +400,7 @@ bool wgmma_in_flight(const Cta &c, int warp) {
 
 void check_wgmma_hazard(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   const Instr &in = *d.in;
-  if (in.op == Op::Wgmma || in.op == Op::WgmmaFence || in.op == Op::WgmmaCommit ||
-      in.op == Op::WgmmaWait)
+  if (is_wgmma(in.op))
     return;
   thread_local std::vector<uint32_t> reads, writes;
   instr_regs(in, reads, writes);
