@@ -26,9 +26,23 @@ std::vector<int> param_positions(const runtime::KernelMetadata &meta,
 
 // Packs the .params of `meta` from classified values: `infos[positions[i]]` feeds .param i.
 // `names` name the values in errors. Raises TypeError/ValueError for a value the .param
-// cannot take (a host array for a pointer, an int out of range, ...).
+// cannot take (a host array for a pointer, an int out of range, ...). A tensor-map .param
+// i is encoded into maps[i] and ptrs[i] points there (both needed when meta has one).
 void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &positions,
-                 const ArgInfo *infos, const std::vector<std::string> &names, uint64_t *slots);
+                 const ArgInfo *infos, const std::vector<std::string> &names, uint64_t *slots,
+                 runtime::TensorMapBytes *maps = nullptr, void **ptrs = nullptr);
+
+// Whether `meta` takes a tensor map (its launches need pack_params' maps).
+bool takes_tensor_map(const runtime::KernelMetadata &meta);
+
+// A TensorDescriptor argument's tensor (its base classified as for parameter `name`);
+// false when `v` is not a TensorDescriptor over GPU memory with valid fields.
+bool descriptor_tma_tensor(PyObject *v, const char *name, runtime::TmaTensor &out);
+
+// Classifies the slow path's launch values (classify()); a TensorDescriptor (the value of a
+// `.tmap` name, compiler/gpu.py launch_arguments) becomes its tensor in tmas[i].
+void classify_launch_values(const nb::list &values, const std::vector<std::string> &names,
+                            std::vector<ArgInfo> &infos, std::vector<runtime::TmaTensor> &tmas);
 
 // The stream of a launch: `stream` when given (an int or an object with .cuda_stream),
 // else torch's current stream on `device` when torch is imported, else the legacy

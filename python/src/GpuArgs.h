@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "runtime/TensorMap.h"
+
 namespace tilec::python::gpu {
 
 namespace nb = nanobind;
@@ -20,6 +22,7 @@ enum class ArgClass : uint8_t {
   Float,       // f
   DeviceArray, // i = address, dtype, device, aligned
   HostArray,   // a CPU tensor / numpy array: an error in a GPU launch
+  TensorMap,   // tma: a TensorDescriptor for a .tmap .param (the launch encodes the map)
   Other,       // anything else: the slow path decides (and reports)
 };
 
@@ -34,8 +37,9 @@ struct ArgInfo {
   int device = -1; // DeviceArray: CUDA ordinal; -2 when unknown (an empty array)
   int64_t i = 0;
   double f = 0;
-  nb::object keepalive; // a DLPack capsule made for this launch
-  const char *host_kind = nullptr; // HostArray: "a CPU tensor", "a numpy array", ...
+  nb::object keepalive;                    // a DLPack capsule made for this launch
+  const char *host_kind = nullptr;         // HostArray: "a CPU tensor", "a numpy array", ...
+  const runtime::TmaTensor *tma = nullptr; // TensorMap (owned by the launch)
 };
 
 // Tile IR dtype names, indexed by ArgInfo::dtype.

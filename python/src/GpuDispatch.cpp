@@ -127,6 +127,7 @@ bool Dispatcher::add(const CallArgs &args, nb::object kernel_obj) {
       e.desc_names.push_back(std::move(n));
   }
   e.positions = param_positions(kernel->meta(), b.descs.empty() ? names_ : e.desc_names);
+  e.tma = takes_tensor_map(kernel->meta());
   for (size_t i = 0; i < params_.size(); ++i)
     if (params_[i].is_constexpr && const_is_obj(b.values[i]))
       e.const_objs.emplace_back(static_cast<int>(i), nb::borrow(unwrap(b.values[i])));
@@ -227,14 +228,30 @@ void Dispatcher::run(const Entry &e, PyObject *grid, Bound &b) {
         int_part(d.shape[k], kI32);
       for (int k = 0; k + 1 < d.rank; ++k)
         int_part(d.strides[k], kI64);
+      ArgInfo m; // d.tmap
+      m.cls = ArgClass::TensorMap;
+      m.tma = &d.tma;
+      infos.push_back(m);
+    }
+    if (e.tma) {
+      std::vector<runtime::TensorMapBytes> maps(n);
+      pack_params(e.kernel->meta(), e.positions, infos.data(), e.desc_names, slots.data(),
+                  maps.data(), ptrs.data());
+      launch_now(e, grid, b, g, ptrs.data());
+      return;
     }
     pack_params(e.kernel->meta(), e.positions, infos.data(), e.desc_names, slots.data());
   }
+  launch_now(e, grid, b, g, ptrs.data());
+}
+
+void Dispatcher::launch_now(const Entry &e, PyObject *, Bound &b, runtime::LaunchGrid g,
+                            void **ptrs) {
   runtime::CUstream stream = resolve_stream(b.options[kStreamOption], b.device);
   unsigned attrs = b.options[kCooperativeOption] || b.options[kPdlOption]
                        ? launch_attrs(b.options[kCooperativeOption], b.options[kPdlOption])
                        : 0;
-  launch_kernel(*e.kernel, b.device, g, stream, ptrs.data(), attrs);
+  launch_kernel(*e.kernel, b.device, g, stream, ptrs, attrs);
 }
 
 } // namespace dispatch

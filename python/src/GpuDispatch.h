@@ -88,6 +88,7 @@ struct DescParts {
   ArgInfo base;
   int rank = 0;
   int64_t shape[kMaxDescRank] = {}, strides[kMaxDescRank] = {};
+  runtime::TmaTensor tma; // the same, for a kernel that takes its tensor map (d.tmap)
 };
 
 int elem_bytes(uint8_t dtype);
@@ -121,6 +122,7 @@ struct Entry {
   // with descriptor arguments: every name the .params take theirs from (the parameters,
   // then each descriptor's parts); empty otherwise
   std::vector<std::string> desc_names;
+  bool tma = false; // the kernel takes a tensor map (takes_tensor_map)
   std::vector<std::pair<int, nb::object>> const_objs; // constexprs compared with ==
   nb::object result;                                  // what a launch returns
 };
@@ -352,6 +354,8 @@ private:
   runtime::LaunchGrid eval_grid(PyObject *grid, Bound &b);
 
   void run(const Entry &e, PyObject *grid, Bound &b);
+  // the launch of packed .params (`ptrs`), on the bound stream and launch attributes
+  void launch_now(const Entry &e, PyObject *grid, Bound &b, runtime::LaunchGrid g, void **ptrs);
 
   std::vector<Param> params_;
   std::vector<std::string> names_;

@@ -134,6 +134,8 @@ Status Dispatcher::prepare(const CallArgs &args, Bound &b) {
       if (first_host < 0)
         first_host = static_cast<int>(i);
       break;
+    case ArgClass::TensorMap: // classify() never makes one (launches' .tmap parts do)
+      return Status::Unsupported;
     case ArgClass::Other: {
       // a TensorDescriptor over GPU memory with fields the Python path accepts; anything
       // else goes there (it specialises, or reports the error)
@@ -210,6 +212,12 @@ bool Dispatcher::descriptor(PyObject *v, size_t i, Bound &b, std::vector<uint64_
   d.rank = f.rank;
   std::copy(f.shape, f.shape + f.rank, d.shape);
   std::copy(f.strides, f.strides + f.rank, d.strides);
+  d.tma.base = static_cast<uint64_t>(d.base.i);
+  d.tma.dtype = f.dtype;
+  d.tma.elem_bytes = f.elem_bytes;
+  d.tma.rank = f.rank;
+  std::copy(f.shape, f.shape + f.rank, d.tma.shape);
+  std::copy(f.strides, f.strides + f.rank, d.tma.strides);
   bool nan = f.padding == "nan";
   // what the compiled kernel depends on, as _args.desc_key's key: dtype, block shape,
   // padding, which shapes and strides (but the last) are multiples of 16
@@ -233,6 +241,7 @@ std::vector<std::string> Dispatcher::part_names(const Bound &b) const {
       out.push_back(n + ".shape." + std::to_string(k));
     for (int k = 0; k + 1 < d.rank; ++k)
       out.push_back(n + ".stride." + std::to_string(k));
+    out.push_back(n + ".tmap"); // taken by kernels compiled with TMA copies
   }
   return out;
 }
@@ -262,3 +271,42 @@ bool Dispatcher::const_words(PyObject *v, std::vector<uint64_t> &key) const {
 }
 
 } // namespace tilec::python::gpu::dispatch
+
+namespace tilec::python::gpu {
+
+bool descriptor_tma_tensor(PyObject *v, const char *name, runtime::TmaTensor &out) {
+  nb::object base = nb::steal(PyObject_GetAttrString(v, "base"));
+  nb::object shape = nb::steal(PyObject_GetAttrString(v, "shape"));
+  nb::object strides = nb::steal(PyObject_GetAttrString(v, "strides"));
+  if (!base.is_valid() || !shape.is_valid() || !strides.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  ArgInfo b;
+  classify(base.ptr(), name, b);
+  int ns = 0, nt = 0;
+  if (b.cls != ArgClass::DeviceArray || !dispatch::int_list(shape.ptr(), out.shape, ns) ||
+      !dispatch::int_list(strides.ptr(), out.strides, nt) || ns != nt || ns < 1)
+    return false;
+  out.base = static_cast<uint64_t>(b.i);
+  out.dtype = dtype_name(b.dtype);
+  out.elem_bytes = dispatch::elem_bytes(b.dtype);
+  out.rank = ns;
+  return true;
+}
+
+void classify_launch_values(const nb::list &values, const std::vector<std::string> &names,
+                            std::vector<ArgInfo> &infos, std::vector<runtime::TmaTensor> &tmas) {
+  for (size_t i = 0; i < infos.size(); ++i) {
+    PyObject *v = values[i].ptr();
+    if (Py_TYPE(v) == dispatch::descriptor_type() &&
+        descriptor_tma_tensor(v, names[i].c_str(), tmas[i])) {
+      infos[i].cls = ArgClass::TensorMap;
+      infos[i].tma = &tmas[i];
+      continue;
+    }
+    classify(v, names[i].c_str(), infos[i]);
+  }
+}
+
+} // namespace tilec::python::gpu

@@ -12,10 +12,10 @@
 
 #include "Bindings.h"
 #include "Gpu.h"
-#include "runtime/LaunchProfile.h"
 #include "GpuTorchAbi.h"
 #include "frontend/sema/Sema.h"
 #include "runtime/Cache.h"
+#include "runtime/LaunchProfile.h"
 #include "runtime/PtxCompiler.h"
 
 namespace tilec::python {
@@ -48,10 +48,10 @@ KernelMetadata metadata_from_dict(const nb::dict &d) {
       if (!PySequence_Check(p.ptr()) || nb::len(p) != 2)
         throw nb::value_error("kernel metadata: each param is (name, kind)");
       std::string kind = nb::cast<std::string>(p[1]);
-      auto k = runtime::param_kind_from_name(kind);
-      if (!k)
+      auto param = runtime::kernel_param(nb::cast<std::string>(p[0]), kind);
+      if (!param)
         throw nb::value_error(("kernel metadata: unknown param kind '" + kind + "'").c_str());
-      m.params.push_back({nb::cast<std::string>(p[0]), *k});
+      m.params.push_back(std::move(*param));
     }
   }
   return m;
@@ -67,7 +67,7 @@ nb::dict metadata_to_dict(const KernelMetadata &m) {
   d["compiler"] = m.compiler;
   nb::list params;
   for (const auto &p : m.params)
-    params.append(nb::make_tuple(p.name, runtime::param_kind_name(p.kind)));
+    params.append(nb::make_tuple(p.name, runtime::kernel_param_kind_text(p)));
   d["params"] = params;
   return d;
 }
@@ -214,8 +214,16 @@ std::vector<int> param_positions(const runtime::KernelMetadata &meta,
   return pos;
 }
 
+bool takes_tensor_map(const runtime::KernelMetadata &meta) {
+  for (const auto &p : meta.params)
+    if (p.kind == runtime::ParamKind::TensorMap)
+      return true;
+  return false;
+}
+
 void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &positions,
-                 const ArgInfo *infos, const std::vector<std::string> &names, uint64_t *slots) {
+                 const ArgInfo *infos, const std::vector<std::string> &names, uint64_t *slots,
+                 runtime::TensorMapBytes *maps, void **ptrs) {
   using runtime::ParamKind;
   for (size_t i = 0; i < meta.params.size(); ++i) {
     ParamKind kind = meta.params[i].kind;
@@ -233,6 +241,16 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
       throw nb::type_error(
           ("argument '" + name + "' of kernel '" + meta.name + "': " + what).c_str());
     };
+    if (kind == ParamKind::TensorMap) {
+      if (a.cls != ArgClass::TensorMap || !a.tma || !maps || !ptrs)
+        fail("the kernel takes a TensorDescriptor's TMA tensor map");
+      runtime::TmaBox box;
+      if (!runtime::parse_tma_box(meta.params[i].tma_box, box))
+        fail("malformed TMA box '" + meta.params[i].tma_box + "'");
+      runtime::encode_tensor_map(*a.tma, box, "argument '" + name + "'", maps[i]);
+      ptrs[i] = maps[i].bytes;
+      continue;
+    }
     if (kind == ParamKind::Ptr) {
       if (a.cls != ArgClass::DeviceArray)
         fail(a.cls == ArgClass::HostArray
@@ -334,8 +352,7 @@ void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
     else
       t->recorder(k.name(), g, device, reinterpret_cast<uint64_t>(stream), slots);
     if (t0 >= 0) // the stand-in device's launch is done when the recorder returns
-      runtime::profile::record_host(k.interned_name(), device, t0,
-                                    runtime::profile::now_ns() - t0);
+      runtime::profile::record_host(k.interned_name(), device, t0, runtime::profile::now_ns() - t0);
     return;
   }
   k.launch(device, grid, stream, params, attrs);
@@ -380,8 +397,8 @@ void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, n
   if (n != names.size())
     throw nb::value_error("launch: names and values differ in length");
   std::vector<ArgInfo> infos(n);
-  for (size_t i = 0; i < n; ++i)
-    classify(values[i].ptr(), names[i].c_str(), infos[i]);
+  std::vector<runtime::TmaTensor> tmas(n);
+  classify_launch_values(values, names, infos, tmas);
   for (const auto &a : infos)
     if (a.cls == ArgClass::DeviceArray && a.device >= 0 && device < 0)
       device = a.device;
@@ -389,7 +406,9 @@ void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, n
     device = 0;
   std::vector<int> pos = param_positions(k.meta(), names);
   runtime::PackedParams params(pos.size());
-  pack_params(k.meta(), pos, infos.data(), names, params.slots.data());
+  std::vector<runtime::TensorMapBytes> maps(takes_tensor_map(k.meta()) ? pos.size() : 0);
+  pack_params(k.meta(), pos, infos.data(), names, params.slots.data(), maps.data(),
+              params.ptrs.data());
   runtime::CUstream s = resolve_stream(stream.ptr(), device);
   launch_kernel(k, device, {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)}, s,
                 params.ptrs.data(), attrs);
@@ -402,11 +421,13 @@ double launch_loop(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid,
                    int count, nb::object stream) {
   size_t n = nb::len(values);
   std::vector<ArgInfo> infos(n);
-  for (size_t i = 0; i < n; ++i)
-    classify(values[i].ptr(), names[i].c_str(), infos[i]);
+  std::vector<runtime::TmaTensor> tmas(n);
+  classify_launch_values(values, names, infos, tmas);
   std::vector<int> pos = param_positions(k.meta(), names);
   runtime::PackedParams params(pos.size());
-  pack_params(k.meta(), pos, infos.data(), names, params.slots.data());
+  std::vector<runtime::TensorMapBytes> maps(takes_tensor_map(k.meta()) ? pos.size() : 0);
+  pack_params(k.meta(), pos, infos.data(), names, params.slots.data(), maps.data(),
+              params.ptrs.data());
   runtime::CUstream s = resolve_stream(stream.ptr(), device);
   runtime::LaunchGrid g{std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)};
   nb::gil_scoped_release release;

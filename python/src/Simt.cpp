@@ -15,6 +15,7 @@
 #include "interp/simt/Simulator.h"
 #include "ir/Printer.h"
 #include "pipeline/GpuPipeline.h"
+#include "runtime/TensorMap.h"
 #include "support/Target.h"
 
 namespace tilec::python {
@@ -32,7 +33,7 @@ std::pair<int, bool> parse_arch(const std::string &arch) {
 pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSource> &fs,
                                         const nb::list &specs, int num_warps, int num_stages,
                                         bool debug, int sm, bool arch_specific, bool dumps,
-                                        bool fp_fusion, int maxnreg, bool reflect_ftz) {
+                                        bool fp_fusion, int maxnreg, bool reflect_ftz, bool tma) {
   std::vector<sema::ArgSpec> args;
   for (size_t i = 0; i < nb::len(specs); ++i)
     args.push_back(to_arg_spec(specs[i], i));
@@ -40,6 +41,7 @@ pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSour
   o.pipeline.compile.num_warps = num_warps;
   o.pipeline.compile.num_stages = num_stages;
   o.pipeline.compile.debug = debug;
+  o.pipeline.compile.tma = tma && sm >= 90; // TMA copies: sm_90 on
   if (dumps)
     o.pipeline.dump_stage = "all";
   o.sm = sm;
@@ -58,10 +60,11 @@ pipeline::CompiledGpuKernel compile_gpu(const std::shared_ptr<sema::FunctionSour
 
 nb::tuple compile_ptx(const std::shared_ptr<sema::FunctionSource> &fs, const nb::list &specs,
                       int num_warps, int num_stages, bool debug, const std::string &arch,
-                      bool enable_fp_fusion, int maxnreg, bool enable_reflect_ftz) {
+                      bool enable_fp_fusion, int maxnreg, bool enable_reflect_ftz, bool tma) {
   auto [sm, specific] = parse_arch(arch);
-  pipeline::CompiledGpuKernel k = compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific,
-                                              false, enable_fp_fusion, maxnreg, enable_reflect_ftz);
+  pipeline::CompiledGpuKernel k =
+      compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific, false, enable_fp_fusion,
+                  maxnreg, enable_reflect_ftz, tma);
   nb::dict meta;
   meta["name"] = k.name;
   meta["arch"] = k.arch;
@@ -81,6 +84,31 @@ struct SimtKernel {
   pipeline::CompiledGpuKernel gpu;
 };
 
+// A descriptor's tensor map for the simulator: `v` = (dtype, base address, shape, strides),
+// `kind` = "tmap:<box>" (the kernel's).
+simt::SimArg sim_tensor_map(const std::string &name, const std::string &kind, nb::handle v) {
+  nb::tuple t = nb::cast<nb::tuple>(v);
+  std::string dtype = nb::cast<std::string>(t[0]);
+  std::vector<int64_t> shape = nb::cast<std::vector<int64_t>>(t[2]);
+  std::vector<int64_t> strides = nb::cast<std::vector<int64_t>>(t[3]);
+  runtime::TmaTensor tt;
+  runtime::TmaBox box;
+  std::optional<ir::DType> d = ir::dtype_from_ir_name(dtype);
+  if (!d || shape.size() != strides.size() || shape.empty() ||
+      shape.size() > size_t(runtime::kMaxTmaRank) ||
+      !runtime::parse_tma_box(std::string_view(kind).substr(5), box))
+    throw nb::value_error(("argument '" + name + "': not a tensor map's fields").c_str());
+  tt.base = nb::cast<uint64_t>(t[1]);
+  tt.dtype = dtype;
+  tt.elem_bytes = ir::byte_size(*d);
+  tt.rank = static_cast<int>(shape.size());
+  std::copy(shape.begin(), shape.end(), tt.shape);
+  std::copy(strides.begin(), strides.end(), tt.strides);
+  runtime::TensorMapBytes m;
+  runtime::encode_sim_tensor_map(tt, box, "argument '" + name + "'", m);
+  return simt::SimArg::blob(m.bytes, sizeof m.bytes);
+}
+
 std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
                      const nb::list &buffers) {
   const simt::Function &fn = *k.gpu.thread_ir;
@@ -92,7 +120,9 @@ std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const std::string &kind = k.gpu.params[i].kind;
     nb::handle v = args[i];
-    if (kind == "ptr") {
+    if (kind.rfind("tmap:", 0) == 0) { // (dtype, base, shape, strides): the simulator's map
+      sargs.push_back(sim_tensor_map(k.gpu.params[i].name, kind, v));
+    } else if (kind == "ptr") {
       sargs.push_back(simt::SimArg::pointer(reinterpret_cast<const void *>(nb::cast<uint64_t>(v))));
     } else if (kind[0] == 'f' || kind == "bf16") {
       sargs.push_back(simt::SimArg::floating(nb::cast<double>(v)));
@@ -152,10 +182,11 @@ void bind_simt(nb::module_ &m) {
   m.def("compile_ptx", &compile_ptx, nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4,
         nb::arg("num_stages") = 3, nb::arg("debug") = false, nb::arg("arch") = "sm_90a",
         nb::arg("enable_fp_fusion") = true, nb::arg("maxnreg") = 0,
-        nb::arg("enable_reflect_ftz") = true,
+        nb::arg("enable_reflect_ftz") = true, nb::arg("tma") = false,
         "Compiles `fn` specialised by `specs` to PTX for `arch`; returns (ptx, metadata) with "
         "metadata name, arch, num_warps, num_stages, shared (dynamic shared memory bytes), "
-        "static_output and params [(jit parameter name, kind)].");
+        "static_output and params [(jit parameter name, kind)]. tma: host TensorDescriptor "
+        "parameters also take their TMA map (kind 'tmap:<box>') where copies use it.");
 
   nb::class_<SimtKernel>(m, "SimtKernel",
                          "A kernel compiled to Thread IR, run on the SIMT simulator.")
@@ -204,16 +235,16 @@ void bind_simt(nb::module_ &m) {
       "compile_simt",
       [](const std::shared_ptr<sema::FunctionSource> &fs, const nb::list &specs, int num_warps,
          int num_stages, bool debug, const std::string &arch, bool enable_fp_fusion, int maxnreg,
-         bool enable_reflect_ftz) {
+         bool enable_reflect_ftz, bool tma) {
         auto [sm, specific] = parse_arch(arch);
         auto k = std::make_shared<SimtKernel>();
         k->gpu = compile_gpu(fs, specs, num_warps, num_stages, debug, sm, specific, true,
-                             enable_fp_fusion, maxnreg, enable_reflect_ftz);
+                             enable_fp_fusion, maxnreg, enable_reflect_ftz, tma);
         return k;
       },
       nb::arg("fn"), nb::arg("specs"), nb::arg("num_warps") = 4, nb::arg("num_stages") = 3,
       nb::arg("debug") = false, nb::arg("arch") = "sm_90a", nb::arg("enable_fp_fusion") = true,
-      nb::arg("maxnreg") = 0, nb::arg("enable_reflect_ftz") = true,
+      nb::arg("maxnreg") = 0, nb::arg("enable_reflect_ftz") = true, nb::arg("tma") = false,
       "Compiles `fn` down the GPU path; the result runs on the SIMT simulator (the same "
       "interface as compile()'s Kernel).");
 }

@@ -92,11 +92,11 @@ CompiledKernel compile(const std::string &path, const std::string *text,
         m.arch = k.gpu.arch;
         m.compiler = k.compiler;
         for (const pipeline::GpuParam &p : k.gpu.params) {
-          auto kind = runtime::param_kind_from_name(p.kind);
-          if (!kind)
+          auto param = runtime::kernel_param(p.name, p.kind);
+          if (!param)
             throw InternalError("kernel parameter '" + p.name + "' has kind '" + p.kind +
                                 "', which the runtime cannot pass");
-          m.params.push_back({p.name, *kind});
+          m.params.push_back(std::move(*param));
           impl->params.push_back({p.name, p.kind});
         }
         impl->binary.ptx = std::move(k.gpu.ptx);

@@ -69,7 +69,8 @@ private:
         }
         if (in.op == Op::AssertFail)
           uses_assert_ = true;
-        if (in.op == Op::Wgmma) // swizzled operand layouts are functions of address bits
+        // swizzled operand layouts (wgmma, TMA) are functions of absolute address bits
+        if (in.op == Op::Wgmma || in.op == Op::CpAsyncBulkTensor)
           smem_align_ = 1024;
         for (const Operand &o : in.src)
           if (o.kind == Operand::Kind::Shared)
@@ -121,9 +122,14 @@ private:
 
   void entry() {
     line(".visible .entry " + fn_.name + "(");
-    for (size_t i = 0; i < fn_.params.size(); ++i)
-      line(std::string("  .param .") + param_decl_ty(fn_.params[i].ty) + " " + fn_.name +
-           "_param_" + std::to_string(i) + (i + 1 < fn_.params.size() ? "," : ""));
+    for (size_t i = 0; i < fn_.params.size(); ++i) {
+      const Param &p = fn_.params[i];
+      std::string name = fn_.name + "_param_" + std::to_string(i);
+      std::string decl = p.is_blob() ? ".align " + std::to_string(p.align) + " .b8 " + name + "[" +
+                                           std::to_string(p.bytes) + "]"
+                                     : std::string(".") + param_decl_ty(p.ty) + " " + name;
+      line("  .param " + decl + (i + 1 < fn_.params.size() ? "," : ""));
+    }
     line(")");
     line(".maxntid " + std::to_string(fn_.num_threads()) + ", 1, 1");
     if (fn_.maxnreg > 0)

@@ -164,6 +164,13 @@ Block::~Block() {
     ops_.pop_back();
 }
 
+void Block::erase_arg(size_t i) {
+  TILEC_ASSERT(i < args_.size() && args_[i]->users.empty(), "erase_arg: an argument still used");
+  args_.erase(args_.begin() + static_cast<std::ptrdiff_t>(i));
+  for (size_t j = i; j < args_.size(); ++j)
+    args_[j]->index = static_cast<unsigned>(j);
+}
+
 Value *Block::add_arg(Type t) {
   auto v = std::make_unique<Value>();
   v->type = std::move(t);

@@ -116,6 +116,7 @@ public:
   Block &operator=(const Block &) = delete;
   Region *parent() const { return parent_; }
   Value *add_arg(Type t);
+  void erase_arg(size_t i); // an unused argument; the later ones move down
   size_t num_args() const { return args_.size(); }
   Value *arg(size_t i) const { return args_.at(i).get(); }
   std::list<std::unique_ptr<Op>> &ops() { return ops_; }

@@ -49,9 +49,17 @@ std::string check_placement(const Type &t) {
 
 } // namespace
 
+bool is_tensor_map_arg(const Function &fn, size_t i) {
+  if (i >= fn.arg_names.size())
+    return false;
+  const std::string &n = fn.arg_names[i];
+  return n.size() > 5 && n.compare(n.size() - 5, 5, ".tmap") == 0;
+}
+
 bool is_ring_op(OpKind k) {
   return k == OpKind::LocalAlloc || k == OpKind::AsyncCopy || k == OpKind::AsyncCommit ||
-         k == OpKind::AsyncWait || k == OpKind::LocalLoad;
+         k == OpKind::AsyncWait || k == OpKind::LocalLoad || k == OpKind::TmaCopy ||
+         k == OpKind::TmaWait || k == OpKind::TmaRelease;
 }
 
 bool is_ring_buffer_type(const Type &t) {
@@ -123,6 +131,43 @@ std::string verify_ring_op(const Op &op) {
       return "needs an integer attribute `pending` >= 0";
     return "";
   }
+  case OpKind::TmaCopy: {
+    if (!(e = count(6, 9, 0)).empty() || !(e = buf_stage()).empty())
+      return e;
+    const Op *alloc = op.operand(0)->def;
+    if (!alloc || alloc->int_attr("tma", 0) == 0)
+      return "the buffer must be a TMA ring (local_alloc {tma = 1})";
+    const Type &pr = op.operand(2)->type, &m = op.operand(3)->type;
+    if (pr.ptr || pr.elem != DType::I1 || !pr.is_scalar())
+      return "in_range must be a scalar i1";
+    if (!m.ptr || !m.is_scalar())
+      return "the tensor map must be a scalar pointer";
+    for (size_t i = 4; i < op.num_operands(); ++i)
+      if (!is_i32_scalar(op.operand(i)->type))
+        return "the offsets must be i32 scalars";
+    std::vector<int64_t> box = op.ints_attr("box");
+    const Type &b = op.operand(0)->type;
+    int64_t panels = op.int_attr("panels", 0), swz = op.int_attr("swizzle", -1);
+    if (box.size() != 2 || box[0] < 1 || box[1] < 1 || panels < 1 ||
+        box[0] * box[1] * panels != b.shape[1] * b.shape[2] ||
+        (swz != 0 && swz != 32 && swz != 64 && swz != 128))
+      return "needs attributes box = [rows, cols], panels and swizzle (0, 32, 64, 128) "
+             "covering one stage";
+    return "";
+  }
+  case OpKind::TmaWait: {
+    if (!(e = count(3, 3, 0)).empty() || !(e = buf_stage()).empty())
+      return e;
+    if (!is_i32_scalar(op.operand(2)->type))
+      return "the phase must be a scalar i32";
+    return "";
+  }
+  case OpKind::TmaRelease:
+    if (!(e = count(1, 1, 0)).empty())
+      return e;
+    if (!is_ring_buffer_type(op.operand(0)->type))
+      return "operand 0 must be a ring buffer";
+    return "";
   case OpKind::LocalLoad: {
     if (!(e = count(2, 2, 1)).empty() || !(e = buf_stage()).empty())
       return e;

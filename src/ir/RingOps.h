@@ -24,6 +24,10 @@ bool is_ring_buffer_type(const Type &t);
 Type ring_buffer_type(DType elem, int64_t stages, int64_t d0, int64_t d1,
                       const std::vector<std::vector<int32_t>> &stage_bases);
 
+// Whether argument i of `fn` is a host descriptor's tensor map (Sema names it
+// "<descriptor>.tmap"; CompileOptions::tma): lowered as a 128-byte .param, not a pointer.
+bool is_tensor_map_arg(const Function &fn, size_t i);
+
 // "" when `op` (a ring op) follows Ops.def's rules, else what is wrong.
 std::string verify_ring_op(const Op &op);
 

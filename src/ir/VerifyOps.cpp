@@ -107,7 +107,16 @@ void Verifier::verify_memory_op(const Op &op) {
   check(p.is_ptr(), op, "first operand must be a pointer");
   switch (op.kind()) {
   case OpKind::Load:
-    counts(op, 1, 3, 1);
+    if (op.int_attr("tma", 0)) { // (ptr, mask, other, tensor map, offsets...): Ops.def
+      counts(op, 4 + p.rank(), 4 + p.rank(), 1);
+      check(op.operand(3)->type.is_scalar() && op.operand(3)->type.is_ptr(), op,
+            "a tma load's fourth operand is its tensor map's address (a scalar pointer)");
+      for (size_t i = 4; i < op.num_operands(); ++i)
+        check(op.operand(i)->type == Type(DType::I32), op,
+              "a tma load's offsets must be i32 scalars");
+    } else {
+      counts(op, 1, 3, 1);
+    }
     check(op.result(0)->type == elem, op, "result must be the pointee type " + elem.str());
     if (op.num_operands() > 1)
       mask_ok(1);

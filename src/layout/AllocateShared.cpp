@@ -127,7 +127,8 @@ int64_t ring_alignment(const ir::Op &local_alloc) {
 
 int64_t ring_bytes(const ir::Op &local_alloc) {
   const ir::Type &t = local_alloc.result(0)->type;
-  return t.numel() * elem_bytes(t);
+  int64_t barriers = local_alloc.int_attr("tma", 0) ? 8 * t.shape[0] : 0; // one per stage
+  return t.numel() * elem_bytes(t) + barriers;
 }
 
 int64_t scratch_bytes(const ir::Op &op) {
@@ -229,7 +230,9 @@ void extend_ring(Buffer &b, const std::map<const ir::Op *, int64_t> &number) {
   }
   int64_t wait = -1;
   for (const auto &[op, n] : number)
-    if (n > b.end && op->kind() == OpKind::AsyncWait && op->int_attr("pending", 0) == 0 &&
+    if (n > b.end &&
+        ((op->kind() == OpKind::AsyncWait && op->int_attr("pending", 0) == 0) ||
+         (op->kind() == OpKind::TmaRelease && op->operand(0) == b.op->result(0))) &&
         (wait < 0 || n < wait))
       wait = n;
   if (wait >= 0)

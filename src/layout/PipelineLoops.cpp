@@ -11,6 +11,7 @@
 #include "layout/LayoutRules.h"
 #include "layout/Layouts.h"
 #include "layout/RingLayouts.h"
+#include "layout/TmaCopies.h"
 #include "support/Env.h"
 #include "transforms/CSE.h"
 #include "transforms/DCE.h"
@@ -56,7 +57,25 @@ struct Candidate {
   std::vector<Op *> chain; // the permute / convert_layout ops from the load to the dot
   std::vector<std::vector<int32_t>> stage_bases;
   Value *buf = nullptr;
+  std::optional<TmaCopyPlan> tma; // copied by TMA (a host descriptor's block, wgmma reader)
 };
+
+// The TMA copy of a `tma` load (Ops.def) whose stage is `stage`: when the dot reading it
+// is a wgmma and a box places the block exactly as the stage does.
+std::optional<TmaCopyPlan> tma_plan(const Op &load, const Op &dot, const std::vector<Op *> &chain,
+                                    const LinearLayout &stage) {
+  const Type &rt = load.result()->type;
+  const LayoutRef &dl = dot.result()->type.layout;
+  if (!load.int_attr("tma", 0) || rt.rank() != 2 || !dl || dl->kind != LayoutKind::Mma ||
+      dl->mma_version != 3)
+    return std::nullopt;
+  bool transposed = false;
+  for (const Op *p : chain)
+    if (p->kind() == OpKind::Permute)
+      transposed = !transposed; // rank 2: the only non-trivial permutation
+  return tma_copy_plan(stage, rt.shape[0], rt.shape[1], transposed,
+                       static_cast<int>(byte_size(rt.elem)));
+}
 
 // Whether each thread's copies along `cdim` of the load's pointer (and mask) tile are runs
 // of 4 bytes or more that cp.async can take: contiguous in the thread's registers and in
@@ -100,9 +119,10 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   c.operand = operand;
   for (Op *u = load.result()->users.front(); u != dot; u = u->result()->users.front())
     c.chain.push_back(u);
-  // the memory-contiguous dim, followed through the permutes
+  // the memory-contiguous dim, followed through the permutes (a TMA copy needs no runs)
   int cdim = pt.layout->order[0];
-  if (!copies_in_runs(load, cdim, ax))
+  bool tma_load = load.int_attr("tma", 0) != 0 && cdim == 1;
+  if (!tma_load && !copies_in_runs(load, cdim, ax))
     return std::nullopt;
   for (Op *p : c.chain)
     if (p->kind() == OpKind::Permute) {
@@ -120,6 +140,13 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
     return std::nullopt;
   for (int i = 0; i < stage->in_dim_bits(kOffset); ++i)
     c.stage_bases.push_back(stage->basis(kOffset, i));
+  if (tma_load)
+    c.tma = tma_plan(load, *dot, c.chain, *stage);
+  for (size_t i = 4; c.tma && i < load.num_operands(); ++i)
+    if (!sh.recomputable(load.operand(i)))
+      c.tma.reset();
+  if (tma_load && !c.tma && !copies_in_runs(load, cdim, ax))
+    return std::nullopt;
   return c;
 }
 
@@ -150,6 +177,28 @@ void copy(Builder &b, const Candidate &c, Value *stage, Value *ptr, Value *mask,
            {}, loc);
 }
 
+// tma_copy of the candidate's block in the iteration whose offsets are `offsets`, when
+// `in_range` (scalar i1) says it exists.
+void tma_copy(Builder &b, const Candidate &c, Value *stage, Value *in_range,
+              const std::vector<Value *> &offsets) {
+  std::vector<Value *> ops = {c.buf, stage, in_range, c.load->operand(3)};
+  ops.insert(ops.end(), offsets.begin(), offsets.end());
+  const TmaCopyPlan &p = *c.tma;
+  b.create(OpKind::TmaCopy, ops, {},
+           {{"box", std::vector<int64_t>{p.box0, p.box1}},
+            {"swizzle", int64_t{p.swizzle_bytes}},
+            {"panels", p.panels}},
+           c.load->loc());
+}
+
+// The load's offsets (tma loads: operands 4...) shifted by `f`.
+template <typename F> std::vector<Value *> shifted_offsets(const Candidate &c, F &&f) {
+  std::vector<Value *> out;
+  for (size_t i = 4; i < c.load->num_operands(); ++i)
+    out.push_back(f(c.load->operand(i)));
+  return out;
+}
+
 Value *i32(Builder &b, int64_t v, SourceLoc loc) {
   return b.constant_int(Type(DType::I32), v, loc);
 }
@@ -164,7 +213,7 @@ Value *select(Builder &b, Value *c, Value *x, Value *y, SourceLoc loc) {
 }
 
 bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnalysis &ax,
-                   bool force) {
+                   bool force, std::map<Value *, TmaCopyPlan> &tma_boxes) {
   Block *body = loop.region(0)->block();
   int64_t S = ring_stages(loop, module_stages);
   if (S == 0)
@@ -177,6 +226,18 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
         cands.push_back(std::move(*c));
   if (cands.empty())
     return false;
+  // one box per tensor map: a second plan for a map that has another is a cp.async ring
+  for (Candidate &c : cands)
+    if (c.tma) {
+      auto [it, fresh] = tma_boxes.emplace(c.load->operand(3), *c.tma);
+      const TmaCopyPlan &p = it->second;
+      if (!fresh && (p.box0 != c.tma->box0 || p.box1 != c.tma->box1 ||
+                     p.swizzle_bytes != c.tma->swizzle_bytes))
+        c.tma.reset();
+    }
+  bool any_cp = false, any_tma = false;
+  for (const Candidate &c : cands)
+    (c.tma ? any_tma : any_cp) = true;
 
   SourceLoc loc = loop.loc();
   Value *ub = loop.operand(1), *iv = body->arg(0);
@@ -186,24 +247,40 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   for (Candidate &c : cands) {
     const Type &ot = c.dot->operand(static_cast<size_t>(c.operand))->type;
     Type bt = ring_buffer_type(ot.elem, S, ot.shape[0], ot.shape[1], c.stage_bases);
-    c.buf = pre.create(OpKind::LocalAlloc, {}, {bt}, {}, c.load->loc())->result();
+    std::vector<NamedAttr> attrs;
+    if (c.tma) // S mbarriers follow the stages
+      attrs.push_back({"tma", int64_t{1}});
+    c.buf = pre.create(OpKind::LocalAlloc, {}, {bt}, std::move(attrs), c.load->loc())->result();
   }
   for (int s = 0; s + 1 < S; ++s) {
     Value *ok = cmp(pre, "lt", sh.from_start(iv, s, pre), ub, loc);
     Value *stage = i32(pre, s, loc);
     for (Candidate &c : cands) {
+      if (c.tma) {
+        tma_copy(pre, c, stage, ok,
+                 shifted_offsets(c, [&](Value *v) { return sh.from_start(v, s, pre); }));
+        continue;
+      }
       Value *mask =
           c.load->num_operands() > 1 ? sh.from_start(c.load->operand(1), s, pre) : nullptr;
       copy(pre, c, stage, sh.from_start(c.load->operand(0), s, pre), mask, ok);
     }
-    pre.create(OpKind::AsyncCommit, {}, {}, {}, loc);
+    if (any_cp)
+      pre.create(OpKind::AsyncCommit, {}, {}, {}, loc);
   }
   Value *c0 = i32(pre, 0, loc);
 
-  // the stage counter, carried
+  // the stage counter, carried; with TMA also the parity of the stages' barrier phases
+  // (flipped each time the counter wraps)
   Value *cur = body->add_arg(Type(DType::I32));
   loop.add_operand(c0);
   loop.add_result(Type(DType::I32));
+  Value *phase = nullptr;
+  if (any_tma) {
+    phase = body->add_arg(Type(DType::I32));
+    loop.add_operand(c0);
+    loop.add_result(Type(DType::I32));
+  }
 
   // iteration i + S-1 into stage (c + S-1) % S, right after the body's first ring dot: the
   // stage it overwrites was last read in iteration i-1, and that dot's lowering retires
@@ -229,20 +306,36 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
       select(end, cmp(end, "eq", cur, i32(end, 0, loc), loc), i32(end, S - 1, loc),
              end.create(OpKind::Sub, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)->result(), loc);
   for (Candidate &c : cands) {
+    if (c.tma) {
+      tma_copy(end, c, prev, ok, shifted_offsets(c, [&](Value *v) {
+                 return mid.ahead(v, static_cast<int>(S - 1), end);
+               }));
+      continue;
+    }
     Value *mask = c.load->num_operands() > 1
                       ? mid.ahead(c.load->operand(1), static_cast<int>(S - 1), end)
                       : nullptr;
     copy(end, c, prev, mid.ahead(c.load->operand(0), static_cast<int>(S - 1), end), mask, ok);
   }
-  end.create(OpKind::AsyncCommit, {}, {}, {}, loc);
+  if (any_cp)
+    end.create(OpKind::AsyncCommit, {}, {}, {}, loc);
   Value *next = end.create(OpKind::Add, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)->result();
-  yield->add_operand(
-      select(end, cmp(end, "eq", next, i32(end, S, loc), loc), i32(end, 0, loc), next, loc));
+  Value *wrap = cmp(end, "eq", next, i32(end, S, loc), loc);
+  yield->add_operand(select(end, wrap, i32(end, 0, loc), next, loc));
+  if (phase)
+    yield->add_operand(
+        select(end, wrap,
+               end.create(OpKind::Xor, {phase, i32(end, 1, loc)}, {phase->type}, {}, loc)->result(),
+               phase, loc));
 
   // the top: wait for iteration i's group; the dots read their stage
   Builder top;
   top.set_insertion_point(body->ops().front().get());
-  top.create(OpKind::AsyncWait, {}, {}, {{"pending", S - 2}}, loc);
+  if (any_cp)
+    top.create(OpKind::AsyncWait, {}, {}, {{"pending", S - 2}}, loc);
+  for (Candidate &c : cands)
+    if (c.tma)
+      top.create(OpKind::TmaWait, {c.buf, cur, phase}, {}, {}, loc);
   for (Candidate &c : cands) {
     Builder at;
     at.set_insertion_point(c.dot);
@@ -259,7 +352,11 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   // every copy has landed before what follows the loop (shared memory is reused)
   Builder post;
   post.set_insertion_point(std::next(loop.self_iterator())->get()); // a terminator at least
-  post.create(OpKind::AsyncWait, {}, {}, {{"pending", int64_t{0}}}, loc);
+  if (any_cp)
+    post.create(OpKind::AsyncWait, {}, {}, {{"pending", int64_t{0}}}, loc);
+  for (Candidate &c : cands) // every copy issued was waited for in the loop
+    if (c.tma)
+      post.create(OpKind::TmaRelease, {c.buf}, {}, {}, loc);
   return true;
 }
 
@@ -298,6 +395,9 @@ bool ring_planned(const Op &load, const Module &m, const analysis::AxisInfoAnaly
   if (ptr->type.rank() != 2 || ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
       (load.num_operands() > 2 && !transforms::is_plus_zero_constant(load.operand(2))))
     return false;
+  // a tma load (a wgmma reads it) is copied whole by TMA, which checks the bounds itself
+  if (load.int_attr("tma", 0) && m.int_attr("wgmma", 0))
+    return true;
   int cdim = a.order_by_contiguity(ptr).front();
   int64_t run = a.ptr_vector_elems(ptr, cdim);
   if (load.num_operands() > 1) {
@@ -335,25 +435,78 @@ void plan_rings(Module &m) {
   }
 }
 
+namespace {
+
+// After the rings: the tma loads left are ordinary ones (their map and offsets dropped), a
+// map no copy uses is no parameter, and each map a copy uses gets its box as the module
+// attribute "tma_box.<parameter name>" = [rows, cols, swizzle bytes] (the launch encodes it).
+void finish_tma(Module &m, const std::map<Value *, TmaCopyPlan> &boxes) {
+  for (auto &f : m.functions) {
+    ir::walk(f->entry(), [&](Op *op) {
+      if (op->kind() != OpKind::Load || !op->int_attr("tma", 0))
+        return;
+      std::vector<NamedAttr> attrs;
+      for (const NamedAttr &a : op->attrs())
+        if (a.name != "tma")
+          attrs.push_back(a);
+      Builder b;
+      b.set_insertion_point(op);
+      Value *v = b.create(OpKind::Load, {op->operand(0), op->operand(1), op->operand(2)},
+                          {op->result()->type}, std::move(attrs), op->loc())
+                     ->result();
+      op->result()->replace_all_uses_with(v);
+      op->drop_operands();
+      op->erase();
+    });
+    Block &entry = *f->entry();
+    for (size_t i = entry.num_args(); i-- > 0;) {
+      Value *a = entry.arg(i);
+      if (!is_tensor_map_arg(*f, i))
+        continue;
+      const std::string &name = f->arg_names[i];
+      if (auto it = boxes.find(a); it != boxes.end() && !a->users.empty()) {
+        const TmaCopyPlan &p = it->second;
+        m.attrs.push_back(
+            {"tma_box." + name, std::vector<int64_t>{p.box0, p.box1, int64_t{p.swizzle_bytes}}});
+        continue;
+      }
+      TILEC_ASSERT(a->users.empty(), "a tensor map used by something other than a TMA copy");
+      entry.erase_arg(i);
+      f->arg_names.erase(f->arg_names.begin() + static_cast<std::ptrdiff_t>(i));
+      for (NamedAttr &at : m.attrs) // the arguments' facts, one each (Sema)
+        if (at.name == "tt.divisibility")
+          if (auto *v = std::get_if<std::vector<int64_t>>(&at.value); v && i < v->size())
+            v->erase(v->begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+}
+
+} // namespace
+
 void pipeline_loops(Module &m) {
-  if (env::get(env::Var::Ring) == "0")
+  if (env::get(env::Var::Ring) == "0") {
+    finish_tma(m, {});
     return;
+  }
   pipeline_loops(m, PipelineLoopsOptions{});
 }
 
 void pipeline_loops(Module &m, const PipelineLoopsOptions &opts) {
   int64_t stages = m.int_attr("num_stages", 3);
   bool changed = false;
+  std::map<Value *, TmaCopyPlan> tma_boxes;
   for (auto &f : m.functions) {
     analysis::AxisInfoAnalysis ax(*f, &m);
     ir::for_each_loop(*f->entry(), [&](Op &loop) {
-      changed = pipeline_loop(loop, stages, ax, opts.force) || changed;
+      changed = pipeline_loop(loop, stages, ax, opts.force, tma_boxes) || changed;
     });
   }
   if (changed) { // the recomputed pointer math repeats the body's; the old may be dead
     transforms::cse(m);
     transforms::dce(m);
   }
+  finish_tma(m, tma_boxes);
+  transforms::dce(m); // the offsets of the stripped loads
 }
 
 } // namespace tilec::layout

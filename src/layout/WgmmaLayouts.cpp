@@ -132,9 +132,9 @@ WgmmaOperandSmem wgmma_operand_smem(int32_t mn, int32_t k, int elem_bytes, bool 
   if (!mn_major) {
     o.lbo = s ? 16 : 128;
     o.sbo = s ? 8 * s : static_cast<uint32_t>(k) * e / 16 * 128;
-  } else if (s) {
-    o.lbo = 8 * s;
-    o.sbo = static_cast<uint32_t>(mn) / (s / e) * 8 * s;
+  } else if (s) {  // swizzle atoms of 8 k rows; all of a chunk's k rows, then the next chunk
+    o.sbo = 8 * s; // (so a TMA box [k, S / elem] fills one chunk: layout/TmaCopies.h)
+    o.lbo = static_cast<uint32_t>(k) * s;
   } else {
     o.sbo = 128;
     o.lbo = static_cast<uint32_t>(mn) / (16 / e) * 128;

@@ -30,6 +30,7 @@ bool may_overlap(const Instr &in) {
   case Op::Atom:
   case Op::Red:
   case Op::CpAsync:
+  case Op::CpAsyncBulkTensor:
   case Op::Mbarrier:
   case Op::Vprintf:
   case Op::AssertFail:

@@ -172,14 +172,23 @@ void lower_local_load(LoweringContext &c, const ir::Op &op) {
 
 } // namespace
 
+// LowerTma.cpp: local_alloc {tma = 1}, tma_copy, tma_wait, tma_release
+void lower_tma(LoweringContext &c, const ir::Op &op);
+
 void lower_ring(LoweringContext &c, const ir::Op &op) {
   simt::Builder &b = c.b();
   switch (op.kind()) {
   case ir::OpKind::LocalAlloc:
+    if (op.int_attr("tma", 0))
+      return lower_tma(c, op);
     // its users find the buffer through the op; its space may be scratch that other
     // threads still read (e.g. a convert_layout just before): the copies into it wait
     c.smem_before_write();
     return;
+  case ir::OpKind::TmaCopy:
+  case ir::OpKind::TmaWait:
+  case ir::OpKind::TmaRelease:
+    return lower_tma(c, op);
   case ir::OpKind::AsyncCopy:
     lower_async_copy(c, op);
     return;

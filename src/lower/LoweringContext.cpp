@@ -1,6 +1,10 @@
 #include "lower/LoweringContext.h"
 #include "lower/LowerRing.h"
 
+#include "ir/RingOps.h"
+#include "simt/AsyncInstrs.h"
+#include "simt/TensorMap.h"
+
 #include "layout/Layouts.h"
 #include "simt/Verifier.h"
 
@@ -83,7 +87,13 @@ void LoweringContext::run() {
   const ir::Block *body = ir_fn_.entry();
   for (size_t i = 0; i < body->num_args(); ++i) {
     const ir::Value *a = body->arg(i);
-    uint32_t p = out_.add_param(out_.name + "_param_" + std::to_string(i), param_ty(a->type));
+    std::string pname = out_.name + "_param_" + std::to_string(i);
+    if (ir::is_tensor_map_arg(ir_fn_, i)) { // a 128-byte map: its generic address
+      set(a, {simt::cvta_param(
+                 b_, out_.add_blob_param(pname, simt::kTensorMapBytes, simt::kTensorMapAlign))});
+      continue;
+    }
+    uint32_t p = out_.add_param(pname, param_ty(a->type));
     Reg r = b_.ld_param(p);
     if (a->type.elem == ir::DType::I1 && !a->type.ptr)
       r = b_.setp(simt::Cmp::Ne, Ty::U32, r, simt::imm(0));
@@ -350,7 +360,10 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::AsyncCommit:
   case K::AsyncWait:
   case K::LocalLoad:
-    lower_ring(*this, op); // LowerRing.cpp
+  case K::TmaCopy:
+  case K::TmaWait:
+  case K::TmaRelease:
+    lower_ring(*this, op); // LowerRing.cpp, LowerTma.cpp
     return;
   case K::ConvertLayout:
     if (!lower_convert_to_dot_operand(*this, op))

@@ -35,6 +35,7 @@ bool orders_memory(const Instr &in) {
   case Op::Membar:
   case Op::Fence:
   case Op::CpAsync:
+  case Op::CpAsyncBulkTensor:
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
   case Op::Mbarrier:

@@ -1,5 +1,8 @@
 #include "pipeline/GpuPipeline.h"
 
+#include "ir/RingOps.h"
+#include "simt/TensorMap.h"
+
 #include <algorithm>
 
 #include "codegen/PtxPrinter.h"
@@ -95,6 +98,19 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
     GpuParam p;
     p.name = i < fn.arg_names.size() ? fn.arg_names[i] : "arg" + std::to_string(i);
     p.kind = t.ptr ? "ptr" : std::string(ir::ir_name(t.elem));
+    if (ir::is_tensor_map_arg(fn, i)) { // its box: PipelineLoops' "tma_box.<name>"
+      simt::TmaBox box;
+      for (const ir::NamedAttr &a : m.attrs)
+        if (a.name == "tma_box." + p.name) {
+          const auto &v = std::get<std::vector<int64_t>>(a.value);
+          box.rank = 2;
+          box.box[0] = static_cast<int32_t>(v.at(0));
+          box.box[1] = static_cast<int32_t>(v.at(1));
+          box.swizzle_bytes = static_cast<int>(v.at(2));
+        }
+      TILEC_ASSERT(box.rank == 2, "a tensor map parameter without a box");
+      p.kind = "tmap:" + simt::tma_box_text(box);
+    }
     k.params.push_back(std::move(p));
   }
   return k;

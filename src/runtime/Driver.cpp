@@ -135,6 +135,15 @@ bool driver_available(std::string *why) {
   return l.ok;
 }
 
+void *optional_symbol(const char *symbol) {
+  driver(); // loaded first
+  std::string name = env::get(env::Var::Libcuda);
+  if (name.empty())
+    name = env::info(env::Var::Libcuda).default_value;
+  void *lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  return lib ? dlsym(lib, symbol) : nullptr;
+}
+
 std::string describe_error(CUresult r) {
   const char *name = nullptr, *str = nullptr;
   const Loaded &l = loaded();

@@ -195,6 +195,10 @@ const DriverApi &driver();
 // Whether driver() succeeds; never throws. `why` receives the reason when it does not.
 bool driver_available(std::string *why = nullptr);
 
+// An entry point newer than tilec's minimum driver, from the library driver() loaded; null
+// when that driver lacks it.
+void *optional_symbol(const char *symbol);
+
 // "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered"
 std::string describe_error(CUresult r);
 

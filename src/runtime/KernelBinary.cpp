@@ -1,5 +1,7 @@
 #include "runtime/KernelBinary.h"
 
+#include "runtime/TensorMap.h"
+
 #include <cstdio>
 #include <stdexcept>
 
@@ -16,13 +18,21 @@ struct KindInfo {
 };
 
 constexpr KindInfo kKinds[] = {
-    {ParamKind::Ptr, "ptr", 64, false, false}, {ParamKind::I1, "i1", 1, true, false},
-    {ParamKind::I8, "i8", 8, true, true},      {ParamKind::I16, "i16", 16, true, true},
-    {ParamKind::I32, "i32", 32, true, true},   {ParamKind::I64, "i64", 64, true, true},
-    {ParamKind::U8, "u8", 8, true, false},     {ParamKind::U16, "u16", 16, true, false},
-    {ParamKind::U32, "u32", 32, true, false},  {ParamKind::U64, "u64", 64, true, false},
-    {ParamKind::F16, "fp16", 16, false, true}, {ParamKind::BF16, "bf16", 16, false, true},
-    {ParamKind::F32, "fp32", 32, false, true}, {ParamKind::F64, "fp64", 64, false, true},
+    {ParamKind::Ptr, "ptr", 64, false, false},
+    {ParamKind::I1, "i1", 1, true, false},
+    {ParamKind::I8, "i8", 8, true, true},
+    {ParamKind::I16, "i16", 16, true, true},
+    {ParamKind::I32, "i32", 32, true, true},
+    {ParamKind::I64, "i64", 64, true, true},
+    {ParamKind::U8, "u8", 8, true, false},
+    {ParamKind::U16, "u16", 16, true, false},
+    {ParamKind::U32, "u32", 32, true, false},
+    {ParamKind::U64, "u64", 64, true, false},
+    {ParamKind::F16, "fp16", 16, false, true},
+    {ParamKind::BF16, "bf16", 16, false, true},
+    {ParamKind::F32, "fp32", 32, false, true},
+    {ParamKind::F64, "fp64", 64, false, true},
+    {ParamKind::TensorMap, "tmap", 1024, false, false},
 };
 
 const KindInfo &kind_info(ParamKind k) { return kKinds[static_cast<size_t>(k)]; }
@@ -82,8 +92,8 @@ private:
                              std::to_string(pos_) + ")");
   }
   void skip_ws() {
-    while (pos_ < t_.size() && (t_[pos_] == ' ' || t_[pos_] == '\n' || t_[pos_] == '\t' ||
-                                t_[pos_] == '\r'))
+    while (pos_ < t_.size() &&
+           (t_[pos_] == ' ' || t_[pos_] == '\n' || t_[pos_] == '\t' || t_[pos_] == '\r'))
       ++pos_;
   }
   bool eat(char c) {
@@ -213,6 +223,25 @@ std::optional<ParamKind> param_kind_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<KernelParam> kernel_param(std::string name, std::string_view kind) {
+  if (kind.substr(0, 5) == "tmap:") {
+    TmaBox box;
+    if (!parse_tma_box(kind.substr(5), box))
+      return std::nullopt;
+    return KernelParam{std::move(name), ParamKind::TensorMap, tma_box_text(box)};
+  }
+  auto k = param_kind_from_name(kind);
+  if (!k || *k == ParamKind::TensorMap)
+    return std::nullopt;
+  return KernelParam{std::move(name), *k, {}};
+}
+
+std::string kernel_param_kind_text(const KernelParam &p) {
+  if (p.kind == ParamKind::TensorMap)
+    return "tmap:" + p.tma_box;
+  return param_kind_name(p.kind);
+}
+
 std::string KernelMetadata::to_json() const {
   std::string out = "{\n  \"format\": 1,\n  \"name\": ";
   write_string(out, name);
@@ -228,7 +257,7 @@ std::string KernelMetadata::to_json() const {
     out += i ? ", [" : "[";
     write_string(out, params[i].name);
     out += ", ";
-    write_string(out, param_kind_name(params[i].kind));
+    write_string(out, kernel_param_kind_text(params[i]));
     out += "]";
   }
   out += "]\n}\n";
@@ -252,11 +281,11 @@ KernelMetadata KernelMetadata::from_json(std::string_view text) {
     if (p.kind != Json::Kind::Arr || p.arr.size() != 2 || p.arr[0].kind != Json::Kind::Str ||
         p.arr[1].kind != Json::Kind::Str)
       throw std::runtime_error("malformed kernel metadata (a parameter is not [name, kind])");
-    auto kind = param_kind_from_name(p.arr[1].s);
-    if (!kind)
-      throw std::runtime_error("malformed kernel metadata (unknown parameter kind '" +
-                               p.arr[1].s + "')");
-    m.params.push_back({p.arr[0].s, *kind});
+    auto param = kernel_param(p.arr[0].s, p.arr[1].s);
+    if (!param)
+      throw std::runtime_error("malformed kernel metadata (unknown parameter kind '" + p.arr[1].s +
+                               "')");
+    m.params.push_back(std::move(*param));
   }
   return m;
 }

@@ -14,7 +14,25 @@ namespace tilec::runtime {
 // How one kernel parameter travels in the cuLaunchKernel parameter array. Every value is
 // packed into an 8-byte slot, integers sign- or zero-extended, floats in their own format
 // in the low bytes: a PTX .param of any width up to 8 bytes reads the right value.
-enum class ParamKind : uint8_t { Ptr, I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+// TensorMap: a host descriptor's 128-byte TMA map (runtime/TensorMap.h), passed by value;
+// its KernelParam carries the box ("tmap:<tma_box_text>" in metadata).
+enum class ParamKind : uint8_t {
+  Ptr,
+  I1,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  TensorMap
+};
 
 // "ptr", "i1", "i32", "u64", "fp16", "bf16", "fp32", "fp64", ... (Tile IR dtype names).
 const char *param_kind_name(ParamKind k);
@@ -24,14 +42,24 @@ bool param_kind_is_signed(ParamKind k);
 int param_kind_bits(ParamKind k);
 
 struct KernelParam {
+  KernelParam() = default;
+  KernelParam(std::string n, ParamKind k, std::string box = {})
+      : name(std::move(n)), kind(k), tma_box(std::move(box)) {}
   std::string name; // the @jit parameter it comes from
   ParamKind kind = ParamKind::Ptr;
+  std::string tma_box; // TensorMap: runtime::tma_box_text of the kernel's copies
   bool operator==(const KernelParam &) const = default;
 };
 
+// A parameter from its name and kind text ("ptr", "i32", ..., "tmap:b2x64x64s128");
+// nullopt for a kind the runtime cannot pass.
+std::optional<KernelParam> kernel_param(std::string name, std::string_view kind);
+// The kind text of `p` (kernel_param's inverse).
+std::string kernel_param_kind_text(const KernelParam &p);
+
 struct KernelMetadata {
-  std::string name;                // the PTX .entry
-  int num_warps = 4;               // block = 32 * num_warps threads
+  std::string name;  // the PTX .entry
+  int num_warps = 4; // block = 32 * num_warps threads
   int num_stages = 3;
   int shared = 0;                  // dynamic shared memory bytes, passed at every launch
   std::string arch;                // "sm_90a"

@@ -124,17 +124,6 @@ namespace {
 
 // cuFuncGetParamInfo (CUDA 12.4 on), looked up in the driver tilec loaded; null before.
 using ParamInfoFn = CUresult (*)(CUfunction, size_t, size_t *, size_t *);
-// An entry point newer than tilec's minimum driver, from the library tilec loaded (null
-// when the driver lacks it).
-void *optional_symbol(const char *symbol) {
-  driver(); // loaded first
-  std::string name = env::get(env::Var::Libcuda);
-  if (name.empty())
-    name = env::info(env::Var::Libcuda).default_value;
-  void *lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-  return lib ? dlsym(lib, symbol) : nullptr;
-}
-
 ParamInfoFn param_info_fn() {
   static ParamInfoFn fn = reinterpret_cast<ParamInfoFn>(optional_symbol("cuFuncGetParamInfo"));
   return fn;

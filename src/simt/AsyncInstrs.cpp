@@ -86,6 +86,27 @@ void mbarrier_wait(Builder &b, Operand bar, Operand parity) {
   b.set_block(done);
 }
 
+Reg cvta_param(Builder &b, uint32_t param_index) {
+  TILEC_ASSERT(param_index < b.function().params.size(), "cvta_param: no such parameter");
+  Instr in = make(Op::CvtaParam, Ty::U64);
+  Reg d = b.reg(Ty::U64);
+  in.dst = {d};
+  in.src = {Operand::param(param_index)};
+  b.emit(std::move(in));
+  return d;
+}
+
+void cp_async_bulk_tensor(Builder &b, Operand dst_shared, Operand bar_shared, Reg tmap,
+                          const std::vector<Operand> &coords) {
+  TILEC_ASSERT(!coords.empty() && coords.size() <= 5, "a TMA box has 1..5 dimensions");
+  Instr in = make(Op::CpAsyncBulkTensor);
+  in.m.vec = static_cast<uint8_t>(coords.size());
+  in.m.space = Space::Shared;
+  in.src = {dst_shared, bar_shared, tmap};
+  in.src.insert(in.src.end(), coords.begin(), coords.end());
+  b.emit(std::move(in));
+}
+
 int swizzle_bytes(Swizzle s) {
   switch (s) {
   case Swizzle::B128:
@@ -262,6 +283,26 @@ std::string async_instr_error(const Function &fn, const Instr &in) {
       return "wgmma is warpgroup-wide: it cannot be guarded";
     return "";
   }
+  case Op::CvtaParam:
+    return in.src[0].kind == Operand::Kind::Param && in.src[0].index < fn.params.size()
+               ? ""
+               : "cvta.param takes a kernel parameter";
+  case Op::CpAsyncBulkTensor: {
+    if (m.vec < 1 || m.vec > 5 || in.src.size() != 3u + m.vec)
+      return "cp.async.bulk.tensor takes [dst], [bar], [tmap] and 1..5 coordinates (Mods::vec)";
+    if (m.space != Space::Shared)
+      return "cp.async.bulk.tensor's destination is .shared (Mods::space)";
+    for (size_t i = 0; i < 2; ++i)
+      if (!in.src[i].is_reg() && in.src[i].kind != Operand::Kind::Shared)
+        return "cp.async.bulk.tensor's destination and mbarrier are .shared addresses";
+    const Operand &t = in.src[2];
+    if (!t.is_reg() || t.value != 0 || ty_reg_bits(fn.reg_ty(t.reg())) != 64)
+      return "cp.async.bulk.tensor's tensor map is a 64-bit generic address register";
+    for (size_t i = 3; i < in.src.size(); ++i)
+      if (in.src[i].is_imm() && (in.src[i].value < INT32_MIN || in.src[i].value > INT32_MAX))
+        return "a cp.async.bulk.tensor coordinate must fit in s32";
+    return "";
+  }
   default:
     return "";
   }
@@ -285,7 +326,10 @@ int instr_min_sm(const Instr &in) {
   case Op::FenceProxyAsync:
   case Op::GriddepWait:
   case Op::GriddepLaunch:
+  case Op::CpAsyncBulkTensor: // sm_90, not sm_90a-only
     return 90;
+  case Op::CvtaParam:
+    return 70;
   case Op::Atom:
   case Op::Red:
     return in.m.vec > 1 ? 90 : 0; // atom.v2/.v4.f32: sm_90, PTX ISA 8.1

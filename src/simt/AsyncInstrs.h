@@ -1,6 +1,7 @@
 // Builders and helpers for the sm_80 / sm_90 asynchronous instructions of Thread IR:
 // cp.async (groups), mbarrier, wgmma (warpgroup MMA with shared-memory matrix
-// descriptors) and fence.proxy.async. Operand conventions: simt/Instrs.def.
+// descriptors), fence.proxy.async and TMA loads (cp.async.bulk.tensor). Operand
+// conventions: simt/Instrs.def.
 //
 // A double-buffered copy of 16 bytes per thread, waited for before use:
 //
@@ -9,6 +10,15 @@
 //   cp_async_commit(b);
 //   ... issue the next stage, cp_async_commit(b) ...
 //   cp_async_wait(b, 1);  bar_sync                        // the first group has landed
+//
+// A TMA load of one box, waited for on an mbarrier (the tensor map is a 128-byte param:
+// fn.add_blob_param("desc", kTensorMapBytes, kTensorMapAlign), simt/TensorMap.h):
+//
+//   Reg tmap = cvta_param(b, desc);                      // its generic address
+//   { auto g = b.guarded(is_thread0);
+//     mbarrier_arrive_expect_tx(b, bar, imm(box_bytes));
+//     cp_async_bulk_tensor(b, dst, bar, tmap, {x, y}); } // x innermost
+//   mbarrier_wait(b, bar, imm(phase & 1));               // every reader waits
 //
 // The targets that have each instruction: instr_min_sm / instr_needs_sm90a (the PTX
 // printer refuses the others with a CompileError naming the instruction).
@@ -40,6 +50,16 @@ void mbarrier_inval(Builder &b, Operand bar);
 // Spins on try_wait.parity until the phase with `parity` has completed (a loop of two
 // blocks: the builder continues in the block after it).
 void mbarrier_wait(Builder &b, Operand bar, Operand parity);
+
+// ---- TMA (sm_90) ----
+// cvta.param.u64: the generic address of kernel parameter `param_index` (u64).
+Reg cvta_param(Builder &b, uint32_t param_index);
+// cp.async.bulk.tensor.<n>d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: the box
+// of the tensor map at generic address `tmap` starting at `coords` (s32 regs or imms,
+// innermost first; n = coords.size(), 1..5) lands at `dst_shared` and completes its byte
+// count on the mbarrier at `bar_shared` (both .shared addresses).
+void cp_async_bulk_tensor(Builder &b, Operand dst_shared, Operand bar_shared, Reg tmap,
+                          const std::vector<Operand> &coords);
 
 // ---- wgmma (sm_90a) ----
 enum class Swizzle : uint8_t { None = 0, B128 = 1, B64 = 2, B32 = 3 }; // descriptor encoding
@@ -100,6 +120,8 @@ int instr_min_sm(const Instr &in);        // 0: every target
 bool instr_needs_sm90a(const Instr &in);  // the arch-specific sm_90a features (wgmma)
 // The wgmma family: wgmma.fence, wgmma.mma_async, wgmma.commit_group, wgmma.wait_group.
 bool is_wgmma(Op op);
-int instr_min_ptx_minor(const Instr &in); // the PTX ISA 8.x an instruction needs (8.0: 0)
+// The PTX ISA 8.x an instruction needs (8.0: 0; cvta.param's 7.7 and cp.async.bulk.tensor's
+// 8.0 are met by every version the printer emits).
+int instr_min_ptx_minor(const Instr &in);
 
 } // namespace tilec::simt

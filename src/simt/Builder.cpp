@@ -97,6 +97,8 @@ Reg Builder::special(Sreg s) {
 
 Reg Builder::ld_param(uint32_t param) {
   TILEC_ASSERT(param < fn_.params.size(), "ld_param: no such parameter");
+  TILEC_ASSERT(!fn_.params[param].is_blob(),
+               "ld_param: '" + fn_.params[param].name + "' is a byte array (use cvta_param)");
   Ty t = fn_.params[param].ty;
   Reg d = reg(t);
   Instr in = make(Op::Ld, t);

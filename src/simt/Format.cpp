@@ -270,6 +270,9 @@ std::string mnemonic(const Instr &in) {
   case Op::Mbarrier:
   case Op::Wgmma:
     return matrix_mnemonic(std::move(s), in);
+  case Op::CpAsyncBulkTensor: // global -> shared, one box, completed on an mbarrier
+    return s + "." + std::to_string(m.vec) +
+           "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
   case Op::WgmmaFence:
@@ -444,6 +447,14 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
     if (in.src.size() > 2)
       ops.push_back(src(2));
     break;
+  case Op::CpAsyncBulkTensor: { // [dst], [tmap, {c0, ..}], [bar]
+    std::vector<std::string> cs;
+    for (size_t i = 3; i < in.src.size(); ++i)
+      cs.push_back(src(i));
+    ops = {src(0), "[" + format_operand(fn, rn, in.src[2], Ty::B64) + ", " + list(cs) + "]",
+           src(1)};
+    break;
+  }
   case Op::Wgmma: { // {d..}, {a..}|adesc, bdesc, scale_d[, 1, 1[, trans_a], trans_b]
     std::vector<std::string> ds, as;
     for (size_t i = 0; i < in.dst.size(); ++i)
@@ -481,8 +492,12 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
 std::string dump(const Function &fn) {
   RegNames rn(fn);
   std::string s = "func " + fn.name + "(";
-  for (size_t i = 0; i < fn.params.size(); ++i)
-    s += (i ? ", " : "") + fn.params[i].name + ": " + ty_name(fn.params[i].ty);
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const Param &p = fn.params[i];
+    s += (i ? ", " : "") + p.name + ": " + ty_name(p.ty);
+    if (p.is_blob())
+      s += "[" + std::to_string(p.bytes) + "] align " + std::to_string(p.align);
+  }
   s += ") num_warps=" + std::to_string(fn.num_warps) +
        " shared=" + std::to_string(fn.shared_bytes) + "\n";
   for (size_t i = 0; i < fn.strings.size(); ++i) {

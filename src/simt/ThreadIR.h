@@ -310,7 +310,12 @@ struct Block {
 
 struct Param {
   std::string name; // a PTX identifier, unique
-  Ty ty = Ty::U64;  // pointers are u64
+  Ty ty = Ty::U64;  // pointers are u64; B8 for a byte array
+  // > 0: a by-value byte array `.param .align <align> .b8 name[bytes]` (a TMA tensor map:
+  // simt/TensorMap.h), read through its generic address (cvta_param) or ld.param + offset.
+  uint32_t bytes = 0;
+  uint32_t align = 0;
+  bool is_blob() const { return bytes > 0; }
 };
 
 struct RegInfo {
@@ -330,6 +335,10 @@ struct Function {
 
   uint32_t add_param(std::string pname, Ty t) {
     params.push_back({std::move(pname), t});
+    return static_cast<uint32_t>(params.size() - 1);
+  }
+  uint32_t add_blob_param(std::string pname, uint32_t bytes, uint32_t align) {
+    params.push_back({std::move(pname), Ty::B8, bytes, align});
     return static_cast<uint32_t>(params.size() - 1);
   }
   uint32_t add_string(std::string text) {

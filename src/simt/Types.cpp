@@ -263,6 +263,8 @@ bool src_is_address(const Instr &in, size_t i) {
     return i == 0;
   case Op::CpAsync:
     return i <= 1; // [dst] .shared, [src] .global
+  case Op::CpAsyncBulkTensor:
+    return i <= 2; // [dst] .shared, [bar] .shared, [tmap, {coords}] generic
   default:
     return false;
   }
@@ -385,6 +387,8 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
   case Op::CpAsyncWait:
   case Op::WgmmaWait:
     return Ty::U32; // src-size, count, tx bytes, parity, pending groups
+  case Op::CpAsyncBulkTensor:
+    return Ty::S32; // the coordinates
   case Op::Wgmma:   // [a0..a3 |] adesc bdesc scale_d
     return i + 1 == in.src.size() ? Ty::Pred : (in.m.a_regs && i < 4) ? Ty::B32 : Ty::B64;
   default:

@@ -35,9 +35,12 @@ public:
       fail_fn("the kernel name is not a PTX identifier");
     if (fn_.num_warps < 1 || fn_.num_warps > 32)
       fail_fn("num_warps must be 1..32, got " + std::to_string(fn_.num_warps));
-    for (const Param &p : fn_.params)
+    for (const Param &p : fn_.params) {
       if (p.ty == Ty::Pred || p.ty == Ty::None)
         fail_fn("parameter '" + p.name + "' has no valid type");
+      if (p.is_blob() && (p.align == 0 || (p.align & (p.align - 1)) != 0))
+        fail_fn("byte-array parameter '" + p.name + "' needs a power-of-two alignment");
+    }
     std::unordered_set<std::string> labels;
     for (const Block &b : fn_.blocks) {
       if (b.label.empty() || !labels.insert(b.label).second)
@@ -163,7 +166,9 @@ private:
            "a string is used only by mov, vprintf and __assertfail");
       break;
     case K::Param:
-      fail("a parameter is read with ld.param");
+      want(in.op == Op::CvtaParam, "a parameter is read with ld.param");
+      want(o.index < fn_.params.size(), "no such parameter");
+      break;
     case K::Label:
       want(in.op == Op::Bra && o.index < fn_.blocks.size(), "bad branch target");
       break;
@@ -276,6 +281,8 @@ private:
     case Op::Mbarrier:
     case Op::Wgmma:
     case Op::WgmmaWait:
+    case Op::CvtaParam:
+    case Op::CpAsyncBulkTensor:
       if (std::string e = async_instr_error(fn_, in); !e.empty())
         fail(e);
       break;

@@ -25,7 +25,7 @@ std::pair<int, bool> parse_arch(const std::string &arch) {
 int run_ptx(const std::vector<std::string> &args) {
   ParsedArgs a = parse_args(
       args, {"signature", "constexpr", "num-warps", "num-stages", "arch", "output", "maxnreg"},
-      {"debug", "thread-ir", "no-fp-fusion", "no-reflect-ftz"});
+      {"debug", "thread-ir", "no-fp-fusion", "no-reflect-ftz", "tma"});
   if (a.positional.size() != 1)
     throw UsageError("ptx takes one FILE.py:KERNEL");
   const std::string &target = a.positional[0];
@@ -49,6 +49,10 @@ int run_ptx(const std::vector<std::string> &args) {
   auto [sm, specific] = parse_arch(a.get("arch", "sm_90a"));
   opts.sm = sm;
   opts.arch_specific = specific;
+  if (a.has("tma") && sm < 90)
+    throw UsageError("--tma needs an sm_90 or newer --arch (TMA copies), got '" +
+                     a.get("arch", "sm_90a") + "'");
+  opts.pipeline.compile.tma = a.has("tma");
   std::vector<sema::ArgSpec> signature = parse_signature(a.get("signature"));
   std::vector<std::pair<std::string, std::string>> constexprs;
   for (const auto &[opt, value] : a.options) {

@@ -48,7 +48,8 @@ def _generate_ptx(jitfn, fs, specs, options, arch):
     try:
         return gen(fs, specs, options.num_warps, options.num_stages, options.debug, arch,
                    enable_fp_fusion=options.enable_fp_fusion, maxnreg=options.maxnreg or 0,
-                   enable_reflect_ftz=options.enable_reflect_ftz)
+                   enable_reflect_ftz=options.enable_reflect_ftz,
+                   tma=bool(_C.env_flag("TILEC_TMA")))
     except CompilationError as e:
         err = as_triton_error(e)
         raise err.with_traceback(None) from err.__cause__
@@ -174,7 +175,8 @@ def launch_arguments(names, values):
     """The launch's names and values as the native launch takes them: each
     TensorDescriptor's parts and each tuple's elements added under the names of the
     kernel's .params (d.base, d.shape.<i>, d.stride.<i>: every stride but the last, which
-    is 1; t.<i>, t.<i>.<j>, ...), and tensor wrappers unwrapped."""
+    is 1; d.tmap: the descriptor itself, whose TMA map the launch encodes; t.<i>,
+    t.<i>.<j>, ...), and tensor wrappers unwrapped."""
     extra_names, extra = [], []
 
     def add(n, v):
@@ -187,6 +189,8 @@ def launch_arguments(names, values):
             for i, x in enumerate(list(v.strides)[:-1]):
                 extra_names.append(f"{n}.stride.{i}")
                 extra.append(int(x))
+            extra_names.append(n + ".tmap")  # the launch encodes its TMA map, when taken
+            extra.append(v)
         elif isinstance(v, tuple):
             for i, e in enumerate(v):
                 extra_names.append(f"{n}.{i}")

@@ -141,7 +141,9 @@ class HostKernel(CompiledKernel):
                 k += 1
             part = path[k] if k < len(path) else None
             name = param + "".join(f"[{i}]" for i in path[:k])
-            if part == "shape":
+            if part == "tmap":  # the simulator encodes its map from these
+                args[j] = (v.base.dtype, v.base.ptr, list(v.shape), list(v.strides) + [1])
+            elif part == "shape":
                 args[j] = v.shape[path[k + 1]]
             elif part == "stride":
                 args[j] = v.strides[path[k + 1]]
@@ -165,7 +167,8 @@ def compile_kernel(jitfn, specs, options: CompileOptions) -> HostKernel:
             native = _C.compile_simt(fs, specs, options.num_warps, options.num_stages,
                                      options.debug, enable_fp_fusion=options.enable_fp_fusion,
                                      maxnreg=options.maxnreg or 0,
-                                     enable_reflect_ftz=options.enable_reflect_ftz)
+                                     enable_reflect_ftz=options.enable_reflect_ftz,
+                                     tma=bool(_C.env_flag("TILEC_TMA")))
         else:
             native = _C.compile(fs, specs, options.num_warps, options.num_stages, options.debug)
     except CompilationError as e:

@@ -35,12 +35,13 @@ Val call_tensor_method(Emitter &e, std::string_view name, const Val &self, CallA
 // shape, strides, block_type, and the methods load, store, atomic_*, gather, scatter),
 // method calls (self is passed first), and a kernel parameter given a host
 // TensorDescriptor (its parts become arguments of `fn`, named `name`.base,
-// `name`.shape.D, `name`.stride.D; `divisibility` gets one entry per argument).
+// `name`.shape.D, `name`.stride.D, with `tma` also `name`.tmap; `divisibility` gets one
+// entry per argument).
 bool is_descriptor_method(std::string_view name);
 Val call_descriptor_method(Emitter &e, std::string_view name, const Val &self, CallArgs args);
 Val descriptor_attribute(Emitter &e, const Val &desc, const std::string &attr, SourceLoc loc);
 Val descriptor_parameter(ir::Function &fn, const std::string &name, const ArgSpec &spec,
-                         std::vector<int64_t> &divisibility, SourceLoc loc);
+                         std::vector<int64_t> &divisibility, SourceLoc loc, bool tma);
 
 // tl.<name> attributes that are values, not functions: dtypes (tl.float16, tl.int32,
 // tl.pointer_type?), and constants. Returns false when `name` is not one.

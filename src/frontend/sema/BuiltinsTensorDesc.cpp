@@ -3,8 +3,10 @@
 // compile-time block shape and padding over run-time parts (base, shape, strides; the last
 // dimension is contiguous). An access at `offsets` is a block pointer over those parts,
 // every dimension bounds-checked, so it lowers as block pointers do (64-bit addresses,
-// masks): there is no TMA. Outside the tensor a load reads 0 (or NaN), a store or atomic
-// writes nothing, as TMA does.
+// masks). Outside the tensor a load reads 0 (or NaN), a store or atomic writes nothing,
+// as TMA does. A host descriptor compiled with CompileOptions::tma also carries its
+// tensor map, and its block loads the map and offsets: "pipeline-loops" may turn them
+// into TMA copies (docs/ARCHITECTURE.md, "TMA").
 #include <cmath>
 
 #include "frontend/sema/BuiltinsImpl.h"
@@ -75,7 +77,8 @@ Value *scalar_as(Emitter &e, const Args &a, const Val &v, DType d, const char *w
 // The element pointers of the block at `offsets` and its mask: a block pointer over the
 // descriptor's parts with every dimension checked (block_access keeps the checks in 32
 // bits where the offset is known to be >= 0).
-BlockAccess access(Emitter &e, const Args &a, const Val &desc) {
+BlockAccess access(Emitter &e, const Args &a, const Val &desc,
+                   std::vector<Value *> *offset_values = nullptr) {
   const TensorDescInfo &info = *desc.desc;
   size_t rank = info.rank();
   std::vector<Val> offsets = items_of(a["offsets"]);
@@ -92,8 +95,11 @@ BlockAccess access(Emitter &e, const Args &a, const Val &desc) {
   for (size_t i = 0; i + 1 < rank; ++i)
     parts.push_back(desc.elems[info.stride_at(i)]);
   parts.push_back(Val::of(make_int(e, Type(DType::I64), 1, a.loc())));
-  for (const Val &o : offsets)
+  for (const Val &o : offsets) {
     parts.push_back(Val::of(scalar_as(e, a, o, DType::I32, "offsets")));
+    if (offset_values)
+      offset_values->push_back(parts.back().tensor);
+  }
   Val ptr = block_ptr_of(e, std::move(parts), std::move(bp), a.loc());
   std::vector<Val> all;
   for (size_t i = 0; i < rank; ++i)
@@ -109,10 +115,19 @@ Value *padding_value(Emitter &e, const Val &desc, const ir::Shape &shape, Source
   return make_float(e, t, desc.desc->nan_padding ? std::nan("") : 0.0, loc);
 }
 
-Value *masked_load(Emitter &e, const Val &desc, Value *ptrs, Value *mask, SourceLoc loc) {
+// With `offsets` (a host descriptor's block load, its descriptor carrying a tensor map),
+// the load also takes the map and the offsets, marked `tma` (Ops.def).
+Value *masked_load(Emitter &e, const Val &desc, Value *ptrs, Value *mask, SourceLoc loc,
+                   const std::vector<Value *> &offsets = {}) {
   const ir::Shape &s = ptrs->type.shape;
-  return emit(e, ir::OpKind::Load, {ptrs, mask, padding_value(e, desc, s, loc)},
-              Type(elem_of(desc), false, s), loc);
+  std::vector<Value *> operands = {ptrs, mask, padding_value(e, desc, s, loc)};
+  std::vector<ir::NamedAttr> attrs;
+  if (!offsets.empty() && desc.desc->tmap) {
+    operands.push_back(desc.elems[desc.desc->tmap_at()].tensor);
+    operands.insert(operands.end(), offsets.begin(), offsets.end());
+    attrs.push_back({"tma", int64_t{1}});
+  }
+  return emit(e, ir::OpKind::Load, operands, Type(elem_of(desc), false, s), loc, std::move(attrs));
 }
 
 // The value of a store or atomic: a tensor of exactly `shape` (Triton asserts it), cast
@@ -178,9 +193,10 @@ Val make_tensor_descriptor(Emitter &e, const Args &a) {
 
 // A load of the elements at `ptrs` (the padding where `mask` is off), or a store of the
 // call's `value` there.
-Val transfer(Emitter &e, const Args &a, const Val &desc, const BlockAccess &acc, bool store) {
+Val transfer(Emitter &e, const Args &a, const Val &desc, const BlockAccess &acc, bool store,
+             const std::vector<Value *> &offsets = {}) {
   if (!store)
-    return Val::of(masked_load(e, desc, acc.ptrs, acc.mask, a.loc()));
+    return Val::of(masked_load(e, desc, acc.ptrs, acc.mask, a.loc(), offsets));
   Value *v = block_value(e, a, desc, acc.ptrs->type.shape);
   e.builder().create(ir::OpKind::Store, {acc.ptrs, v, acc.mask}, {}, {}, a.loc());
   return Val::none();
@@ -264,7 +280,11 @@ BlockAccess rows_access(Emitter &e, const Args &a, const Val &desc) {
 // desc.load / store (a block at `offsets`) and gather / scatter (rows).
 Val desc_transfer(Emitter &e, const Args &a, bool rows, bool store) {
   const Val &desc = desc_arg(a, "self");
-  return transfer(e, a, desc, rows ? rows_access(e, a, desc) : access(e, a, desc), store);
+  if (rows)
+    return transfer(e, a, desc, rows_access(e, a, desc), store);
+  std::vector<Value *> offsets;
+  BlockAccess acc = access(e, a, desc, &offsets);
+  return transfer(e, a, desc, acc, store, offsets);
 }
 
 // tl.load_tensor_descriptor(desc, offsets) / tl.store_tensor_descriptor(desc, offsets,
@@ -349,7 +369,7 @@ Val descriptor_attribute(Emitter &e, const Val &desc, const std::string &attr, S
 }
 
 Val descriptor_parameter(ir::Function &fn, const std::string &name, const ArgSpec &spec,
-                         std::vector<int64_t> &divisibility, SourceLoc loc) {
+                         std::vector<int64_t> &divisibility, SourceLoc loc, bool tma) {
   const std::vector<int64_t> &block = spec.desc_block_shape;
   size_t rank = block.size();
   auto fail = [&](const std::string &msg) {
@@ -390,6 +410,10 @@ Val descriptor_parameter(ir::Function &fn, const std::string &name, const ArgSpe
   TensorDescInfo info;
   info.block_shape = block;
   info.nan_padding = spec.desc_nan_padding;
+  if (tma) { // the map's generic address (lower: cvta.param), 64-byte aligned
+    parts.push_back(arg(Type::pointer_to(DType::U8), "tmap", 64));
+    info.tmap = true;
+  }
   return Val::tensor_desc(std::move(parts), std::move(info));
 }
 

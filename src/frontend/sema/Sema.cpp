@@ -274,7 +274,7 @@ Val Lowerer::parameter_value(ir::Function &fn, const std::string &name, const Ar
   case ArgSpec::Kind::None:
     return Val::none();
   case ArgSpec::Kind::TensorDesc:
-    return descriptor_parameter(fn, name, spec, divisibility, loc);
+    return descriptor_parameter(fn, name, spec, divisibility, loc, opts_.tma);
   case ArgSpec::Kind::Tuple: {
     std::vector<Val> elems;
     for (size_t i = 0; i < spec.elems.size(); ++i)

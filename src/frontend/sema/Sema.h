@@ -79,6 +79,9 @@ struct CompileOptions {
   int num_warps = 4;
   int num_stages = 3;
   bool debug = false; // device_assert and Python assert active
+  // Host TensorDescriptor parameters also take a tensor map (a `.tmap` part) that their
+  // loads carry, for TMA copies on sm_90+ GPUs: set by launchers that encode the maps.
+  bool tma = false;
 };
 
 struct SemaResult {

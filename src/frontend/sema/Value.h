@@ -48,15 +48,21 @@ struct BlockPtrInfo {
 // tensor. The element type is the base pointer's. Its run-time parts ride in the Val's
 // elems: the base pointer, `rank` shape scalars (i32), then the strides (i64) of every dim
 // but the last, which is contiguous (stride 1, as Triton requires).
+//
+// A host descriptor of a kernel compiled with CompileOptions::tma has one more part, last:
+// the address of its tensor map (a 128-byte .param; runtime/TensorMap.h), which loads
+// carry so that "pipeline-loops" can copy their blocks through TMA.
 struct TensorDescInfo {
   std::vector<int64_t> block_shape;
   bool nan_padding = false;
+  bool tmap = false; // a tensor-map part follows the strides
   bool operator==(const TensorDescInfo &) const = default;
   size_t rank() const { return block_shape.size(); }
   static constexpr size_t base_at() { return 0; }
   size_t shape_at(size_t d) const { return 1 + d; }
   size_t stride_at(size_t d) const { return 1 + rank() + d; } // d < rank() - 1
-  size_t num_parts() const { return 2 * rank(); }
+  size_t tmap_at() const { return 2 * rank(); }               // when `tmap`
+  size_t num_parts() const { return 2 * rank() + (tmap ? 1 : 0); }
 };
 
 // A typing.NamedTuple / collections.namedtuple class: its name and fields, and the

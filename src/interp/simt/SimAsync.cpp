@@ -8,10 +8,10 @@
 //   threads, a barrier after it) sees NaN-like garbage here, as it may on a GPU. Copies
 //   never committed, or still pending when the thread exits, are dropped.
 // - An mbarrier's state lives in its 8 bytes of shared memory (this simulator's own
-//   encoding): pending arrivals, the expected count, the transaction count and the phase
-//   parity. A phase completes when its arrivals reach zero and no transaction bytes are
-//   outstanding; nothing here completes transactions (there is no TMA), so expect_tx
-//   with a nonzero count never completes its phase. A failed try_wait.parity returns
+//   encoding): pending arrivals, the expected count, the signed transaction count and the
+//   phase parity. A phase completes when its arrivals reach zero and the transaction count
+//   is back at zero (PTX ISA): expect_tx adds bytes, a TMA copy's complete_tx (SimTma.cpp)
+//   subtracts them, in either order. A failed try_wait.parity returns
 //   false and yields the thread until some mbarrier phase completes, so spin loops do not
 //   hang the warp-at-a-time scheduler; a wait that can never succeed is a deadlock.
 // - wgmma computes when issued: warp w of a warpgroup (4 consecutive warps) computes rows
@@ -72,16 +72,6 @@ AsyncState &async_state(Machine &m, Cta &c) {
   }
   return *c.async;
 }
-
-// d with its instruction's space replaced, for Machine::memory's checks.
-struct InSpace {
-  Instr in;
-  Decoded d;
-  InSpace(const Decoded &orig, Space s) : in(*orig.in), d(orig) {
-    in.m.space = s;
-    d.in = &in;
-  }
-};
 
 void land(Cta &c, std::vector<AsyncCopy> &group) {
   for (AsyncCopy &cp : group)
@@ -153,14 +143,18 @@ namespace {
 // Our encoding of the 64-bit mbarrier object.
 struct MbarWord {
   uint32_t pending = 0, expected = 0; // arrivals still due in this phase; per phase
-  int64_t tx = 0;                     // transaction bytes outstanding
+  int64_t tx = 0; // transaction bytes outstanding (< 0: completed before expected)
   bool phase = false, valid = false;
+
+  static constexpr int64_t kTxLimit = (1 << 20) - 1; // PTX: tx-count in [-(2^20-1), 2^20-1]
 
   static MbarWord load(uint64_t w) {
     MbarWord b;
     b.pending = static_cast<uint32_t>(w & 0xfffff);
     b.expected = static_cast<uint32_t>((w >> 20) & 0xfffff);
     b.tx = static_cast<int64_t>((w >> 40) & 0x1fffff);
+    if (b.tx > kTxLimit) // 21-bit two's complement
+      b.tx -= 1 << 21;
     b.valid = (w >> 62) & 1;
     b.phase = (w >> 63) & 1;
     return b;
@@ -179,19 +173,57 @@ void wake_mbarrier_waiters(Machine &m, Cta &c) {
       c.state[static_cast<size_t>(t)] = ThreadState::Running;
 }
 
+// Ends the phase once no arrivals and no transaction bytes are outstanding.
+void maybe_complete_phase(Machine &m, Cta &c, MbarWord &b) {
+  if (b.pending != 0 || b.tx != 0)
+    return;
+  b.phase = !b.phase;
+  b.pending = b.expected;
+  wake_mbarrier_waiters(m, c);
+}
+
+// The mbarrier at .shared `addr`, for instruction d (which need not be an mbarrier).
+uint8_t *mbarrier_word(Machine &m, Cta &c, const Decoded &d, int t, uint64_t addr, MbarWord &b,
+                       bool init) {
+  uint8_t *p = d.in->m.space == Space::Shared
+                   ? m.memory(c, d, t, addr, 8, true)
+                   : m.memory(c, InSpace(d, Space::Shared).d, t, addr, 8, true);
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  b = MbarWord::load(word);
+  if (!init && !b.valid)
+    m.fault(c, d, t, "mbarrier at shared offset " + std::to_string(addr) + " is not initialised");
+  return p;
+}
+
+void add_tx(Machine &m, Cta &c, const Decoded &d, int t, MbarWord &b, int64_t bytes) {
+  b.tx += bytes;
+  if (b.tx < -MbarWord::kTxLimit || b.tx > MbarWord::kTxLimit)
+    m.fault(c, d, t,
+            "mbarrier transaction count " + std::to_string(b.tx) + " is out of range (+-(2^20-1))");
+}
+
 } // namespace
+
+void mbarrier_complete_tx(Machine &m, Cta &c, const Decoded &d, int t, uint64_t bar,
+                          uint64_t bytes) {
+  MbarWord b;
+  uint8_t *p = mbarrier_word(m, c, d, t, bar, b, false);
+  add_tx(m, c, d, t, b, -static_cast<int64_t>(bytes));
+  maybe_complete_phase(m, c, b);
+  uint64_t word = b.store();
+  std::memcpy(p, &word, 8);
+}
 
 void exec_Mbarrier(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);
   const Instr &in = *d.in;
   for_lanes(act, warp, [&](int t) {
     uint64_t addr = m.address(c, d, t);
-    uint8_t *p = m.memory(c, d, t, addr, 8, true);
+    MbarWord b;
+    uint8_t *p = mbarrier_word(m, c, d, t, addr, b, in.m.mbar == MbarOp::Init);
     uint64_t word;
     std::memcpy(&word, p, 8);
-    MbarWord b = MbarWord::load(word);
-    if (in.m.mbar != MbarOp::Init && !b.valid)
-      m.fault(c, d, t, "mbarrier at shared offset " + std::to_string(addr) + " is not initialised");
     auto arrive = [&](uint64_t count) {
       m.set_dst(c, d, 0, t, word); // the state before the arrival (opaque)
       if (count > b.pending)
@@ -199,11 +231,7 @@ void exec_Mbarrier(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask
                 "mbarrier arrival count exceeds the arrivals pending in this phase (" +
                     std::to_string(b.pending) + ")");
       b.pending -= static_cast<uint32_t>(count);
-      if (b.pending == 0 && b.tx == 0) {
-        b.phase = !b.phase;
-        b.pending = b.expected;
-        wake_mbarrier_waiters(m, c);
-      }
+      maybe_complete_phase(m, c, b);
     };
     switch (in.m.mbar) {
     case MbarOp::Init: {
@@ -219,7 +247,7 @@ void exec_Mbarrier(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask
       arrive(in.src.size() > 1 ? m.src(c, d, 1, t) : 1);
       break;
     case MbarOp::ArriveExpectTx:
-      b.tx += static_cast<int64_t>(m.src(c, d, 1, t));
+      add_tx(m, c, d, t, b, static_cast<int64_t>(m.src(c, d, 1, t) & 0xffffffffu));
       arrive(1);
       break;
     case MbarOp::TryWaitParity: {

@@ -15,6 +15,8 @@ namespace tilec::simt::sim {
 constexpr int kWarp = 32;
 // Global strings live at fake global addresses (for %s and loads); far from host heaps.
 constexpr uint64_t kStringBase = 0x7ff0'0000'0000'0000ull;
+// Generic addresses of kernel parameters (cvta.param): kParamBase + the param's offset.
+constexpr uint64_t kParamBase = 0x7fe0'0000'0000'0000ull;
 
 // An instruction with its operands pre-decoded for execution.
 struct Decoded {
@@ -31,6 +33,15 @@ struct AsyncState;
 // bar_id of a thread that yielded on a failed mbarrier.try_wait (SimAsync.cpp wakes it).
 constexpr uint8_t kMbarrierWait = 0xff;
 
+// A cp.async.bulk.tensor in flight (SimTma.cpp): the shared bytes [lo, hi) it writes,
+// their final contents, and the mbarrier its bytes complete on when it lands.
+struct BulkCopy {
+  uint64_t lo = 0, hi = 0, bar = 0, tx_bytes = 0;
+  std::vector<uint8_t> image; // hi - lo bytes
+  const Decoded *d = nullptr; // the issuing instruction and thread, named in faults
+  int thread = 0;
+};
+
 struct Cta {
   std::array<int64_t, 3> id{0, 0, 0};
   std::vector<uint64_t> regs;     // [reg * nthreads + thread]
@@ -42,6 +53,7 @@ struct Cta {
   std::array<int64_t, 16> expected{}; // per barrier id (0: every live thread)
   uint64_t steps = 0;
   std::shared_ptr<AsyncState> async;
+  std::vector<BulkCopy> bulk; // TMA copies not landed yet
 };
 
 // Thrown inside the machine; converted to SimError with the output so far.
@@ -76,7 +88,7 @@ public:
 
   // Memory. `addr` is the byte address in the instruction's space; bytes = access size.
   uint8_t *memory(Cta &c, const Decoded &d, int thread, uint64_t addr, uint64_t bytes, bool write);
-  uint64_t address(Cta &c, const Decoded &d, int thread); // src 0 + offset
+  uint64_t address(Cta &c, const Decoded &d, int thread, size_t i = 0); // src i + offset
   Space space_of(const Decoded &d) const;
 
   // Barriers.
@@ -96,6 +108,17 @@ private:
   RegNames rn_;
 };
 
+// d with its instruction's space replaced, for Machine::memory's checks of an access in
+// another space than the instruction's own (cp.async's source, wgmma's operands).
+struct InSpace {
+  Instr in;
+  Decoded d;
+  InSpace(const Decoded &orig, Space s) : in(*orig.in), d(orig) {
+    in.m.space = s;
+    d.in = &in;
+  }
+};
+
 // Per-lane evaluation of the pure instructions (arithmetic, logic, compare, select,
 // conversions, math): dst bits from src bits. May throw Fault for unsupported forms.
 uint64_t eval_pure(const Decoded &d, const uint64_t *src);
@@ -112,6 +135,17 @@ void format_printf(const std::string &fmt, const std::vector<uint8_t> &buf, std:
   void exec_##Id(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask);
 #include "simt/Instrs.def"
 #undef INSTR
+
+// mbarrier complete_tx (SimAsync.cpp): `bytes` of the transactions of the mbarrier at
+// .shared `bar` are done; completes the phase when no arrivals are pending either. d and
+// thread name the instruction whose transfer it was in faults.
+void mbarrier_complete_tx(Machine &m, Cta &c, const Decoded &d, int thread, uint64_t bar,
+                          uint64_t bytes);
+// TMA copies in flight (SimTma.cpp): the fault for an access to shared bytes one of them is
+// still writing, and landing them all (when no thread can run); true if any landed.
+void check_bulk_access(Machine &m, Cta &c, const Decoded &d, int thread, uint64_t addr,
+                       uint64_t bytes, bool write);
+bool land_bulk_copies(Machine &m, Cta &c);
 
 // wgmma register hazards (SimAsync.cpp): whether `warp` has wgmma registers in flight, and
 // the fault for an instruction that touches one before its wgmma.wait_group.

@@ -32,10 +32,26 @@ Machine::Machine(const Function &f, const std::vector<SimArg> &args,
     const SimArg &a = args[i];
     int bits = ty_bits(p.ty);
     uint64_t v = 0;
+    std::string decl =
+        p.is_blob() ? ".b8[" + std::to_string(p.bytes) + "]" : std::string(".") + ty_name(p.ty);
     auto bad = [&](const std::string &why) {
-      throw RuntimeError("simt: argument " + std::to_string(i) + " ('" + p.name + "', ." +
-                         ty_name(p.ty) + "): " + why);
+      throw RuntimeError("simt: argument " + std::to_string(i) + " ('" + p.name + "', " + decl +
+                         "): " + why);
     };
+    if (p.is_blob() || a.kind == SimArg::Bytes) {
+      if (!p.is_blob())
+        bad("a byte array was passed for a scalar parameter");
+      if (a.kind != SimArg::Bytes)
+        bad("a byte-array parameter needs SimArg::blob (e.g. a SimTensorMap)");
+      if (a.bytes.size() != p.bytes)
+        bad("a byte array of " + std::to_string(a.bytes.size()) + " bytes was passed for " +
+            std::to_string(p.bytes));
+      uint32_t off = (static_cast<uint32_t>(params.size()) + p.align - 1) / p.align * p.align;
+      params.resize(off + p.bytes);
+      std::memcpy(params.data() + off, a.bytes.data(), p.bytes);
+      param_offsets.push_back(off);
+      continue;
+    }
     if (a.kind == SimArg::Pointer) {
       if (bits != 64 || ty_is_float(p.ty))
         bad("a pointer needs a 64-bit integer parameter");
@@ -211,8 +227,8 @@ Space Machine::space_of(const Decoded &d) const {
   return s == Space::None ? Space::Global : s; // generic addresses are global here
 }
 
-uint64_t Machine::address(Cta &c, const Decoded &d, int t) {
-  const Operand &o = d.in->src[0];
+uint64_t Machine::address(Cta &c, const Decoded &d, int t, size_t i) {
+  const Operand &o = d.in->src[i];
   switch (o.kind) {
   case Operand::Kind::Reg:
     return reg(c, o.reg(), t) + static_cast<uint64_t>(o.value);
@@ -249,6 +265,8 @@ uint8_t *Machine::memory(Cta &c, const Decoded &d, int t, uint64_t addr, uint64_
             std::string("out-of-bounds ") + what + " shared memory at offset " +
                 std::to_string(addr) + " (" + std::to_string(bytes) + " bytes; the kernel has " +
                 std::to_string(c.shared.size()) + " bytes of shared memory)");
+    if (!c.bulk.empty())
+      check_bulk_access(*this, c, d, t, addr, bytes, write);
     return c.shared.data() + addr;
   }
   if (s == Space::Param) {
@@ -264,6 +282,12 @@ uint8_t *Machine::memory(Cta &c, const Decoded &d, int t, uint64_t addr, uint64_
         fault(c, d, t, "store to a constant string");
       return reinterpret_cast<uint8_t *>(string_data[i].data()) + (addr - string_addr[i]);
     }
+  // cvta.param addresses: the parameters are readable, as the GPU's .param space is
+  if (addr >= kParamBase && addr - kParamBase < params.size()) {
+    if (write || addr + bytes - kParamBase > params.size())
+      fault(c, d, t, std::string("bad ") + what + " a kernel parameter's generic address");
+    return params.data() + (addr - kParamBase);
+  }
   if (addr == 0)
     fault(c, d, t, std::string(what) + " a null global address");
   const SimBuffer *near = nullptr;
@@ -373,17 +397,23 @@ void Machine::run_cta(Cta &c) {
     if (!any_live)
       break;
     maybe_release(c);
-    bool released = false;
-    for (ThreadState s : c.state)
-      released |= s == ThreadState::Running;
+    auto running = [&] {
+      return std::any_of(c.state.begin(), c.state.end(),
+                         [](ThreadState s) { return s == ThreadState::Running; });
+    };
+    bool released = running();
+    // TMA copies land as late as they may: when no thread can run without them.
+    if (!released && land_bulk_copies(*this, c))
+      released = running();
     if (!progress && !released && any_waiting) {
       std::string who;
       for (int t = 0; t < nthreads; t += kWarp)
         who +=
             " warp " + std::to_string(t / kWarp) + ":" +
-            (c.state[t] == ThreadState::Waiting ? " waits on barrier " + std::to_string(c.bar_id[t])
-             : c.state[t] == ThreadState::Exited ? " exited"
-                                                 : " running");
+            (c.state[t] != ThreadState::Waiting
+                 ? c.state[t] == ThreadState::Exited ? " exited" : " running"
+             : c.bar_id[t] == kMbarrierWait ? std::string(" waits on an mbarrier")
+                                            : " waits on barrier " + std::to_string(c.bar_id[t]));
       throw Fault{"simt: deadlock in CTA " + cta_name(c) + " of kernel '" + fn.name +
                   "': a barrier never completes (" + who + " )"};
     }
@@ -431,6 +461,7 @@ RunResult Machine::run() {
           c.shared.assign(fn.shared_bytes, 0);
           c.arrived.fill(0);
           c.expected.fill(0);
+          c.bulk.clear();
           c.steps = 0;
           run_cta(c);
         }

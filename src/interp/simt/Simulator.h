@@ -25,7 +25,11 @@
 //   location, the lane and the CTA). Shared memory is per CTA, fn.shared_bytes long,
 //   addresses are offsets from 0 and checked. Params are read from the launch args.
 //   Generic (space-less) ld/st address global memory; .local and .const are not modelled.
-//   Constant strings have fake global addresses (readable, and printable with %s).
+//   Constant strings have fake global addresses (readable, and printable with %s), and so
+//   have kernel parameters (cvta.param; readable). A byte-array parameter (a TMA tensor
+//   map) takes a SimArg::blob of its exact size.
+// - Asynchronous copies, mbarriers, wgmma: SimAsync.cpp; TMA copies: SimTma.cpp (they land
+//   when no thread can run without them; touching their destination before is an error).
 // - Floats: IEEE single/double with the instruction's rounding mode (.rn default, .rz
 //   .rm .rp exact), .ftz flushes subnormal inputs and results, .sat clamps to [0,1].
 //   fp16/bf16 arithmetic rounds to the format after each op. The .approx instructions

@@ -134,6 +134,11 @@ void Exec::exec_node(const Node &n) {
   case OpKind::AsyncWait:
   case OpKind::LocalLoad:
     return exec_ring(*this, n);
+  case OpKind::TmaCopy:
+  case OpKind::TmaWait:
+  case OpKind::TmaRelease:
+    fail(n, "TMA copies read tensor maps, which only the GPU path (and its SIMT simulator) "
+            "encodes");
   case OpKind::If:
     return exec_if(n);
   case OpKind::For:

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace tilec::interp {
 
@@ -17,12 +19,14 @@ struct Buffer {
   bool writable = true; // false: stores and atomics into it are errors (read-only arrays)
 };
 
-// One per block argument of the function's entry block, in order.
+// One per block argument of the function's entry block, in order. Bytes: a by-value byte
+// array (a TMA tensor map, simt/TensorMap.h), taken by the SIMT simulator only.
 struct KernelArg {
-  enum Kind { Pointer, Int, Float } kind = Int;
+  enum Kind { Pointer, Int, Float, Bytes } kind = Int;
   uint64_t ptr = 0;
   int64_t i = 0;
   double f = 0;
+  std::vector<uint8_t> bytes;
 
   static KernelArg pointer(const void *p) {
     return pointer_value(reinterpret_cast<uint64_t>(p));
@@ -43,6 +47,14 @@ struct KernelArg {
     KernelArg a;
     a.kind = Float;
     a.f = v;
+    return a;
+  }
+  static KernelArg blob(const void *p, size_t n) {
+    KernelArg a;
+    a.kind = Bytes;
+    a.bytes.resize(n);
+    if (n > 0)
+      std::memcpy(a.bytes.data(), p, n);
     return a;
   }
 };

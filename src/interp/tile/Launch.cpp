@@ -46,8 +46,10 @@ std::string arg_name(const ir::Function &fn, size_t i) {
 
 // Checks one argument against its parameter type; returns an error message or "".
 std::string check_arg(const KernelArg &a, const ir::Type &t) {
-  static const char *kinds[] = {"a pointer", "an integer", "a float"};
+  static const char *kinds[] = {"a pointer", "an integer", "a float", "a byte array"};
   std::string got = kinds[a.kind];
+  if (a.kind == KernelArg::Bytes) // tensor maps exist for the SIMT simulator's TMA copies only
+    return "is " + t.str() + " but got a byte array (which only the SIMT simulator takes)";
   if (t.is_ptr())
     return a.kind == KernelArg::Pointer ? "" : "is a pointer (" + t.str() + ") but got " + got;
   if (a.kind == KernelArg::Pointer)

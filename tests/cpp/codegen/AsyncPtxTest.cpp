@@ -1,6 +1,6 @@
-// cp.async, mbarrier and wgmma kernels (tests/cpp/simt/AsyncPrograms.h): their printed
-// forms, ptxas acceptance for sm_80 / sm_90a, and the printer's refusal of instructions
-// the target lacks.
+// cp.async, mbarrier, wgmma and TMA kernels (tests/cpp/simt/AsyncPrograms.h,
+// TmaPrograms.h): their printed forms, ptxas acceptance for sm_80 / sm_90 / sm_90a, and the
+// printer's refusal of instructions the target lacks.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../simt/AsyncPrograms.h"
+#include "../simt/TmaPrograms.h"
 #include "codegen/PtxPrinter.h"
 
 using namespace tilec;
@@ -147,4 +148,86 @@ TEST(AsyncPtxas, EveryWgmmaCaseSm90a) {
     std::string ptx = print_ptx(test::wgmma_kernel(wc), target(90, true));
     EXPECT_EQ(ptxas_errors(ptx, "sm_90a"), "") << wc.name() << "\n" << ptx;
   }
+}
+
+// TMA: the tensor map as a 128-byte param, its generic address, the copy with its mbarrier.
+TEST(AsyncPtx, TmaPrintedForms) {
+  test::TmaCase tc;
+  Function fn = test::tma_kernel(tc);
+  std::string p = print_ptx(fn, target(90, false)), name = fn.name + "_param_0";
+  EXPECT_TRUE(contains(p, ".target sm_90\n")) << p;
+  EXPECT_TRUE(contains(p, "  .param .align 64 .b8 " + name + "[128],\n")) << p;
+  EXPECT_TRUE(contains(p, "  .param .u64 " + fn.name + "_param_1,\n")) << p;
+  EXPECT_TRUE(contains(p, ".extern .shared .align 1024 .b8 global_smem[];")) << p;
+  EXPECT_TRUE(contains(p, "cvta.param.u64 %rd1, " + name + ";\n")) << p;
+  EXPECT_TRUE(contains(p, "mbarrier.arrive.expect_tx.shared::cta.b64 %rd")) << p;
+  EXPECT_TRUE(contains(p, "], 128;")) << p;
+  EXPECT_TRUE(contains(p, "@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                          "complete_tx::bytes [%r"))
+      << p;
+  EXPECT_TRUE(contains(p, "], [%rd1, {%r")) << p;
+  test::TmaCase d3;
+  d3.rank = 3;
+  d3.box = {4, 4, 3};
+  d3.coord = {-1, 3, 2};
+  d3.imm_coords = true;
+  std::string q = print_ptx(test::tma_kernel(d3), target(90, true));
+  EXPECT_TRUE(contains(q, "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::"
+                          "complete_tx::bytes [%r"))
+      << q;
+  EXPECT_TRUE(contains(q, "], [%rd1, {-1, 3, 2}], [%r")) << q;
+}
+
+TEST(AsyncPtx, TmaNeedsSm90) {
+  Function fn;
+  fn.name = "tma80";
+  fn.num_warps = 1;
+  fn.shared_bytes = 2048;
+  uint32_t pd = fn.add_blob_param("desc", kTensorMapBytes, kTensorMapAlign);
+  Builder b(fn);
+  b.set_block(b.new_block("entry"));
+  Reg tmap = cvta_param(b, pd);
+  cp_async_bulk_tensor(b, Operand::shared(1024), Operand::shared(0), tmap, {imm(0), imm(0)});
+  b.ret();
+  EXPECT_EQ(refusal(fn, target(80, false)),
+            "`cp.async.bulk.tensor` needs sm_90; the target is sm_80");
+  EXPECT_EQ(refusal(fn, target(90, false)), "");
+  std::string p = print_ptx(fn, target(90, false));
+  EXPECT_TRUE(contains(p, "[global_smem+1024], [%rd1, {0, 0}], [global_smem];")) << p;
+}
+
+TEST(AsyncPtxas, TmaSm90AndSm90a) {
+  REQUIRE_PTXAS();
+  test::TmaCase two;
+  two.rounds = 2;
+  test::TmaCase d3;
+  d3.rank = 3;
+  d3.box = {4, 4, 3};
+  d3.imm_coords = true;
+  test::TmaCase d1;
+  d1.rank = 1;
+  d1.box = {12, 1, 1};
+  for (const test::TmaCase &tc : {two, d3, d1}) {
+    Function fn = test::tma_kernel(tc);
+    EXPECT_EQ(ptxas_errors(print_ptx(fn, target(90, false)), "sm_90"), "") << tc.name();
+    EXPECT_EQ(ptxas_errors(print_ptx(fn, target(90, true)), "sm_90a"), "") << tc.name();
+  }
+  // five register coordinates, the symbols as addresses
+  Function fn;
+  fn.name = "tma5d";
+  fn.num_warps = 1;
+  fn.shared_bytes = 4096;
+  uint32_t pd = fn.add_blob_param("desc", kTensorMapBytes, kTensorMapAlign);
+  Builder b(fn);
+  b.set_block(b.new_block("entry"));
+  Reg tmap = cvta_param(b, pd);
+  Reg x = b.cvt(Ty::S32, Ty::U32, b.special(Sreg::CtaidX));
+  mbarrier_init(b, Operand::shared(0), imm(1));
+  mbarrier_arrive_expect_tx(b, Operand::shared(0), imm(1024));
+  cp_async_bulk_tensor(b, Operand::shared(1024), Operand::shared(0), tmap, {x, x, x, x, x});
+  mbarrier_wait(b, Operand::shared(0), imm(0));
+  b.ret();
+  std::string p = print_ptx(fn, target(90, false));
+  EXPECT_TRUE(contains(p, "cp.async.bulk.tensor.5d.")) << p;
+  EXPECT_EQ(ptxas_errors(p, "sm_90"), "") << p;
 }

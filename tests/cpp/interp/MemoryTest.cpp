@@ -150,6 +150,11 @@ TEST(Memory, ArgumentChecks) {
   EXPECT_NE(m.find("argument 'output_ptr' is a pointer (ptr<fp32>) but got an integer"),
             std::string::npos)
       << m;
+  m = run_error(kb, {parg(x), KernelArg::blob(x.data(), 16), parg(x), KernelArg::integer(3)},
+                {buf(x, "x_ptr")});
+  EXPECT_NE(m.find("is ptr<fp32> but got a byte array (which only the SIMT simulator takes)"),
+            std::string::npos)
+      << m;
   m = run_error(kb, {parg(x), parg(x), parg(x), KernelArg::integer(1ll << 40)}, {buf(x, "x_ptr")});
   EXPECT_NE(m.find("argument 'n_elements' is i32 but its value 1099511627776 does not fit"),
             std::string::npos)

@@ -37,7 +37,9 @@ uint32_t picture_offset(const WgmmaOperandSmem &o, int mn, int k) {
   }
   int w = s / e, mb = (mn % w) * e;
   int chunk = mb / 16 ^ chunk_xor(s, k % 8);
-  return static_cast<uint32_t>((k / 8) * (o.mn / w * 8 * s) + (mn / w) * 8 * s + (k % 8) * s +
+  // a chunk of w mn-elements holds all k rows (8-row swizzle atoms in k order), then the
+  // next chunk: what a TMA box [k, w] writes
+  return static_cast<uint32_t>((mn / w) * (o.k / 8 * 8 * s) + (k / 8) * 8 * s + (k % 8) * s +
                                chunk * 16 + mb % 16);
 }
 

@@ -1,0 +1,206 @@
+// TMA: cvta.param and cp.async.bulk.tensor (one box, global -> shared, completed on an
+// mbarrier), reading the simulator's tensor map (simt/TensorMap.h).
+//
+// Model (tests: tests/cpp/simt_interp/TmaTest.cpp):
+// - cvta.param gives kParamBase + the parameter's offset in the packed argument bytes: a
+//   generic address that the TMA copy and plain generic ld read (stores through it fault).
+//   A tensor map may also be in a global buffer.
+// - cp.async.bulk.tensor reads the map and the box's global elements when issued
+//   (bounds-checked then, naming the lane). Box element (i0, i1, ...) is global element
+//   (c0 + i0, c1 + i1, ...); one with a coordinate outside [0, dims[d]) is not read and
+//   lands as 0, or with nan_fill as a NaN of its width. The map has no float type, so the
+//   NaN is one in every format of the width: 1 byte 0x7f (e4m3 and e5m2), 2 bytes 0x7fff
+//   (f16 and bf16), 4 bytes 0x7fc00000, 8 bytes 0x7ff8000000000000. The box lands
+//   row-major, innermost first, at dst + elem_bytes * (i0 + box0 * (i1 + ...)), with an
+//   S-byte swizzle XORing bits [4, 4 + log2(S/16)) of that absolute address with bits
+//   [7, ...). The map is checked as the driver checks a CUtensorMap's fields.
+// - The copy lands as late as a GPU may land it: when no thread of the CTA can run (each
+//   waits on a barrier or has exited; Simulator.cpp's scheduler calls land_bulk_copies).
+//   Then its bytes appear and complete_tx of the box's byte count (out-of-bounds elements
+//   included, as on the GPU) goes to its mbarrier, which may complete the phase and wake
+//   the waiters. Until then any access to the destination's bytes (ld/st/atom, cp.async,
+//   ldmatrix, wgmma, another TMA copy) is an error naming the access and the copy, so a
+//   kernel that reads before waiting on the mbarrier phase (or waits on the wrong parity)
+//   fails here instead of passing by luck. Copies in flight when every thread has exited
+//   are dropped.
+#include <cstring>
+
+#include "interp/simt/SimInternal.h"
+#include "simt/TensorMap.h"
+
+namespace tilec::simt::sim {
+
+namespace {
+
+template <typename F> void for_lanes(uint32_t mask, int warp, F f) {
+  for (int l = 0; l < kWarp; ++l)
+    if (mask >> l & 1)
+      f(warp * kWarp + l);
+}
+
+std::string hex(uint64_t a) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(a));
+  return buf;
+}
+
+// What is wrong with `t` for an n-dimensional copy ("" if nothing).
+std::string map_error(const SimTensorMap &t, int n) {
+  if (t.magic != SimTensorMap::kMagic)
+    return "bad magic " + hex(t.magic) + " (not a simulator tensor map)";
+  if (t.rank < 1 || t.rank > kTensorMapMaxRank)
+    return "rank " + std::to_string(t.rank) + " is not 1..5";
+  if (t.rank != n)
+    return "a rank-" + std::to_string(t.rank) + " map used by a " + std::to_string(n) + "d copy";
+  int eb = t.elem_bytes, s = t.swizzle_bytes;
+  if (eb != 1 && eb != 2 && eb != 4 && eb != 8)
+    return "element size " + std::to_string(eb) + " is not 1, 2, 4 or 8 bytes";
+  if (s != 0 && s != 32 && s != 64 && s != 128)
+    return "swizzle " + std::to_string(s) + " is not 0, 32, 64 or 128 bytes";
+  if (t.base % 16 != 0)
+    return "the global base " + hex(t.base) + " is not 16-byte aligned";
+  if (t.strides[0] != static_cast<uint64_t>(eb))
+    return "strides[0] must be the element size";
+  for (int d = 0; d < n; ++d) {
+    std::string dim = "[" + std::to_string(d) + "]";
+    if (t.dims[d] < 1 || t.dims[d] > (1ull << 32))
+      return "dims" + dim + " = " + std::to_string(t.dims[d]) + " is not 1..2^32";
+    if (t.box[d] < 1 || t.box[d] > 256)
+      return "box" + dim + " = " + std::to_string(t.box[d]) + " is not 1..256";
+    if (d > 0 && (t.strides[d] % 16 != 0 || t.strides[d] == 0 || t.strides[d] >= (1ull << 40)))
+      return "strides" + dim + " = " + std::to_string(t.strides[d]) +
+             " is not a multiple of 16 below 2^40";
+  }
+  uint64_t inner = uint64_t{t.box[0]} * static_cast<uint64_t>(eb);
+  if (inner % 16 != 0)
+    return "box[0] * elem_bytes = " + std::to_string(inner) + " is not a multiple of 16 bytes";
+  if (s != 0 && inner > static_cast<uint64_t>(s))
+    return "box[0] * elem_bytes = " + std::to_string(inner) + " exceeds the " + std::to_string(s) +
+           "-byte swizzle span";
+  return "";
+}
+
+uint64_t nan_bits(int elem_bytes) {
+  switch (elem_bytes) {
+  case 1:
+    return 0x7f;
+  case 2:
+    return 0x7fff;
+  case 4:
+    return 0x7fc00000;
+  default:
+    return 0x7ff8000000000000ull;
+  }
+}
+
+} // namespace
+
+void exec_CvtaParam(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  const Operand &o = d.in->src[0];
+  uint64_t a = kParamBase + m.param_offsets.at(o.index) + static_cast<uint64_t>(o.value);
+  for_lanes(act, warp, [&](int t) { m.set_dst(c, d, 0, t, a); });
+}
+
+void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  const Instr &in = *d.in;
+  InSpace global(d, Space::Global);
+  for_lanes(act, warp, [&](int t) {
+    uint64_t dst = m.address(c, d, t, 0), bar = m.address(c, d, t, 1);
+    uint64_t at = m.reg(c, in.src[2].reg(), t);
+    if (at % kTensorMapAlign != 0)
+      m.fault(c, d, t, "the tensor map's address " + hex(at) + " is not 64-byte aligned");
+    SimTensorMap map;
+    for (uint64_t half = 0; half < 2; ++half) // two aligned 64-byte reads
+      std::memcpy(reinterpret_cast<uint8_t *>(&map) + 64 * half,
+                  m.memory(c, global.d, t, at + 64 * half, 64, false), 64);
+    if (std::string e = map_error(map, in.m.vec); !e.empty())
+      m.fault(c, d, t, "bad tensor map at " + hex(at) + ": " + e);
+    int n = map.rank, eb = map.elem_bytes;
+    uint64_t s = map.swizzle_bytes, count = 1;
+    for (int k = 0; k < n; ++k)
+      count *= map.box[k];
+    uint64_t bytes = count * static_cast<uint64_t>(eb);
+    uint64_t align = s != 0 ? 8 * s : 128, span = s != 0 ? (bytes + s - 1) / s * s : bytes;
+    if (dst % align != 0)
+      m.fault(c, d, t,
+              "the destination (shared offset " + std::to_string(dst) + ") must be " +
+                  std::to_string(align) + "-byte aligned" +
+                  (s != 0 ? " for a " + std::to_string(s) + "-byte swizzle" : ""));
+    if (dst + span > c.shared.size())
+      m.fault(c, d, t,
+              "the box (" + std::to_string(span) + " bytes at shared offset " +
+                  std::to_string(dst) + ") does not fit in the kernel's " +
+                  std::to_string(c.shared.size()) + " bytes of shared memory");
+    m.memory(c, d, t, bar, 8, false); // in bounds and aligned; initialised when it lands
+    for (const BulkCopy &b : c.bulk)
+      if (dst < b.hi && dst + span > b.lo)
+        m.fault(c, d, t,
+                "the destination overlaps shared bytes [" + std::to_string(b.lo) + ", " +
+                    std::to_string(b.hi) + ") that an earlier cp.async.bulk.tensor (thread " +
+                    std::to_string(b.thread) + ") is still writing");
+    int64_t coord[kTensorMapMaxRank] = {};
+    for (int k = 0; k < n; ++k)
+      coord[k] = static_cast<int32_t>(static_cast<uint32_t>(m.src(c, d, 3 + k, t)));
+    BulkCopy cp;
+    cp.lo = dst;
+    cp.hi = dst + span;
+    cp.bar = bar;
+    cp.tx_bytes = bytes;
+    cp.d = &d;
+    cp.thread = t;
+    cp.image.assign(c.shared.begin() + static_cast<std::ptrdiff_t>(dst),
+                    c.shared.begin() + static_cast<std::ptrdiff_t>(dst + span));
+    uint64_t fill = map.nan_fill ? nan_bits(eb) : 0;
+    uint32_t idx[kTensorMapMaxRank] = {}; // the element's box coordinates, innermost first
+    for (uint64_t e = 0; e < count; ++e) {
+      bool inside = true;
+      uint64_t ga = map.base;
+      for (int k = 0; k < n; ++k) {
+        int64_t g = coord[k] + idx[k];
+        inside = inside && g >= 0 && static_cast<uint64_t>(g) < map.dims[k];
+        ga += static_cast<uint64_t>(g) * map.strides[k];
+      }
+      uint64_t v = fill;
+      if (inside) {
+        v = 0;
+        std::memcpy(&v, m.memory(c, global.d, t, ga, static_cast<uint64_t>(eb), false),
+                    static_cast<size_t>(eb));
+      }
+      uint64_t a = dst + e * static_cast<uint64_t>(eb);
+      if (s != 0) // the 16-byte chunk within an S-byte row XOR the row (bits 7..)
+        a ^= (a >> 3) & (s - 16);
+      std::memcpy(cp.image.data() + (a - dst), &v, static_cast<size_t>(eb));
+      for (int k = 0; k < n && ++idx[k] == map.box[k]; ++k)
+        idx[k] = 0;
+    }
+    c.bulk.push_back(std::move(cp));
+  });
+}
+
+void check_bulk_access(Machine &m, Cta &c, const Decoded &d, int t, uint64_t addr, uint64_t bytes,
+                       bool write) {
+  for (const BulkCopy &b : c.bulk)
+    if (addr < b.hi && addr + bytes > b.lo)
+      m.fault(c, d, t,
+              std::string(write ? "store to" : "load from") + " shared memory at offset " +
+                  std::to_string(addr) + " while a cp.async.bulk.tensor (thread " +
+                  std::to_string(b.thread) + ") is still writing bytes [" + std::to_string(b.lo) +
+                  ", " + std::to_string(b.hi) +
+                  "): wait on its mbarrier's phase before touching the destination");
+}
+
+bool land_bulk_copies(Machine &m, Cta &c) {
+  if (c.bulk.empty())
+    return false;
+  std::vector<BulkCopy> copies = std::move(c.bulk);
+  c.bulk.clear();
+  for (const BulkCopy &b : copies) {
+    std::memcpy(c.shared.data() + b.lo, b.image.data(), b.image.size());
+    mbarrier_complete_tx(m, c, *b.d, b.thread, b.bar, b.tx_bytes);
+  }
+  return true;
+}
+
+} // namespace tilec::simt::sim

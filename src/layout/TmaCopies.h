@@ -1,0 +1,36 @@
+// How a ring stage is filled by TMA (cp.async.bulk.tensor) rather than per-thread
+// cp.async: the box and swizzle whose placement in shared memory is exactly the stage's.
+//
+// A 2-D box [b0, p] (p elements of the contiguous dim, b0 rows) lands row after row, p
+// elements a row, and with an S-byte swizzle the 16-byte chunk bits [4, 4 + log2(S/16))
+// of each shared address are XORed with bits [7, ...) (the same rule as the wgmma
+// operand layouts, which is why they can match). A block [r0, r1] wider than one swizzle
+// row (r1 > S / elem bytes) is copied as r1 / p panels [r0, p], one after the other.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "layout/LinearLayout.h"
+
+namespace tilec::layout {
+
+struct TmaCopyPlan {
+  int64_t box0 = 0, box1 = 0; // the box [rows, elements of the contiguous dim]
+  int swizzle_bytes = 0;      // 128, 64, 32 or 0
+  int64_t panels = 1;         // copies per stage, panel k at k * box0 * box1 elements and
+                              // column k * box1 of the block
+};
+
+// The plan that places a [rows, cols] block (cols contiguous in global memory, elements of
+// `elem_bytes`) exactly as `stage` does ("offset" -> (dim0, dim1) of the dot operand tile),
+// where the operand tile is the block itself (`transposed` false) or its transpose; nullopt
+// when no TMA box does.
+std::optional<TmaCopyPlan> tma_copy_plan(const LinearLayout &stage, int64_t rows, int64_t cols,
+                                         bool transposed, int elem_bytes);
+
+// The element offset within a stage at which TMA puts element (r, c) of the block.
+int64_t tma_element_offset(const TmaCopyPlan &p, int64_t r, int64_t c, int elem_bytes);
+
+} // namespace tilec::layout

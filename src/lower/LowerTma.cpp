@@ -1,0 +1,114 @@
+// The TMA rings (Ops.def: local_alloc {tma = 1}, tma_copy, tma_wait, tma_release; made by
+// layout/PipelineLoops for host descriptors' blocks read by wgmma). One mbarrier a stage,
+// after the stages (8 bytes each). Per stage fill:
+//
+//   thread 0, when the iteration exists:
+//     mbarrier.arrive.expect_tx [bar_s], stage bytes
+//     cp.async.bulk.tensor.2d [stage + k * panel bytes], [tmap, {col + k * cols, row}], [bar_s]
+//   every thread, before the dot that reads the stage:
+//     mbarrier.try_wait.parity [bar_s], phase (a loop)
+//
+// The stage's data then is visible to the waiting threads and to wgmma (both writer and
+// reader are the async proxy: no fence). Who may overwrite a stage is the ring's rule
+// (layout/PipelineLoops.cpp: the wgmma that read it retired, then a barrier, as for
+// cp.async). Barriers are initialised by thread 0 before the prologue's copies (a fence
+// for the async proxy, then bar.sync) and invalidated after the loop.
+#include "layout/AllocateShared.h"
+#include "layout/RingLayouts.h"
+#include "lower/LowerRing.h"
+#include "simt/AsyncInstrs.h"
+
+namespace tilec::lower {
+
+namespace {
+
+// A .shared address register of scratch offset `off`, made once in the prologue.
+Reg smem_at(LoweringContext &c, int64_t off) {
+  Reg r;
+  c.in_prologue([&] { r = c.b().shared_addr(off); });
+  return r;
+}
+
+// The .shared address of stage `stage`'s barrier (after the S stages).
+Operand barrier_addr(LoweringContext &c, const RingView &r, const ir::Value *stage) {
+  int64_t first = r.base + r.alloc->result(0)->type.shape[0] * r.stage_bytes;
+  const ir::Op *d = stage->def;
+  if (d && d->kind() == ir::OpKind::Constant)
+    return Operand::addr(smem_at(c, first + 8 * d->int_attr("value")));
+  Reg off = c.b().shl(Ty::B32, c.scalar(stage), simt::imm(3));
+  return Operand::addr(c.b().add(Ty::U32, smem_at(c, first), off));
+}
+
+void init_barriers(LoweringContext &c, const ir::Op &alloc) {
+  simt::Builder &b = c.b();
+  RingView r = ring_view(c, alloc.result(0));
+  int64_t stages = alloc.result(0)->type.shape[0];
+  int64_t first = r.base + stages * r.stage_bytes;
+  c.smem_before_write();
+  {
+    auto g = b.guarded(c.thread0_pred());
+    for (int64_t s = 0; s < stages; ++s)
+      simt::mbarrier_init(b, Operand::addr(b.shared_addr(first + 8 * s)), simt::imm(1));
+  }
+  simt::fence_proxy_async(b); // the inits, before the copies' complete_tx (async proxy)
+  b.bar_sync(0);
+  c.smem_unknown();
+}
+
+void tma_copy(LoweringContext &c, const ir::Op &op) {
+  simt::Builder &b = c.b();
+  RingView r = ring_view(c, op.operand(0));
+  auto [base, extra] = ring_stage_start(c, r, op.operand(1));
+  std::vector<int64_t> box = op.ints_attr("box");
+  int64_t panels = op.int_attr("panels", 1);
+  int64_t panel_bytes = box[0] * box[1] * r.elem_bytes;
+  Operand bar = barrier_addr(c, r, op.operand(1));
+  Reg tmap = c.scalar(op.operand(3));
+  Reg row = c.scalar(op.operand(4)), col = c.scalar(op.operand(5));
+  Reg go = b.and_(Ty::Pred, c.thread0_pred(), c.scalar(op.operand(2)));
+  auto g = b.guarded(go);
+  simt::mbarrier_arrive_expect_tx(b, bar, simt::imm(r.stage_bytes));
+  for (int64_t k = 0; k < panels; ++k) {
+    Reg at = smem_at(c, base + k * panel_bytes);
+    Operand dst = Operand::addr(extra.valid() ? b.add(Ty::U32, at, extra) : at);
+    Operand x = k ? Operand(b.add(Ty::S32, col, simt::imm(k * box[1]))) : Operand(col);
+    simt::cp_async_bulk_tensor(b, dst, bar, tmap, {x, row});
+  }
+}
+
+} // namespace
+
+// LowerRing.cpp's lower_ring hands these over.
+void lower_tma(LoweringContext &c, const ir::Op &op) {
+  simt::Builder &b = c.b();
+  switch (op.kind()) {
+  case ir::OpKind::LocalAlloc:
+    init_barriers(c, op);
+    return;
+  case ir::OpKind::TmaCopy:
+    tma_copy(c, op);
+    return;
+  case ir::OpKind::TmaWait: {
+    RingView r = ring_view(c, op.operand(0));
+    simt::mbarrier_wait(b, barrier_addr(c, r, op.operand(1)), c.scalar(op.operand(2)));
+    return;
+  }
+  case ir::OpKind::TmaRelease: {
+    RingView r = ring_view(c, op.operand(0));
+    int64_t stages = op.operand(0)->type.shape[0];
+    int64_t first = r.base + stages * r.stage_bytes;
+    b.bar_sync(0); // every thread is past its last wait
+    {
+      auto g = b.guarded(c.thread0_pred());
+      for (int64_t s = 0; s < stages; ++s)
+        simt::mbarrier_inval(b, Operand::addr(b.shared_addr(first + 8 * s)));
+    }
+    c.smem_unknown();
+    return;
+  }
+  default:
+    TILEC_ASSERT(false, "lower_tma: not a TMA ring op");
+  }
+}
+
+} // namespace tilec::lower
