@@ -53,12 +53,6 @@ struct AsyncState {
 
 namespace {
 
-template <typename F> void for_lanes(uint32_t mask, int warp, F f) {
-  for (int l = 0; l < kWarp; ++l)
-    if (mask >> l & 1)
-      f(warp * kWarp + l);
-}
-
 AsyncState &async_state(Machine &m, Cta &c) {
   if (!c.async || c.async->cta != c.id) {
     c.async = std::make_shared<AsyncState>();

@@ -9,12 +9,6 @@ namespace tilec::simt::sim {
 
 namespace {
 
-template <typename F> void for_lanes(uint32_t mask, int warp, F f) {
-  for (int l = 0; l < kWarp; ++l)
-    if (mask >> l & 1)
-      f(warp * kWarp + l);
-}
-
 void run_pure(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);
   size_t ns = d.in->src.size();

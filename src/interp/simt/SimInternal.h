@@ -13,6 +13,13 @@
 namespace tilec::simt::sim {
 
 constexpr int kWarp = 32;
+
+// f(thread) for each lane of `warp` set in `mask`, in lane order.
+template <typename F> void for_lanes(uint32_t mask, int warp, F f) {
+  for (int l = 0; l < kWarp; ++l)
+    if (mask >> l & 1)
+      f(warp * kWarp + l);
+}
 // Global strings live at fake global addresses (for %s and loads); far from host heaps.
 constexpr uint64_t kStringBase = 0x7ff0'0000'0000'0000ull;
 // Generic addresses of kernel parameters (cvta.param): kParamBase + the param's offset.

@@ -11,12 +11,6 @@ namespace tilec::simt::sim {
 
 namespace {
 
-template <typename F> void for_lanes(uint32_t mask, int warp, F f) {
-  for (int l = 0; l < kWarp; ++l)
-    if (mask >> l & 1)
-      f(warp * kWarp + l);
-}
-
 uint64_t read_bytes(const uint8_t *p, size_t n) {
   uint64_t v = 0;
   std::memcpy(&v, p, n); // little endian, as the GPU

@@ -32,12 +32,6 @@ namespace tilec::simt::sim {
 
 namespace {
 
-template <typename F> void for_lanes(uint32_t mask, int warp, F f) {
-  for (int l = 0; l < kWarp; ++l)
-    if (mask >> l & 1)
-      f(warp * kWarp + l);
-}
-
 std::string hex(uint64_t a) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(a));
