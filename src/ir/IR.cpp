@@ -72,6 +72,21 @@ void Op::drop_operands() {
   operands_.clear();
 }
 
+void Op::erase_operand(size_t i) {
+  TILEC_ASSERT(i < operands_.size(), "erase_operand: no such operand");
+  if (operands_[i])
+    remove_use(operands_[i], this);
+  operands_.erase(operands_.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
+void Op::erase_result(size_t i) {
+  TILEC_ASSERT(i < results_.size() && results_[i]->users.empty(),
+               "erase_result: a result still used");
+  results_.erase(results_.begin() + static_cast<std::ptrdiff_t>(i));
+  for (size_t j = i; j < results_.size(); ++j)
+    results_[j]->index = static_cast<unsigned>(j);
+}
+
 Value *Op::add_result(Type t) {
   auto v = std::make_unique<Value>();
   v->type = std::move(t);

@@ -72,11 +72,13 @@ public:
   void set_operand(size_t i, Value *v);
   void add_operand(Value *v);
   void drop_operands(); // detach from all operands (before erasing)
+  void erase_operand(size_t i); // the later operands move down
 
   // results
   size_t num_results() const { return results_.size(); }
   Value *result(size_t i = 0) const { return results_.at(i).get(); }
   Value *add_result(Type t);
+  void erase_result(size_t i); // an unused result; the later ones move down
 
   // regions (one block each: control flow is structured)
   size_t num_regions() const { return regions_.size(); }

@@ -1,6 +1,7 @@
 // Dead-code elimination: erases pure ops whose results are unused, recursively, and
 // `if` / `for` / `while` ops whose results are unused and whose regions have no side
-// effects (no store, atomic, print, assert or barrier inside).
+// effects (no store, atomic, print, assert or barrier inside), and a `for` loop's carried
+// values that nothing reads but their own next value.
 #pragma once
 
 #include "ir/IR.h"
