@@ -71,7 +71,7 @@ public:
   const std::vector<Value *> &operands() const { return operands_; }
   void set_operand(size_t i, Value *v);
   void add_operand(Value *v);
-  void drop_operands(); // detach from all operands (before erasing)
+  void drop_operands();         // detach from all operands (before erasing)
   void erase_operand(size_t i); // the later operands move down
 
   // results
