@@ -22,6 +22,8 @@ int remat_cost(const ir::Value *v, int budget) {
   if (!v->type.is_tile())
     return 0;
   const ir::Op *op = v->def;
+  if (op && op->kind() == OpKind::ConvertLayout)
+    return 1; // converted again, from its source: never a bigger tile than the one above
   if (!op || op->num_results() != 1 || !rules::is_rematerialisable(*op))
     return -1;
   int cost = 1;
@@ -37,6 +39,9 @@ int remat_cost(const ir::Value *v, int budget) {
   return cost;
 }
 
+// Rematerialises a chain of cheap ops in another layout. A conversion inside the chain
+// (`convert(broadcast(expand_dims(convert(m))))`, attention backward's m[None, :]) is redone
+// from its source: the 1-D vector moves between layouts, not the broadcast tile.
 class Rematerialiser {
 public:
   explicit Rematerialiser(ir::Op *before) { b_.set_insertion_point(before); }
@@ -49,6 +54,13 @@ public:
     if (it != done_.end())
       return it->second;
     ir::Op *op = v->def;
+    if (op->kind() == OpKind::ConvertLayout) { // the chain's source, converted once
+      ir::Value *src = op->operand(0);
+      ir::Value *c =
+          ir::same_layout(src->type.layout, l) ? src : make_convert_at(src, l, op->loc());
+      done_[key] = c;
+      return c;
+    }
     std::vector<ir::Value *> operands;
     for (size_t i = 0; i < op->num_operands(); ++i) {
       ir::Value *o = op->operand(i);
@@ -60,6 +72,10 @@ public:
   }
 
 private:
+  ir::Value *make_convert_at(ir::Value *v, const LayoutRef &l, SourceLoc loc) {
+    return b_.create(OpKind::ConvertLayout, {v}, {v->type.with_layout(l)}, {}, loc)->result(0);
+  }
+
   ir::Builder b_;
   std::map<std::pair<ir::Value *, std::string>, ir::Value *> done_;
 };
