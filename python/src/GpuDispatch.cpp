@@ -234,7 +234,7 @@ void Dispatcher::run(const Entry &e, PyObject *grid, Bound &b) {
       infos.push_back(m);
     }
     if (e.tma) {
-      std::vector<runtime::TensorMapBytes> maps(n);
+      Scratch<runtime::TensorMapBytes, 32> maps(n); // by .param index, on the stack
       pack_params(e.kernel->meta(), e.positions, infos.data(), e.desc_names, slots.data(),
                   maps.data(), ptrs.data());
       launch_now(e, grid, b, g, ptrs.data());

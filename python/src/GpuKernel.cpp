@@ -244,10 +244,8 @@ void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &po
     if (kind == ParamKind::TensorMap) {
       if (a.cls != ArgClass::TensorMap || !a.tma || !maps || !ptrs)
         fail("the kernel takes a TensorDescriptor's TMA tensor map");
-      runtime::TmaBox box;
-      if (!runtime::parse_tma_box(meta.params[i].tma_box, box))
-        fail("malformed TMA box '" + meta.params[i].tma_box + "'");
-      runtime::encode_tensor_map(*a.tma, box, "argument '" + name + "'", maps[i]);
+      runtime::encode_tensor_map(*a.tma, meta.params[i].tma_box, "argument '" + name + "'",
+                                 maps[i]);
       ptrs[i] = maps[i].bytes;
       continue;
     }

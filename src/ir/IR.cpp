@@ -120,6 +120,10 @@ void Op::set_attr(std::string name, AttrValue v) {
   attrs_.push_back({std::move(name), std::move(v)});
 }
 
+void Op::erase_attr(std::string_view name) {
+  std::erase_if(attrs_, [&](const NamedAttr &a) { return a.name == name; });
+}
+
 int64_t Op::int_attr(std::string_view name, int64_t def) const {
   const AttrValue *a = attr(name);
   if (!a)

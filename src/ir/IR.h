@@ -90,6 +90,7 @@ public:
   bool has_attr(std::string_view name) const;
   const AttrValue *attr(std::string_view name) const;
   void set_attr(std::string name, AttrValue v);
+  void erase_attr(std::string_view name);
   int64_t int_attr(std::string_view name, int64_t def = 0) const;
   double float_attr(std::string_view name, double def = 0) const;
   std::string str_attr(std::string_view name, std::string def = "") const;

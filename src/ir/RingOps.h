@@ -28,6 +28,10 @@ Type ring_buffer_type(DType elem, int64_t stages, int64_t d0, int64_t d1,
 // "<descriptor>.tmap"; CompileOptions::tma): lowered as a 128-byte .param, not a pointer.
 bool is_tensor_map_arg(const Function &fn, size_t i);
 
+// The module attribute "tma_box.<tensor-map argument name>" = [rows, cols, swizzle bytes]:
+// the box its TMA copies use (written by pipeline-loops, read into kernel metadata).
+inline constexpr const char *kTmaBoxAttrPrefix = "tma_box.";
+
 // "" when `op` (a ring op) follows Ops.def's rules, else what is wrong.
 std::string verify_ring_op(const Op &op);
 

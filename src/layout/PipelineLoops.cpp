@@ -439,24 +439,15 @@ namespace {
 
 // After the rings: the tma loads left are ordinary ones (their map and offsets dropped), a
 // map no copy uses is no parameter, and each map a copy uses gets its box as the module
-// attribute "tma_box.<parameter name>" = [rows, cols, swizzle bytes] (the launch encodes it).
+// attribute kTmaBoxAttrPrefix + name (RingOps.h; the launch encodes the map with it).
 void finish_tma(Module &m, const std::map<Value *, TmaCopyPlan> &boxes) {
   for (auto &f : m.functions) {
     ir::walk(f->entry(), [&](Op *op) {
       if (op->kind() != OpKind::Load || !op->int_attr("tma", 0))
         return;
-      std::vector<NamedAttr> attrs;
-      for (const NamedAttr &a : op->attrs())
-        if (a.name != "tma")
-          attrs.push_back(a);
-      Builder b;
-      b.set_insertion_point(op);
-      Value *v = b.create(OpKind::Load, {op->operand(0), op->operand(1), op->operand(2)},
-                          {op->result()->type}, std::move(attrs), op->loc())
-                     ->result();
-      op->result()->replace_all_uses_with(v);
-      op->drop_operands();
-      op->erase();
+      while (op->num_operands() > 3) // (ptr, mask, other) stay
+        op->erase_operand(3);
+      op->erase_attr("tma");
     });
     Block &entry = *f->entry();
     for (size_t i = entry.num_args(); i-- > 0;) {
@@ -466,8 +457,8 @@ void finish_tma(Module &m, const std::map<Value *, TmaCopyPlan> &boxes) {
       const std::string &name = f->arg_names[i];
       if (auto it = boxes.find(a); it != boxes.end() && !a->users.empty()) {
         const TmaCopyPlan &p = it->second;
-        m.attrs.push_back(
-            {"tma_box." + name, std::vector<int64_t>{p.box0, p.box1, int64_t{p.swizzle_bytes}}});
+        m.attrs.push_back({kTmaBoxAttrPrefix + name,
+                           std::vector<int64_t>{p.box0, p.box1, int64_t{p.swizzle_bytes}}});
         continue;
       }
       TILEC_ASSERT(a->users.empty(), "a tensor map used by something other than a TMA copy");

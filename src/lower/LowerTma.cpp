@@ -29,9 +29,14 @@ Reg smem_at(LoweringContext &c, int64_t off) {
   return r;
 }
 
-// The .shared address of stage `stage`'s barrier (after the S stages).
+// Scratch offset of the ring's first barrier (they follow the S stages, 8 bytes each).
+int64_t barriers_at(const RingView &r) {
+  return r.base + r.alloc->result(0)->type.shape[0] * r.stage_bytes;
+}
+
+// The .shared address of stage `stage`'s barrier.
 Operand barrier_addr(LoweringContext &c, const RingView &r, const ir::Value *stage) {
-  int64_t first = r.base + r.alloc->result(0)->type.shape[0] * r.stage_bytes;
+  int64_t first = barriers_at(r);
   const ir::Op *d = stage->def;
   if (d && d->kind() == ir::OpKind::Constant)
     return Operand::addr(smem_at(c, first + 8 * d->int_attr("value")));
@@ -43,7 +48,7 @@ void init_barriers(LoweringContext &c, const ir::Op &alloc) {
   simt::Builder &b = c.b();
   RingView r = ring_view(c, alloc.result(0));
   int64_t stages = alloc.result(0)->type.shape[0];
-  int64_t first = r.base + stages * r.stage_bytes;
+  int64_t first = barriers_at(r);
   c.smem_before_write();
   {
     auto g = b.guarded(c.thread0_pred());
@@ -96,7 +101,7 @@ void lower_tma(LoweringContext &c, const ir::Op &op) {
   case ir::OpKind::TmaRelease: {
     RingView r = ring_view(c, op.operand(0));
     int64_t stages = op.operand(0)->type.shape[0];
-    int64_t first = r.base + stages * r.stage_bytes;
+    int64_t first = barriers_at(r);
     b.bar_sync(0); // every thread is past its last wait
     {
       auto g = b.guarded(c.thread0_pred());

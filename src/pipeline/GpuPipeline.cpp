@@ -85,7 +85,7 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
   run_gpu_stages(k.tile, opts.pipeline, hooks); // strength-reduce, pipeline-loads, layouts...
-  if (k.thread_ir) // after the Thread IR passes that ran
+  if (k.thread_ir)                              // after the Thread IR passes that ran
     k.thread_ir_text = simt::dump(*k.thread_ir);
   const ir::Module &m = *k.tile.module;
   k.num_warps = static_cast<int>(m.int_attr("num_warps", 4));
@@ -98,10 +98,10 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
     GpuParam p;
     p.name = i < fn.arg_names.size() ? fn.arg_names[i] : "arg" + std::to_string(i);
     p.kind = t.ptr ? "ptr" : std::string(ir::ir_name(t.elem));
-    if (ir::is_tensor_map_arg(fn, i)) { // its box: PipelineLoops' "tma_box.<name>"
+    if (ir::is_tensor_map_arg(fn, i)) { // its box: pipeline-loops' module attribute
       simt::TmaBox box;
       for (const ir::NamedAttr &a : m.attrs)
-        if (a.name == "tma_box." + p.name) {
+        if (a.name == ir::kTmaBoxAttrPrefix + p.name) {
           const auto &v = std::get<std::vector<int64_t>>(a.value);
           box.rank = 2;
           box.box[0] = static_cast<int32_t>(v.at(0));

@@ -228,7 +228,7 @@ std::optional<KernelParam> kernel_param(std::string name, std::string_view kind)
     TmaBox box;
     if (!parse_tma_box(kind.substr(5), box))
       return std::nullopt;
-    return KernelParam{std::move(name), ParamKind::TensorMap, tma_box_text(box)};
+    return KernelParam{std::move(name), ParamKind::TensorMap, box};
   }
   auto k = param_kind_from_name(kind);
   if (!k || *k == ParamKind::TensorMap)
@@ -238,7 +238,7 @@ std::optional<KernelParam> kernel_param(std::string name, std::string_view kind)
 
 std::string kernel_param_kind_text(const KernelParam &p) {
   if (p.kind == ParamKind::TensorMap)
-    return "tmap:" + p.tma_box;
+    return "tmap:" + tma_box_text(p.tma_box);
   return param_kind_name(p.kind);
 }
 

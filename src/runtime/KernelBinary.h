@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "simt/TensorMap.h"
+
 namespace tilec::runtime {
 
 // How one kernel parameter travels in the cuLaunchKernel parameter array. Every value is
@@ -43,11 +45,11 @@ int param_kind_bits(ParamKind k);
 
 struct KernelParam {
   KernelParam() = default;
-  KernelParam(std::string n, ParamKind k, std::string box = {})
-      : name(std::move(n)), kind(k), tma_box(std::move(box)) {}
+  KernelParam(std::string n, ParamKind k, simt::TmaBox box = {})
+      : name(std::move(n)), kind(k), tma_box(box) {}
   std::string name; // the @jit parameter it comes from
   ParamKind kind = ParamKind::Ptr;
-  std::string tma_box; // TensorMap: runtime::tma_box_text of the kernel's copies
+  simt::TmaBox tma_box; // TensorMap: the box of the kernel's copies (parsed once, at load)
   bool operator==(const KernelParam &) const = default;
 };
 

@@ -47,6 +47,24 @@ bool nan_capable(std::string_view dtype) {
 using EncodeFn = CUresult (*)(void *, int, uint32_t, void *, const uint64_t *, const uint64_t *,
                               const uint32_t *, const uint32_t *, int, int, int, int);
 
+// The map's fields as the hardware lists them (innermost first, strides in bytes): the
+// simulator's map itself, and the arrays cuTensorMapEncodeTiled takes.
+simt::SimTensorMap innermost_first(const TmaTensor &t, const TmaBox &b) {
+  simt::SimTensorMap m;
+  m.rank = static_cast<uint8_t>(t.rank);
+  m.elem_bytes = static_cast<uint8_t>(t.elem_bytes);
+  m.swizzle_bytes = static_cast<uint8_t>(b.swizzle_bytes);
+  m.nan_fill = b.nan_fill ? 1 : 0;
+  m.base = t.base;
+  for (int i = 0; i < t.rank; ++i) {
+    int j = t.rank - 1 - i;
+    m.dims[i] = static_cast<uint64_t>(t.shape[j]);
+    m.strides[i] = static_cast<uint64_t>(t.strides[j] * t.elem_bytes);
+    m.box[i] = static_cast<uint32_t>(b.box[j]);
+  }
+  return m;
+}
+
 int swizzle_code(int bytes) { return bytes == 128 ? 3 : bytes == 64 ? 2 : bytes == 32 ? 1 : 0; }
 
 } // namespace
@@ -98,18 +116,12 @@ void encode_tensor_map(const TmaTensor &t, const TmaBox &b, std::string_view whe
     throw RuntimeError(std::string(where) +
                        ": this CUDA driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer "
                        "is needed for TMA)");
-  uint64_t dims[kMaxTmaRank], strides[kMaxTmaRank];
-  uint32_t box[kMaxTmaRank], estr[kMaxTmaRank];
-  for (int i = 0; i < t.rank; ++i) { // innermost first
-    int j = t.rank - 1 - i;
-    dims[i] = static_cast<uint64_t>(t.shape[j]);
-    strides[i] = static_cast<uint64_t>(t.strides[j] * t.elem_bytes);
-    box[i] = static_cast<uint32_t>(b.box[j]);
-    estr[i] = 1;
-  }
+  simt::SimTensorMap m = innermost_first(t, b);
+  uint32_t estr[kMaxTmaRank] = {1, 1, 1, 1, 1};
   CUresult r = fn(out.bytes, driver_dtype(t.dtype, t.elem_bytes), static_cast<uint32_t>(t.rank),
-                  reinterpret_cast<void *>(t.base), dims, strides + 1, box, estr, /*interleave*/ 0,
-                  swizzle_code(b.swizzle_bytes), /*L2 promotion 128B*/ 2, b.nan_fill ? 1 : 0);
+                  reinterpret_cast<void *>(t.base), m.dims, m.strides + 1, m.box, estr,
+                  /*interleave*/ 0, swizzle_code(b.swizzle_bytes), /*L2 promotion 128B*/ 2,
+                  b.nan_fill ? 1 : 0);
   if (r != CUDA_SUCCESS)
     throw_cuda_error(r, "cuTensorMapEncodeTiled", {},
                      std::string(where) + " (box " + tma_box_text(b) + ")");
@@ -120,18 +132,7 @@ void encode_sim_tensor_map(const TmaTensor &t, const TmaBox &b, std::string_view
   std::string err = tensor_map_error(t, b, where);
   if (!err.empty())
     throw RuntimeError(err);
-  simt::SimTensorMap m;
-  m.rank = static_cast<uint8_t>(t.rank);
-  m.elem_bytes = static_cast<uint8_t>(t.elem_bytes);
-  m.swizzle_bytes = static_cast<uint8_t>(b.swizzle_bytes);
-  m.nan_fill = b.nan_fill ? 1 : 0;
-  m.base = t.base;
-  for (int i = 0; i < t.rank; ++i) {
-    int j = t.rank - 1 - i;
-    m.dims[i] = static_cast<uint64_t>(t.shape[j]);
-    m.strides[i] = static_cast<uint64_t>(t.strides[j] * t.elem_bytes);
-    m.box[i] = static_cast<uint32_t>(b.box[j]);
-  }
+  simt::SimTensorMap m = innermost_first(t, b);
   std::memcpy(out.bytes, &m, sizeof m);
 }
 
