@@ -363,6 +363,13 @@ private:
   void issue() {
     simt::WgmmaShape shape{in_, acc_ty(), operand_ty(a_->type.elem), operand_ty(bv_->type.elem)};
     std::map<Coords, std::vector<Reg>> partial;
+    // Register A: every fragment is packed before the fence. A register written between
+    // the fence and its wgmma makes ptxas insert a warpgroup.arrive before that wgmma
+    // (its C7519 advisory), one per K step.
+    if (a_regs_)
+      for (int32_t k0 = 0; k0 < K_; k0 += shape.k())
+        for (const Coords &o : tiles_)
+          a_tile(o[0], k0);
     simt::wgmma_fence(b_);
     for (int32_t k0 = 0, step = 0; k0 < K_; k0 += shape.k(), ++step) {
       bool first = steps_ && step % steps_ == 0;

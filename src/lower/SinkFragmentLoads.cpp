@@ -79,8 +79,10 @@ void sink_block(std::vector<Instr> &instrs) {
       const Instr &k = instrs[j];
       if (any_in(reads[j], d))
         break; // the first reader: x goes right before it
+      // nothing sinks past a wgmma.fence: a register a wgmma reads (register A) must be
+      // written before it, or ptxas inserts a warpgroup.arrive before that wgmma
       if (any_in(writes[j], s) || any_in(writes[j], d) || (reads_memory(x) && orders_memory(k)) ||
-          simt::leaves_block(k)) {
+          k.op == Op::WgmmaFence || simt::leaves_block(k)) {
         j = n; // blocked before reaching a reader: stay
         break;
       }
