@@ -9,7 +9,10 @@ Each target runs in a fresh process with an empty kernel cache (TILEC_AS_TRITON=
 the tutorial's `import triton` resolve to tilec). The rows are the tutorial's own grid
 (BATCH 4, 32 heads, fp16 forward with and without causal masking and, non-causal, with
 warp_specialize as Hopper runs it; backward; the FP8 (e5m2) forward), timed the same way
-for every target: CUDA events around each call, the median of repeats after a warm-up.
+for every target, as triton.testing.do_bench does (the L2 flushed before each call, CUDA
+events around it, no sync between calls; the median of repeats after a warm-up), plus the
+GPU's own time (calls queued behind a GPU sleep: no host time) and the time of a call
+followed by a sync (host time before the kernel included).
 By default the tutorial's single test configuration (BLOCK_M 128, BLOCK_N 64, 2 stages,
 4 warps; what its pytest mode runs) is used, so both compilers build the same kernel;
 --autotune keeps the tutorial's 21 Hopper configurations and its autotuner. The first
@@ -40,16 +43,35 @@ spec.loader.exec_module(t06)
 import triton
 seen = set()
 
+flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+
 def timed(fn, budget=0.6):
+    # (ms, gpu_ms, synced_ms) of one call. ms: as triton.testing.do_bench takes it (the L2
+    # flushed before each call, CUDA events around it, no host sync between calls), the
+    # median; gpu_ms: calls queued behind a GPU sleep, so that no host time shows (the
+    # GPU's own time, L2 warm); synced_ms: events around a call followed by a sync, so
+    # that the host time before the kernel starts counts too (this benchmark's measure
+    # before 2026-11-29).
     fn(); torch.cuda.synchronize()
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s.record(); fn(); e.record(); torch.cuda.synchronize()
     reps = max(5, min(100, int(budget / max(s.elapsed_time(e) * 1e-3, 1e-6))))
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+          for _ in range(reps)]
+    for a, b in ev:
+        flush.zero_(); a.record(); fn(); b.record()
+    torch.cuda.synchronize()
+    ms = statistics.median(a.elapsed_time(b) for a, b in ev)
+    torch.cuda._sleep(100_000_000); s.record()
+    for _ in range(reps):
+        fn()
+    e.record(); torch.cuda.synchronize()
+    gpu_ms = s.elapsed_time(e) / reps
     ts = []
     for _ in range(reps):
         s.record(); fn(); e.record(); torch.cuda.synchronize()
         ts.append(s.elapsed_time(e))
-    return statistics.median(ts)
+    return ms, gpu_ms, statistics.median(ts)
 
 def flops(n, d, causal, mode):
     f = 4.0 * 4 * 32 * n * n * d * (0.5 if causal else 1.0)
@@ -89,9 +111,11 @@ for d in args["dims"]:
                                 if ("bwd", n, d) not in seen and prov != "sdpa":
                                     row["first_call_s"] = round(time.perf_counter() - t0, 3)
                                     seen.add(("bwd", n, d))
-                            ms = timed(fn)
+                            ms, gpu_ms, synced_ms = timed(fn)
                             row["ms"] = round(ms, 4)
                             row["tflops"] = round(flops(n, d, causal, mode) * 1e-9 / ms, 1)
+                            row["gpu_tflops"] = round(flops(n, d, causal, mode) * 1e-9 / gpu_ms, 1)
+                            row["synced_tflops"] = round(flops(n, d, causal, mode) * 1e-9 / synced_ms, 1)
                             best = getattr(t06._attn_fwd, "best_config", None)
                             if best is not None and prov != "sdpa" and mode == "fwd":
                                 row["config"] = str(best).replace(" ", "")
@@ -144,8 +168,9 @@ def table(results):
     extra = [t for t in results if t not in ("tilec", "triton")]
     fmt = lambda x: "-" if x is None else (f"{x:.2f}" if isinstance(x, float) and x < 10 else f"{x}")
     print("| D | mode | causal | ws | dtype | N | tilec TFLOP/s | Triton | SDPA | tilec/Triton "
-          "| tilec/SDPA | first call tilec / Triton s |" + "".join(f" {t} |" for t in extra))
-    print("|---" * (12 + len(extra)) + "|")
+          "| tilec/SDPA | GPU time: tilec / Triton | first call tilec / Triton s |"
+          + "".join(f" {t} |" for t in extra))
+    print("|---" * (13 + len(extra)) + "|")
     out = []
     for k in keys:
         a, b = by.get("tilec", {}).get(k, {}), by.get("triton", {}).get(k, {})
@@ -153,14 +178,17 @@ def table(results):
         ta, tb, ts = a.get("tflops"), b.get("tflops"), s.get("tflops")
         r1 = ta / tb if ta and tb else None
         r2 = ta / ts if ta and ts and k[4] == "fp16" else None
+        ga, gb = a.get("gpu_tflops"), b.get("gpu_tflops")
+        r3 = ga / gb if ga and gb else None
         err = a.get("error") or b.get("error")
         more = {t: by[t].get(k, {}).get("tflops") for t in extra}
         print(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {k[4]} | {k[5]} | {fmt(ta)} | {fmt(tb)} | "
-              f"{fmt(ts) if k[4] == 'fp16' else '-'} | {fmt(r1)} | {fmt(r2)} | "
+              f"{fmt(ts) if k[4] == 'fp16' else '-'} | {fmt(r1)} | {fmt(r2)} | {fmt(r3)} | "
               f"{a.get('first_call_s', '')} / {b.get('first_call_s', '')} |"
               + "".join(f" {fmt(v)} |" for v in more.values()) + (f" {err[:80]}" if err else ""))
         out.append(dict(d=k[0], mode=k[1], causal=k[2], ws=k[3], dtype=k[4], n=k[5], tilec=ta,
-                        triton=tb, sdpa=ts, ratio_triton=r1, ratio_sdpa=r2,
+                        triton=tb, sdpa=ts, ratio_triton=r1, ratio_sdpa=r2, gpu_tilec=ga,
+                        gpu_triton=gb, gpu_ratio_triton=r3,
                         first_call_tilec=a.get("first_call_s"),
                         first_call_triton=b.get("first_call_s"), **more))
     return out

@@ -175,11 +175,10 @@ Reg from_f32(LoweringContext &c, Reg x, DType d, bool rtz, SourceLoc loc) {
     Ty packed = d == DType::F8E4NV ? Ty::E4M3x2 : Ty::E5M2x2;
     Reg zero = b.mov(Ty::F32, Operand::f32(0.0f));
     Reg p = b.cvt_pack(packed, Ty::F32, zero, x, Rnd::Rn, /*satfinite=*/true);
-    if (d == DType::F8E5) { // overflow to inf, not to the largest finite value
+    if (d == DType::F8E5) { // overflow to inf, not to the largest finite value: the
+      // saturated code is sign | 0x7b, and the next code up, sign | 0x7c, is inf
       Reg big = b.setp(Cmp::Ge, Ty::F32, b.abs(Ty::F32, x), Operand::f32(61440.0f));
-      Reg sign = b.cvt(Ty::U16, Ty::U32, b.shr(Ty::U32, x, simt::imm(24)));
-      Reg inf = b.or_(Ty::B16, b.and_(Ty::B16, sign, simt::imm(0x80)), simt::imm(0x7c));
-      p = b.selp(Ty::B16, inf, p, big);
+      p = b.add(Ty::U16, p, b.selp(Ty::U16, simt::imm(1), simt::imm(0), big));
     }
     return p;
   }

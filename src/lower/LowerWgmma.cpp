@@ -95,7 +95,11 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
       continue;
     }
     int n = smem_store_run(c, src_off, r, uniq, 16 / eb);
-    if (eb == 1 && n < 4) { // single bytes
+    if (eb == 1 && n == 2) { // two bytes (each in a 16-bit register) as one b16
+      Reg w = b.pack(Ty::B32, {regs[static_cast<size_t>(r)], regs[static_cast<size_t>(r + 1)]});
+      w = b.ternary(simt::Op::Prmt, Ty::B32, w, simt::imm(0), simt::imm(0x0020));
+      b.st(simt::Space::Shared, Ty::B16, addr(r), {b.cvt(Ty::U16, Ty::U32, w)});
+    } else if (eb == 1 && n < 4) { // single bytes
       for (int j = 0; j < n; ++j) {
         Operand o = addr(r);
         o.value += j;

@@ -374,3 +374,60 @@ def test_dot_rank4_batches_the_leading_dims(trans_b):
     _dot_rank4[(1,)](x, y, c, z, trans_b)
     yy = np.swapaxes(y, -1, -2) if trans_b else y
     np.testing.assert_array_equal(z, x.astype(np.float32) @ yy.astype(np.float32) + c)
+
+
+@triton.jit
+def _dot_chain_kernel(Q, Kt, Vt, P, O, scale, FP8: tl.constexpr, M: tl.constexpr,
+                      N: tl.constexpr, D: tl.constexpr):
+    # attention's shape: s = q k^T, p = s in the operand dtype, o = p v (v given as v^T)
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rd = tl.arange(0, D)
+    q = tl.load(Q + rm[:, None] * D + rd[None, :])
+    k = tl.load(Kt + rn[:, None] * D + rd[None, :])
+    vt = tl.load(Vt + rd[:, None] * N + rn[None, :])
+    if FP8:
+        q = q.to(tl.float8e5, bitcast=True)
+        k = k.to(tl.float8e5, bitcast=True)
+        vt = vt.to(tl.float8e5, bitcast=True)
+    s = tl.dot(q, k.T) * scale
+    if FP8:
+        p = s.to(tl.float8e5)
+        tl.store(P + rm[:, None] * N + rn[None, :], p.to(tl.uint8, bitcast=True))
+    else:
+        p = s.to(tl.float16)
+        tl.store(P + rm[:, None] * N + rn[None, :], p)
+    o = tl.dot(p, vt.T)
+    tl.store(O + rm[:, None] * D + rd[None, :], o)
+
+
+@pytest.mark.parametrize("fp8", [False, True])
+@pytest.mark.parametrize("scale", [1.0, 2.0 ** 14])
+def test_dot_chain_through_a_cast(fp8, scale):
+    # On sm_90a the second dot reads p from registers (fp16) or from shared memory (fp8:
+    # 2-byte stores of the accumulator's column pairs); s is exact: q is one-hot, so s[m, n]
+    # = k[n, m % D], and scale 2**14 takes 4 past fp8e5's range (inf) and fp16's (65536)
+    M, N, D = 64, 64, 32
+    rng = np.random.default_rng(11)
+    q = np.zeros((M, D))
+    q[np.arange(M), np.arange(M) % D] = 1
+    k = rng.choice([-2.0, -1.0, 0.0, 0.5, 1.0, 4.0], (N, D))
+    v = rng.integers(-2, 3, (N, D)).astype(np.float64)
+    s = (q @ k.T) * scale
+    o = np.zeros((M, D), np.float32)
+    if fp8:
+        codes = lambda a: f64_to_fp8_bits(a, "e5m2")
+        p = np.zeros((M, N), np.uint8)
+        args = [codes(q), codes(k), codes(np.ascontiguousarray(v.T))]
+        want_p = np.where(np.abs(s) >= 65536, np.where(s > 0, 0x7C, 0xFC),
+                          codes(np.where(np.abs(s) >= 65536, 0, s))).astype(np.uint8)
+    else:
+        p = np.zeros((M, N), np.float16)
+        args = [q.astype(np.float16), k.astype(np.float16),
+                np.ascontiguousarray(v.T).astype(np.float16)]
+        with np.errstate(over="ignore"):
+            want_p = s.astype(np.float16)
+    _dot_chain_kernel[(1,)](*args, p, o, scale, FP8=fp8, M=M, N=N, D=D, num_warps=4)
+    np.testing.assert_array_equal(p, want_p)
+    if scale == 1:  # (p holds infinities otherwise)
+        np.testing.assert_array_equal(o, (s @ v).astype(np.float32))
