@@ -6,8 +6,8 @@
 //    Where PTX has no direct conversion, fp64 goes to fp32 rounding to odd first (exact
 //    for a second rounding to a format at least two bits narrower: bf16, fp8).
 // fp8 values decode in software (every target); encoding needs sm_89's cvt ... e4m3x2 /
-// e5m2x2 (.satfinite: fp8e5 overflow is then widened back to inf, as the interpreter has
-// it).
+// e5m2x2 .satfinite: overflow and inf saturate to the largest finite value (fp8e5 too, as
+// in Triton's GPU code; the interpreter rounds the same way).
 #include <cmath>
 
 #include "lower/LowerMath.h"
@@ -174,13 +174,7 @@ Reg from_f32(LoweringContext &c, Reg x, DType d, bool rtz, SourceLoc loc) {
       throw CompileError(loc, "rounding toward zero to fp8 is not supported on the GPU");
     Ty packed = d == DType::F8E4NV ? Ty::E4M3x2 : Ty::E5M2x2;
     Reg zero = b.mov(Ty::F32, Operand::f32(0.0f));
-    Reg p = b.cvt_pack(packed, Ty::F32, zero, x, Rnd::Rn, /*satfinite=*/true);
-    if (d == DType::F8E5) { // overflow to inf, not to the largest finite value: the
-      // saturated code is sign | 0x7b, and the next code up, sign | 0x7c, is inf
-      Reg big = b.setp(Cmp::Ge, Ty::F32, b.abs(Ty::F32, x), Operand::f32(61440.0f));
-      p = b.add(Ty::U16, p, b.selp(Ty::U16, simt::imm(1), simt::imm(0), big));
-    }
-    return p;
+    return b.cvt_pack(packed, Ty::F32, zero, x, Rnd::Rn, /*satfinite=*/true);
   }
   default:
     break;

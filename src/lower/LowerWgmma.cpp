@@ -89,6 +89,26 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
   const std::vector<Reg> &regs = c.get(v);
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
   int eb = s.elem_bytes;
+  // fp8 cast from f32 (attention's p): two of its f32 values convert as one pair, straight
+  // into the b16 the store takes (the cast's own per-element cvts are then dead code)
+  const std::vector<Reg> *f32 = nullptr;
+  Ty pair_ty = Ty::E5M2x2;
+  if (const ir::Op *d = v->def;
+      eb == 1 && d && d->kind() == ir::OpKind::Cast && d->operand(0)->type.elem == ir::DType::F32 &&
+      d->str_attr("rounding") != "rtz" &&
+      (v->type.elem == ir::DType::F8E5 || v->type.elem == ir::DType::F8E4NV)) {
+    f32 = &c.get(d->operand(0));
+    pair_ty = v->type.elem == ir::DType::F8E5 ? Ty::E5M2x2 : Ty::E4M3x2;
+  }
+  auto byte_pair = [&](int32_t i) { // registers i, i + 1 as one b16: {i + 1: high, i: low}
+    auto at = [&](int32_t j) { return regs[static_cast<size_t>(j)]; };
+    if (f32)
+      return b.cvt_pack(pair_ty, Ty::F32, (*f32)[static_cast<size_t>(i + 1)],
+                        (*f32)[static_cast<size_t>(i)], simt::Rnd::Rn, /*satfinite=*/true);
+    Reg w = b.pack(Ty::B32, {at(i), at(i + 1)});
+    w = b.ternary(simt::Op::Prmt, Ty::B32, w, simt::imm(0), simt::imm(0x0020));
+    return b.cvt(Ty::U16, Ty::U32, w);
+  };
   for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
     if (!uniq[static_cast<size_t>(r)]) {
       ++r;
@@ -96,9 +116,7 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
     }
     int n = smem_store_run(c, src_off, r, uniq, 16 / eb);
     if (eb == 1 && n == 2) { // two bytes (each in a 16-bit register) as one b16
-      Reg w = b.pack(Ty::B32, {regs[static_cast<size_t>(r)], regs[static_cast<size_t>(r + 1)]});
-      w = b.ternary(simt::Op::Prmt, Ty::B32, w, simt::imm(0), simt::imm(0x0020));
-      b.st(simt::Space::Shared, Ty::B16, addr(r), {b.cvt(Ty::U16, Ty::U32, w)});
+      b.st(simt::Space::Shared, Ty::B16, addr(r), {byte_pair(r)});
     } else if (eb == 1 && n < 4) { // single bytes
       for (int j = 0; j < n; ++j) {
         Operand o = addr(r);
@@ -109,6 +127,10 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
       std::vector<Operand> words;
       for (int j = 0; j < n; j += 4) {
         auto at = [&](int i) { return regs[static_cast<size_t>(r + j + i)]; };
+        if (f32) {
+          words.push_back(b.pack(Ty::B32, {byte_pair(r + j), byte_pair(r + j + 2)}));
+          continue;
+        }
         Reg lo = b.pack(Ty::B32, {at(0), at(1)}), hi = b.pack(Ty::B32, {at(2), at(3)});
         words.push_back(b.ternary(simt::Op::Prmt, Ty::B32, lo, hi, simt::imm(0x6420)));
       }

@@ -7,6 +7,8 @@
 // sqrt the float result rounded to fp16/bf16/fp8 equals the correctly rounded one.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -59,11 +61,15 @@ struct BF16DT : DTBase<ir::DType::BF16, uint16_t, float> {
   static uint16_t st(float v) { return bf16_from_float(v); }
   static uint16_t st_d(double v, FloatRound r) { return bf16_from_double(v, r); }
 };
+// Values rounded to fp8e5 saturate (overflow and inf give +-57344, NaN stays NaN), as
+// the GPU's cvt.rn.satfinite.e5m2x2 does in Triton's code and in tilec's.
 struct F8E5DT : DTBase<ir::DType::F8E5, uint8_t, float> {
   static constexpr bool is_bool = false;
   static float ld(uint8_t v) { return fp8e5_to_float(v); }
-  static uint8_t st(float v) { return fp8e5_from_double(v, FloatRound::Nearest); }
-  static uint8_t st_d(double v, FloatRound r) { return fp8e5_from_double(v, r); }
+  static uint8_t st(float v) { return st_d(v, FloatRound::Nearest); }
+  static uint8_t st_d(double v, FloatRound r) {
+    return fp8e5_from_double(std::isnan(v) ? v : std::clamp(v, -57344.0, 57344.0), r);
+  }
 };
 struct F8E4NVDT : DTBase<ir::DType::F8E4NV, uint8_t, float> {
   static constexpr bool is_bool = false;

@@ -104,7 +104,7 @@ std::vector<uint8_t> cast_inputs(const std::string &d, size_t n) {
   std::vector<double> vals = {0,   1,    -1,     2.5,   -2.5,   3.75,    -100.25, 127,  128,  255,
                               256, -129, 1000.5, 65504, -70000, 1e9,     3e9,     -3e9, 1e-3, 0.1,
                               448, 500,  57344,  1e20,  -0.0,   1.0 / 3, 7e-8,    2e-5,
-                              61440, -61439}; // fp8e5: the tie that rounds to inf, and below
+                              61440, -61439}; // fp8e5: the tie above its largest value (saturates), and below
   std::vector<uint8_t> out;
   std::mt19937_64 g(7);
   for (size_t i = 0; i < n; ++i) {
