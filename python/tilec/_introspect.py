@@ -93,6 +93,39 @@ def find_tool(name):
     return None
 
 
+class AsmDict(dict):
+    """A kernel's `asm`: a dict whose 'sass' is disassembled when first read (as Triton's
+    AsmDict: cuobjdump is a process of its own, and most readers want only the PTX). Until
+    then it is not among the keys; `in`, `get` and item access disassemble."""
+
+    def __init__(self, items, cubin=None, name=""):
+        super().__init__(items)
+        self._sass_of = (cubin, name) if cubin else None
+
+    def _disassemble(self):
+        if self._sass_of is not None:
+            cubin, name = self._sass_of
+            self._sass_of = None
+            text = sass(cubin, name)
+            if text is not None:
+                self["sass"] = text
+
+    def __missing__(self, key):
+        if key == "sass" and self._sass_of is not None:
+            self._disassemble()
+            if "sass" in self:
+                return self["sass"]
+        raise KeyError(key)
+
+    def __contains__(self, key):
+        if key == "sass" and self._sass_of is not None:
+            self._disassemble()
+        return super().__contains__(key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
 def sass(cubin: bytes, name: str):
     """The SASS of `cubin` (cuobjdump -sass, else nvdisasm), or None without those tools."""
     for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", [])):

@@ -234,3 +234,26 @@ def test_heuristics_warmup():
     x = np.zeros(16, np.float32)
     k = h.warmup(x, grid=(1,))
     assert isinstance(k, tilec.CompiledKernel) and not x.any()
+
+
+def test_asm_disassembles_only_when_sass_is_read(monkeypatch):
+    # cuobjdump is a process of its own (about half a second a kernel on the H200 host):
+    # reading a kernel's PTX must not pay for it (Triton's AsmDict is lazy the same way)
+    calls = []
+
+    def fake_sass(cubin, name):
+        calls.append(name)
+        return "FADD R0, R1, R2 ;" if cubin == b"\x7fELF ok" else None
+
+    monkeypatch.setattr(_introspect, "sass", fake_sass)
+    asm = _introspect.AsmDict({"ptx": ".entry k", "cubin": b"\x7fELF ok"}, b"\x7fELF ok", "k")
+    assert asm["ptx"] == ".entry k" and "sass" not in asm.keys() and calls == []
+    assert asm.get("sass").startswith("FADD") and calls == ["k"]
+    assert "sass" in asm and asm["sass"].startswith("FADD") and calls == ["k"]  # once
+    no_tool = _introspect.AsmDict({"ptx": "p"}, b"\x7fELF none", "k")
+    assert "sass" not in no_tool and no_tool.get("sass") is None and calls == ["k", "k"]
+    with pytest.raises(KeyError):
+        no_tool["sass"]
+    with pytest.raises(KeyError):
+        no_tool["ttir"]
+    assert "sass" not in _introspect.AsmDict({"ptx": "p"})  # no cubin: nothing to read

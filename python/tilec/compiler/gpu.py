@@ -71,9 +71,9 @@ class _InProcess:
 class GpuCompiledKernel(CompiledKernel):
     """A kernel compiled for a GPU. `asm`: 'ptx' (text), 'cubin' (bytes, when built), the
     Tile IR after each pipeline stage ('ttir' before layouts, 'ttgir' with layouts), the
-    'thread_ir', and 'sass' when cuobjdump or nvdisasm is found. `metadata`: name,
-    num_warps, num_stages, shared (dynamic shared memory bytes), n_regs, n_spills (bytes
-    of local memory per thread), arch, target. `n_regs` / `n_spills` come from the driver
+    'thread_ir', and 'sass' (disassembled when first read) when cuobjdump or nvdisasm is
+    found. `metadata`: name, num_warps, num_stages, shared (dynamic shared memory bytes),
+    n_regs, n_spills (bytes of local memory per thread), arch, target. `n_regs` / `n_spills` come from the driver
     when a GPU is present, else from the cubin."""
 
     def __init__(self, native, jitfn, options, arch, source=None, stages=None):
@@ -116,10 +116,7 @@ class GpuCompiledKernel(CompiledKernel):
             cubin = self._native.cubin
             if cubin:
                 asm["cubin"] = cubin
-                sass = _introspect.sass(cubin, self.name)
-                if sass is not None:
-                    asm["sass"] = sass
-            self._asm = asm
+            self._asm = _introspect.AsmDict(asm, cubin, self.name)  # 'sass' when read
         return self._asm
 
     def _device(self):
