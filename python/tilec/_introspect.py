@@ -94,13 +94,21 @@ def find_tool(name):
 
 
 class AsmDict(dict):
-    """A kernel's `asm`: a dict whose 'sass' is disassembled when first read (as Triton's
-    AsmDict: cuobjdump is a process of its own, and most readers want only the PTX). Until
-    then it is not among the keys; `in`, `get` and item access disassemble."""
+    """A kernel's `asm`. Its 'ptx' and 'cubin' are there at once; the IR of every stage is
+    made (`stages()`, a recompile) when any other key is read or the keys are listed, and
+    'sass' is disassembled when read (as Triton's AsmDict: cuobjdump is a process of its
+    own); 'sass' is not among the keys until then. Most readers want only the PTX."""
 
-    def __init__(self, items, cubin=None, name=""):
+    def __init__(self, items, cubin=None, name="", stages=None):
         super().__init__(items)
         self._sass_of = (cubin, name) if cubin else None
+        self._stages = stages
+
+    def _make_stages(self):
+        if self._stages is not None:
+            make, self._stages = self._stages, None
+            for k, v in make().items():
+                self.setdefault(k, v)
 
     def _disassemble(self):
         if self._sass_of is not None:
@@ -110,20 +118,52 @@ class AsmDict(dict):
             if text is not None:
                 self["sass"] = text
 
-    def __missing__(self, key):
-        if key == "sass" and self._sass_of is not None:
+    def _resolve(self, key):
+        if key == "sass":
             self._disassemble()
-            if "sass" in self:
-                return self["sass"]
+        else:
+            self._make_stages()
+
+    def __missing__(self, key):
+        self._resolve(key)
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
         raise KeyError(key)
 
     def __contains__(self, key):
-        if key == "sass" and self._sass_of is not None:
-            self._disassemble()
-        return super().__contains__(key)
+        if not dict.__contains__(self, key):
+            self._resolve(key)
+        return dict.__contains__(self, key)
 
     def get(self, key, default=None):
         return self[key] if key in self else default
+
+    def keys(self):
+        self._make_stages()
+        return dict.keys(self)
+
+    def values(self):
+        self._make_stages()
+        return dict.values(self)
+
+    def items(self):
+        self._make_stages()
+        return dict.items(self)
+
+    def __iter__(self):
+        self._make_stages()
+        return dict.__iter__(self)
+
+    def __len__(self):
+        self._make_stages()
+        return dict.__len__(self)
+
+    def __repr__(self):
+        self._make_stages()
+        return dict.__repr__(self)
+
+    def __reduce__(self):  # a pickled asm holds what was made so far (no recompile there)
+        return (AsmDict, (dict(self),))
 
 
 def sass(cubin: bytes, name: str):

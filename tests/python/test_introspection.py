@@ -257,3 +257,21 @@ def test_asm_disassembles_only_when_sass_is_read(monkeypatch):
     with pytest.raises(KeyError):
         no_tool["ttir"]
     assert "sass" not in _introspect.AsmDict({"ptx": "p"})  # no cubin: nothing to read
+
+
+def test_asm_makes_the_stages_ir_only_when_read():
+    # the stages' IR is a recompile: reading the PTX (Triton's tests do, per kernel) skips it
+    made = []
+
+    def stages():
+        made.append(1)
+        return {"ttir": "tt", "ttgir": "ttg", "ptx": "stage ptx"}
+
+    asm = _introspect.AsmDict({"ptx": "native ptx"}, None, "k", stages)
+    assert asm["ptx"] == "native ptx" and "ptx" in asm and made == []
+    assert asm["ttgir"] == "ttg" and made == [1]
+    assert set(asm) == {"ptx", "ttir", "ttgir"} and asm["ptx"] == "native ptx" and made == [1]
+    lazy = _introspect.AsmDict({"ptx": "p"}, None, "k", stages)
+    assert sorted(lazy.keys()) == ["ptx", "ttgir", "ttir"] and len(lazy) == 3
+    import pickle
+    assert dict(pickle.loads(pickle.dumps(lazy))) == dict(lazy)

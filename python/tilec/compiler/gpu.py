@@ -100,23 +100,25 @@ class GpuCompiledKernel(CompiledKernel):
     @property
     def asm(self) -> dict:
         if self._asm is None:
-            asm = {}
             stages = self._stages
+            make = None
             if stages is None and self._source is not None:
-                fs, specs = self._source.value
-                m = self.metadata
-                k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch,
-                                    enable_fp_fusion=self._fp_fusion,
-                                    maxnreg=self._maxnreg or 0,
-                                    enable_reflect_ftz=self._reflect_ftz)
-                stages = {st: k.ir(st) for st in k.stages}
-                stages["thread_ir"] = k.thread_ir
-            asm.update(_introspect.ir_aliases(stages or {}))
+                def make():  # the stages' IR: recompiled, when first read
+                    fs, specs = self._source.value
+                    m = self.metadata
+                    k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch,
+                                        enable_fp_fusion=self._fp_fusion,
+                                        maxnreg=self._maxnreg or 0,
+                                        enable_reflect_ftz=self._reflect_ftz)
+                    st = {s: k.ir(s) for s in k.stages}
+                    st["thread_ir"] = k.thread_ir
+                    return _introspect.ir_aliases(st)
+            asm = dict(_introspect.ir_aliases(stages or {}))
             asm["ptx"] = self._native.ptx
             cubin = self._native.cubin
             if cubin:
                 asm["cubin"] = cubin
-            self._asm = _introspect.AsmDict(asm, cubin, self.name)  # 'sass' when read
+            self._asm = _introspect.AsmDict(asm, cubin, self.name, make)
         return self._asm
 
     def _device(self):
