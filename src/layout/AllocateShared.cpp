@@ -239,6 +239,33 @@ void extend_ring(Buffer &b, const std::map<const ir::Op *, int64_t> &number) {
     b.end = wait;
 }
 
+// A conversion of a dot's operand (in the dot's block) keeps its buffer until the dot, so
+// that the other operand's conversion takes other bytes: its reads may then sink to each K
+// step (sink-fragment-loads) instead of all coming before the other operand's stores,
+// every value of the operand live at once (a 64x64x64 FMA dot spilled 12 KB a thread).
+// Not when the two together would pass kDotOperandBytes (shared memory stays as it was).
+constexpr int64_t kDotOperandBytes = 64 << 10;
+
+void extend_to_dot(Buffer &b, const std::map<const ir::Op *, int64_t> &number) {
+  if (b.op->kind() != OpKind::ConvertLayout)
+    return;
+  for (const ir::Op *u : b.op->result(0)->users) {
+    if (u->kind() != OpKind::Dot || u->parent() != b.op->parent())
+      continue;
+    auto it = number.find(u);
+    if (it == number.end() || it->second <= b.end)
+      continue;
+    int64_t other = 0; // the dot's other operand conversion, when it is one
+    for (int i = 0; i < 2; ++i) {
+      const ir::Op *d = u->operand(i)->def;
+      if (d && d != b.op && d->kind() == OpKind::ConvertLayout)
+        other += scratch_bytes(*d);
+    }
+    if (b.size + other <= kDotOperandBytes)
+      b.end = it->second;
+  }
+}
+
 // First fit, largest first, among buffers whose lifetimes overlap.
 int64_t place(std::vector<Buffer> &bufs) {
   std::vector<Buffer *> order;
@@ -297,6 +324,8 @@ void allocate_shared(ir::Module &m) {
     for (Buffer &b : bufs)
       if (b.op->kind() == OpKind::LocalAlloc)
         extend_ring(b, number);
+    for (Buffer &b : bufs)
+      extend_to_dot(b, number);
     total = std::max(total, place(bufs));
     for (const Buffer &b : bufs) {
       b.op->set_attr("smem_offset", b.offset);

@@ -385,6 +385,9 @@ std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
   // a run of v elements moves as v words (8 bytes and up) or v * esize / 4 b32 words
   auto word_ty = [&](int v) { return v > 1 && esize < 4 ? Ty::B32 : simt::ty_bits_of(esize * 8); };
+  // every access below is within this conversion's scratch (sink-fragment-loads may then
+  // move the loads past other buffers' stores, down to their readers)
+  b.set_smem_region(base, base + src.total_out_size() * esize);
   c.smem_before_write();
   for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
     if (!uniq[static_cast<size_t>(r)]) {
@@ -426,6 +429,7 @@ std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs
       loaded.emplace(LoweringContext::reg_coords(dst, r + j), out[static_cast<size_t>(r + j)]);
     r += v;
   }
+  b.set_smem_region(0, 0);
   return out;
 }
 

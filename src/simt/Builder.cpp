@@ -60,6 +60,12 @@ Instr &Builder::emit(Instr in) {
     in.guard = guard_;
   if (!in.loc.valid())
     in.loc = loc_;
+  if (smem_hi_ > 0 && in.smem_hi == 0 &&
+      (((in.op == Op::Ld || in.op == Op::St) && in.m.space == Space::Shared) ||
+       in.op == Op::Ldmatrix)) {
+    in.smem_lo = smem_lo_;
+    in.smem_hi = smem_hi_;
+  }
   auto &v = fn_.blocks[cur_].instrs;
   v.push_back(std::move(in));
   return v.back();

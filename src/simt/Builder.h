@@ -82,8 +82,11 @@ public:
     return GuardScope(*this, Guard{pred, negate});
   }
 
-  // Appends `in` (with the current guard and location unless it has its own guard).
+  // Appends `in` (with the current guard and location unless it has its own guard; a
+  // shared-memory ld/st / ldmatrix also gets the current smem region, when set).
   Instr &emit(Instr in);
+  // Shared-memory accesses emitted from now on touch only bytes [lo, hi) (hi 0: unset).
+  void set_smem_region(int64_t lo, int64_t hi) { smem_lo_ = lo, smem_hi_ = hi; }
   Instr &last();
 
   // ---- moves and special registers ----
@@ -184,6 +187,7 @@ private:
   BlockId cur_ = 0;
   Guard guard_;
   SourceLoc loc_;
+  int64_t smem_lo_ = 0, smem_hi_ = 0;
 };
 
 } // namespace tilec::simt

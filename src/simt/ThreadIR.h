@@ -301,6 +301,10 @@ struct Instr {
   std::vector<Operand> dst;
   std::vector<Operand> src;
   SourceLoc loc; // the Tile IR op it came from: simulator errors name it
+  // A shared-memory access within one scratch buffer: the bytes [smem_lo, smem_hi) of the
+  // dynamic shared memory it may touch (smem_hi 0: not known). Lets sink-fragment-loads
+  // move a load past stores to other buffers.
+  int64_t smem_lo = 0, smem_hi = 0;
 };
 
 struct Block {

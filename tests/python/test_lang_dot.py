@@ -431,3 +431,32 @@ def test_dot_chain_through_a_cast(fp8, scale):
     np.testing.assert_array_equal(p, want_p)
     if scale == 1:  # (p holds infinities otherwise)
         np.testing.assert_array_equal(o, (s @ v).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp64"])
+def test_fma_dot_operand_reads_follow_their_k_steps(dtype):
+    # An FMA dot (exact fp32, fp64) whose operands both convert through shared memory: the
+    # two conversions take separate bytes, so A's reads (and their addresses) sink to their
+    # K steps past B's stores instead of all 2,048 values of A living at once (12 KB of
+    # spills a thread and 0.7 s of ptxas before); on the simulator through test_simt_lang
+    rng = np.random.default_rng(3)
+    a, b = _small_ints(rng, (64, 64)), _small_ints(rng, (64, 64))
+    np_t = np.float32 if dtype == "fp32" else np.float64
+    c = np.zeros((64, 64), np_t)
+    at = np.ascontiguousarray(a.T).astype(np_t)  # A arrives K-major (a transposed load)
+    _fma_dot_kernel[(1,)](at, b.astype(np_t), c, num_warps=4)
+    np.testing.assert_array_equal(c, (a @ b).astype(np_t))
+    k = triton.compile(_fma_dot_kernel, signature=f"*{dtype}:16,*{dtype}:16,*{dtype}:16",
+                       num_warps=4, target="cuda:90")
+    assert "fma.rn.f" in k.asm["ptx"]
+    if not triton._C.gpu_find_ptxas():
+        pytest.skip("ptxas not found: registers not counted")
+    assert k.metadata.n_spills == 0, f"{k.metadata.n_regs} registers, spills"
+
+
+@triton.jit
+def _fma_dot_kernel(At, B, C):
+    r = tl.arange(0, 64)
+    a = tl.load(At + r[None, :] * 64 + r[:, None])  # a[m, k] = At[k, m]
+    b = tl.load(B + r[:, None] * 64 + r[None, :])
+    tl.store(C + r[:, None] * 64 + r[None, :], tl.dot(a, b, input_precision="ieee"))

@@ -4,6 +4,7 @@
 
 #include "lower/SinkFragmentLoads.h"
 #include "simt/Builder.h"
+#include "simt/Format.h"
 
 namespace tilec::lower {
 namespace {
@@ -66,6 +67,46 @@ TEST(SinkFragmentLoads, NothingCrossesARedefinitionOfItsInputs) {
   b.add(Ty::U32, p, simt::imm(1));
   sink_fragment_loads(f);
   EXPECT_LT(pos(f, Op::Pack), 3u);
+}
+
+// A conversion's load (its scratch buffer's bytes tagged) sinks past another buffer's
+// stores and the barriers around them, its address computation with it; stores to its own
+// bytes, or a store after its new place but before the next barrier, keep it up.
+TEST(SinkFragmentLoads, TaggedLoadsPassOtherBuffersStores) {
+  enum Case { Other, Same, RaceAfter, NoNextBarrier };
+  for (Case c : {Other, Same, RaceAfter, NoNextBarrier}) {
+    simt::Function f;
+    simt::Builder b(f);
+    b.set_block(b.new_block("entry"));
+    simt::Reg tid = b.special(simt::Sreg::TidX);
+    b.set_smem_region(0, 256); // operand A's conversion
+    simt::Reg a_addr =
+        b.mad(Ty::U32, b.xor_(Ty::B32, tid, simt::imm(5)), simt::imm(4), b.shared_addr(0));
+    simt::Reg a = b.ld1(simt::Space::Shared, Ty::B32, simt::Operand::addr(a_addr, 0));
+    int64_t lo = c == Same ? 128 : 256; // operand B's
+    b.set_smem_region(lo, lo + 256);
+    b.bar_sync(0);
+    b.st(simt::Space::Shared, Ty::B32, simt::Operand::addr(b.shared_addr(lo), 0), {tid});
+    b.bar_sync(0);
+    simt::Reg bv = b.ld1(simt::Space::Shared, Ty::B32, simt::Operand::addr(b.shared_addr(lo), 0));
+    b.set_smem_region(c == RaceAfter ? 0 : 512, c == RaceAfter ? 64 : 768);
+    b.add(Ty::U32, a, bv); // a's first reader
+    b.st(simt::Space::Shared, Ty::B32, simt::Operand::addr(b.shared_addr(0), 0), {tid});
+    if (c != NoNextBarrier)
+      b.bar_sync(0);
+    sink_fragment_loads(f);
+    size_t use = pos(f, Op::Add), second_bar = pos(f, Op::Bar, pos(f, Op::Bar) + 1);
+    size_t ld = c == Other ? use - 1 : pos(f, Op::Ld); // A's load
+    ASSERT_EQ(f.blocks[0].instrs[ld].op, Op::Ld) << simt::dump(f);
+    if (c == Other) {
+      EXPECT_GT(ld, second_bar) << "past both barriers";
+      EXPECT_EQ(pos(f, Op::Mad), ld - 1) << "its address follows it";
+      EXPECT_GT(pos(f, Op::Xor), second_bar);
+    } else {
+      EXPECT_LT(ld, pos(f, Op::Bar)) << c;
+    }
+    EXPECT_LT(ld, use);
+  }
 }
 
 } // namespace
