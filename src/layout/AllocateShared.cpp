@@ -266,6 +266,53 @@ void extend_to_dot(Buffer &b, const std::map<const ir::Op *, int64_t> &number) {
   }
 }
 
+// The operand (0 or 1) a wgmma dot stages once before its loop when that is all its buffer
+// holds (the other operand is read from a ring), else -1.
+int staged_only_operand(const ir::Op &dot) {
+  if (dot.kind() != OpKind::Dot || wgmma_pipelined_loop(dot))
+    return -1;
+  for (int i = 0; i < 2; ++i) {
+    const ir::Op *other = dot.operand(static_cast<size_t>(1 - i))->def;
+    if (wgmma_invariant_operand_loop(dot, i) && other && other->kind() == OpKind::LocalLoad &&
+        !(i == 0 && wgmma_a_from_registers(dot)) && !wgmma_invariant_operand_loop(dot, 1 - i))
+      return i;
+  }
+  return -1;
+}
+
+// Dots of two loops of one block staging the same loop-invariant operand (a causal
+// attention's q: the loop below the diagonal and the one on it) share the first one's
+// buffer: it lives through both loops and the second dot does not store the operand
+// again (LowerWgmma, "staged_operand"), so the operand's registers do not live through
+// the first loop. Returns (second dot, first dot's buffer index) pairs; the second dots'
+// buffers are taken out of `bufs`' placement (size 0).
+std::vector<std::pair<ir::Op *, size_t>>
+share_staged_operands(std::vector<Buffer> &bufs, const std::map<const ir::Op *, int64_t> &number) {
+  std::vector<std::pair<ir::Op *, size_t>> shared;
+  for (size_t j = 0; j < bufs.size(); ++j) {
+    int idx = staged_only_operand(*bufs[j].op);
+    if (idx < 0)
+      continue;
+    const ir::Op *l2 = wgmma_invariant_operand_loop(*bufs[j].op, idx);
+    for (size_t i = 0; i < j; ++i) {
+      Buffer &b1 = bufs[i];
+      if (b1.size == 0 || staged_only_operand(*b1.op) != idx ||
+          b1.op->operand(static_cast<size_t>(idx)) !=
+              bufs[j].op->operand(static_cast<size_t>(idx)) ||
+          b1.size != bufs[j].size)
+        continue;
+      const ir::Op *l1 = wgmma_invariant_operand_loop(*b1.op, idx);
+      if (l1 == l2 || l1->parent() != l2->parent() || number.at(l1) > number.at(l2))
+        continue;
+      b1.end = std::max(b1.end, bufs[j].end);
+      bufs[j].size = 0;
+      shared.emplace_back(bufs[j].op, i);
+      break;
+    }
+  }
+  return shared;
+}
+
 // First fit, largest first, among buffers whose lifetimes overlap.
 int64_t place(std::vector<Buffer> &bufs) {
   std::vector<Buffer *> order;
@@ -326,10 +373,21 @@ void allocate_shared(ir::Module &m) {
         extend_ring(b, number);
     for (Buffer &b : bufs)
       extend_to_dot(b, number);
-    total = std::max(total, place(bufs));
-    for (const Buffer &b : bufs) {
+    std::vector<std::pair<ir::Op *, size_t>> shared = share_staged_operands(bufs, number);
+    std::vector<Buffer> placed;
+    for (const Buffer &b : bufs)
+      if (b.size > 0)
+        placed.push_back(b);
+    total = std::max(total, place(placed));
+    for (const Buffer &b : placed) {
       b.op->set_attr("smem_offset", b.offset);
       b.op->set_attr("smem_size", b.size);
+    }
+    for (auto &[dot, first] : shared) {
+      const ir::Op *from = bufs[first].op;
+      dot->set_attr("smem_offset", from->int_attr("smem_offset"));
+      dot->set_attr("smem_size", from->int_attr("smem_size"));
+      dot->set_attr("staged_operand", int64_t{staged_only_operand(*dot)});
     }
   }
   for (ir::NamedAttr &a : m.attrs)

@@ -264,13 +264,17 @@ private:
     // before that loop (its scratch is the dot's for the whole loop)
     const ir::Op *hoist_a = a_regs_ ? nullptr : layout::wgmma_invariant_operand_loop(op_, 0);
     const ir::Op *hoist_b = layout::wgmma_invariant_operand_loop(op_, 1);
-    if (hoist_a || hoist_b) {
+    // a dot of an earlier loop staged this operand in the buffer this dot shares
+    // (allocate-shared's "staged_operand"): it is in place already
+    int64_t staged = op_.int_attr("staged_operand", -1);
+    bool put_a = hoist_a && staged != 0, put_b = hoist_b && staged != 1;
+    if (put_a || put_b) {
       simt::BlockId here = b_.block();
       b_.set_block(c_.block_before(hoist_a ? hoist_a : hoist_b));
       b_.bar_sync(0); // earlier readers of this scratch
-      if (hoist_a)
+      if (put_a)
         store_operand(c_, a_, sa_, base_a_, Reg{});
-      if (hoist_b)
+      if (put_b)
         store_operand(c_, bv_, sb_, base_b_, Reg{});
       simt::fence_proxy_async(b_);
       b_.bar_sync(0);

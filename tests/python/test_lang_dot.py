@@ -460,3 +460,57 @@ def _fma_dot_kernel(At, B, C):
     a = tl.load(At + r[None, :] * 64 + r[:, None])  # a[m, k] = At[k, m]
     b = tl.load(B + r[:, None] * 64 + r[None, :])
     tl.store(C + r[:, None] * 64 + r[None, :], tl.dot(a, b, input_precision="ieee"))
+
+
+@triton.jit
+def _causal_attention(Q, K, V, O, HEAD: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    # tutorial 06's causal forward in small: one loop below the diagonal, one on it, both
+    # reading q (on sm_90a: staged once, the second loop's wgmma reading the first's copy)
+    start_m = tl.program_id(0)
+    offs_m = start_m * BM + tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, HEAD)
+    q = tl.load(Q + offs_m[:, None] * HEAD + offs_d[None, :])
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, HEAD], tl.float32)
+    for start_n in range(0, start_m * BM, BN):
+        k = tl.load(K + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
+        qk = tl.dot(q, k.T)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_ij[:, None])
+        alpha = tl.exp(m_i - m_ij)
+        v = tl.load(V + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        m_i = m_ij
+    for start_n in range(start_m * BM, (start_m + 1) * BM, BN):
+        k = tl.load(K + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
+        qk = tl.dot(q, k.T)
+        qk = tl.where(offs_m[:, None] >= (start_n + offs_n)[None, :], qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_ij[:, None])
+        alpha = tl.exp(m_i - m_ij)
+        v = tl.load(V + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        m_i = m_ij
+    tl.store(O + offs_m[:, None] * HEAD + offs_d[None, :], acc / l_i[:, None])
+
+
+def test_causal_attention_two_loops_one_q():
+    N, D, BM, BN = 128, 32, 64, 32
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.integers(-2, 3, (N, D)).astype(np.float16) * np.float16(0.25)
+               for _ in range(3))
+    o = np.zeros((N, D), np.float32)
+    _causal_attention[(N // BM,)](q, k, v, o, HEAD=D, BM=BM, BN=BN, num_warps=4, num_stages=2)
+    s = q.astype(np.float64) @ k.astype(np.float64).T
+    s[np.triu_indices(N, 1)] = -np.inf
+    p = np.exp(s - s.max(1, keepdims=True))
+    want = (p @ v.astype(np.float64)) / p.sum(1, keepdims=True)
+    np.testing.assert_allclose(o, want, rtol=2e-2, atol=2e-2)  # p is rounded to fp16
+    ir = triton.compile(_causal_attention, signature="*fp16:16,*fp16:16,*fp16:16,*fp32:16",
+                        constexprs=dict(HEAD=D, BM=BM, BN=BN), num_warps=4, num_stages=2,
+                        target="cuda:90").asm["allocate-shared"]
+    assert ir.count("staged_operand = 0") == 1  # the diagonal loop's q @ k^T
