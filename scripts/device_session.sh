@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One device call of a session (run by the device tool in the repository root; carry
+# ".triton", made by scripts/triton_subset.sh). Results go to $OUT, which comes back.
+#   bash scripts/device_session.sh check        # gpu_check.sh: build, C++ and pytest GPU tests
+#   CAP=470 bash scripts/device_session.sh conf # Triton's suite on tilec (about 360 s)
+#   bash scripts/device_session.sh t06 [ARGS]   # benchmarks/tutorial06.py (T06TARGETS)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/device-session}
+mkdir -p "$OUT"
+PY=${PYTHON:-python3}
+export CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) TRITON_SRC=$PWD/.triton
+install() {
+  local t0=$SECONDS
+  $PY -m pip install --no-build-isolation --no-deps -e . > "$OUT/install.log" 2>&1 ||
+    { tail -40 "$OUT/install.log"; exit 1; }
+  echo "install $((SECONDS - t0)) s"
+}
+mode=${1:-check}
+shift || true
+case $mode in
+  check)
+    GPU_CHECK_STEPS="env install cpp_tests cpp_api pytest_gpu" OUT=$OUT/check \
+      bash scripts/gpu_check.sh 2>&1 | tail -12 ;;
+  conf) # per-test durations: $OUT/tilec-results.jsonl.gz (the compile-time row)
+    install
+    bash scripts/conformance.sh --target tilec --mode gpu --cap "${CAP:-470}" \
+      --out /tmp/conformance --json "$OUT/conformance-gpu.json" 2>&1 | tail -45
+    gzip -c /tmp/conformance/gpu/tilec/results.jsonl > "$OUT/tilec-results.jsonl.gz" ;;
+  t06)
+    install
+    timeout 560 $PY benchmarks/tutorial06.py --targets "${T06TARGETS:-tilec;triton}" \
+      --json "$OUT/tutorial06.json" "$@" 2>&1 | tail -60 ;;
+  *) echo "device_session.sh: modes check | conf | t06" >&2; exit 2 ;;
+esac
