@@ -108,11 +108,11 @@ void sink_block(std::vector<Instr> &instrs, const std::vector<int> &readers) {
   // registers that a moved shared-memory load (or an op moved for one) reads: the ops
   // computing them, with no other reader, follow it down (a load's address would stay
   // behind, hundreds of them live at once)
-  std::vector<uint32_t> pulled;
+  std::vector<char> pulled(readers.size(), 0); // by register
+  auto is_pulled = [&](uint32_t r) { return r < pulled.size() && pulled[r]; };
   for (size_t i = n; i-- > 0;) {
     const Instr &x = instrs[i];
-    bool address = address_alu(x) && writes[i].size() == 1 &&
-                   std::find(pulled.begin(), pulled.end(), writes[i][0]) != pulled.end() &&
+    bool address = address_alu(x) && writes[i].size() == 1 && is_pulled(writes[i][0]) &&
                    readers[writes[i][0]] == 1;
     if (!address && (!movable(x) || x.guard.active()))
       continue;
@@ -147,8 +147,10 @@ void sink_block(std::vector<Instr> &instrs, const std::vector<int> &readers) {
       if (!end && (t >= n || instrs[t].op != Op::Bar))
         continue;
     }
-    if ((address || (reads_memory(x) && x.smem_hi > 0)))
-      pulled.insert(pulled.end(), reads[i].begin(), reads[i].end());
+    if (address || (reads_memory(x) && x.smem_hi > 0))
+      for (uint32_t r : reads[i])
+        if (r < pulled.size())
+          pulled[r] = 1;
     auto at = [&](auto &v, size_t p) { return v.begin() + static_cast<long>(p); };
     std::rotate(at(instrs, i), at(instrs, i + 1), at(instrs, j));
     std::rotate(at(reads, i), at(reads, i + 1), at(reads, j));
