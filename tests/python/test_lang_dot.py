@@ -463,38 +463,40 @@ def _fma_dot_kernel(At, B, C):
 
 
 @triton.jit
+def _causal_attention_loop(q, K, V, acc, l_i, m_i, offs_m, lo, hi, DIAGONAL: tl.constexpr,
+                           HEAD: tl.constexpr, BN: tl.constexpr):
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, HEAD)
+    for start_n in range(lo, hi, BN):
+        k = tl.load(K + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
+        qk = tl.dot(q, k.T)
+        if DIAGONAL:
+            qk = tl.where(offs_m[:, None] >= (start_n + offs_n)[None, :], qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_ij[:, None])
+        alpha = tl.exp(m_i - m_ij)
+        v = tl.load(V + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        m_i = m_ij
+    return acc, l_i, m_i
+
+
+@triton.jit
 def _causal_attention(Q, K, V, O, HEAD: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
     # tutorial 06's causal forward in small: one loop below the diagonal, one on it, both
     # reading q (on sm_90a: staged once, the second loop's wgmma reading the first's copy)
     start_m = tl.program_id(0)
     offs_m = start_m * BM + tl.arange(0, BM)
-    offs_n = tl.arange(0, BN)
     offs_d = tl.arange(0, HEAD)
     q = tl.load(Q + offs_m[:, None] * HEAD + offs_d[None, :])
     m_i = tl.full([BM], float("-inf"), tl.float32)
     l_i = tl.zeros([BM], tl.float32)
     acc = tl.zeros([BM, HEAD], tl.float32)
-    for start_n in range(0, start_m * BM, BN):
-        k = tl.load(K + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
-        qk = tl.dot(q, k.T)
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.exp(qk - m_ij[:, None])
-        alpha = tl.exp(m_i - m_ij)
-        v = tl.load(V + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
-        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
-        l_i = l_i * alpha + tl.sum(p, 1)
-        m_i = m_ij
-    for start_n in range(start_m * BM, (start_m + 1) * BM, BN):
-        k = tl.load(K + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
-        qk = tl.dot(q, k.T)
-        qk = tl.where(offs_m[:, None] >= (start_n + offs_n)[None, :], qk, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.exp(qk - m_ij[:, None])
-        alpha = tl.exp(m_i - m_ij)
-        v = tl.load(V + (start_n + offs_n)[:, None] * HEAD + offs_d[None, :])
-        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
-        l_i = l_i * alpha + tl.sum(p, 1)
-        m_i = m_ij
+    acc, l_i, m_i = _causal_attention_loop(q, K, V, acc, l_i, m_i, offs_m, 0, start_m * BM,
+                                           False, HEAD, BN)
+    acc, l_i, m_i = _causal_attention_loop(q, K, V, acc, l_i, m_i, offs_m, start_m * BM,
+                                           (start_m + 1) * BM, True, HEAD, BN)
     tl.store(O + offs_m[:, None] * HEAD + offs_d[None, :], acc / l_i[:, None])
 
 
