@@ -16,13 +16,18 @@ from tilec.tools.tensor_descriptor import TensorDescriptor
 
 @triton.jit
 def desc_matmul(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                BK: tl.constexpr):
+                BK: tl.constexpr, BT: tl.constexpr = False):
+    # BT: b_desc is B^T [N, K] (K-contiguous), read through a permute: a K-major wgmma
+    # operand
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
         a = a_desc.load([pid_m * BM, k])
-        b = b_desc.load([k, pid_n * BN])
+        if BT:
+            b = b_desc.load([pid_n * BN, k]).T
+        else:
+            b = b_desc.load([k, pid_n * BN])
         acc = tl.dot(a, b, acc)
     rm = pid_m * BM + tl.arange(0, BM)
     rn = pid_n * BN + tl.arange(0, BN)
@@ -30,21 +35,11 @@ def desc_matmul(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
 
 
-@triton.jit
-def desc_matmul_bt(a_desc, bt_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                   BK: tl.constexpr):
-    # B given as B^T [N, K] (K-contiguous), read through a permute: a K-major wgmma operand
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, K, BK):
-        a = a_desc.load([pid_m * BM, k])
-        bt = bt_desc.load([pid_n * BN, k])
-        acc = tl.dot(a, bt.T, acc)
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    mask = (rm[:, None] < M) & (rn[None, :] < N)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+def _launch(a_d, b, c, M, N, K, BM, BN, BK, stages, bt):
+    """C = A @ B with B given as B (bt False) or as B^T (b is then B^T, contiguous)."""
+    b_d = TensorDescriptor.from_tensor(b, [BN, BK] if bt else [BK, BN])
+    return desc_matmul[_grid(M, N, BM, BN)](a_d, b_d, c, M, N, K, BM=BM, BN=BN, BK=BK, BT=bt,
+                                            num_stages=stages)
 
 
 def _grid(M, N, BM, BN):
@@ -67,15 +62,7 @@ def test_tma_matmul_on_the_simulator(monkeypatch, M, N, K, BM, BN, BK, stages, b
     b = rng.integers(-3, 4, (K, N)).astype(np.float16)
     c = np.full((M, N), np.nan, np.float32)
     a_d = TensorDescriptor.from_tensor(a, [BM, BK])
-    if bt:
-        b_t = np.ascontiguousarray(b.T)
-        b_d = TensorDescriptor.from_tensor(b_t, [BN, BK])
-        k = desc_matmul_bt[_grid(M, N, BM, BN)](a_d, b_d, c, M, N, K, BM=BM, BN=BN, BK=BK,
-                                                num_stages=stages)
-    else:
-        b_d = TensorDescriptor.from_tensor(b, [BK, BN])
-        k = desc_matmul[_grid(M, N, BM, BN)](a_d, b_d, c, M, N, K, BM=BM, BN=BN, BK=BK,
-                                             num_stages=stages)
+    k = _launch(a_d, np.ascontiguousarray(b.T) if bt else b, c, M, N, K, BM, BN, BK, stages, bt)
     np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
     ptx = k.asm["ptx"]
     assert ptx.count("cp.async.bulk.tensor.2d") >= 2
@@ -115,13 +102,6 @@ def test_tma_matmul_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, bt):
     b = torch.randn((K, N), device="cuda", generator=g).half()
     c = torch.full((M, N), float("nan"), device="cuda")
     a_d = TensorDescriptor.from_tensor(a, [BM, BK])
-    if bt:
-        b_d = TensorDescriptor.from_tensor(b.T.contiguous(), [BN, BK])
-        k = desc_matmul_bt[_grid(M, N, BM, BN)](a_d, b_d, c, M, N, K, BM=BM, BN=BN, BK=BK,
-                                                num_stages=stages)
-    else:
-        b_d = TensorDescriptor.from_tensor(b, [BK, BN])
-        k = desc_matmul[_grid(M, N, BM, BN)](a_d, b_d, c, M, N, K, BM=BM, BN=BN, BK=BK,
-                                             num_stages=stages)
+    k = _launch(a_d, b.T.contiguous() if bt else b, c, M, N, K, BM, BN, BK, stages, bt)
     torch.testing.assert_close(c, a.float() @ b.float(), atol=1e-2, rtol=1e-3)
     assert "cp.async.bulk.tensor" in k.asm["ptx"]
