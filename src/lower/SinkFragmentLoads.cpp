@@ -93,69 +93,146 @@ bool address_alu(const Instr &in) {
   }
 }
 
-bool any_in(const std::vector<uint32_t> &a, const std::vector<uint32_t> &b) {
-  return std::any_of(a.begin(), a.end(),
-                     [&](uint32_t r) { return std::find(b.begin(), b.end(), r) != b.end(); });
-}
+// The block as a linked list in which every instruction keeps its index in `instrs`; an
+// order label per instruction compares two positions in O(1) (a move takes a label
+// between its new neighbours; when none is left the list is relabelled).
+struct Order {
+  static constexpr uint64_t kGap = uint64_t{1} << 32;
+  std::vector<int> next, prev;
+  std::vector<uint64_t> label;
+  int head = -1;
+  explicit Order(size_t n) : next(n), prev(n), label(n) {
+    for (size_t i = 0; i < n; ++i) {
+      next[i] = i + 1 < n ? static_cast<int>(i + 1) : -1;
+      prev[i] = static_cast<int>(i) - 1;
+      label[i] = (i + 1) * kGap;
+    }
+    head = n ? 0 : -1;
+  }
+  bool before(int a, int b) const { return label[a] < label[b]; }
+  void unlink(int x) {
+    (prev[x] >= 0 ? next[prev[x]] : head) = next[x];
+    if (next[x] >= 0)
+      prev[next[x]] = prev[x];
+  }
+  void insert_before(int x, int at) {
+    int p = prev[at];
+    prev[x] = p;
+    next[x] = at;
+    (p >= 0 ? next[p] : head) = x;
+    prev[at] = x;
+    uint64_t lo = p >= 0 ? label[p] : 0;
+    if (label[at] - lo < 2) {
+      uint64_t l = kGap; // relabel: rare, O(n)
+      for (int i = head; i >= 0; i = next[i], l += kGap)
+        label[i] = l;
+    } else {
+      label[x] = lo + (label[at] - lo) / 2;
+    }
+  }
+};
 
 // `readers`: how many instructions of the function read each register.
+//
+// Instructions are visited bottom-up; the ones below the visited one are placed already.
+// For those, each register's earliest reader and writer, the earliest fence or block exit,
+// and the memory-ordering instructions (none of which move) in order are kept, so where a
+// visited instruction goes, and whether anything stops it, is found without walking the
+// instructions in between (an FMA dot's straight-line block has tens of thousands).
 void sink_block(std::vector<Instr> &instrs, const std::vector<int> &readers) {
-  // each instruction's registers, computed once and moved along with it
   size_t n = instrs.size();
   std::vector<std::vector<uint32_t>> reads(n), writes(n);
   for (size_t i = 0; i < n; ++i)
     simt::instr_regs(instrs[i], reads[i], writes[i]);
+  Order order(n);
+  size_t nregs = readers.size();
+  std::vector<int> first_read(nregs, -1), first_write(nregs, -1);
+  std::vector<int> next_mem(n, -1); // the next memory-ordering instruction below each one
+  int first_mem = -1, first_hard = -1;
   // registers that a moved shared-memory load (or an op moved for one) reads: the ops
   // computing them, with no other reader, follow it down (a load's address would stay
   // behind, hundreds of them live at once)
-  std::vector<char> pulled(readers.size(), 0); // by register
-  auto is_pulled = [&](uint32_t r) { return r < pulled.size() && pulled[r]; };
-  for (size_t i = n; i-- > 0;) {
-    const Instr &x = instrs[i];
-    bool address = address_alu(x) && writes[i].size() == 1 && is_pulled(writes[i][0]) &&
-                   readers[writes[i][0]] == 1;
-    if (!address && (!movable(x) || x.guard.active()))
-      continue;
-    const std::vector<uint32_t> &s = reads[i], &d = writes[i];
-    size_t j = i + 1;
-    bool crossed_bar = false;
-    for (; j < n; ++j) {
-      const Instr &k = instrs[j];
-      if (any_in(reads[j], d))
-        break; // the first reader: x goes right before it
-      crossed_bar = crossed_bar || k.op == Op::Bar;
-      // nothing sinks past a wgmma.fence: a register a wgmma reads (register A) must be
-      // written before it, or ptxas inserts a warpgroup.arrive before that wgmma
-      if (any_in(writes[j], s) || any_in(writes[j], d) ||
-          (reads_memory(x) && orders_memory(k) && !passes_in_other_buffer(x, k)) ||
-          k.op == Op::WgmmaFence || simt::leaves_block(k)) {
-        j = n; // blocked before reaching a reader: stay
-        break;
+  std::vector<char> pulled(nregs, 0);
+  auto is_pulled = [&](uint32_t r) { return r < nregs && pulled[r]; };
+  auto earliest = [&](int a, int b) { return a < 0 ? b : b < 0 ? a : order.before(a, b) ? a : b; };
+  auto place = [&](int x) { // x now has its final position among the placed ones
+    for (uint32_t r : reads[x])
+      if (r < nregs)
+        first_read[r] = earliest(first_read[r], x);
+    for (uint32_t r : writes[x])
+      if (r < nregs)
+        first_write[r] = earliest(first_write[r], x);
+  };
+  for (size_t ii = n; ii-- > 0;) {
+    int i = static_cast<int>(ii);
+    const Instr &x = instrs[ii];
+    bool stays = true;
+    bool address = address_alu(x) && writes[ii].size() == 1 && is_pulled(writes[ii][0]) &&
+                   readers[writes[ii][0]] == 1;
+    if (address || (movable(x) && !x.guard.active())) {
+      // the first reader of a result: x goes right before it
+      int to = -1;
+      for (uint32_t r : writes[ii])
+        if (r < nregs)
+          to = earliest(to, first_read[r]);
+      // what stops x before it: a write of what it reads or writes, a wgmma.fence (a
+      // register a wgmma reads must be written before it, or ptxas inserts a
+      // warpgroup.arrive), a block exit, and for a load the memory-ordering instructions
+      // its bytes may not pass; one that is also the reader is the destination
+      int stop = first_hard;
+      for (const auto *regs : {&reads[ii], &writes[ii]})
+        for (uint32_t r : *regs)
+          if (r < nregs)
+            stop = earliest(stop, first_write[r]);
+      bool crossed_bar = false;
+      if (to >= 0 && reads_memory(x)) {
+        for (int m = first_mem; m >= 0 && order.before(m, to); m = next_mem[m]) {
+          if (!passes_in_other_buffer(x, instrs[m])) {
+            stop = earliest(stop, m);
+            break;
+          }
+          crossed_bar = crossed_bar || instrs[m].op == Op::Bar;
+        }
+      }
+      bool moves = to >= 0 && to != order.next[i] && (stop < 0 || !order.before(stop, to));
+      // Past a barrier, other threads may run ahead of x up to the next one: the stores
+      // there must miss x's bytes too (up to a barrier, or the kernel's end, in this block).
+      if (moves && crossed_bar) {
+        int m = first_mem;
+        while (m >= 0 && order.before(m, to))
+          m = next_mem[m];
+        for (; m >= 0 && instrs[m].op != Op::Bar; m = next_mem[m])
+          if (!passes_in_other_buffer(x, instrs[m]))
+            break;
+        bool end = m >= 0 && (instrs[m].op == Op::Ret || instrs[m].op == Op::Exit) &&
+                   !instrs[m].guard.active();
+        moves = end || (m >= 0 && instrs[m].op == Op::Bar);
+      }
+      if (moves) {
+        stays = false;
+        if (address || (reads_memory(x) && x.smem_hi > 0))
+          for (uint32_t r : reads[ii])
+            if (r < nregs)
+              pulled[r] = 1;
+        order.unlink(i);
+        order.insert_before(i, to);
       }
     }
-    if (j >= n || j == i + 1)
-      continue;
-    // Past a barrier, other threads may run ahead of x up to the next one: the stores
-    // there must miss x's bytes too (up to a barrier, or the kernel's end, in this block).
-    if (crossed_bar && reads_memory(x)) {
-      size_t t = j;
-      for (; t < n && instrs[t].op != Op::Bar; ++t)
-        if (orders_memory(instrs[t]) && !passes_in_other_buffer(x, instrs[t]))
-          break;
-      bool end = t < n && (instrs[t].op == Op::Ret || instrs[t].op == Op::Exit) &&
-                 !instrs[t].guard.active();
-      if (!end && (t >= n || instrs[t].op != Op::Bar))
-        continue;
+    if (stays) { // x heads the placed instructions
+      if (orders_memory(x)) {
+        next_mem[ii] = first_mem;
+        first_mem = i;
+      }
+      if (x.op == Op::WgmmaFence || simt::leaves_block(x))
+        first_hard = i;
     }
-    if (address || (reads_memory(x) && x.smem_hi > 0))
-      for (uint32_t r : reads[i])
-        if (r < pulled.size())
-          pulled[r] = 1;
-    auto at = [&](auto &v, size_t p) { return v.begin() + static_cast<long>(p); };
-    std::rotate(at(instrs, i), at(instrs, i + 1), at(instrs, j));
-    std::rotate(at(reads, i), at(reads, i + 1), at(reads, j));
-    std::rotate(at(writes, i), at(writes, i + 1), at(writes, j));
+    place(i);
   }
+  std::vector<Instr> out;
+  out.reserve(n);
+  for (int i = order.head; i >= 0; i = order.next[i])
+    out.push_back(std::move(instrs[static_cast<size_t>(i)]));
+  instrs = std::move(out);
 }
 
 } // namespace

@@ -109,5 +109,32 @@ TEST(SinkFragmentLoads, TaggedLoadsPassOtherBuffersStores) {
   }
 }
 
+// A chain of 80 movable ops, each the only reader of the one before, moves as a whole to
+// its reader, in order: every op lands right before the one moved just before it, more
+// times than the order labels can halve their gap (the pass relabels then).
+TEST(SinkFragmentLoads, LongChainsMoveInOrder) {
+  simt::Function f;
+  simt::Builder b(f);
+  b.set_block(b.new_block("entry"));
+  simt::Reg addr = b.shared_addr(0);
+  simt::Reg v = b.ld1(simt::Space::Shared, Ty::B32, simt::Operand::addr(addr, 0));
+  for (int i = 0; i < 40; ++i) {
+    std::vector<simt::Reg> h = b.unpack(Ty::B16, 2, v);
+    v = b.pack(Ty::B32, {h[1], h[0]});
+  }
+  simt::Reg t = b.add(Ty::S32, addr, simt::imm(1)); // unrelated work
+  b.add(Ty::S32, t, simt::imm(2));
+  b.add(Ty::U32, v, simt::imm(3));
+  size_t n = f.blocks[0].instrs.size();
+  sink_fragment_loads(f);
+  const auto &in = f.blocks[0].instrs;
+  ASSERT_EQ(in.size(), n);
+  size_t ld = pos(f, Op::Ld);
+  EXPECT_EQ(ld, 3u) << simt::dump(f); // after the address and the two unrelated adds
+  for (size_t i = 0; i < 80; ++i)
+    EXPECT_EQ(in[ld + 1 + i].op, i % 2 ? Op::Pack : Op::Unpack) << i;
+  EXPECT_EQ(in[ld + 81].op, Op::Add);
+}
+
 } // namespace
 } // namespace tilec::lower
