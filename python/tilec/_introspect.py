@@ -210,7 +210,9 @@ def cubin_resources(cubin: bytes, name: str) -> dict:
         info = by_name.get(b".nv.info")
         if text is None or info is None:
             return {}
-        sym = text[7]  # sh_info of a .text section: its function's symbol
+        # sh_info of a .text section: its function's symbol in the low 24 bits (cubins
+        # before sm_90 keep the register count in the top 8)
+        sym = text[7] & 0xFFFFFF
         data = cubin[info[4]:info[4] + info[5]]
         out = {}
         i = 0

@@ -16,6 +16,7 @@ using ir::OpKind;
 int module_num_warps(const ir::Module &m) { return static_cast<int>(m.int_attr("num_warps", 4)); }
 
 bool module_has_wgmma(const ir::Module &m) { return m.int_attr("wgmma", 0) != 0; }
+bool module_has_f64_mma(const ir::Module &m) { return m.int_attr("f64_mma", 0) != 0; }
 
 namespace {
 
@@ -117,7 +118,8 @@ ir::Op *terminator(const ir::Op &op, size_t region) {
 class Assigner {
 public:
   Assigner(ir::Module &m, ir::Function &f)
-      : f_(f), nw_(module_num_warps(m)), wgmma_(module_has_wgmma(m)), ax_(f, &m) {}
+      : f_(f), nw_(module_num_warps(m)), wgmma_(module_has_wgmma(m)),
+        f64_mma_(module_has_f64_mma(m)), ax_(f, &m) {}
 
   void run() {
     std::map<ir::Op *, Coalescing> mem;
@@ -147,7 +149,7 @@ public:
 private:
   ir::Function &f_;
   int nw_;
-  bool wgmma_;
+  bool wgmma_, f64_mma_;
   analysis::AxisInfoAnalysis ax_;
   rules::Anchors anchors_;
   std::map<std::pair<ir::Value *, std::string>, ir::Value *> converted_;
@@ -215,7 +217,7 @@ private:
       return changed;
     }
     for (size_t i = 0; i < op.num_results(); ++i)
-      changed |= fill(op.result(i), rules::forward(op, i, nw_, wgmma_));
+      changed |= fill(op.result(i), rules::forward(op, i, nw_, wgmma_, f64_mma_));
     return changed;
   }
 
@@ -327,8 +329,9 @@ private:
     }
     for (size_t i = 0; i < op.num_results(); ++i)
       if (unset(op.result(i)))
-        fill(op.result(i), first_of(wanted(op.result(i)), rules::forward(op, i, nw_, wgmma_),
-                                    fallback(op.result(i))));
+        fill(op.result(i),
+             first_of(wanted(op.result(i)), rules::forward(op, i, nw_, wgmma_, f64_mma_),
+                      fallback(op.result(i))));
   }
 
   // ---- fix-up: convert operands whose layout is not what their user needs --------------

@@ -34,5 +34,9 @@ int module_num_warps(const ir::Module &m);
 // The module's "wgmma" attribute (set by the GPU pipeline for sm_90a targets): dots that
 // qualify take the wgmma accumulator layout #mma<v=3>.
 bool module_has_wgmma(const ir::Module &m);
+// The module's "f64_mma" attribute (set by the GPU pipeline for sm_80 and sm_90, the
+// targets whose tensor cores run fp64 at full rate, as Triton decides): fp64 dots that
+// qualify take the mma.sync layouts instead of the FMA path.
+bool module_has_f64_mma(const ir::Module &m);
 
 } // namespace tilec::layout

@@ -133,7 +133,7 @@ LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
   }
 }
 
-LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma) {
+LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma, bool f64_mma) {
   const ir::Type &rt = op.result(index)->type;
   if (!rt.is_tile())
     return nullptr;
@@ -181,7 +181,7 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma) {
     return l ? ir::Layout::slice(static_cast<int32_t>(op.int_attr("axis")), l) : nullptr;
   }
   case OpKind::Dot: // mma when the tensor cores can run it, else blocked (FMA)
-    return dot_result_layout(op, num_warps, wgmma);
+    return dot_result_layout(op, num_warps, wgmma, f64_mma);
   case OpKind::Gather: // elementwise in the index
     return operand_layout(1);
   case OpKind::Reshape:

@@ -24,8 +24,10 @@ ir::LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors)
 
 // The layout result `index` of `op` gets from its operands' layouts (null when they have
 // none yet, or when the op has no rule: loads, loops, ...).
-// `wgmma`: the target has wgmma (sm_90a; a dot may take #mma<v=3>).
-ir::LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma = false);
+// `wgmma`: the target has wgmma (sm_90a; a dot may take #mma<v=3>); `f64_mma`: fp64 dots
+// may take #mma<v=2> (module_has_f64_mma).
+ir::LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma = false,
+                      bool f64_mma = false);
 
 // The layout an operand must have for `op`'s result to come out in `result` (for
 // rematerialisation); null when that cannot be arranged.

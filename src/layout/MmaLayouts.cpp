@@ -195,11 +195,13 @@ static bool tensor_core_types(const ir::Op &dot) {
          (e == ir::DType::I8 && r == ir::DType::I32);
 }
 
-bool dot_uses_mma(const ir::Op &dot) {
+bool dot_uses_mma(const ir::Op &dot, bool f64) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
   int rank = a.rank();
   ir::DType e = a.elem;
-  if (!tensor_core_types(dot))
+  bool f64_dot = f64 && e == ir::DType::F64 && dot.operand(1)->type.elem == ir::DType::F64 &&
+                 r.elem == ir::DType::F64;
+  if (!tensor_core_types(dot) && !f64_dot)
     return false;
   int64_t M = a.shape[static_cast<size_t>(rank - 2)], K = a.shape[static_cast<size_t>(rank - 1)];
   int64_t N = r.shape[static_cast<size_t>(rank - 1)];
@@ -376,14 +378,14 @@ static ir::LayoutRef fma_result_layout(const ir::Shape &s, int num_warps) {
                              {1, 0});
 }
 
-ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma) {
+ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma, bool f64_mma) {
   const ir::Shape &s = dot.result(0)->type.shape;
   if (wgmma && dot_uses_wgmma(dot, num_warps)) {
     int32_t m = static_cast<int32_t>(s[0]), n = static_cast<int32_t>(s[1]);
     std::vector<int32_t> wgs = wgmma_warpgroups(m, n, num_warps);
     return ir::Layout::mma(3, {4 * wgs[0], wgs[1]}, {64, wgmma_instr_n(m, n, num_warps)});
   }
-  if (!dot_uses_mma(dot))
+  if (!dot_uses_mma(dot, f64_mma))
     return fma_result_layout(s, num_warps);
   std::vector<int32_t> instr(s.size(), 1);
   instr[s.size() - 2] = 16;

@@ -12,7 +12,8 @@
 //   register: k+1 .. k+kw/2, k+4kw           lane: k+kw, k+2kw, n+1, n+2, n+4
 //   warp:     the accumulator's, with its M bits broadcast
 // Larger tiles repeat the instruction tile in registers (fit_to_shape). These are exactly
-// the A/B/C fragments of m16n8k16 (kw 2), m16n8k8 tf32 (kw 1) and m16n8k32 8-bit (kw 4).
+// the A/B/C fragments of m16n8k16 (kw 2), m16n8k8 tf32 and fp64 (kw 1) and m16n8k32 8-bit
+// (kw 4); fp64's m8n8k4 (sm_80) covers an m16n8k8 tile in four.
 //
 // A dot operand of a *blocked* parent (the FMA path): the parent's bases with the other
 // operand's dim broadcast, and every K element in registers.
@@ -35,9 +36,10 @@ std::vector<int32_t> mma_warps_per_cta(const ir::Shape &shape, int num_warps);
 // k_width of an operand element type: 32 / bits (fp32 as tf32 -> 1).
 int32_t mma_k_width(ir::DType operand);
 // Whether `dot` can run on mma.sync: its operand types (fp16/bf16, fp32 with tf32
-// precision, int8, fp8) and M >= 16, N >= 8, K >= the instruction's K. The layout
-// choices below follow it; lowering relies on the same test.
-bool dot_uses_mma(const ir::Op &dot);
+// precision, int8; fp64 -> fp64 when `f64`, the target's tensor cores have fast fp64)
+// and M >= 16, N >= 8, K >= the instruction's K. The layout choices below follow it;
+// lowering relies on the same test.
+bool dot_uses_mma(const ir::Op &dot, bool f64 = false);
 // Whether `dot` can run on wgmma (sm_90a): rank 2, fp16/bf16 -> fp32, fp16 -> fp16, fp32
 // as tf32 -> fp32, int8 -> int32 or fp8 (e4m3, e5m2) -> fp32 / fp16 (8-bit: K >= 32),
 // num_warps a multiple of 4, M a multiple of 64 with every warpgroup given its own
@@ -71,7 +73,9 @@ int64_t wgmma_dot_buffer_bytes(const ir::Op &dot);
 // pipelined) from any 16-byte aligned start; 0 for other dots.
 int64_t wgmma_dot_smem_bytes(const ir::Op &dot);
 // The result layout of `dot`: #mma<v=3> when `wgmma` (the target has it) and
-// dot_uses_wgmma, else #mma<v=2> or, for the FMA path, a default blocked layout.
-ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma = false);
+// dot_uses_wgmma, else #mma<v=2> (fp64 too when `f64_mma`) or, for the FMA path, a
+// blocked layout.
+ir::LayoutRef dot_result_layout(const ir::Op &dot, int num_warps, bool wgmma = false,
+                                bool f64_mma = false);
 
 } // namespace tilec::layout

@@ -1,6 +1,7 @@
 #include "layout/RingLayouts.h"
 
 #include "ir/RingOps.h"
+#include "layout/AssignLayouts.h"
 #include "layout/Layouts.h"
 #include "layout/MmaLayouts.h"
 
@@ -57,7 +58,7 @@ bool ring_consumer_supported_before_layouts(const ir::Op &dot, int operand, cons
   if (dot.kind() != ir::OpKind::Dot || dot.result(0)->type.rank() != 2)
     return false;
   ir::LayoutRef r = dot_result_layout(dot, static_cast<int>(m.int_attr("num_warps", 4)),
-                                      m.int_attr("wgmma", 0) != 0);
+                                      module_has_wgmma(m), module_has_f64_mma(m));
   if (!r || r->kind != ir::LayoutKind::Mma)
     return false;
   const ir::Type &t = dot.operand(static_cast<size_t>(operand))->type;

@@ -6,8 +6,8 @@
 //    instruction tiles, the elements the PTX ISA's fragment tables give its lane. The
 //    registers of a tile are found by their compile-time coordinates (lane = warp = 0:
 //    the thread-dependent part is the same for all of them), packed into b32 registers
-//    (two 16-bit, four 8-bit or one tf32 element each), and for every (m, n) tile the
-//    K tiles are chained through mma.sync, k ascending.
+//    (two 16-bit, four 8-bit or one tf32 element each; fp64 ones stay f64 registers), and
+//    for every (m, n) tile the K tiles are chained through mma.sync, k ascending.
 //  - FMA path (result blocked, operands #dot_op of it holding whole K rows / columns):
 //    per result element, acc = fma(a[m,k], b[k,n], acc) for k ascending, in fp32 (fp64
 //    for fp64, wrapping s32 for int8); fp32 "ieee"/"tf32x3" inputs are used exactly. The
@@ -80,8 +80,12 @@ public:
     ab_ = e == ir::DType::F16    ? Ty::F16
           : e == ir::DType::BF16 ? Ty::BF16
           : e == ir::DType::F32  ? Ty::TF32
+          : e == ir::DType::F64  ? Ty::F64
                                  : Ty::S8;
-    acc_ty_ = rt.elem == ir::DType::F16 ? Ty::F16 : rt.elem == ir::DType::I32 ? Ty::S32 : Ty::F32;
+    acc_ty_ = rt.elem == ir::DType::F16   ? Ty::F16
+              : rt.elem == ir::DType::I32 ? Ty::S32
+              : rt.elem == ir::DType::F64 ? Ty::F64
+                                          : Ty::F32;
     const LinearLayout &lc = c_.layout_of(rt);
     TILEC_ASSERT(c_.layout_of(acc->type) == lc, "dot lowering: acc and result layouts differ");
     a_ = by_coords(c_.layout_of(a->type), c_.get(a));
@@ -119,8 +123,10 @@ public:
         Coords ao = o, bo = o;
         ao.back() = static_cast<int32_t>(k0);
         bo[bo.size() - 2] = static_cast<int32_t>(k0);
-        std::vector<Reg> d = b_.mma({16, 8, static_cast<uint16_t>(kinstr_)}, acc_ty_, ab_,
-                                    a_tile(ao), b_tile(bo), chain[o]);
+        std::vector<Reg> d = ab_ == Ty::F64 && c_.opts().sm < 90
+                                 ? f64_by_quarters(a_tile(ao), b_tile(bo), chain[o])
+                                 : b_.mma({16, 8, static_cast<uint16_t>(kinstr_)}, acc_ty_, ab_,
+                                          a_tile(ao), b_tile(bo), chain[o]);
         chain[o].assign(d.begin(), d.end());
         d_of[o] = d;
       }
@@ -150,6 +156,23 @@ public:
   }
 
 private:
+  // An fp64 m16n8k8 tile on sm_80, which has only m8n8k4: its fragments are those of four
+  // m8n8k4 (A a0..a3 = rows 0-7 / 8-15 of k 0-3, then of k 4-7; B b0, b1 = k 0-3, 4-7;
+  // C c0,c1 / c2,c3 = rows 0-7 / 8-15), each row half chained over the two K halves.
+  std::vector<Reg> f64_by_quarters(const std::vector<Reg> &a, const std::vector<Reg> &b,
+                                   const std::vector<Operand> &c) {
+    std::vector<Reg> d;
+    for (size_t h = 0; h < 2; ++h) {
+      std::vector<Operand> acc = {c[2 * h], c[2 * h + 1]};
+      for (size_t k = 0; k < 2; ++k) {
+        std::vector<Reg> r = b_.mma({8, 8, 4}, Ty::F64, Ty::F64, {a[h + 2 * k]}, {b[k]}, acc);
+        acc.assign(r.begin(), r.end());
+      }
+      d.push_back(acc[0].reg());
+      d.push_back(acc[1].reg());
+    }
+    return d;
+  }
   // A fragment of the tile at `o` (.., m0, k0): a_e at (m0 + 8 ((e / kw) % 2),
   // k0 + e % kw + 4 kw (e / 2kw)) for lane 0.
   std::vector<Reg> a_tile(const Coords &o) {
@@ -175,6 +198,8 @@ private:
   // kw consecutive elements per b32 register, the lowest-indexed in the low bits.
   std::vector<Reg> pack(const std::vector<Reg> &elems) {
     std::vector<Reg> out;
+    if (ab_ == Ty::F64)
+      return elems; // one element a register
     for (size_t i = 0; i < elems.size(); i += static_cast<size_t>(kw_)) {
       if (kw_ == 1) {
         out.push_back(b_.cvt(Ty::TF32, Ty::F32, elems[i], simt::Rnd::Rna));
@@ -262,9 +287,9 @@ void lower_dot(LoweringContext &c, const ir::Op &op) {
   // on FMA units), K >= 16 (Triton asks 32 of 8-bit operands; their K = 16 runs here too).
   int64_t min_k = 16;
   if (M < 1 || N < 1 || K < min_k)
-    throw CompileError(op.loc(), "Input shapes should have M >= 1, N >= 1 and K >= " +
-                                     std::to_string(min_k) + "; got input shapes " +
-                                     shape_str(at.shape) + " and " + shape_str(bt.shape));
+    throw CompileError(
+        op.loc(), "Input shapes should have M >= 1, N >= 1 and K >= " + std::to_string(min_k) +
+                      "; got input shapes " + shape_str(at.shape) + " and " + shape_str(bt.shape));
   const ir::LayoutRef &rl = op.result(0)->type.layout;
   TILEC_ASSERT(rl, "dot lowering: the result has no layout");
   if (rl->kind == ir::LayoutKind::Mma && rl->mma_version == 3) {

@@ -84,6 +84,9 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // layouts: the dots that qualify lower to wgmma (#mma<v=3>); TILEC_WGMMA=0 turns it off
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
+  // fp64 dots on the tensor cores where they run fp64 at full rate (Triton: sm_80, sm_90)
+  if (opts.sm == 80 || opts.sm == 90)
+    k.tile.module->attrs.push_back({"f64_mma", int64_t{1}});
   run_gpu_stages(k.tile, opts.pipeline, hooks); // strength-reduce, pipeline-loads, layouts...
   if (k.thread_ir)                              // after the Thread IR passes that ran
     k.thread_ir_text = simt::dump(*k.thread_ir);

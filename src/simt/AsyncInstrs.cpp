@@ -330,6 +330,8 @@ int instr_min_sm(const Instr &in) {
     return 90;
   case Op::CvtaParam:
     return 70;
+  case Op::Mma: // fp64 m16n8k8 (the Hopper DMMA shape): sm_90; the others sm_80
+    return in.src_ty == Ty::F64 && in.m.mma.m == 16 ? 90 : 80;
   case Op::Atom:
   case Op::Red:
     return in.m.vec > 1 ? 90 : 0; // atom.v2/.v4.f32: sm_90, PTX ISA 8.1

@@ -386,12 +386,14 @@ bool leaves_block(const Instr &in);
 // mma: how many registers each operand group takes (d, a, b, c), by the PTX ISA's fragment
 // tables for in.m.mma, in.ty (the accumulator) and in.src_ty (the A/B element type); all
 // zero for a shape/type the simulator and printer do not know. A and B are b32 registers
-// of packed elements; C/D are f32/s32 registers, or f16x2 for an f16 accumulator.
+// of packed elements; C/D are f32/s32 registers, or f16x2 for an f16 accumulator. fp64
+// (A, B, C, D all f64 registers): m8n8k4 and m16n8k8.
 struct MmaRegs {
   int d = 0, a = 0, b = 0, c = 0;
 };
 MmaRegs mma_regs(const Instr &in);
-// Bits of one A/B element of an mma (f16/bf16 16, tf32 32, s8/u8 and the fp8 forms 8).
+// Bits of one A/B element of an mma (f16/bf16 16, tf32 32, s8/u8 and the fp8 forms 8,
+// f64 64).
 int mma_elem_bits(Ty src_ty);
 
 } // namespace tilec::simt

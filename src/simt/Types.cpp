@@ -282,6 +282,8 @@ int mma_elem_bits(Ty src_ty) {
   case Ty::E4M3x2:
   case Ty::E5M2x2:
     return 8;
+  case Ty::F64:
+    return 64;
   default:
     return 0;
   }
@@ -289,6 +291,15 @@ int mma_elem_bits(Ty src_ty) {
 
 MmaRegs mma_regs(const Instr &in) {
   const MmaShape &s = in.m.mma;
+  if (in.src_ty == Ty::F64) { // one f64 element a register: m8n8k4 (sm_80), m16n8k8 (sm_90)
+    if (in.ty != Ty::F64)
+      return {};
+    if (s.m == 8 && s.n == 8 && s.k == 4)
+      return {2, 1, 1, 2};
+    if (s.m == 16 && s.n == 8 && s.k == 8)
+      return {4, 4, 2, 4};
+    return {};
+  }
   int eb = mma_elem_bits(in.src_ty);
   bool known = (s.m == 16 && s.n == 8 && eb > 0 && s.k * eb == 256) &&
                (in.ty == Ty::F32 || (in.ty == Ty::F16 && eb == 16 && in.src_ty == Ty::F16) ||
@@ -379,7 +390,7 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
   case Op::Mma: {
     MmaRegs r = mma_regs(in);
     if (i < static_cast<size_t>(r.a + r.b))
-      return Ty::B32;
+      return in.src_ty == Ty::F64 ? Ty::F64 : Ty::B32;
     return in.ty == Ty::F16 ? Ty::F16x2 : in.ty;
   }
   case Op::CpAsync:

@@ -76,6 +76,9 @@ CASES = [
     ("float16", 256, 192, 320, (64, 64, 32, 4), "tf32", True, 1e-2),
     ("float16", 512, 512, 1024, (128, 256, 64, 8), "tf32", False, 1e-2),
     ("bfloat16", 192, 320, 200, (64, 128, 32, 8), "tf32", False, 2e-2),
+    # fp64 on the tensor cores (mma.sync m16n8k8.f64 on sm_90): ragged, and one warp
+    ("float64", 200, 136, 300, (64, 32, 32, 4), "ieee", False, 1e-13),
+    ("float64", 96, 64, 128, (32, 32, 16, 1), "ieee", False, 1e-13),
 ]
 
 
@@ -94,7 +97,8 @@ def test_dot_against_torch(case):
         a = torch.randn((M, K), device="cuda", generator=g).to(tdt)
         b = torch.randn((K, N), device="cuda", generator=g).to(tdt)
         c = torch.empty((M, N), device="cuda",
-                        dtype=torch.float16 if out16 else torch.float32)
+                        dtype=torch.float16 if out16 else torch.float64 if dt == "float64"
+                        else torch.float32)
         ref = a.double() @ b.double()
     grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
     _dot_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),

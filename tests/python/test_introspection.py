@@ -118,6 +118,17 @@ def test_cubin_resources_rejects_garbage():
     assert _introspect.cubin_resources(b"\x7fELF\x02" + b"\0" * 100, "k") == {}
 
 
+@pytest.mark.parametrize("target", ["cuda:80", "cuda:89", "cuda:90"])
+def test_registers_are_read_from_every_targets_cubin(target):
+    # cubins before sm_90 keep the register count in the top bits of the .text section's
+    # symbol field: n_regs was None for sm_80 and sm_89
+    if not _C.gpu_find_ptxas():
+        pytest.skip("ptxas not found")
+    k = triton.compile(scale, signature="*fp32:16,*fp32:16,i32,fp32",
+                       constexprs={"BLOCK": 256}, target=target)
+    assert k.metadata.n_regs > 0 and k.metadata.n_spills == 0
+
+
 # -- on the GPU ----------------------------------------------------------------------------
 
 @pytest.mark.gpu

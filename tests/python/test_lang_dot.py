@@ -433,12 +433,13 @@ def test_dot_chain_through_a_cast(fp8, scale):
         np.testing.assert_array_equal(o, (s @ v).astype(np.float32))
 
 
-@pytest.mark.parametrize("dtype", ["fp32", "fp64"])
-def test_fma_dot_operand_reads_follow_their_k_steps(dtype):
+@pytest.mark.parametrize("dtype,target", [("fp32", "cuda:90"), ("fp64", "cuda:89")])
+def test_fma_dot_operand_reads_follow_their_k_steps(dtype, target):
     # An FMA dot (exact fp32, fp64) whose operands both convert through shared memory: the
     # two conversions take separate bytes, so A's reads (and their addresses) sink to their
     # K steps past B's stores instead of all 2,048 values of A living at once (12 KB of
-    # spills a thread and 0.7 s of ptxas before); on the simulator through test_simt_lang
+    # spills a thread and 0.7 s of ptxas before); on the simulator through test_simt_lang.
+    # (fp64 dots run on FMA units on sm_89; sm_80 and sm_90 take the tensor cores.)
     rng = np.random.default_rng(3)
     a, b = _small_ints(rng, (64, 64)), _small_ints(rng, (64, 64))
     np_t = np.float32 if dtype == "fp32" else np.float64
@@ -447,8 +448,8 @@ def test_fma_dot_operand_reads_follow_their_k_steps(dtype):
     _fma_dot_kernel[(1,)](at, b.astype(np_t), c, num_warps=4)
     np.testing.assert_array_equal(c, (a @ b).astype(np_t))
     k = triton.compile(_fma_dot_kernel, signature=f"*{dtype}:16,*{dtype}:16,*{dtype}:16",
-                       num_warps=4, target="cuda:90")
-    assert "fma.rn.f" in k.asm["ptx"]
+                       num_warps=4, target=target)
+    assert "fma.rn.f" in k.asm["ptx"] and "mma" not in k.asm["ptx"]
     if not triton._C.gpu_find_ptxas():
         pytest.skip("ptxas not found: registers not counted")
     assert k.metadata.n_spills == 0, f"{k.metadata.n_regs} registers, spills"

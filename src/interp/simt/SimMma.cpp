@@ -4,10 +4,12 @@
 // Precision: products of the A/B elements are exact (every supported input format's
 // product fits a double, and an f32), the sum over k is taken in k order in fp32 with
 // round-to-nearest after each addition, starting from C; an f16 accumulator is read as
-// f32 and the result rounded to f16 once. Integer mma wraps in 32 bits. Real tensor cores
-// add several products at once with their own internal precision, so GPU results differ
-// from the simulator's in the last bits (tests compare with a tolerance there).
+// f32 and the result rounded to f16 once. fp64 mma: a fused multiply-add per k, in order. Integer
+// mma wraps in 32 bits. Real tensor cores add several products at once with their own internal
+// precision, so GPU results differ from the simulator's in the last bits (tests compare with a
+// tolerance there).
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "interp/simt/SimFloat.h"
@@ -69,6 +71,8 @@ double element(uint64_t v, Ty ab) {
     return tilec::fp8e4nv_to_float(static_cast<uint8_t>(v));
   case Ty::E5M2x2:
     return tilec::fp8e5_to_float(static_cast<uint8_t>(v));
+  case Ty::F64:
+    return f64_from_bits(v);
   default:
     return 0;
   }
@@ -83,8 +87,8 @@ void exec_Mma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
     m.fault(c, d, warp * kWarp, "mma: unsupported shape or types");
   require_full_warp(m, c, d, warp, mask, "mma");
   const int M = in.m.mma.m, N = in.m.mma.n, K = in.m.mma.k;
-  const int eb = mma_elem_bits(in.src_ty), kw = 32 / eb;
-  const bool is_int = in.ty == Ty::S32, f16_acc = in.ty == Ty::F16;
+  const int eb = mma_elem_bits(in.src_ty), kw = eb == 64 ? 1 : 32 / eb;
+  const bool is_int = in.ty == Ty::S32, f16_acc = in.ty == Ty::F16, f64 = in.ty == Ty::F64;
   std::vector<double> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N));
   std::vector<double> C(static_cast<size_t>(M * N));
   std::vector<uint32_t> Ci(static_cast<size_t>(M * N));
@@ -100,10 +104,12 @@ void exec_Mma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
       Pos p = b_pos(l, i, kw);
       B[static_cast<size_t>(p.row * N + p.col)] = element(reg >> (eb * (i % kw)), in.src_ty);
     }
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < r.c * (f16_acc ? 2 : 1); ++i) {
       Pos p = c_pos(l, i);
       size_t at = static_cast<size_t>(p.row * N + p.col);
-      if (f16_acc) {
+      if (f64) {
+        C[at] = f64_from_bits(m.src(c, d, static_cast<size_t>(r.a + r.b + i), t));
+      } else if (f16_acc) {
         uint64_t reg = m.src(c, d, static_cast<size_t>(r.a + r.b + i / 2), t);
         C[at] = float_value((reg >> (16 * (i % 2))) & 0xffff, Ty::F16);
       } else {
@@ -126,6 +132,13 @@ void exec_Mma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
         D[at] = s;
         continue;
       }
+      if (f64) {
+        double s = C[at];
+        for (int k = 0; k < K; ++k)
+          s = std::fma(A[static_cast<size_t>(i * K + k)], B[static_cast<size_t>(k * N + j)], s);
+        D[at] = bits_from_f64(s);
+        continue;
+      }
       float s = static_cast<float>(C[at]);
       for (int k = 0; k < K; ++k)
         s = s + static_cast<float>(A[static_cast<size_t>(i * K + k)] *
@@ -142,7 +155,7 @@ void exec_Mma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
                       D[static_cast<size_t>(hi.row * N + hi.col)] << 16);
       }
     } else {
-      for (int i = 0; i < 4; ++i) {
+      for (int i = 0; i < r.d; ++i) {
         Pos p = c_pos(l, i);
         m.set_dst(c, d, static_cast<size_t>(i), t, D[static_cast<size_t>(p.row * N + p.col)]);
       }

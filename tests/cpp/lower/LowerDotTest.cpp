@@ -53,7 +53,7 @@ std::vector<double> quarters(size_t n, unsigned seed) {
   return v;
 }
 
-// Buffers of elem type `ty` ("fp16", "bf16", "fp32", "i8") holding `v`.
+// Buffers of elem type `ty` ("fp16", "bf16", "fp32", "fp64", "i8") holding `v`.
 int add_buffer(Inputs &in, const std::string &ty, const std::vector<double> &v,
                const std::string &name) {
   if (ty == "fp16" || ty == "bf16") {
@@ -74,6 +74,8 @@ int add_buffer(Inputs &in, const std::string &ty, const std::vector<double> &v,
       b.push_back(static_cast<int32_t>(x * 4));
     return in.buffer(b, name);
   }
+  if (ty == "fp64")
+    return in.buffer(v, name);
   std::vector<float> f(v.begin(), v.end());
   return in.buffer(f, name);
 }
@@ -141,6 +143,19 @@ TEST(LowerDot, IeeeFp32AndInt8) {
   auto i = run_case({"i8", "i32", "tl.dot(a, b, acc)", 32, 32, 64});
   EXPECT_NE(i.ptx().find("m16n8k32.row.col.s32.s8.s8.s32"), std::string::npos);
   run_case({"i8", "i32", "tl.dot(a, b)", 16, 16, 16}, false); // K < 32: FMA (mad)
+}
+
+// fp64 runs on the tensor cores where Triton puts it (sm_80, sm_90: their fp64 units run
+// at full rate): m16n8k8.f64 on sm_90, four m8n8k4 a tile on sm_80; FMA elsewhere.
+TEST(LowerDot, Fp64OnTensorCores) {
+  for (int warps : {4, 1}) {
+    auto k = run_case({"fp64", "fp64", "tl.dot(a, b, acc)", 32, 16, 32, warps, false, 90, false});
+    EXPECT_NE(k.ptx().find("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64"), std::string::npos);
+    auto k80 = run_case({"fp64", "fp64", "tl.dot(a, b, acc)", 32, 16, 32, warps, true, 80});
+    EXPECT_NE(k80.ptx().find("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"), std::string::npos);
+  }
+  auto k = run_case({"fp64", "fp64", "tl.dot(a, b, acc)", 16, 16, 16, 4, false, 89}, false);
+  EXPECT_NE(k.ptx().find("fma.rn.f64"), std::string::npos);
 }
 
 TEST(LowerDot, Fp8OperandsMixedFormatsUseFma) {
