@@ -349,6 +349,12 @@ void allocate_shared(ir::Module &m) {
     std::vector<Buffer> bufs;
     std::map<const ir::Op *, int64_t> number;
     int64_t index = 0;
+    // a wgmma dot whose B an earlier dot of its block stores at the same bytes reads it
+    // there (MmaLayouts.h, wgmma_b_twin): marked first, its buffer holds no B
+    ir::walk(f->entry(), [&](ir::Op *op) {
+      if (op->kind() == OpKind::Dot && wgmma_b_twin(*op))
+        op->set_attr("shared_b", int64_t{1});
+    });
     ir::walk(f->entry(), [&](ir::Op *op) {
       int64_t n = index++;
       number[op] = n;
@@ -373,6 +379,11 @@ void allocate_shared(ir::Module &m) {
         extend_ring(b, number);
     for (Buffer &b : bufs)
       extend_to_dot(b, number);
+    for (const auto &[op, n] : number) // the twin's buffer lives until the reader
+      if (op->int_attr("shared_b", 0))
+        for (Buffer &b : bufs)
+          if (b.op == wgmma_b_twin(*op))
+            b.end = std::max(b.end, n);
     std::vector<std::pair<ir::Op *, size_t>> shared = share_staged_operands(bufs, number);
     std::vector<Buffer> placed;
     for (const Buffer &b : bufs)

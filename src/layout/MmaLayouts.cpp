@@ -327,17 +327,88 @@ bool wgmma_a_from_registers(const ir::Op &dot) {
   return bases(la, kLane) == want_lane && bases(la, kWarp) == want_warp;
 }
 
+namespace {
+
+// An operand from a ring stage (local_load) is read in place.
+bool ring_operand(const ir::Op &dot, size_t i) {
+  const ir::Op *d = dot.operand(i)->def;
+  return d && d->kind() == ir::OpKind::LocalLoad;
+}
+
+int64_t up1024(int64_t v) { return (v + 1023) & ~int64_t{1023}; }
+
+// `v`, or the tile a 2-D transpose of it reads (`transposed` says which).
+const ir::Value *untransposed(const ir::Value *v, bool &transposed) {
+  const ir::Op *d = v->def;
+  transposed =
+      d && d->kind() == ir::OpKind::Permute && d->ints_attr("order") == std::vector<int64_t>{1, 0};
+  return transposed ? d->operand(0) : v;
+}
+
+// Whether `dot` stores its B operand in its own buffer every time it runs.
+bool stores_b_each_time(const ir::Op &dot) {
+  return is_wgmma_dot(dot) && !wgmma_pipelined_loop(dot) && !ring_operand(dot, 1) &&
+         !wgmma_invariant_operand_loop(dot, 1);
+}
+
+} // namespace
+
+bool wgmma_staged_mn_major(const ir::Op &dot, int i) {
+  const ir::Type &t = dot.operand(static_cast<size_t>(i))->type;
+  if (ir::bits(t.elem) != 16) // tf32 and 8-bit operands are K-major only
+    return false;
+  LinearLayout l = to_linear(t);
+  int kdim = i == 1 ? 0 : 1;
+  return contiguous_per_thread(l, 1 - kdim) > contiguous_per_thread(l, kdim);
+}
+
+WgmmaOperandSmem wgmma_staged_b(const ir::Op &dot) {
+  const ir::Type &b = dot.operand(1)->type;
+  const ir::Layout &enc = *dot.result(0)->type.layout;
+  return wgmma_operand_smem(static_cast<int32_t>(b.shape[1]), static_cast<int32_t>(b.shape[0]),
+                            ir::bits(b.elem) / 8, wgmma_staged_mn_major(dot, 1), true,
+                            enc.instr_shape[1]);
+}
+
+const ir::Op *wgmma_b_twin(const ir::Op &dot) {
+  if (!stores_b_each_time(dot))
+    return nullptr;
+  bool t_dot = false;
+  const ir::Value *x = untransposed(dot.operand(1), t_dot);
+  WgmmaOperandSmem mine = wgmma_staged_b(dot);
+  for (const auto &op : dot.parent()->ops()) {
+    if (op.get() == &dot)
+      break;
+    if (op->kind() != ir::OpKind::Dot || !stores_b_each_time(*op) || op->int_attr("shared_b", 0))
+      continue;
+    bool t_first = false;
+    if (untransposed(op->operand(1), t_first) != x)
+      continue;
+    // the same bytes for every element of x (this dot's B is x or its transpose)
+    WgmmaOperandSmem first = wgmma_staged_b(*op);
+    bool same = first.elem_bytes == mine.elem_bytes;
+    for (int32_t k = 0; same && k < first.k; ++k)
+      for (int32_t n = 0; same && n < first.mn; ++n)
+        same = first.byte_offset(n, k) ==
+               (t_first == t_dot ? mine.byte_offset(n, k) : mine.byte_offset(k, n));
+    if (same)
+      return op.get();
+  }
+  return nullptr;
+}
+
+int64_t wgmma_dot_a_bytes(const ir::Op &dot) {
+  const ir::Type &a = dot.operand(0)->type;
+  return wgmma_a_from_registers(dot) || ring_operand(dot, 0)
+             ? 0
+             : up1024(a.shape[0] * a.shape[1] * (ir::bits(a.elem) / 8));
+}
+
 int64_t wgmma_dot_buffer_bytes(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
   int64_t eb = ir::bits(a.elem) / 8;
-  auto up = [](int64_t v) { return (v + 1023) & ~int64_t{1023}; };
-  // an operand from a ring stage (local_load) is read in place: no staging buffer
-  auto ring = [&](size_t i) {
-    const ir::Op *d = dot.operand(i)->def;
-    return d && d->kind() == ir::OpKind::LocalLoad;
-  };
-  return (wgmma_a_from_registers(dot) || ring(0) ? 0 : up(a.shape[0] * a.shape[1] * eb)) +
-         (ring(1) ? 0 : up(a.shape[1] * r.shape[1] * eb));
+  bool own_b = !ring_operand(dot, 1) && !dot.int_attr("shared_b", 0);
+  return wgmma_dot_a_bytes(dot) + (own_b ? up1024(a.shape[1] * r.shape[1] * eb) : 0);
 }
 
 int64_t wgmma_dot_smem_bytes(const ir::Op &dot) {

@@ -21,6 +21,7 @@
 
 #include "ir/IR.h"
 #include "layout/LinearLayout.h"
+#include "layout/WgmmaLayouts.h"
 
 namespace tilec::layout {
 
@@ -66,8 +67,23 @@ const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i);
 // of its warp's 16 rows of each 64-row tile (attention's p, itself a wgmma result with the
 // warps along M): lowering reads A from registers and stages only B.
 bool wgmma_a_from_registers(const ir::Op &dot);
+// Whether a wgmma dot stages operand i (0: A, 1: B) MN-major: 16-bit elements each
+// thread holds more contiguously along MN than along K (its runs of 8 are 16-byte
+// stores); K-major otherwise (tf32 and 8-bit operands always).
+bool wgmma_staged_mn_major(const ir::Op &dot, int i);
+// The shared layout a wgmma dot stages its B operand in.
+WgmmaOperandSmem wgmma_staged_b(const ir::Op &dot);
+// An earlier wgmma dot of the same block that stores, each time it runs, the same tile as
+// this dot's B or its transpose (attention backward's qT for k @ qT and dsT @ qT^T, do for
+// ppT @ do and v @ do^T) at the same bytes for every element, K-major for one and
+// MN-major for the other: this dot then reads B from that dot's buffer instead of storing
+// it again (allocate-shared marks it "shared_b" and keeps the first buffer until it).
+// Null when there is none; dots marked "shared_b" are not candidates.
+const ir::Op *wgmma_b_twin(const ir::Op &dot);
+// Operand staging bytes of the A part of a dot's buffer (0: from registers or a ring).
+int64_t wgmma_dot_a_bytes(const ir::Op &dot);
 // Operand staging bytes of one buffer (A and B, each 1024-byte aligned: the swizzle is a
-// function of address bits).
+// function of address bits; no B when it comes from a ring or, "shared_b", a twin).
 int64_t wgmma_dot_buffer_bytes(const ir::Op &dot);
 // Shared bytes a dot with a #mma<v=3> result stages its operands in: one buffer (two when
 // pipelined) from any 16-byte aligned start; 0 for other dots.

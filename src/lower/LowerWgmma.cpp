@@ -61,12 +61,6 @@ simt::Swizzle swizzle_of(int bytes) {
   }
 }
 
-// Whether the source holds the operand's MN dim more contiguously than its K dim.
-bool mn_major_source(const LinearLayout &src, bool operand_b) {
-  int kdim = operand_b ? 0 : 1;
-  return layout::contiguous_per_thread(src, 1 - kdim) > layout::contiguous_per_thread(src, kdim);
-}
-
 // Stores every element this thread holds first of `v` at its offset in `s` (bytes from
 // `base`, plus `buf_off` when valid: the buffer in use), 16-byte stores where the
 // offsets run on. fp32 (tf32) elements are rounded to tf32 first (cvt.rna, as mma.sync's
@@ -229,9 +223,8 @@ private:
     // stage's (the pass chose it with wgmma_operand_smem; K- or MN-major, found here)
     ring_a_ = !a_regs_ && ring_operand(a_);
     ring_b_ = ring_operand(bv_);
-    // tf32 and 8-bit operands are K-major only
-    a_mn_ = eb_ == 2 && mn_major_source(c_.layout_of(a_->type), false);
-    b_mn_ = eb_ == 2 && mn_major_source(c_.layout_of(bv_->type), true);
+    a_mn_ = layout::wgmma_staged_mn_major(op_, 0);
+    b_mn_ = layout::wgmma_staged_mn_major(op_, 1);
     RingView ra, rb;
     if (ring_a_) {
       ra = ring_view(c_, a_->def->operand(0));
@@ -244,7 +237,11 @@ private:
     sa_ = layout::wgmma_operand_smem(M_, K_, eb_, a_mn_, false, 64);
     sb_ = layout::wgmma_operand_smem(N_, K_, eb_, b_mn_, true, in_);
     int64_t a_bytes = a_regs_ || ring_a_ ? 0 : (sa_.bytes() + 1023) & ~int64_t{1023};
-    int64_t b_bytes = ring_b_ ? 0 : (sb_.bytes() + 1023) & ~int64_t{1023};
+    // B stored by an earlier dot of this block at the same bytes (allocate-shared's
+    // "shared_b"): read in that dot's buffer
+    const ir::Op *twin = op_.int_attr("shared_b", 0) ? layout::wgmma_b_twin(op_) : nullptr;
+    TILEC_ASSERT(!op_.int_attr("shared_b", 0) || twin, "wgmma lowering: shared_b without a twin");
+    int64_t b_bytes = ring_b_ || twin ? 0 : (sb_.bytes() + 1023) & ~int64_t{1023};
     buf_bytes_ = layout::wgmma_dot_buffer_bytes(op_);
     TILEC_ASSERT(buf_bytes_ == a_bytes + b_bytes,
                  "wgmma lowering: operand buffers differ from the allocation");
@@ -252,6 +249,9 @@ private:
                   ? (c_.scratch(op_, layout::wgmma_dot_smem_bytes(op_)) + 1023) & ~int64_t{1023}
                   : 0;
     base_b_ = base_a_ + a_bytes;
+    if (twin)
+      base_b_ = ((c_.scratch(*twin, layout::wgmma_dot_smem_bytes(*twin)) + 1023) & ~int64_t{1023}) +
+                layout::wgmma_dot_a_bytes(*twin);
     if (ring_a_)
       std::tie(base_a_, ring_off_a_) = ring_stage_start(c_, ra, a_->def->operand(1));
     if (ring_b_)
@@ -281,7 +281,7 @@ private:
       b_.set_block(here);
     }
     store_a_ = !a_regs_ && !hoist_a && !ring_a_;
-    store_b_ = !hoist_b && !ring_b_;
+    store_b_ = !hoist_b && !ring_b_ && !twin;
     if (store_a_ || store_b_) {
       c_.smem_before_write();
       if (store_a_)

@@ -517,3 +517,57 @@ def test_causal_attention_two_loops_one_q():
                         constexprs=dict(HEAD=D, BM=BM, BN=BN), num_warps=4, num_stages=2,
                         target="cuda:90").asm["allocate-shared"]
     assert ir.count("staged_operand = 0") == 1  # the diagonal loop's q @ k^T
+
+
+@triton.jit
+def _attention_dkdv(Q, K, V, DO, M, Di, DK, DV, N_CTX, BN: tl.constexpr, BM: tl.constexpr,
+                    HEAD: tl.constexpr):
+    # attention backward's dk / dv loop (tutorial 06's _attn_bwd_dkdv without the mask):
+    # qT feeds k @ qT and dsT @ qT^T, do feeds ppT @ do and v @ do^T
+    offs_n = tl.program_id(0) * BN + tl.arange(0, BN)
+    offs_d = tl.arange(0, HEAD)
+    k = tl.load(K + offs_n[:, None] * HEAD + offs_d[None, :])
+    v = tl.load(V + offs_n[:, None] * HEAD + offs_d[None, :])
+    dk = tl.zeros([BN, HEAD], dtype=tl.float32)
+    dv = tl.zeros([BN, HEAD], dtype=tl.float32)
+    for start_m in range(0, N_CTX, BM):
+        offs_m = start_m + tl.arange(0, BM)
+        qT = tl.load(Q + offs_m[None, :] * HEAD + offs_d[:, None])
+        m = tl.load(M + offs_m)
+        pT = tl.math.exp2(tl.dot(k, qT) - m[None, :])
+        do = tl.load(DO + offs_m[:, None] * HEAD + offs_d[None, :])
+        dv += tl.dot(pT.to(tl.float16), do)
+        dpT = tl.dot(v, tl.trans(do))
+        dsT = pT * (dpT - tl.load(Di + offs_m)[None, :])
+        dk += tl.dot(dsT.to(tl.float16), tl.trans(qT))
+    tl.store(DK + offs_n[:, None] * HEAD + offs_d[None, :], dk)
+    tl.store(DV + offs_n[:, None] * HEAD + offs_d[None, :], dv)
+
+
+def test_attention_backward_operands_staged_once():
+    # On sm_90a the second dot reading qT (and do) reads the tile the first one stored,
+    # transposed through its descriptor, instead of storing it again (shared_b); a wrong
+    # address or an early overwrite fails the numbers (on the simulator through
+    # test_simt_lang, and on the GPU)
+    N, D, BN, BM = 128, 64, 64, 16
+    rng = np.random.default_rng(11)
+    q, k, v, do = (rng.integers(-2, 3, (N, D)).astype(np.float16) * np.float16(0.125)
+                   for _ in range(4))
+    m = rng.integers(0, 3, N).astype(np.float32)
+    di = rng.integers(-2, 3, N).astype(np.float32) * np.float32(0.25)
+    dk, dv = np.zeros((N, D), np.float32), np.zeros((N, D), np.float32)
+    _attention_dkdv[(N // BN,)](q, k, v, do, m, di, dk, dv, N, BN=BN, BM=BM, HEAD=D,
+                                num_warps=4, num_stages=2)
+    f64 = [x.astype(np.float64) for x in (q, k, v, do)]
+    pT = np.exp2(f64[1] @ f64[0].T - m[None, :])
+    want_dv = pT.astype(np.float16).astype(np.float64) @ f64[3]
+    dsT = pT * (f64[2] @ f64[3].T - di[None, :])
+    want_dk = dsT.astype(np.float16).astype(np.float64) @ f64[0]
+    np.testing.assert_allclose(dv, want_dv, rtol=1e-2, atol=1e-2)  # pT, dsT rounded to fp16
+    np.testing.assert_allclose(dk, want_dk, rtol=1e-2, atol=1e-2)
+    ir = triton.compile(_attention_dkdv,
+                        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,"
+                                  "*fp32:16,*fp32:16,i32:16",
+                        constexprs=dict(BN=BN, BM=BM, HEAD=D), num_warps=4, num_stages=2,
+                        target="cuda:90").asm["allocate-shared"]
+    assert ir.count("shared_b = 1") == 2  # v @ do^T and dsT @ qT^T
