@@ -177,7 +177,9 @@ def test_dot_result_feeds_elementwise_and_reductions():
     np.testing.assert_allclose(c, ref, rtol=1e-6)
 
 
-def test_dot_batched():
+@pytest.mark.parametrize("dtype", [np.float16, np.float64])
+def test_dot_batched(dtype):
+    # fp64: m16n8k8.f64 tiles per batch on sm_90 (the simulator through test_simt_lang)
     @triton.jit
     def k(A, B, C, BS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
         rb = tl.arange(0, BS)[:, None, None]
@@ -189,11 +191,12 @@ def test_dot_batched():
         tl.store(C + rb * M * N + rm * N + rn, c)
 
     rng = np.random.default_rng(6)
-    a = _small_ints(rng, (2, 16, 32)).astype(np.float16)
-    b = _small_ints(rng, (2, 32, 16)).astype(np.float16)
-    c = np.zeros((2, 16, 16), np.float32)
+    a = _small_ints(rng, (2, 16, 32)).astype(dtype)
+    b = _small_ints(rng, (2, 32, 16)).astype(dtype)
+    out = np.float64 if dtype == np.float64 else np.float32
+    c = np.zeros((2, 16, 16), out)
     k[(1,)](a, b, c, BS=2, M=16, N=16, K=32)
-    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+    np.testing.assert_array_equal(c, a.astype(out) @ b.astype(out))
 
 
 @pytest.mark.parametrize("mnk,blocks", [((64, 48, 40), (32, 32, 16, 4)),
