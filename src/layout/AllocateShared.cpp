@@ -379,11 +379,14 @@ void allocate_shared(ir::Module &m) {
         extend_ring(b, number);
     for (Buffer &b : bufs)
       extend_to_dot(b, number);
-    for (const auto &[op, n] : number) // the twin's buffer lives until the reader
-      if (op->int_attr("shared_b", 0))
-        for (Buffer &b : bufs)
-          if (b.op == wgmma_b_twin(*op))
-            b.end = std::max(b.end, n);
+    for (const auto &[op, n] : number) { // the twin's buffer lives until the reader
+      if (!op->int_attr("shared_b", 0))
+        continue;
+      const ir::Op *twin = wgmma_b_twin(*op);
+      for (Buffer &b : bufs)
+        if (b.op == twin)
+          b.end = std::max(b.end, n);
+    }
     std::vector<std::pair<ir::Op *, size_t>> shared = share_staged_operands(bufs, number);
     std::vector<Buffer> placed;
     for (const Buffer &b : bufs)

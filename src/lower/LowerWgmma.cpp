@@ -235,7 +235,8 @@ private:
       b_mn_ = ring_major(rb, N_, K_, eb_, true, in_);
     }
     sa_ = layout::wgmma_operand_smem(M_, K_, eb_, a_mn_, false, 64);
-    sb_ = layout::wgmma_operand_smem(N_, K_, eb_, b_mn_, true, in_);
+    sb_ = ring_b_ ? layout::wgmma_operand_smem(N_, K_, eb_, b_mn_, true, in_)
+                  : layout::wgmma_staged_b(op_); // the one rule, shared with wgmma_b_twin
     int64_t a_bytes = a_regs_ || ring_a_ ? 0 : (sa_.bytes() + 1023) & ~int64_t{1023};
     // B stored by an earlier dot of this block at the same bytes (allocate-shared's
     // "shared_b"): read in that dot's buffer
