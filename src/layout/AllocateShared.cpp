@@ -355,6 +355,11 @@ void allocate_shared(ir::Module &m) {
       if (op->kind() == OpKind::Dot && wgmma_b_twin(*op))
         op->set_attr("shared_b", int64_t{1});
     });
+    // a wgmma dot whose B an earlier dot stores with its own operands (wgmma_stage_host)
+    ir::walk(f->entry(), [&](ir::Op *op) {
+      if (op->kind() == OpKind::Dot && wgmma_stage_host(*op))
+        op->set_attr("prestaged", int64_t{1});
+    });
     ir::walk(f->entry(), [&](ir::Op *op) {
       int64_t n = index++;
       number[op] = n;
@@ -380,12 +385,16 @@ void allocate_shared(ir::Module &m) {
     for (Buffer &b : bufs)
       extend_to_dot(b, number);
     for (const auto &[op, n] : number) { // the twin's buffer lives until the reader
-      if (!op->int_attr("shared_b", 0))
-        continue;
-      const ir::Op *twin = wgmma_b_twin(*op);
-      for (Buffer &b : bufs)
-        if (b.op == twin)
-          b.end = std::max(b.end, n);
+      if (op->int_attr("shared_b", 0)) {
+        const ir::Op *twin = wgmma_b_twin(*op);
+        for (Buffer &b : bufs)
+          if (b.op == twin)
+            b.end = std::max(b.end, n);
+      }
+      if (op->int_attr("prestaged", 0)) // a prestaged B's buffer from its store on
+        for (Buffer &b : bufs)
+          if (b.op == op)
+            b.start = std::min(b.start, number.at(wgmma_stage_host(*op)));
     }
     std::vector<std::pair<ir::Op *, size_t>> shared = share_staged_operands(bufs, number);
     std::vector<Buffer> placed;

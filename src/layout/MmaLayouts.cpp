@@ -397,6 +397,32 @@ const ir::Op *wgmma_b_twin(const ir::Op &dot) {
   return nullptr;
 }
 
+const ir::Op *wgmma_stage_host(const ir::Op &dot) {
+  // this dot's only store each time it runs is its B (A from registers, a ring or stored
+  // once before the loop), and nothing stores B for it
+  if (!stores_b_each_time(dot) || dot.int_attr("shared_b", 0) ||
+      (!wgmma_a_from_registers(dot) && !ring_operand(dot, 0) &&
+       !wgmma_invariant_operand_loop(dot, 0)))
+    return nullptr;
+  const ir::Value *b = dot.operand(1);
+  const ir::Block *blk = dot.parent();
+  bool computed = !b->def || b->def->parent() != blk; // B exists before the block's ops
+  for (const auto &op : blk->ops()) {
+    if (op.get() == &dot)
+      return nullptr;
+    if (b->def == op.get())
+      computed = true;
+    if (!computed || !is_wgmma_dot(*op) || wgmma_pipelined_loop(*op) ||
+        op->int_attr("prestaged", 0))
+      continue;
+    bool stores_a = !wgmma_a_from_registers(*op) && !ring_operand(*op, 0) &&
+                    !wgmma_invariant_operand_loop(*op, 0);
+    if (stores_a || (stores_b_each_time(*op) && !op->int_attr("shared_b", 0)))
+      return op.get();
+  }
+  return nullptr;
+}
+
 int64_t wgmma_dot_a_bytes(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type;
   return wgmma_a_from_registers(dot) || ring_operand(dot, 0)

@@ -80,6 +80,12 @@ WgmmaOperandSmem wgmma_staged_b(const ir::Op &dot);
 // it again (allocate-shared marks it "shared_b" and keeps the first buffer until it).
 // Null when there is none; dots marked "shared_b" are not candidates.
 const ir::Op *wgmma_b_twin(const ir::Op &dot);
+// An earlier wgmma dot of the same block that stores operands each time it runs, after B
+// of this dot is computed, when this dot's only store is its B: that dot stores this B
+// too, under its barriers (allocate-shared marks this dot "prestaged" and keeps its buffer
+// from that dot on). Attention backward's dk / dv loop: k @ qT stores do for ppT @ do,
+// one barrier pair an iteration instead of two. Null when there is none.
+const ir::Op *wgmma_stage_host(const ir::Op &dot);
 // Operand staging bytes of the A part of a dot's buffer (0: from registers or a ring).
 int64_t wgmma_dot_a_bytes(const ir::Op &dot);
 // Operand staging bytes of one buffer (A and B, each 1024-byte aligned: the swizzle is a

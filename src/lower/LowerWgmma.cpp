@@ -282,13 +282,21 @@ private:
       b_.set_block(here);
     }
     store_a_ = !a_regs_ && !hoist_a && !ring_a_;
-    store_b_ = !hoist_b && !ring_b_ && !twin;
+    store_b_ = !hoist_b && !ring_b_ && !twin && !op_.int_attr("prestaged", 0);
     if (store_a_ || store_b_) {
       c_.smem_before_write();
       if (store_a_)
         store_operand(c_, a_, sa_, base_a_, buf_off_);
       if (store_b_)
         store_operand(c_, bv_, sb_, base_b_, buf_off_);
+      // later dots of this block whose B this dot stores (layout::wgmma_stage_host)
+      for (const auto &later : op_.parent()->ops())
+        if (later->int_attr("prestaged", 0) && layout::wgmma_stage_host(*later) == &op_)
+          store_operand(
+              c_, later->operand(1), layout::wgmma_staged_b(*later),
+              ((c_.scratch(*later, layout::wgmma_dot_smem_bytes(*later)) + 1023) & ~int64_t{1023}) +
+                  layout::wgmma_dot_a_bytes(*later),
+              Reg{});
       simt::fence_proxy_async(b_);
       c_.smem_after_write();
     }

@@ -574,3 +574,4 @@ def test_attention_backward_operands_staged_once():
                         constexprs=dict(BN=BN, BM=BM, HEAD=D), num_warps=4, num_stages=2,
                         target="cuda:90").asm["allocate-shared"]
     assert ir.count("shared_b = 1") == 2  # v @ do^T and dsT @ qT^T
+    assert ir.count("prestaged = 1") == 1  # do, stored with qT for ppT @ do
