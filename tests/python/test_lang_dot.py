@@ -177,9 +177,10 @@ def test_dot_result_feeds_elementwise_and_reductions():
     np.testing.assert_allclose(c, ref, rtol=1e-6)
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.float64])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_dot_batched(dtype):
-    # fp64: m16n8k8.f64 tiles per batch on sm_90 (the simulator through test_simt_lang)
+    # per batch, operands staged and read by ldmatrix (fp16; fp32 as tf32: A K-contiguous),
+    # fp64 in m16n8k8.f64 tiles on sm_90 (the simulator through test_simt_lang)
     @triton.jit
     def k(A, B, C, BS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
         rb = tl.arange(0, BS)[:, None, None]

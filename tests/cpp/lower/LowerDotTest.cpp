@@ -133,6 +133,19 @@ TEST(LowerDot, Bf16AndF16AccumulatorAndTf32) {
   auto k = run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 32, 16, 32});
   EXPECT_NE(k.ptx().find("cvt.rna.tf32.f32"), std::string::npos);
   EXPECT_NE(k.ptx().find("m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos);
+  // K-contiguous tf32 operands are read by ldmatrix (a 32-bit element = two 16-bit units
+  // along K; no .trans): A always here, B when given as [N, K]
+  EXPECT_NE(k.ptx().find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
+  auto kt = run_case({"fp32", "fp32", "tl.dot(a, b, acc)", 32, 16, 32, 4, true});
+  auto count = [](const std::string &ptx) {
+    size_t n = 0;
+    for (size_t at = ptx.find("ldmatrix"); at != std::string::npos;
+         at = ptx.find("ldmatrix", at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_GT(count(kt.ptx()), count(k.ptx())); // B's too
+  EXPECT_EQ(kt.ptx().find(".trans"), std::string::npos);
 }
 
 TEST(LowerDot, IeeeFp32AndInt8) {
@@ -246,6 +259,9 @@ def bdot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
   GpuKernelUnderTest k(src, "bdot",
                        {"*fp16:16", "*fp16:16", "*fp32:16", "=2", "=16", "=32", "=16"});
   EXPECT_NE(k.ptx().find("mma.sync.aligned"), std::string::npos);
+  // batched operands are staged per batch and read by ldmatrix too
+  EXPECT_NE(k.ptx().find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos);
+  EXPECT_NE(k.ptx().find("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"), std::string::npos);
   Inputs in;
   int a = add_buffer(in, "fp16", quarters(2 * 16 * 16, 4), "a");
   int b = add_buffer(in, "fp16", quarters(2 * 16 * 32, 5), "b");
