@@ -51,6 +51,31 @@ std::optional<simt::BlockId> target(const Instr &in) {
   return std::nullopt;
 }
 
+// The group committed at `commit`: its fence's index, and in `held` the registers it
+// reads or writes until retired (its wgmmas' accumulators and register A fragments).
+std::optional<size_t> group_fence(const std::vector<Instr> &body, size_t commit,
+                                  std::vector<uint32_t> &held) {
+  std::vector<uint32_t> reads, writes;
+  held.clear();
+  size_t i = commit;
+  while (i-- > 0 && body[i].op != Op::WgmmaFence) {
+    const Instr &in = body[i];
+    if (in.op == Op::WgmmaCommit || in.op == Op::WgmmaWait)
+      return std::nullopt;
+    if (in.op == Op::Wgmma) {
+      simt::instr_regs(in, reads, writes);
+      held.insert(held.end(), writes.begin(), writes.end()); // the accumulators
+      if (in.m.a_regs) // and A fragments: the sources before b's descriptor and scale-d
+        for (size_t k = 0; k + 2 < in.src.size(); ++k)
+          if (in.src[k].is_reg())
+            held.push_back(in.src[k].index);
+    }
+  }
+  if (i == static_cast<size_t>(-1) || held.empty())
+    return std::nullopt;
+  return i;
+}
+
 // Defers the wait of body block `b` (header `h` = b - 1, exit `e`); true when done.
 bool defer(simt::Function &f, size_t h, size_t b, simt::BlockId e) {
   std::vector<Instr> &body = f.blocks[b].instrs;
@@ -65,22 +90,10 @@ bool defer(simt::Function &f, size_t h, size_t b, simt::BlockId e) {
     return false;
   // its group: the wgmmas back to their fence; nothing else in flight before it
   std::vector<uint32_t> held, reads, writes;
-  size_t fence = w - 1;
-  while (fence-- > 0 && body[fence].op != Op::WgmmaFence) {
-    const Instr &in = body[fence];
-    if (in.op == Op::WgmmaCommit || in.op == Op::WgmmaWait)
-      return false;
-    if (in.op == Op::Wgmma) {
-      simt::instr_regs(in, reads, writes);
-      held.insert(held.end(), writes.begin(), writes.end()); // the accumulators
-      if (in.m.a_regs) // and A fragments: the sources before b's descriptor and scale-d
-        for (size_t k = 0; k + 2 < in.src.size(); ++k)
-          if (in.src[k].is_reg())
-            held.push_back(in.src[k].index);
-    }
-  }
-  if (fence == static_cast<size_t>(-1) || held.empty())
+  std::optional<size_t> fence_at = group_fence(body, w - 1, held);
+  if (!fence_at)
     return false;
+  size_t fence = *fence_at;
   bool retired_before = false; // a wait 0 after the block's last earlier commit
   for (size_t i = 0; i < fence; ++i)
     if (body[i].op == Op::WgmmaCommit)
@@ -137,12 +150,56 @@ bool defer(simt::Function &f, size_t h, size_t b, simt::BlockId e) {
   return true;
 }
 
+// Within one block: `commit; wait 0` whose group the block's next wait retires anyway
+// (attention backward: dv's dot, then dp's dot and its wait) drops its own wait when
+// nothing up to that wait touches the group's registers, writes memory or passes a
+// barrier (so no other warp moves on to overwrite what the group reads). The group then
+// runs beside the next dot's issue.
+int defer_in_block(std::vector<Instr> &body) {
+  int n = 0;
+  std::vector<uint32_t> held, reads, writes;
+  for (size_t w = 1; w < body.size(); ++w) {
+    if (!is_wait(body[w], 0) || body[w - 1].op != Op::WgmmaCommit || body[w - 1].guard.active())
+      continue;
+    if (!group_fence(body, w - 1, held))
+      continue;
+    int committed = 0;
+    size_t merge = body.size();
+    for (size_t i = w + 1; i < body.size(); ++i) {
+      const Instr &in = body[i];
+      if (in.op == Op::WgmmaWait) {
+        if (!in.guard.active() && committed >= in.src[0].value)
+          merge = i;
+        break;
+      }
+      if (in.op == Op::WgmmaCommit)
+        ++committed;
+      if (in.op == Op::Bar || !may_overlap(in))
+        break;
+      simt::instr_regs(in, reads, writes);
+      bool touches = false;
+      for (uint32_t r : held)
+        touches = touches || std::find(reads.begin(), reads.end(), r) != reads.end() ||
+                  std::find(writes.begin(), writes.end(), r) != writes.end();
+      if (touches)
+        break;
+    }
+    if (merge == body.size())
+      continue;
+    body.erase(body.begin() + static_cast<long>(w));
+    ++n;
+  }
+  return n;
+}
+
 } // namespace
 
 int defer_wgmma_wait(simt::Function &f) {
-  if (!env::flag(env::Var::WgmmaDefer))
-    return 0;
   int n = 0;
+  for (simt::Block &blk : f.blocks)
+    n += defer_in_block(blk.instrs);
+  if (!env::flag(env::Var::WgmmaDefer))
+    return n;
   for (size_t b = 1; b < f.blocks.size(); ++b) {
     const std::vector<Instr> &body = f.blocks[b].instrs;
     const std::vector<Instr> &head = f.blocks[b - 1].instrs;

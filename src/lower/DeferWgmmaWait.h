@@ -1,4 +1,13 @@
-// A Thread IR pass run at the end of lowering: a loop body whose last wgmma group is
+// A Thread IR pass run at the end of lowering: fewer wgmma.wait_group, so the tensor
+// cores work on while the next instructions issue.
+//
+// Within a block (always): a group retired at once (`commit; wait_group 0`) whose block
+// retires it again at its next wait (attention backward's dv dot, then dp's dot and its
+// wait_group 0) drops its own wait when nothing in between touches the group's registers,
+// writes memory or passes a barrier. dv's accumulation then runs beside dp's issue, as in
+// Triton's kernels.
+//
+// Across a back edge (opt-in, below): a loop body whose last wgmma group is
 // retired at once (`commit; wait_group 0; [bar.sync]`, attention's p v) lets that group run
 // on across the back edge instead, until the next iteration's own wait retires it
 // (attention: q k^T's `wait_group 0`), as Triton's kernels do. The tensor cores then work
@@ -27,7 +36,7 @@
 
 namespace tilec::lower {
 
-// Returns the number of waits deferred.
+// Returns the number of waits removed or moved.
 int defer_wgmma_wait(simt::Function &f);
 
 } // namespace tilec::lower

@@ -569,10 +569,13 @@ def test_attention_backward_operands_staged_once():
     want_dk = dsT.astype(np.float16).astype(np.float64) @ f64[0]
     np.testing.assert_allclose(dv, want_dv, rtol=1e-2, atol=1e-2)  # pT, dsT rounded to fp16
     np.testing.assert_allclose(dk, want_dk, rtol=1e-2, atol=1e-2)
-    ir = triton.compile(_attention_dkdv,
-                        signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,"
-                                  "*fp32:16,*fp32:16,i32:16",
-                        constexprs=dict(BN=BN, BM=BM, HEAD=D), num_warps=4, num_stages=2,
-                        target="cuda:90").asm["allocate-shared"]
+    compiled = triton.compile(_attention_dkdv,
+                              signature="*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,"
+                                        "*fp32:16,*fp32:16,i32:16",
+                              constexprs=dict(BN=BN, BM=BM, HEAD=D), num_warps=4, num_stages=2,
+                              target="cuda:90")
+    ir, ptx = compiled.asm["allocate-shared"], compiled.asm["ptx"]
     assert ir.count("shared_b = 1") == 2  # v @ do^T and dsT @ qT^T
     assert ir.count("prestaged = 1") == 1  # do, stored with qT for ppT @ do
+    # ppT @ do's group is retired by v @ do^T's wait: four groups, three waits
+    assert (ptx.count("wgmma.commit_group"), ptx.count("wgmma.wait_group")) == (4, 3)
