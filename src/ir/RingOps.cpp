@@ -172,8 +172,12 @@ std::string verify_ring_op(const Op &op) {
     if (!(e = count(2, 2, 1)).empty() || !(e = buf_stage()).empty())
       return e;
     const Type &b = op.operand(0)->type, &r = op.result(0)->type;
-    if (r.ptr || r.elem != b.elem || r.shape != Shape{b.shape[1], b.shape[2]})
-      return "result must be a [" + std::to_string(b.shape[1]) + ", " + std::to_string(b.shape[2]) +
+    int64_t trans = op.int_attr("trans", 0); // the stage read transposed (a second reader)
+    Shape want = trans ? Shape{b.shape[2], b.shape[1]} : Shape{b.shape[1], b.shape[2]};
+    if (trans != 0 && trans != 1)
+      return "trans must be 0 or 1";
+    if (r.ptr || r.elem != b.elem || r.shape != want)
+      return "result must be a [" + std::to_string(want[0]) + ", " + std::to_string(want[1]) +
              "] tile of " + std::string(ir_name(b.elem)) + ", got " + r.str();
     return "";
   }

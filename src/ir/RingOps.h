@@ -11,7 +11,7 @@ namespace tilec::ir {
 
 bool is_ring_op(OpKind k);
 
-// The mark the stage "plan-rings" (layout/PipelineLoops.h) puts on each load that goes into
+// The mark the stage "plan-rings" (layout/PlanRings.h) puts on each load that goes into
 // a ring (`ring = 1`): "pipeline-loads" leaves those loads alone, "pipeline-loops" takes
 // only those.
 inline constexpr const char *kRingLoadAttr = "ring";

@@ -10,6 +10,7 @@
 #include "layout/AssignLayouts.h"
 #include "layout/LayoutRules.h"
 #include "layout/Layouts.h"
+#include "layout/PlanRings.h"
 #include "layout/RingLayouts.h"
 #include "layout/TmaCopies.h"
 #include "support/Env.h"
@@ -25,36 +26,13 @@ using transforms::LoopShift;
 
 namespace {
 
-bool has_side_effects(Block *b) {
-  bool found = false;
-  walk(b, [&](Op *op) {
-    OpKind k = op->kind();
-    found = found || k == OpKind::Store || k == OpKind::AtomicRmw || k == OpKind::AtomicCas ||
-            k == OpKind::Barrier || k == OpKind::Print || k == OpKind::Assert ||
-            k == OpKind::GridDepControl || is_ring_op(k);
-  });
-  return found;
-}
-
-// The loop's stage count when its loads can go into rings (S >= 2, no side effects, a
-// positive constant step), else 0.
-int64_t ring_stages(Op &loop, int64_t module_stages) {
-  int64_t S = loop.int_attr("num_stages", module_stages);
-  if (S < 2 || has_side_effects(loop.region(0)->block()))
-    return 0;
-  Value *step = loop.operand(2);
-  if (!step->def || step->def->kind() != OpKind::Constant || !step->type.is_scalar() ||
-      step->def->int_attr("value", 0) <= 0)
-    return 0;
-  return S;
-}
-
 // One load going into a ring.
 struct Candidate {
   Op *load = nullptr;
-  Op *dot = nullptr;
+  Op *dot = nullptr; // the first reader: the stage is placed for it
   int operand = 0;
-  std::vector<Op *> chain; // the permute / convert_layout ops from the load to the dot
+  std::vector<Op *> chain;           // the permute / convert_layout ops from the load to the dot
+  std::vector<RingConsumer> readers; // every reader, the first one included (PlanRings.h)
   std::vector<std::vector<int32_t>> stage_bases;
   Value *buf = nullptr;
   std::optional<TmaCopyPlan> tma; // copied by TMA (a host descriptor's block, wgmma reader)
@@ -100,10 +78,11 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   if (load.parent() != &body || load.int_attr("volatile", 0) != 0 ||
       (!force && load.int_attr(kRingLoadAttr, 0) == 0)) // plan-rings made the choice
     return std::nullopt;
-  auto [dot_c, operand] = ring_dot_operand(load);
-  if (!dot_c || dot_c->parent() != &body)
+  std::vector<RingConsumer> readers = ring_consumers(load);
+  if (readers.empty())
     return std::nullopt;
-  Op *dot = const_cast<Op *>(dot_c);
+  Op *dot = readers[0].dot;
+  int operand = readers[0].operand;
   const Type &pt = load.operand(0)->type;
   if (pt.rank() != 2 || !pt.layout || pt.layout->kind != LayoutKind::Blocked ||
       !same_layout(pt.layout, load.result()->type.layout))
@@ -117,8 +96,7 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   c.load = &load;
   c.dot = dot;
   c.operand = operand;
-  for (Op *u = load.result()->users.front(); u != dot; u = u->result()->users.front())
-    c.chain.push_back(u);
+  c.chain = readers[0].chain;
   // the memory-contiguous dim, followed through the permutes (a TMA copy needs no runs)
   int cdim = pt.layout->order[0];
   bool tma_load = load.int_attr("tma", 0) != 0 && cdim == 1;
@@ -138,9 +116,22 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   std::optional<LinearLayout> stage = ring_stage_layout(*dot, operand, cdim);
   if (!stage)
     return std::nullopt;
+  // several readers: wgmma dots, each reading the first one's stage in place
+  int cdim0 = readers[0].transposed ? 1 - cdim : cdim; // in the load's coordinates
+  auto wgmma_stage = [&](const RingConsumer &r) -> std::optional<LinearLayout> {
+    std::optional<WgmmaOperandSmem> s =
+        ring_wgmma_smem(*r.dot, r.operand, r.transposed ? 1 - cdim0 : cdim0);
+    return s ? std::optional<LinearLayout>(s->layout) : std::nullopt;
+  };
+  if (readers.size() > 1 && !ring_readers_share_stage(readers, wgmma_stage))
+    return std::nullopt;
+  for (size_t i = 1; i < readers.size(); ++i)
+    if (!force && !ring_consumer_supported(*readers[i].dot, readers[i].operand))
+      return std::nullopt;
+  c.readers = std::move(readers);
   for (int i = 0; i < stage->in_dim_bits(kOffset); ++i)
     c.stage_bases.push_back(stage->basis(kOffset, i));
-  if (tma_load)
+  if (tma_load && c.readers.size() == 1)
     c.tma = tma_plan(load, *dot, c.chain, *stage);
   for (size_t i = 4; c.tma && i < load.num_operands(); ++i)
     if (!sh.recomputable(load.operand(i)))
@@ -292,8 +283,9 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   Op *first_dot = nullptr;
   for (auto &op : body->ops()) {
     for (Candidate &c : cands)
-      if (c.dot == op.get())
-        first_dot = op.get();
+      for (const RingConsumer &r : c.readers)
+        if (r.dot == op.get())
+          first_dot = op.get();
     if (first_dot)
       break;
   }
@@ -337,14 +329,20 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
     if (c.tma)
       top.create(OpKind::TmaWait, {c.buf, cur, phase}, {}, {}, loc);
   for (Candidate &c : cands) {
-    Builder at;
-    at.set_insertion_point(c.dot);
-    const Type &ot = c.dot->operand(static_cast<size_t>(c.operand))->type;
-    Value *x = at.create(OpKind::LocalLoad, {c.buf, cur}, {ot}, {}, c.load->loc())->result();
-    c.dot->set_operand(static_cast<size_t>(c.operand), x);
-    for (auto it = c.chain.rbegin(); it != c.chain.rend(); ++it) {
-      (*it)->drop_operands();
-      (*it)->erase();
+    for (RingConsumer &r : c.readers) { // each reads the stage, the later ones maybe transposed
+      Builder at;
+      at.set_insertion_point(r.dot);
+      const Type &ot = r.dot->operand(static_cast<size_t>(r.operand))->type;
+      std::vector<NamedAttr> attrs;
+      if (r.transposed != c.readers[0].transposed)
+        attrs.push_back({"trans", int64_t{1}});
+      Value *x = at.create(OpKind::LocalLoad, {c.buf, cur}, {ot}, std::move(attrs), c.load->loc())
+                     ->result();
+      r.dot->set_operand(static_cast<size_t>(r.operand), x);
+      for (auto it = r.chain.rbegin(); it != r.chain.rend(); ++it) {
+        (*it)->drop_operands();
+        (*it)->erase();
+      }
     }
     c.load->drop_operands();
     c.load->erase();
@@ -361,79 +359,6 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
 }
 
 } // namespace
-
-std::pair<const Op *, int> ring_dot_operand(const Op &load) {
-  const Value *v = load.result();
-  while (v->users.size() == 1) {
-    const Op *u = v->users.front();
-    if (u->parent() != load.parent())
-      break;
-    if (u->kind() == OpKind::Dot) {
-      for (int i = 0; i < 2; ++i)
-        if (u->operand(static_cast<size_t>(i)) == v)
-          return {u, i};
-      break;
-    }
-    if (u->kind() != OpKind::Permute && u->kind() != OpKind::ConvertLayout)
-      break;
-    v = u->result();
-  }
-  return {nullptr, -1};
-}
-
-namespace {
-
-// Whether "pipeline-loops" will be able to take `load`, judged before layouts exist (the
-// dot's layout from its shape and the module's wgmma choice; contiguity from axis info).
-bool ring_planned(const Op &load, const Module &m, const analysis::AxisInfoAnalysis &a) {
-  auto [dot, operand] = ring_dot_operand(load);
-  if (!dot || !ring_consumer_supported_before_layouts(*dot, operand, m))
-    return false;
-  const Value *ptr = load.operand(0);
-  // a tile smaller than 4 bytes a thread leaves runs under 4 bytes in some thread
-  int64_t threads = 32 * m.int_attr("num_warps", 4);
-  if (ptr->type.rank() != 2 || ptr->type.numel() * byte_size(ptr->type.elem) < 4 * threads ||
-      (load.num_operands() > 2 && !transforms::is_plus_zero_constant(load.operand(2))))
-    return false;
-  // a tma load (a wgmma reads it) is copied whole by TMA, which checks the bounds itself
-  if (load.int_attr("tma", 0) && m.int_attr("wgmma", 0))
-    return true;
-  int cdim = a.order_by_contiguity(ptr).front();
-  int64_t run = a.ptr_vector_elems(ptr, cdim);
-  if (load.num_operands() > 1) {
-    const analysis::AxisInfo &mi = a.get(load.operand(1));
-    run = mi.rank() == 2 ? std::min(run, mi.constancy[static_cast<size_t>(cdim)]) : 1;
-  }
-  return run * byte_size(ptr->type.elem) >= 4;
-}
-
-} // namespace
-
-void plan_rings(Module &m) {
-  if (env::get(env::Var::Ring) == "0")
-    return;
-  int64_t stages = m.int_attr("num_stages", 3);
-  for (auto &f : m.functions) {
-    std::optional<analysis::AxisInfoAnalysis> ax; // only for functions with a ring loop
-    ir::for_each_loop(*f->entry(), [&](Op &loop) {
-      if (ring_stages(loop, stages) == 0)
-        return;
-      LoopShift sh(loop, true);
-      for (auto &op : loop.region(0)->block()->ops()) {
-        if (op->kind() != OpKind::Load || op->int_attr("volatile", 0) != 0 ||
-            !ring_dot_operand(*op).first)
-          continue;
-        if (!ax)
-          ax.emplace(*f, &m);
-        bool ok = ring_planned(*op, m, *ax);
-        for (size_t i = 0; ok && i < std::min<size_t>(2, op->num_operands()); ++i)
-          ok = sh.recomputable(op->operand(i));
-        if (ok)
-          op->set_attr(kRingLoadAttr, int64_t{1});
-      }
-    });
-  }
-}
 
 namespace {
 

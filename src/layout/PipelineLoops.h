@@ -14,18 +14,18 @@
 //     yield .., (c + 1 == S ? 0 : c + 1)
 //   async_wait {pending = 0}
 //
-// Only loads marked by "plan-rings" (below) are taken. A loop qualifies when S (its `num_stages`, else the module's) is >= 2, its step is a
-// positive constant and it has no stores, atomics, barriers, prints or asserts. A load
-// qualifies when it sits in the loop body, reaches a dot operand of that body through
-// permute / convert_layout ops used nowhere else, has no `other` or a zero one, its pointer
+// Only loads marked by "plan-rings" (layout/PlanRings.h) are taken. A loop qualifies when
+// S (its `num_stages`, else the module's) is >= 2, its step is a positive constant and it
+// has no stores, atomics, barriers, prints or asserts. A load qualifies when it sits in the
+// loop body, reaches dot operands of that body through permute / convert_layout ops used
+// nowhere else (several: wgmma dots that all read the first one's stage in place, a
+// transposed reader through local_load {trans = 1}), has no `other` or a zero one, its pointer
 // and mask are pure functions of the induction variable, carried values and invariants
 // (transforms/LoopShift), its elements are 2 bytes or more, each thread copies runs of at
 // least 4 bytes along the memory-contiguous dim (layout order and axis info of the pointer
 // and mask), and layout::ring_consumer_supported accepts the dot operand. TILEC_RING=0
 // turns the stage off.
 #pragma once
-
-#include <utility>
 
 #include "ir/IR.h"
 
@@ -37,19 +37,5 @@ struct PipelineLoopsOptions {
 
 void pipeline_loops(ir::Module &m);
 void pipeline_loops(ir::Module &m, const PipelineLoopsOptions &opts);
-
-// The dot operand (dot, 0 or 1) that `load`'s result reaches through single-use permute /
-// convert_layout ops in the same block; (null, -1) when there is none.
-std::pair<const ir::Op *, int> ring_dot_operand(const ir::Op &load);
-
-// The GPU stage "plan-rings" (before "pipeline-loads" and layout assignment): the one
-// decision of which loads go into rings, made with what is known before layouts (the dot's
-// layout from its shape and the module's wgmma choice, contiguity from axis info). Each
-// load in a loop this stage takes, with a consumer a ring can feed, a zero `other`, 2-byte
-// or wider elements and runs of 4 bytes or more, gets ir::kRingLoadAttr (`ring = 1`).
-// "pipeline-loads" leaves those to this stage, and "pipeline-loops" takes only those; a
-// load still marked after it was planned but not taken (its layout did not allow the copy
-// runs or the stage layout the plan assumed) and is loaded where it is.
-void plan_rings(ir::Module &m);
 
 } // namespace tilec::layout

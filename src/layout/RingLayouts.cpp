@@ -68,10 +68,11 @@ bool ring_consumer_supported_before_layouts(const ir::Op &dot, int operand, cons
   return eb == 2 && mma_k_width(t.elem) == 2 && kMmaSyncRingLowered;
 }
 
-std::optional<WgmmaOperandSmem> ring_wgmma_smem(const ir::Op &dot, int operand,
-                                                int contiguous_dim) {
-  if (!eligible(dot, operand) || !is_wgmma(dot))
-    return std::nullopt;
+namespace {
+
+// The wgmma operand placement of a ring stage, given the instruction N of the dot's layout.
+std::optional<WgmmaOperandSmem> wgmma_stage(const ir::Op &dot, int operand, int contiguous_dim,
+                                            int32_t instr_n) {
   const ir::Type &t = dot.operand(static_cast<size_t>(operand))->type;
   int eb = elem_bytes(t);
   bool b = operand == 1;
@@ -79,11 +80,33 @@ std::optional<WgmmaOperandSmem> ring_wgmma_smem(const ir::Op &dot, int operand,
   bool mn_major = contiguous_dim != kdim;
   if (mn_major && eb != 2) // tf32 and int8: K-major only
     return std::nullopt;
-  const ir::Type &rt = dot.result(0)->type;
   int32_t mn = static_cast<int32_t>(t.shape[b ? 1 : 0]);
   int32_t k = static_cast<int32_t>(t.shape[static_cast<size_t>(kdim)]);
-  int32_t mn_instr = b ? rt.layout->instr_shape[1] : 64;
-  return wgmma_operand_smem(mn, k, eb, mn_major, b, mn_instr);
+  return wgmma_operand_smem(mn, k, eb, mn_major, b, b ? instr_n : 64);
+}
+
+} // namespace
+
+std::optional<WgmmaOperandSmem> ring_wgmma_smem(const ir::Op &dot, int operand,
+                                                int contiguous_dim) {
+  if (!eligible(dot, operand) || !is_wgmma(dot))
+    return std::nullopt;
+  return wgmma_stage(dot, operand, contiguous_dim, dot.result(0)->type.layout->instr_shape[1]);
+}
+
+std::optional<LinearLayout> wgmma_ring_stage_before_layouts(const ir::Op &dot, int operand,
+                                                            int contiguous_dim,
+                                                            const ir::Module &m) {
+  if (!ring_consumer_supported_before_layouts(dot, operand, m))
+    return std::nullopt;
+  ir::LayoutRef r = dot_result_layout(dot, static_cast<int>(m.int_attr("num_warps", 4)),
+                                      module_has_wgmma(m), module_has_f64_mma(m));
+  if (r->mma_version != 3 || (contiguous_dim != 0 && contiguous_dim != 1))
+    return std::nullopt;
+  std::optional<WgmmaOperandSmem> s = wgmma_stage(dot, operand, contiguous_dim, r->instr_shape[1]);
+  if (!s)
+    return std::nullopt;
+  return s->layout;
 }
 
 std::optional<LinearLayout> ring_stage_layout(const ir::Op &dot, int operand, int contiguous_dim) {
@@ -126,6 +149,16 @@ LinearLayout ring_stage_linear(const ir::Type &buf) {
     bases.push_back({b[static_cast<size_t>(i)][1], b[static_cast<size_t>(i)][2]});
   return LinearLayout({{kOffset, bases}}, {{"dim0", static_cast<int32_t>(buf.shape[1])},
                                            {"dim1", static_cast<int32_t>(buf.shape[2])}});
+}
+
+LinearLayout transposed_stage(const LinearLayout &stage) {
+  std::vector<LinearLayout::Basis> bases;
+  for (int i = 0; i < stage.in_dim_bits(kOffset); ++i) {
+    const LinearLayout::Basis &b = stage.basis(kOffset, i);
+    bases.push_back({b[1], b[0]});
+  }
+  return LinearLayout({{kOffset, bases}},
+                      {{"dim0", stage.out_dim_size("dim1")}, {"dim1", stage.out_dim_size("dim0")}});
 }
 
 int64_t ring_stage_bytes(const ir::Type &buf) {

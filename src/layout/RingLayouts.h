@@ -42,12 +42,21 @@ std::optional<LinearLayout> ring_stage_layout(const ir::Op &dot, int operand, in
 // (swizzle, LBO, SBO, starts for the descriptors).
 std::optional<WgmmaOperandSmem> ring_wgmma_smem(const ir::Op &dot, int operand, int contiguous_dim);
 
+// The stage layout of a wgmma dot's operand before layout assignment (the dot's layout
+// from layout::dot_result_layout); nullopt for other consumers.
+std::optional<LinearLayout> wgmma_ring_stage_before_layouts(const ir::Op &dot, int operand,
+                                                            int contiguous_dim,
+                                                            const ir::Module &m);
+
 // The contiguous dim a ring buffer type was made for (read back from its layout: the
 // dim its first offset basis steps).
 int ring_contiguous_dim(const ir::Type &buf);
 
 // One stage of a ring buffer type as a linear layout: "offset" -> (dim0, dim1).
 LinearLayout ring_stage_linear(const ir::Type &buf);
+
+// A stage layout read transposed: "offset" -> (dim1, dim0) of the same elements.
+LinearLayout transposed_stage(const LinearLayout &stage);
 
 // Bytes of one stage (d0 * d1 * element bytes) of a ring buffer type; stage s starts at
 // s * ring_stage_bytes.

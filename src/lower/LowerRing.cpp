@@ -55,6 +55,15 @@ RingView ring_view(LoweringContext &c, const ir::Value *buf) {
   return r;
 }
 
+RingView ring_view(LoweringContext &c, const ir::Op &local_load) {
+  RingView r = ring_view(c, local_load.operand(0));
+  if (local_load.int_attr("trans", 0)) {
+    r.stage = layout::transposed_stage(r.stage);
+    std::swap(r.d0, r.d1);
+  }
+  return r;
+}
+
 std::pair<int64_t, Reg> ring_stage_start(LoweringContext &c, const RingView &r,
                                          const ir::Value *stage) {
   const ir::Op *d = stage->def;
@@ -151,7 +160,7 @@ void lower_local_load(LoweringContext &c, const ir::Op &op) {
   }
   if (wgmma_only) // LowerWgmma reads the stage in place: the value has no registers
     return;
-  RingView ring = ring_view(c, op.operand(0));
+  RingView ring = ring_view(c, op);
   auto [base, extra] = ring_stage_start(c, ring, op.operand(1));
   const layout::LinearLayout &dst = c.layout_of(res->type);
   const ir::LayoutRef &dl = res->type.layout;

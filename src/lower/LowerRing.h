@@ -19,6 +19,9 @@ struct RingView {
 
 // The ring `buf` (a local_alloc's result).
 RingView ring_view(LoweringContext &c, const ir::Value *buf);
+// The ring a local_load reads, as its result sees a stage: transposed (d0 and d1, and the
+// stage's dims, swapped) for a local_load {trans = 1}.
+RingView ring_view(LoweringContext &c, const ir::Op &local_load);
 // Where `stage` of the ring starts: a .shared offset, plus a u32 register (stage * stage
 // bytes) when the stage is not a constant (invalid otherwise).
 std::pair<int64_t, Reg> ring_stage_start(LoweringContext &c, const RingView &r,

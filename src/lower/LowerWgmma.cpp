@@ -149,6 +149,18 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
 
 bool ring_operand(const ir::Value *v) { return v->def && v->def->kind() == ir::OpKind::LocalLoad; }
 
+// Whether a dot before `dot` in its block reads a ring stage.
+bool earlier_ring_reader(const ir::Op &dot) {
+  for (const auto &op : dot.parent()->ops()) {
+    if (op.get() == &dot)
+      return false;
+    if (op->kind() == ir::OpKind::Dot &&
+        (ring_operand(op->operand(0)) || ring_operand(op->operand(1))))
+      return true;
+  }
+  return false;
+}
+
 // Whether the ring's stage placement is the MN-major canonical layout (else K-major; an
 // internal error when it is neither: the pass and the lowering disagree).
 bool ring_major(const RingView &r, int32_t mn, int32_t k, int eb, bool operand_b,
@@ -227,11 +239,11 @@ private:
     b_mn_ = layout::wgmma_staged_mn_major(op_, 1);
     RingView ra, rb;
     if (ring_a_) {
-      ra = ring_view(c_, a_->def->operand(0));
+      ra = ring_view(c_, *a_->def);
       a_mn_ = ring_major(ra, M_, K_, eb_, false, 64);
     }
     if (ring_b_) {
-      rb = ring_view(c_, bv_->def->operand(0));
+      rb = ring_view(c_, *bv_->def);
       b_mn_ = ring_major(rb, N_, K_, eb_, true, in_);
     }
     sa_ = layout::wgmma_operand_smem(M_, K_, eb_, a_mn_, false, 64);
@@ -459,8 +471,10 @@ private:
       simt::wgmma_wait(b_, 0);
     }
     // a ring stage the retired group read may be overwritten by the copies that follow
-    // once every warpgroup has retired it
-    if (ring_a_ || ring_b_)
+    // once every warpgroup has retired it. The copies follow the block's first ring
+    // reader (layout/PipelineLoops); a later reader's stage is next overwritten in the
+    // next iteration, after the barrier of its async_wait
+    if ((ring_a_ || ring_b_) && !earlier_ring_reader(op_))
       b_.bar_sync(0);
   }
 

@@ -10,6 +10,7 @@
 #include "layout/AllocateShared.h"
 #include "layout/AssignLayouts.h"
 #include "layout/PipelineLoops.h"
+#include "layout/PlanRings.h"
 #include "layout/RemoveConversions.h"
 #include "lower/CoalesceCopies.h"
 #include "lower/DeferWgmmaWait.h"

@@ -548,11 +548,18 @@ def _attention_dkdv(Q, K, V, DO, M, Di, DK, DV, N_CTX, BN: tl.constexpr, BM: tl.
     tl.store(DV + offs_n[:, None] * HEAD + offs_d[None, :], dv)
 
 
-def test_attention_backward_operands_staged_once():
-    # On sm_90a the second dot reading qT (and do) reads the tile the first one stored,
-    # transposed through its descriptor, instead of storing it again (shared_b); a wrong
-    # address or an early overwrite fails the numbers (on the simulator through
-    # test_simt_lang, and on the GPU)
+@pytest.mark.parametrize("rings", [True, False])
+def test_attention_backward_operands_staged_once(rings, monkeypatch):
+    # qT feeds k @ qT and dsT @ qT^T, do feeds ppT @ do and v @ do^T. On sm_90a each goes
+    # into one cp.async ring whose stage both of its dots read in place, the transposed
+    # reader through its descriptor (local_load {trans = 1}). Without rings
+    # (TILEC_RING=0) they are loaded to registers a step ahead and the second dot reads the
+    # tile the first one stored (shared_b), do stored with qT (prestaged). A wrong address
+    # or an early overwrite fails the numbers (on the simulator through test_simt_lang,
+    # and on the GPU)
+    if not rings:
+        monkeypatch.setenv("TILEC_RING", "0")
+        monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")  # kernels are not keyed by it
     N, D, BN, BM = 128, 64, 64, 16
     rng = np.random.default_rng(11)
     q, k, v, do = (rng.integers(-2, 3, (N, D)).astype(np.float16) * np.float16(0.125)
@@ -575,7 +582,11 @@ def test_attention_backward_operands_staged_once():
                               constexprs=dict(BN=BN, BM=BM, HEAD=D), num_warps=4, num_stages=2,
                               target="cuda:90")
     ir, ptx = compiled.asm["allocate-shared"], compiled.asm["ptx"]
-    assert ir.count("shared_b = 1") == 2  # v @ do^T and dsT @ qT^T
-    assert ir.count("prestaged = 1") == 1  # do, stored with qT for ppT @ do
+    if rings:  # two rings, each read by two dots, one of them transposed
+        assert (ir.count("local_alloc"), ir.count("local_load"), ir.count("trans = 1")) == (2, 4, 2)
+        assert ir.count("shared_b = 1") == 0
+    else:
+        assert ir.count("shared_b = 1") == 2  # v @ do^T and dsT @ qT^T
+        assert ir.count("prestaged = 1") == 1  # do, stored with qT for ppT @ do
     # ppT @ do's group is retired by v @ do^T's wait: four groups, three waits
     assert (ptx.count("wgmma.commit_group"), ptx.count("wgmma.wait_group")) == (4, 3)

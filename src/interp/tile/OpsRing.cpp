@@ -53,8 +53,17 @@ void async_copy(Exec &ex, const Node &n) {
 void local_load(Exec &ex, const Node &n) {
   int64_t count = 0;
   const uint8_t *src = stage_ptr(ex, n, count);
-  std::memcpy(ex.ptr<uint8_t>(n.out[0]), src,
-              static_cast<size_t>(count) * static_cast<size_t>(ex.slot(n.out[0]).elem_bytes));
+  uint8_t *dst = ex.ptr<uint8_t>(n.out[0]);
+  size_t eb = static_cast<size_t>(ex.slot(n.out[0]).elem_bytes);
+  if (!n.op->int_attr("trans", 0)) {
+    std::memcpy(dst, src, static_cast<size_t>(count) * eb);
+    return;
+  }
+  const ir::Shape &s = ex.slot(n.in[0]).type->shape; // stage [d0, d1] -> result [d1, d0]
+  for (int64_t i = 0; i < s[1]; ++i)
+    for (int64_t j = 0; j < s[2]; ++j)
+      std::memcpy(dst + static_cast<size_t>(j * s[1] + i) * eb,
+                  src + static_cast<size_t>(i * s[2] + j) * eb, eb);
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include "ir/Verifier.h"
 #include "layout/AssignLayouts.h"
 #include "layout/PipelineLoops.h"
+#include "layout/PlanRings.h"
 #include "layout/RemoveConversions.h"
 #include "pipeline/Pipeline.h"
 
@@ -305,6 +306,44 @@ TEST(PipelineLoops, LoopWithStoreIsNotPipelined) {
   EXPECT_EQ(count(ir, "async_"), 0u) << ir;
 }
 
+TEST(PipelineLoops, OneRingForTwoWgmmaReaders) {
+  // b feeds a @ b and, transposed, x @ b^T (attention backward's qT and do): one ring
+  // whose stage both wgmma dots read, the second through local_load {trans = 1}; the
+  // interpreter's transposed read must match the unpipelined kernel. mma.sync readers
+  // (ldmatrix) take a ring only alone: b stays a load there.
+  const char *text = R"(@triton.jit
+def two(a_ptr, b_ptr, x_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    x = tl.load(x_ptr + rm[:, None] * BN + rn[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    acc2 = tl.zeros((BM, BK), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        kk = k0 + rk
+        b = tl.load(b_ptr + kk[:, None] * BN + rn[None, :], mask=kk[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        acc2 += tl.dot(x, tl.trans(b))
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+    tl.store(c_ptr + BM * BN + rm[:, None] * BK + rk[None, :], acc2)
+)";
+  int64_t K = 80, BM = 64, BN = 64, BK = 64;
+  std::vector<sema::ArgSpec> args = {ptr16(),           ptr16(),          ptr16(),
+                                     ptr16(),           integer(K),       constexpr_int(BM),
+                                     constexpr_int(BN), constexpr_int(BK)};
+  args[3].dtype = ir::DType::F32;
+  for (bool wgmma : {true, false}) {
+    SCOPED_TRACE(wgmma ? "wgmma" : "mma.sync");
+    std::string ir =
+        check_kernel("two", text, args, {K}, {size_t(BM * BK), size_t(K * BN), size_t(BM * BN)},
+                     size_t(2 * (BM * BN + BM * BK)), {1, 1, 1}, 4, 3, wgmma);
+    EXPECT_EQ(count(ir, "= local_alloc"), wgmma ? 1u : 0u) << ir;
+    EXPECT_EQ(count(ir, "= local_load"), wgmma ? 2u : 0u) << ir;
+    EXPECT_EQ(count(ir, "trans = 1"), wgmma ? 1u : 0u) << ir;
+  }
+}
+
 TEST(PipelineLoops, SeedAttention) {
   // k and v pipelined (k reaches its dot through tl.trans), q invariant (loaded before the
   // loop, untouched); masked tail: N_CTX not a multiple of BLOCK_N
@@ -381,7 +420,7 @@ int unpipelined_dot_loads(const std::shared_ptr<sema::FunctionSource> &src,
     const ir::Op *holder = op->parent()->parent()->parent();
     if (!holder || holder->kind() != ir::OpKind::For)
       return;
-    n += layout::ring_dot_operand(*op).first != nullptr;
+    n += !layout::ring_consumers(*op).empty();
   });
   return n;
 }
