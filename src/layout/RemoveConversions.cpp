@@ -17,21 +17,30 @@ namespace {
 
 constexpr int kMaxRematOps = 16;
 
+// A load of fewer elements than the CTA has threads is loaded again in the wanted layout
+// rather than converted (as Triton does: its lines are in L1 / L2 already); attention
+// backward's m and Di rows, read straight into the accumulator's column slice.
+bool cheap_load(const ir::Op &op, int64_t threads) {
+  return op.kind() == OpKind::Load && op.num_results() == 1 && op.num_operands() <= 3 &&
+         op.int_attr("volatile", 0) == 0 && op.result(0)->type.numel() < threads;
+}
+
 // Ops a copy of `v` in another layout would take; -1 when it cannot be recomputed.
-int remat_cost(const ir::Value *v, int budget) {
+int remat_cost(const ir::Value *v, int budget, int64_t threads) {
   if (!v->type.is_tile())
     return 0;
   const ir::Op *op = v->def;
   if (op && op->kind() == OpKind::ConvertLayout)
     return 1; // converted again, from its source: never a bigger tile than the one above
-  if (!op || op->num_results() != 1 || !rules::is_rematerialisable(*op))
+  if (!op || op->num_results() != 1 ||
+      !(rules::is_rematerialisable(*op) || cheap_load(*op, threads)))
     return -1;
   int cost = 1;
   for (size_t i = 0; i < op->num_operands(); ++i) {
     const ir::Value *o = op->operand(i);
     if (!o->type.is_tile())
       continue;
-    int c = remat_cost(o, budget - cost);
+    int c = remat_cost(o, budget - cost, threads);
     if (c < 0 || cost + c > budget)
       return -1;
     cost += c;
@@ -64,7 +73,8 @@ public:
     std::vector<ir::Value *> operands;
     for (size_t i = 0; i < op->num_operands(); ++i) {
       ir::Value *o = op->operand(i);
-      operands.push_back(o->type.is_tile() ? clone(o, rules::operand_for_result(*op, i, l)) : o);
+      LayoutRef ol = op->kind() == OpKind::Load ? l : rules::operand_for_result(*op, i, l);
+      operands.push_back(o->type.is_tile() ? clone(o, ol) : o);
     }
     ir::Op *c = b_.create(op->kind(), operands, {v->type.with_layout(l)}, op->attrs(), op->loc());
     done_[key] = c->result(0);
@@ -90,21 +100,46 @@ ir::Value *make_convert(ir::Builder &b, ir::Value *v, const LayoutRef &l, Source
 // the init (once, before the loop; often rematerialised away), the body's conversions to
 // L disappear, and uses wanting the old layout (inside or after the loop) get one
 // conversion each. Two conversions per iteration become none.
-void carry_in_converted_layout(ir::Op &loop) {
+bool carry_in_converted_layout(ir::Op &loop, int64_t threads, bool cheap_yields) {
   ir::Block *body = loop.region(0)->block();
   ir::Op *yield = body->terminator();
+  bool changed = false;
   for (size_t i = 0; i < loop.num_results(); ++i) {
     ir::Value *arg = body->arg(i + 1), *res = loop.result(i), *y = yield->operand(i);
-    if (!arg->type.is_tile() || !y->def || y->def->kind() != OpKind::ConvertLayout ||
-        y->def->parent() != body)
+    if (!arg->type.is_tile() || !y->def || y->def->parent() != body)
       continue;
-    LayoutRef want = y->def->operand(0)->type.layout, old = arg->type.layout;
+    LayoutRef want, old = arg->type.layout;
+    ir::Value *y_in_want = nullptr; // the yielded value in `want`, when it exists already
+    if (y->def->kind() == OpKind::ConvertLayout) {
+      want = y->def->operand(0)->type.layout;
+      y_in_want = y->def->operand(0);
+    } else if (cheap_yields && !arg->users.empty() && remat_cost(y, kMaxRematOps, threads) >= 0) {
+      // every use converts to one layout, and the yielded value is cheap to build in it
+      // (attention backward's prefetched m row: a small load)
+      bool one = true;
+      for (const ir::Op *u : arg->users) {
+        one = one && u->kind() == OpKind::ConvertLayout &&
+              (!want || ir::same_layout(u->result(0)->type.layout, want));
+        if (one && !want)
+          want = u->result(0)->type.layout;
+      }
+      if (!one)
+        continue;
+    }
+    if (!want)
+      continue;
     bool converted_to_want = false;
     for (const ir::Op *u : arg->users)
       converted_to_want |=
           u->kind() == OpKind::ConvertLayout && ir::same_layout(u->result(0)->type.layout, want);
     if (!converted_to_want || ir::same_layout(want, old))
       continue;
+    if (!y_in_want) { // converted right where it is made: rematerialised there below
+      ir::Builder at;
+      at.set_insertion_point(std::next(y->def->self_iterator())->get());
+      y_in_want = make_convert(at, y, want, loop.loc());
+    }
+    changed = true;
     ir::Builder b;
     b.set_insertion_point(&loop);
     loop.set_operand(i + 3, make_convert(b, loop.operand(i + 3), want, loop.loc()));
@@ -132,7 +167,7 @@ void carry_in_converted_layout(ir::Op &loop) {
         if (u->operand(j) == arg)
           u->set_operand(j, old_view);
     }
-    yield->set_operand(i, y->def->operand(0));
+    yield->set_operand(i, y_in_want);
     std::vector<ir::Op *> res_users = res->users;
     res->type = res->type.with_layout(want);
     if (!res_users.empty()) {
@@ -144,6 +179,7 @@ void carry_in_converted_layout(ir::Op &loop) {
             u->set_operand(j, back);
     }
   }
+  return changed;
 }
 
 // add(x, dot(a, b, 0)) -> dot(a, b, x), as Triton's combine pass does: the accumulator
@@ -177,15 +213,21 @@ void fold_dot_accumulator(ir::Function &f) {
     }
 }
 
-void run(ir::Function &f) {
-  fold_dot_accumulator(f);
+// Carries loop values in their converted layout (above); true if any changed.
+bool carry_converted(ir::Function &f, int64_t threads, bool cheap_yields) {
   std::vector<ir::Op *> loops;
   ir::walk(f.entry(), [&](ir::Op *op) {
     if (op->kind() == OpKind::For)
       loops.push_back(op);
   });
+  bool changed = false;
   for (ir::Op *loop : loops)
-    carry_in_converted_layout(*loop);
+    changed = carry_in_converted_layout(*loop, threads, cheap_yields) || changed;
+  return changed;
+}
+
+// Each conversion of a cheap tree becomes the tree rebuilt in the wanted layout.
+void rematerialise(ir::Function &f, int64_t threads) {
   std::vector<ir::Op *> converts;
   ir::walk(f.entry(), [&](ir::Op *op) {
     if (op->kind() == OpKind::ConvertLayout)
@@ -200,7 +242,7 @@ void run(ir::Function &f) {
     ir::Value *replacement = nullptr;
     if (ir::same_layout(x->type.layout, want))
       replacement = x;
-    else if (remat_cost(x, kMaxRematOps) >= 0)
+    else if (remat_cost(x, kMaxRematOps, threads) >= 0)
       replacement = Rematerialiser(c).clone(x, want);
     if (replacement) {
       c->result(0)->replace_all_uses_with(replacement);
@@ -210,6 +252,23 @@ void run(ir::Function &f) {
       c->set_operand(0, x);
     }
   }
+}
+
+// After DCE: the small loads loaded again in another layout and read no more (DCE keeps
+// loads); then DCE again for their address math.
+void erase_dead_small_loads(ir::Module &m, int64_t threads) {
+  std::vector<ir::Op *> dead;
+  for (auto &f : m.functions)
+    ir::walk(f->entry(), [&](ir::Op *op) {
+      if (cheap_load(*op, threads) && op->result(0)->users.empty())
+        dead.push_back(op);
+    });
+  for (ir::Op *op : dead) {
+    op->drop_operands();
+    op->erase();
+  }
+  if (!dead.empty())
+    transforms::dce(m);
 }
 
 // The op of `b` that is or contains `op`, or null.
@@ -257,9 +316,24 @@ void sink_conversions(ir::Function &f) {
 } // namespace
 
 void remove_conversions(ir::Module &m) {
-  for (auto &f : m.functions)
-    run(*f);
+  int64_t threads = 32 * m.int_attr("num_warps", 4);
+  for (auto &f : m.functions) {
+    fold_dot_accumulator(*f);
+    carry_converted(*f, threads, false);
+    rematerialise(*f, threads);
+  }
   transforms::dce(m);
+  // then carried values that every use (after the first round: m[None, :]'s chain is
+  // converted at its 1-D source) converts to one layout, yielded by a cheap tree
+  bool again = false;
+  for (auto &f : m.functions)
+    again = carry_converted(*f, threads, true) || again;
+  if (again) {
+    for (auto &f : m.functions)
+      rematerialise(*f, threads);
+    transforms::dce(m);
+  }
+  erase_dead_small_loads(m, threads);
   for (auto &f : m.functions)
     sink_conversions(*f);
 }

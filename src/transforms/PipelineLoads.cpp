@@ -50,7 +50,8 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
   for (auto &op : body->ops()) {
     has_dot = has_dot || op->kind() == OpKind::Dot;
     if (op->kind() == OpKind::Load && op->int_attr("volatile", 0) == 0 &&
-        op->int_attr(ir::kRingLoadAttr, 0) == 0) // plan-rings gave it to a ring
+        op->int_attr(ir::kRingLoadAttr, 0) == 0 && // plan-rings gave it to a ring
+        op->result()->type.numel() >= threads)     // small: loaded where used (below)
       loads.push_back(op.get());
   }
   if (!has_dot || loads.empty())

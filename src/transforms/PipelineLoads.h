@@ -11,7 +11,10 @@
 // store or atomic in them, volatile loads, and num_stages < 2 (module attribute, or the
 // loop's own) are left alone, and so are the loads marked `ring` by the stage "plan-rings":
 // those the cp.async ring in shared memory (layout/PipelineLoops, num_stages - 1
-// iterations ahead) will take.
+// iterations ahead) will take. So are loads of fewer elements than the CTA has threads
+// (attention backward's m and Di rows): "remove-conversions" loads them in the layout
+// their user wants (a slice of the mma layout), where carried they would hold that
+// layout's registers across the iteration, as Triton leaves them too.
 #pragma once
 
 #include "ir/IR.h"

@@ -117,3 +117,46 @@ def k(a_ptr, b_ptr, c_ptr, d_ptr, BLOCK: tl.constexpr):
   });
   EXPECT_EQ(adds, 3) << ir::print(*k.module);
 }
+
+// A load of fewer elements than the CTA has threads is loaded in the layout its user
+// wants (a slice of the mma layout for m[None, :]) instead of converted (as Triton's
+// isExpensiveLoadOrStore allows), both where it is used and when the loop carries it (a
+// prefetch the kernel wrote: the carried value takes the slice layout, its load too).
+TEST(RemoveConversions, SmallLoadsAreLoadedInTheLayoutTheirUserWants) {
+  Kernel k = inline_kernel(R"(@triton.jit
+def k(a_ptr, b_ptr, m_ptr, c_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    idx = offs[:, None] * BLOCK + offs[None, :]
+    a = tl.load(a_ptr + idx)
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    nxt = tl.load(m_ptr + offs)
+    for i in range(0, N, BLOCK):
+        b = tl.load(b_ptr + i * BLOCK + idx)
+        m = tl.load(m_ptr + i + offs)
+        acc = tl.dot(a, b, acc) - m[None, :] - nxt[None, :]
+        nxt = tl.load(m_ptr + i + BLOCK + offs)
+    tl.store(c_ptr + idx, acc)
+)",
+                           "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32", {32}, 4);
+  gpu_layouts(k, 2);
+  ir::Op *loop = find_op(k.fn(), OpKind::For);
+  ASSERT_TRUE(loop);
+  ir::Block *body = loop->region(0)->block();
+  int small = 0;
+  for (ir::Op *ld : ops_in(body, OpKind::Load)) {
+    const ir::Type &t = ld->result()->type;
+    if (t.rank() != 1)
+      continue;
+    ++small;
+    ASSERT_EQ(t.layout->kind, ir::LayoutKind::Slice) << ir::print(*loop);
+    EXPECT_EQ(t.layout->parent->kind, ir::LayoutKind::Mma) << ir::print(*loop);
+  }
+  EXPECT_EQ(small, 2) << ir::print(*loop); // m, and next iteration's nxt
+  for (ir::Op *c : ops_in(body, OpKind::ConvertLayout))
+    EXPECT_NE(c->result()->type.rank(), 1) << ir::print(*loop);
+  int carried_slices = 0;
+  for (size_t i = 1; i < body->num_args(); ++i)
+    carried_slices += body->arg(i)->type.is_tile() && body->arg(i)->type.rank() == 1 &&
+                      body->arg(i)->type.layout->kind == ir::LayoutKind::Slice;
+  EXPECT_EQ(carried_slices, 1) << ir::print(*loop);
+}
