@@ -472,8 +472,8 @@ private:
     }
     // a ring stage the retired group read may be overwritten by the copies that follow
     // once every warpgroup has retired it. The copies follow the block's first ring
-    // reader (layout/PipelineLoops); a later reader's stage is next overwritten in the
-    // next iteration, after the barrier of its async_wait
+    // reader (layout/PipelineLoops), so only its wait needs the barrier: a warpgroup
+    // reaches it after retiring the previous iteration's later readers
     if ((ring_a_ || ring_b_) && !earlier_ring_reader(op_))
       b_.bar_sync(0);
   }

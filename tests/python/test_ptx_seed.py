@@ -252,8 +252,8 @@ def test_attention_p_v_runs_on_across_the_back_edge(monkeypatch):
     assert body[first_wait:].split("\n")[1].strip() == "bar.sync 0;"
     after = ptx[ptx.index("$L__endloop:"):].split("\n")
     assert after[1].strip() == "wgmma.wait_group.sync.aligned 0;"
-    # p v, a ring's second reader, has no barrier of its own to move: its stage is next
-    # overwritten after the next iteration's async_wait barrier
+    # p v, the block's second ring reader, has no barrier of its own to move: q k^T's
+    # barrier comes before the copies that overwrite p v's stage
     assert after[2].strip() != "bar.sync 0;"
     monkeypatch.delenv("TILEC_WGMMA_DEFER")
     body = loop_body(attention_ptx())
