@@ -76,6 +76,19 @@ std::optional<size_t> group_fence(const std::vector<Instr> &body, size_t commit,
   return i;
 }
 
+// Whether every group committed in `body` before `fence` was retired (a wait 0 after the
+// last such commit), so none but the group at `fence` is in flight after it. A group
+// committed before the block may still be: the block must retire it itself.
+bool only_group_in_flight(const std::vector<Instr> &body, size_t fence) {
+  bool retired = false;
+  for (size_t i = 0; i < fence; ++i)
+    if (body[i].op == Op::WgmmaCommit)
+      retired = false;
+    else if (is_wait(body[i], 0))
+      retired = true;
+  return retired;
+}
+
 // Defers the wait of body block `b` (header `h` = b - 1, exit `e`); true when done.
 bool defer(simt::Function &f, size_t h, size_t b, simt::BlockId e) {
   std::vector<Instr> &body = f.blocks[b].instrs;
@@ -94,13 +107,7 @@ bool defer(simt::Function &f, size_t h, size_t b, simt::BlockId e) {
   if (!fence_at)
     return false;
   size_t fence = *fence_at;
-  bool retired_before = false; // a wait 0 after the block's last earlier commit
-  for (size_t i = 0; i < fence; ++i)
-    if (body[i].op == Op::WgmmaCommit)
-      retired_before = false;
-    else if (is_wait(body[i], 0))
-      retired_before = true;
-  if (!retired_before)
+  if (!only_group_in_flight(body, fence))
     return false;
   bool bar = w + 1 < body.size() && is_bar0(body[w + 1]);
   auto touches = [&](const Instr &in) {
@@ -152,16 +159,17 @@ bool defer(simt::Function &f, size_t h, size_t b, simt::BlockId e) {
 
 // Within one block: `commit; wait 0` whose group the block's next wait retires anyway
 // (attention backward: dv's dot, then dp's dot and its wait) drops its own wait when
-// nothing up to that wait touches the group's registers, writes memory or passes a
-// barrier (so no other warp moves on to overwrite what the group reads). The group then
-// runs beside the next dot's issue.
+// no earlier group is still in flight, and nothing up to that wait touches the group's
+// registers, writes memory or passes a barrier (so no other warp moves on to overwrite
+// what the group reads). The group then runs beside the next dot's issue.
 int defer_in_block(std::vector<Instr> &body) {
   int n = 0;
   std::vector<uint32_t> held, reads, writes;
   for (size_t w = 1; w < body.size(); ++w) {
     if (!is_wait(body[w], 0) || body[w - 1].op != Op::WgmmaCommit || body[w - 1].guard.active())
       continue;
-    if (!group_fence(body, w - 1, held))
+    std::optional<size_t> fence = group_fence(body, w - 1, held);
+    if (!fence || !only_group_in_flight(body, *fence))
       continue;
     int committed = 0;
     size_t merge = body.size();
