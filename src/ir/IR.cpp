@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/RingOps.h"
+
 namespace tilec::ir {
 
 namespace {
@@ -270,6 +272,17 @@ Value *Builder::constant_int(Type t, int64_t v, SourceLoc loc) {
 
 Value *Builder::constant_float(Type t, double v, SourceLoc loc) {
   return create(OpKind::Constant, {}, {t}, {{"value", v}}, loc)->result();
+}
+
+bool has_schedule_barriers(Block *b) {
+  bool found = false;
+  walk(b, [&](Op *op) {
+    OpKind k = op->kind();
+    found = found || k == OpKind::Store || k == OpKind::AtomicRmw || k == OpKind::AtomicCas ||
+            k == OpKind::Barrier || k == OpKind::Print || k == OpKind::Assert ||
+            k == OpKind::GridDepControl || is_ring_op(k);
+  });
+  return found;
 }
 
 } // namespace tilec::ir

@@ -200,6 +200,12 @@ template <typename F> void for_each_loop(Block &b, F &&f) {
   }
 }
 
+// Whether `b` (nested regions included) holds an op loads may not be moved across by a
+// loop schedule: a store, atomic, barrier, print, assert, grid-dependency control, or a
+// shared-memory ring op (a loop pipelined already). PipelineLoads and the rings leave
+// such loops alone.
+bool has_schedule_barriers(Block *b);
+
 // Creates ops at an insertion point.
 class Builder {
 public:

@@ -16,17 +16,6 @@ using namespace ir;
 
 namespace {
 
-bool has_side_effects(Block *b) {
-  bool found = false;
-  walk(b, [&](Op *op) {
-    OpKind k = op->kind();
-    found = found || k == OpKind::Store || k == OpKind::AtomicRmw || k == OpKind::AtomicCas ||
-            k == OpKind::Barrier || k == OpKind::Print || k == OpKind::Assert ||
-            k == OpKind::GridDepControl || is_ring_op(k);
-  });
-  return found;
-}
-
 // The dot operand `v` reaches through single-use permute / convert_layout ops of `blk`.
 std::optional<RingConsumer> consumer_of(const Value *v, const Op *user, const Block *blk) {
   RingConsumer c;
@@ -119,7 +108,7 @@ std::vector<RingConsumer> ring_consumers(const Op &load) {
 
 int64_t ring_stages(Op &loop, int64_t module_stages) {
   int64_t S = loop.int_attr("num_stages", module_stages);
-  if (S < 2 || has_side_effects(loop.region(0)->block()))
+  if (S < 2 || has_schedule_barriers(loop.region(0)->block()))
     return 0;
   Value *step = loop.operand(2);
   if (!step->def || step->def->kind() != OpKind::Constant || !step->type.is_scalar() ||

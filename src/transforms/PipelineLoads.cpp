@@ -19,17 +19,6 @@ constexpr int64_t kPrefetchBytesPerThread = 128;
 
 int64_t elem_bytes(const Type &t) { return t.ptr ? 8 : std::max(1, bits(t.elem) / 8); }
 
-bool has_side_effects(Block *b) {
-  bool found = false;
-  walk(b, [&](Op *op) {
-    OpKind k = op->kind();
-    found = found || k == OpKind::Store || k == OpKind::AtomicRmw || k == OpKind::AtomicCas ||
-            k == OpKind::Barrier || k == OpKind::Print || k == OpKind::Assert ||
-            k == OpKind::GridDepControl;
-  });
-  return found;
-}
-
 // cond (i1 scalar) broadcast to `t`'s shape, and-ed into `mask` (may be null).
 Value *and_in_bounds(Builder &b, Value *mask, Value *cond, const Type &ptr_t, SourceLoc loc) {
   Value *c = cond;
@@ -43,7 +32,7 @@ Value *and_in_bounds(Builder &b, Value *mask, Value *cond, const Type &ptr_t, So
 bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
   Block *body = loop.region(0)->block();
   int64_t own = loop.int_attr("num_stages", stages);
-  if (own < 2 || has_side_effects(body))
+  if (own < 2 || has_schedule_barriers(body))
     return false;
   bool has_dot = false;
   std::vector<Op *> loads;
@@ -133,9 +122,8 @@ void pipeline_loads(Module &m) {
   bool changed = false;
   int64_t stages = m.int_attr("num_stages", 3), threads = 32 * m.int_attr("num_warps", 4);
   for (auto &f : m.functions)
-    ir::for_each_loop(*f->entry(), [&](Op &loop) {
-      changed = pipeline_loop(loop, stages, threads) || changed;
-    });
+    ir::for_each_loop(*f->entry(),
+                      [&](Op &loop) { changed = pipeline_loop(loop, stages, threads) || changed; });
   if (changed) { // the recomputed pointers repeat the body's; the old masks may be dead
     cse(m);
     dce(m);
