@@ -327,13 +327,11 @@ bool wgmma_a_from_registers(const ir::Op &dot) {
   return bases(la, kLane) == want_lane && bases(la, kWarp) == want_warp;
 }
 
+bool ring_operand(const ir::Value *v) { return v->def && v->def->kind() == ir::OpKind::LocalLoad; }
+
 namespace {
 
-// An operand from a ring stage (local_load) is read in place.
-bool ring_operand(const ir::Op &dot, size_t i) {
-  const ir::Op *d = dot.operand(i)->def;
-  return d && d->kind() == ir::OpKind::LocalLoad;
-}
+bool ring_operand(const ir::Op &dot, size_t i) { return layout::ring_operand(dot.operand(i)); }
 
 int64_t up1024(int64_t v) { return (v + 1023) & ~int64_t{1023}; }
 

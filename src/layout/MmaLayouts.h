@@ -67,6 +67,9 @@ const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i);
 // of its warp's 16 rows of each 64-row tile (attention's p, itself a wgmma result with the
 // warps along M): lowering reads A from registers and stages only B.
 bool wgmma_a_from_registers(const ir::Op &dot);
+
+// Whether a dot operand comes from a ring stage (local_load): read there in place.
+bool ring_operand(const ir::Value *v);
 // Whether a wgmma dot stages operand i (0: A, 1: B) MN-major: 16-bit elements each
 // thread holds more contiguously along MN than along K (its runs of 8 are 16-byte
 // stores); K-major otherwise (tf32 and 8-bit operands always).

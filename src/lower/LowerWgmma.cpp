@@ -147,7 +147,13 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
   }
 }
 
-bool ring_operand(const ir::Value *v) { return v->def && v->def->kind() == ir::OpKind::LocalLoad; }
+using layout::ring_operand;
+
+// Where `dot`'s operand buffers start (its scratch, 1024-aligned): A, then B at
+// wgmma_dot_a_bytes (also for the dots that read or fill another dot's B there).
+int64_t dot_buffer_base(LoweringContext &c, const ir::Op &dot) {
+  return (c.scratch(dot, layout::wgmma_dot_smem_bytes(dot)) + 1023) & ~int64_t{1023};
+}
 
 // Whether a dot before `dot` in its block reads a ring stage.
 bool earlier_ring_reader(const ir::Op &dot) {
@@ -258,13 +264,10 @@ private:
     buf_bytes_ = layout::wgmma_dot_buffer_bytes(op_);
     TILEC_ASSERT(buf_bytes_ == a_bytes + b_bytes,
                  "wgmma lowering: operand buffers differ from the allocation");
-    base_a_ = buf_bytes_
-                  ? (c_.scratch(op_, layout::wgmma_dot_smem_bytes(op_)) + 1023) & ~int64_t{1023}
-                  : 0;
+    base_a_ = buf_bytes_ ? dot_buffer_base(c_, op_) : 0;
     base_b_ = base_a_ + a_bytes;
     if (twin)
-      base_b_ = ((c_.scratch(*twin, layout::wgmma_dot_smem_bytes(*twin)) + 1023) & ~int64_t{1023}) +
-                layout::wgmma_dot_a_bytes(*twin);
+      base_b_ = dot_buffer_base(c_, *twin) + layout::wgmma_dot_a_bytes(*twin);
     if (ring_a_)
       std::tie(base_a_, ring_off_a_) = ring_stage_start(c_, ra, a_->def->operand(1));
     if (ring_b_)
@@ -304,11 +307,8 @@ private:
       // later dots of this block whose B this dot stores (layout::wgmma_stage_host)
       for (const auto &later : op_.parent()->ops())
         if (later->int_attr("prestaged", 0) && layout::wgmma_stage_host(*later) == &op_)
-          store_operand(
-              c_, later->operand(1), layout::wgmma_staged_b(*later),
-              ((c_.scratch(*later, layout::wgmma_dot_smem_bytes(*later)) + 1023) & ~int64_t{1023}) +
-                  layout::wgmma_dot_a_bytes(*later),
-              Reg{});
+          store_operand(c_, later->operand(1), layout::wgmma_staged_b(*later),
+                        dot_buffer_base(c_, *later) + layout::wgmma_dot_a_bytes(*later), Reg{});
       simt::fence_proxy_async(b_);
       c_.smem_after_write();
     }
