@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "layout/LayoutRules.h"
 #include "transforms/DCE.h"
@@ -50,7 +51,10 @@ int remat_cost(const ir::Value *v, int budget, int64_t threads) {
 
 // Rematerialises a chain of cheap ops in another layout. A conversion inside the chain
 // (`convert(broadcast(expand_dims(convert(m))))`, attention backward's m[None, :]) is redone
-// from its source: the 1-D vector moves between layouts, not the broadcast tile.
+// from its source: the 1-D vector moves between layouts, not the broadcast tile. A load is
+// loaded again right after the original, with its address math: at the conversion (after
+// attention's first dot) its latency would stall the softmax, and a store in between
+// would change what it reads.
 class Rematerialiser {
 public:
   explicit Rematerialiser(ir::Op *before) { b_.set_insertion_point(before); }
@@ -58,7 +62,7 @@ public:
   ir::Value *clone(ir::Value *v, const LayoutRef &l) {
     if (!v->type.is_tile() || ir::same_layout(v->type.layout, l))
       return v;
-    auto key = std::make_pair(v, l->str());
+    auto key = std::make_tuple(v, l->str(), at_load_ != nullptr);
     auto it = done_.find(key);
     if (it != done_.end())
       return it->second;
@@ -70,6 +74,12 @@ public:
       done_[key] = c;
       return c;
     }
+    ir::Builder outer = b_;
+    ir::Op *outer_load = at_load_;
+    if (op->kind() == OpKind::Load && !at_load_) {
+      at_load_ = op;
+      b_.set_insertion_point(std::next(op->self_iterator())->get());
+    }
     std::vector<ir::Value *> operands;
     for (size_t i = 0; i < op->num_operands(); ++i) {
       ir::Value *o = op->operand(i);
@@ -77,6 +87,8 @@ public:
       operands.push_back(o->type.is_tile() ? clone(o, ol) : o);
     }
     ir::Op *c = b_.create(op->kind(), operands, {v->type.with_layout(l)}, op->attrs(), op->loc());
+    b_ = outer;
+    at_load_ = outer_load;
     done_[key] = c->result(0);
     return c->result(0);
   }
@@ -87,7 +99,8 @@ private:
   }
 
   ir::Builder b_;
-  std::map<std::pair<ir::Value *, std::string>, ir::Value *> done_;
+  ir::Op *at_load_ = nullptr; // the load whose address math is being cloned after it
+  std::map<std::tuple<ir::Value *, std::string, bool>, ir::Value *> done_;
 };
 
 ir::Value *make_convert(ir::Builder &b, ir::Value *v, const LayoutRef &l, SourceLoc loc) {
