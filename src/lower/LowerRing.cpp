@@ -11,8 +11,9 @@
 //   cp.async) load into registers and st.shared instead: correct, synchronous.
 //   Replicated elements are copied by their owner only.
 // - async_commit / async_wait n: cp.async.commit_group / wait_group n, then
-//   fence.proxy.async when a wgmma reads a ring (the copies are generic-proxy writes) and
-//   bar.sync (the other threads' copies become visible).
+//   fence.proxy.async when a wgmma reads a ring some copy of which stores through
+//   registers (generic-proxy writes; cp.async's need none, as in Triton) and bar.sync (the
+//   other threads' copies become visible).
 // - local_load: nothing when only wgmma dots use it (LowerWgmma reads the stage through
 //   descriptors: ring_view / ring_stage_start, LowerRing.h); ldmatrix for a #dot_op of #mma<v=2>
 //   with 16-bit elements (LowerDotOperand's ldmatrix_operand with the stage as its source); else
@@ -89,33 +90,78 @@ struct AddrPlus {
   }
 };
 
+// How `op` copies: per thread, runs of its pointer registers consecutive in global memory
+// and in the stage ({first register, length}); a run of 4 bytes or more is one cp.async,
+// a narrower one goes through registers and st.shared.
+struct CopyPlan {
+  RingView ring;
+  layout::LinearLayout to_off; // (reg, lane, warp) -> offset in the stage
+  std::vector<bool> uniq;
+  std::vector<std::pair<int32_t, int>> runs;
+};
+
+CopyPlan copy_plan(LoweringContext &c, const ir::Op &op) {
+  CopyPlan p;
+  p.ring = ring_view(c, op.operand(0));
+  const ir::Value *ptr = op.operand(2);
+  const ir::Value *mask = op.num_operands() > 3 ? op.operand(3) : nullptr;
+  const layout::LinearLayout &pl = c.layout_of(ptr->type);
+  p.to_off = pl.compose(p.ring.stage.invert());
+  int vec = vector_width(c, ptr, mask, pl, p.ring.elem_bytes);
+  p.uniq = LoweringContext::unique_regs(pl);
+  auto n = static_cast<int32_t>(p.uniq.size());
+  for (int32_t r = 0; r < n;) {
+    if (!p.uniq[static_cast<size_t>(r)]) {
+      ++r;
+      continue;
+    }
+    int run = smem_store_run(c, p.to_off, r, p.uniq, vec);
+    p.runs.emplace_back(r, run);
+    r += run;
+  }
+  return p;
+}
+
+// Whether some copy of the function holding `op` into a ring a wgmma reads stores through
+// st.shared (generic-proxy writes: the async proxy sees them after fence.proxy.async).
+// cp.async writes need no fence: as in Triton 3.6, whose fences cover register-to-shared
+// stores only, they are complete at cp.async.wait_group and visible to the CTA after
+// bar.sync; the fence costs a MEMBAR.ALL.CTA an iteration (attention backward, H200: 3 %).
+bool ring_copies_store_generic(LoweringContext &c, const ir::Op &op) {
+  const ir::Op *top = &op;
+  while (top->parent() && top->parent()->parent() && top->parent()->parent()->parent())
+    top = top->parent()->parent()->parent();
+  ir::Block *entry = const_cast<ir::Block *>(top->parent());
+  bool any = false;
+  if (entry)
+    ir::walk(entry, [&](ir::Op *o) {
+      if (any || o->kind() != ir::OpKind::AsyncCopy ||
+          !layout::ring_feeds_wgmma(*o->operand(0)->def))
+        return;
+      CopyPlan p = copy_plan(c, *o);
+      for (auto [r, run] : p.runs)
+        any = any || run * p.ring.elem_bytes < 4;
+    });
+  return any;
+}
+
 void lower_async_copy(LoweringContext &c, const ir::Op &op) {
   simt::Builder &b = c.b();
-  RingView ring = ring_view(c, op.operand(0));
   const ir::Value *ptr = op.operand(2);
   const ir::Value *mask = op.num_operands() > 3 ? op.operand(3) : nullptr;
   expect_same_layout(c, op, {ptr, mask});
   ir::Type elem = ptr->type.element();
   elem.ptr = false;
-  const int eb = ring.elem_bytes;
-  const layout::LinearLayout &pl = c.layout_of(ptr->type);
-  layout::LinearLayout to_off = pl.compose(ring.stage.invert()); // (reg, lane, warp) -> offset
-  auto [base, extra] = ring_stage_start(c, ring, op.operand(1));
+  CopyPlan p = copy_plan(c, op);
+  const int eb = p.ring.elem_bytes;
+  auto [base, extra] = ring_stage_start(c, p.ring, op.operand(1));
   AddrPlus at{c, extra, {}};
-  int vec = vector_width(c, ptr, mask, pl, eb);
-  std::vector<bool> uniq = LoweringContext::unique_regs(pl);
-  Reg owner = c.owner_pred(pl);
+  Reg owner = c.owner_pred(c.layout_of(ptr->type));
   const std::vector<Reg> &pr = c.get(ptr);
-  int32_t n = static_cast<int32_t>(pr.size());
-  for (int32_t r = 0; r < n;) {
-    if (!uniq[static_cast<size_t>(r)]) {
-      ++r;
-      continue;
-    }
-    int run = smem_store_run(c, to_off, r, uniq, vec);
+  for (auto [r, run] : p.runs) {
     int bytes = run * eb;
     Reg m = mask ? c.get(mask)[static_cast<size_t>(c.get(mask).size() == 1 ? 0 : r)] : Reg{};
-    Operand dst = at(c.smem_operand(to_off, base, eb, r));
+    Operand dst = at(c.smem_operand(p.to_off, base, eb, r));
     Reg src = pr[static_cast<size_t>(r)];
     if (bytes >= 4) {
       Operand src_bytes =
@@ -131,23 +177,7 @@ void lower_async_copy(LoweringContext &c, const ir::Op &op) {
         c.smem_store(o, vals[static_cast<size_t>(j)], elem);
       }
     }
-    r += run;
   }
-}
-
-// Whether a wgmma reads some ring of the function holding `op`.
-bool function_rings_feed_wgmma(const ir::Op &op) {
-  const ir::Op *top = &op;
-  while (top->parent() && top->parent()->parent() && top->parent()->parent()->parent())
-    top = top->parent()->parent()->parent();
-  ir::Block *entry = const_cast<ir::Block *>(top->parent());
-  bool any = false;
-  if (entry)
-    ir::walk(entry, [&](ir::Op *o) {
-      if (o->kind() == ir::OpKind::LocalAlloc && layout::ring_feeds_wgmma(*o))
-        any = true;
-    });
-  return any;
 }
 
 void lower_local_load(LoweringContext &c, const ir::Op &op) {
@@ -206,7 +236,7 @@ void lower_ring(LoweringContext &c, const ir::Op &op) {
     return;
   case ir::OpKind::AsyncWait:
     simt::cp_async_wait(b, static_cast<int>(op.int_attr("pending", 0)));
-    if (c.opts().sm >= 90 && function_rings_feed_wgmma(op))
+    if (c.opts().sm >= 90 && ring_copies_store_generic(c, op))
       simt::fence_proxy_async(b);
     // the barrier; it also orders every earlier shared-memory read before later scratch
     // writes, so the next scratch user needs none of its own
