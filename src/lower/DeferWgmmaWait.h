@@ -7,7 +7,7 @@
 // writes memory or passes a barrier. dv's accumulation then runs beside dp's issue, as in
 // Triton's kernels.
 //
-// Across a back edge (opt-in, below): a loop body whose last wgmma group is
+// Across a back edge (see "When" below): a loop body whose last wgmma group is
 // retired at once (`commit; wait_group 0; [bar.sync]`, attention's p v) lets that group run
 // on across the back edge instead, until the next iteration's own wait retires it
 // (attention: q k^T's `wait_group 0`), as Triton's kernels do. The tensor cores then work
@@ -24,12 +24,13 @@
 // shared-memory ring the group reads is then still overwritten only after every
 // warpgroup retired it. The loop's exit waits for the group (and passes the barrier).
 //
-// Opt-in (TILEC_WGMMA_DEFER=1). On an H200 (2026-11-29, tutorial 06's forward, one
-// config, in a build that also packed p's A fragments before wgmma.fence, an experiment
-// not kept) it was even at D 64 (within 4 %, either way) and costly at D 128 (404 -> 251
-// TFLOP/s at N 4096): p v's 128 accumulator registers and A fragments stay held across
-// q k^T's issue beside the cp.async rings' per-thread addresses, and ptxas spills (here:
-// 68 -> 184 bytes at D 128). Without per-thread copy addresses (TMA) that may change.
+// When (TILEC_WGMMA_DEFER): by default ("auto") only in loop bodies committing three
+// groups or more. On an H200 (N 4096, same runs): tutorial 06's backward (four dots, dk's
+// group deferred) +3 % at D 64, even at D 128; two-dot forward bodies (p v deferred) ran
+// slower: the seed attention -17 % at D 64 (cp.async rings; no spills, 203 -> 218
+// registers), tutorial 06's D 128 warp_specialize forward -13 %, and an earlier build's
+// D 128 forward 404 -> 251 TFLOP/s (ptxas spilled 68 -> 184 bytes): p v's accumulators
+// and A fragments stay held across q k^T's issue. "1" defers in every loop, "0" never.
 #pragma once
 
 #include "simt/ThreadIR.h"

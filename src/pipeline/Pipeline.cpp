@@ -78,8 +78,9 @@ const std::vector<Stage> &stages() {
       {"coalesce-copies", nullptr, true, coalesce_copies},
       // attention's two dots interleaved with the softmax by tiles (OverlapWgmma.h)
       {"overlap-wgmma", nullptr, true, overlap_wgmma},
-      // fewer wgmma waits: a group the block's next wait retires anyway; opt-in, a loop's
-      // last group runs on into the next iteration (DeferWgmmaWait.h)
+      // fewer wgmma waits: a group the block's next wait retires anyway; in bodies of
+      // three groups or more (TILEC_WGMMA_DEFER), a loop's last group runs on into the next
+      // iteration (DeferWgmmaWait.h)
       {"defer-wgmma-wait", nullptr, true, defer_wgmma_wait},
       {"ptx", nullptr, true}, // Thread IR -> PTX text
   };

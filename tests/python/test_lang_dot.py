@@ -590,3 +590,12 @@ def test_attention_backward_operands_staged_once(rings, monkeypatch):
         assert ir.count("prestaged = 1") == 1  # do, stored with qT for ppT @ do
     # ppT @ do's group is retired by v @ do^T's wait: four groups, three waits
     assert (ptx.count("wgmma.commit_group"), ptx.count("wgmma.wait_group")) == (4, 3)
+    # with rings, dsT @ qT^T's group (the body's last of four) runs on across the back edge
+    # (TILEC_WGMMA_DEFER=auto): the next iteration's first wait retires it, the exit waits.
+    # Without, the next iteration's operand stores come first: it is retired at once
+    body = ptx[ptx.index("$L__loop:"):ptx.index("bra.uni $L__loop;")]
+    deferred = "wgmma.wait_group" not in body[body.rindex("wgmma.commit_group"):]
+    assert deferred == rings
+    if rings:
+        assert ptx[ptx.index("$L__endloop:"):].split("\n")[1].strip() == \
+            "wgmma.wait_group.sync.aligned 0;"

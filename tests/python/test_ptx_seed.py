@@ -240,7 +240,8 @@ def test_attention_dots_interleaved_by_tiles_when_asked(monkeypatch, tmp_path):
 def test_attention_p_v_runs_on_across_the_back_edge(monkeypatch):
     """p v (the body's last wgmma group) is committed and left in flight: the next
     iteration's q k^T wait retires it (its bar.sync then guards the ring stage p v read),
-    and the loop's exit waits for it. Opt-in: by default it is retired at once."""
+    and the loop's exit waits for it. With TILEC_WGMMA_DEFER=1 only: by default ("auto")
+    a body of two groups keeps p v's wait (it ran slower deferred on an H200)."""
     monkeypatch.setenv("TILEC_WGMMA_DEFER", "1")
     ptx = attention_ptx()
     body = loop_body(ptx)

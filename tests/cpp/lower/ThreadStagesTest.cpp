@@ -59,6 +59,9 @@ TEST(ThreadStages, EveryPassIsAStageWithItsOwnDump) {
   EXPECT_LT(count(d.at("coalesce-copies"), "mov.f32"), count(d.at("fold-xor-pairs"), "mov.f32"));
   // overlap-wgmma is opt-in (TILEC_WGMMA_OVERLAP=1): nothing changes by default
   EXPECT_EQ(d.at("overlap-wgmma"), d.at("coalesce-copies"));
+  // and defer-wgmma-wait's back-edge rule ("auto") leaves two-group bodies (q k^T, p v)
+  // alone: p v is retired at once
+  EXPECT_EQ(d.at("defer-wgmma-wait"), d.at("overlap-wgmma"));
 }
 
 TEST(ThreadStages, DeferWgmmaWaitOnlyMovesTheLastWaitWhenAskedTo) {
