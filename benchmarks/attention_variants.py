@@ -1,10 +1,12 @@
-"""The seed fused attention (Z4 H32 D64, its host wrapper's BLOCK_M=128, BLOCK_N=64,
-num_warps=4, num_stages=2) launched directly with a register cap (maxnreg), to see what a
-third CTA per SM is worth. TFLOP/s by CUDA events (median of --reps), checked against
-torch's SDPA. Run on a GPU; the wgmma overlap pass is switched by TILEC_WGMMA_OVERLAP
-(run once per setting, each with its own TILEC_CACHE_DIR).
+"""The seed fused attention (Z4 H32, D 64 by default; its host wrapper's BLOCK_M=128,
+BLOCK_N=64, num_warps=4, num_stages=2) launched directly with a register cap (maxnreg), to
+see what a third CTA per SM is worth. TFLOP/s by CUDA events (median of --reps), checked
+against torch's SDPA. Run on a GPU; code-generation settings (TILEC_WGMMA_OVERLAP,
+TILEC_WGMMA_DEFER) are switched by running once per setting, each with its own
+TILEC_CACHE_DIR.
 
     python benchmarks/attention_variants.py [--maxnreg 0,168,160] [--reps 50]
+                                            [--dims 64,128] [--stages 2]
 """
 import argparse
 import os
@@ -19,12 +21,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--maxnreg", default="0,168,160")
     ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--dims", default="64")
+    ap.add_argument("--stages", type=int, default=2)
     args = ap.parse_args()
     import torch
     mod = load_seeds("tilec")
     k_fn = mod.fused_attention_kernel
-    for n_ctx in (1024, 4096):
-        z, h, d = 4, 32, 64
+    for n_ctx, d in ((n, d) for d in map(int, args.dims.split(",")) for n in (1024, 4096)):
+        z, h = 4, 32
         g = torch.Generator(device="cuda").manual_seed(0)
         q, k, v = (0.5 * torch.randn((z, h, n_ctx, d), device="cuda", generator=g).half()
                    for _ in range(3))
@@ -38,7 +42,7 @@ def main():
             def run():
                 k_fn[grid](q, k, v, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(),
                            z, h, n_ctx, BLOCK_M=128, BLOCK_N=64, BLOCK_K=d, num_warps=4,
-                           num_stages=2, **extra)
+                           num_stages=args.stages, **extra)
             run()
             torch.cuda.synchronize()
             err = (o.float() - ref).abs().max().item()
@@ -51,7 +55,7 @@ def main():
                 b.synchronize()
                 times.append(a.elapsed_time(b))
             ms = statistics.median(times)
-            print(f"N{n_ctx} maxnreg={cap or '-':>4}  {flops / ms / 1e9:7.1f} TFLOP/s  "
+            print(f"D{d} N{n_ctx} maxnreg={cap or '-':>4}  {flops / ms / 1e9:7.1f} TFLOP/s  "
                   f"max err {err:.2e}", flush=True)
 
 

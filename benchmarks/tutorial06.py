@@ -2,7 +2,7 @@
 the same GPU, with torch's SDPA beside them (issue 22's attention rows):
 
     python benchmarks/tutorial06.py [--tutorial PATH] [--json PATH] [--n 1024,4096,16384]
-                                    [--dims 64,128] [--autotune]
+                                    [--dims 64,128] [--modes fwd,bwd] [--autotune]
                                     [--targets "tilec;triton;tilec:TILEC_WGMMA_DEFER=0"]
 
 Each target runs in a fresh process with an empty kernel cache (TILEC_AS_TRITON=1 makes
@@ -82,7 +82,7 @@ def flops(n, d, causal, mode):
     return f * (2.5 if mode == "bwd" else 1.0)
 
 for d in args["dims"]:
-    for mode in ("fwd", "bwd"):
+    for mode in args["modes"]:
         for causal in (True, False):
             for ws in ((False, True) if mode == "fwd" and not causal else (False,)):
                 for prov in (("fp16", "fp8", "sdpa") if mode == "fwd" else ("fp16", "sdpa")):
@@ -147,7 +147,8 @@ def run_target(target, args, out):
     cache = tempfile.mkdtemp(prefix=f"t06-{target}-")
     env["TRITON_CACHE_DIR"] = env["TILEC_CACHE_DIR"] = cache
     spec = dict(tutorial=args.tutorial, dims=[int(x) for x in args.dims.split(",")],
-                n=[int(x) for x in args.n.split(",")], out=out, sdpa=target == args.sdpa_with)
+                n=[int(x) for x in args.n.split(",")], out=out,
+                modes=[m for m in args.modes.split(",") if m], sdpa=target == args.sdpa_with)
     try:
         r = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec)], env=env,
                            timeout=args.timeout, capture_output=True, text=True)
@@ -206,6 +207,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--n", default="1024,4096,16384")
     ap.add_argument("--dims", default="64,128")
+    ap.add_argument("--modes", default="fwd,bwd", help="fwd, bwd or both")
     ap.add_argument("--targets", default="tilec;triton",
                     help="';'-separated; a target may carry settings: tilec:VAR=1,VAR2=0")
     ap.add_argument("--sdpa-with", default="triton", help="the target whose process times SDPA")
