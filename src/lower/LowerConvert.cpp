@@ -7,7 +7,8 @@
 //  - warp shuffles when S and D agree on the warp bases and, in C = D^-1 o S (the map from
 //    a thread's D registers to where S keeps them), which S register holds an element does
 //    not depend on the lane: register r of D then comes from register r' of lane
-//    C_lane(r) ^ C_lane(lane), one shfl.sync.idx each;
+//    C_lane(r) ^ C_lane(lane), one shfl.sync.idx each (when it does depend on the lane, up
+//    to 4 shuffles and selects each, for tiles of fewer than 64 registers a thread);
 //  - otherwise a trip through shared memory: every thread writes its (first copies of)
 //    elements at their row-major index, a barrier, every thread reads what D gives it.
 #include <algorithm>
@@ -103,6 +104,8 @@ Reg linear_bits(simt::Builder &b, Reg x, const std::vector<int32_t> &images) {
   return acc.valid() ? acc : b.mov(Ty::U32, simt::imm(0));
 }
 
+constexpr int32_t kMaxMultiShuffleRegs = 64;
+
 // The shuffle conversion (see the top of the file); empty when it does not apply. When
 // the S register holding an element also depends on the lane (registers and lanes trade
 // bits), each of the (at most 4) candidate registers goes through its own shuffle and
@@ -146,6 +149,11 @@ std::vector<Reg> shuffle_regs(LoweringContext &c, const std::vector<Reg> &regs,
         choices.push_back(choices[i] ^ x);
     }
   if (choices.size() > 4)
+    return {};
+  // Several shuffles and selects a register over a big tile: shared memory moves it in
+  // fewer, vectorised accesses (one warp's tf32 B operand of 8x64x32 in Triton's
+  // test_dot3d: 3,072 shuffles, ptxas 6.0 s; through shared memory 1.5 s)
+  if (choices.size() > 1 && dst.in_dim_size(layout::kRegister) >= kMaxMultiShuffleRegs)
     return {};
   simt::Builder &b = c.b();
   Reg base = linear_bits(b, c.lane(), lane_images);
