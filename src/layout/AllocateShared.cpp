@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "layout/ConvertPlan.h"
 #include "layout/Layouts.h"
@@ -242,11 +243,13 @@ void extend_ring(Buffer &b, const std::map<const ir::Op *, int64_t> &number) {
 // A conversion of a dot's operand (in the dot's block) keeps its buffer until the dot, so
 // that the other operand's conversion takes other bytes: its reads may then sink to each K
 // step (sink-fragment-loads) instead of all coming before the other operand's stores,
-// every value of the operand live at once (a 64x64x64 FMA dot spilled 12 KB a thread).
-// Not when the two together would pass kDotOperandBytes (shared memory stays as it was).
+// every value of the operand live at once (a 64x64x64 FMA dot spilled 12 KB a thread; one
+// warp's 8x32x32x64 batched tf32 dot, 18 KB). Up to kDotOperandBytes for the two
+// together, or up to what the target gives a block (module attribute max_shared) as long
+// as the kernel's total then stays within it (else shared memory stays as it was).
 constexpr int64_t kDotOperandBytes = 64 << 10;
 
-void extend_to_dot(Buffer &b, const std::map<const ir::Op *, int64_t> &number) {
+void extend_to_dot(Buffer &b, const std::map<const ir::Op *, int64_t> &number, int64_t limit) {
   if (b.op->kind() != OpKind::ConvertLayout)
     return;
   for (const ir::Op *u : b.op->result(0)->users) {
@@ -261,7 +264,7 @@ void extend_to_dot(Buffer &b, const std::map<const ir::Op *, int64_t> &number) {
       if (d && d != b.op && d->kind() == OpKind::ConvertLayout)
         other += scratch_bytes(*d);
     }
-    if (b.size + other <= kDotOperandBytes)
+    if (b.size + other <= limit)
       b.end = it->second;
   }
 }
@@ -341,14 +344,57 @@ int64_t place(std::vector<Buffer> &bufs) {
   return total;
 }
 
+// Each buffer's lifetime (op numbers) in `f`; dots' operand conversions kept apart up to
+// `dot_limit` bytes the pair (extend_to_dot). `shared`: the staged operands one buffer
+// serves for several dots.
+std::vector<Buffer> lifetimes(ir::Function &f, const std::map<const ir::Op *, int64_t> &number,
+                              int64_t dot_limit,
+                              std::vector<std::pair<ir::Op *, size_t>> &shared) {
+  std::vector<Buffer> bufs;
+  ir::walk(f.entry(), [&](ir::Op *op) {
+    int64_t n = number.at(op), bytes = scratch_bytes(*op);
+    if (bytes > 0)
+      bufs.push_back({op, bytes, n, n});
+  });
+  // a wgmma dot staging a loop-invariant operand once before its loop: live in all of it
+  for (Buffer &b : bufs) {
+    const ir::Op *loop = nullptr;
+    for (int i = 0; i < 2 && !loop; ++i)
+      loop = wgmma_invariant_operand_loop(*b.op, i);
+    if (!loop)
+      continue;
+    b.start = number.at(loop);
+    for (const auto &[op, n] : number)
+      if (n > b.end && nested_in(op, loop))
+        b.end = n;
+  }
+  for (Buffer &b : bufs)
+    if (b.op->kind() == OpKind::LocalAlloc)
+      extend_ring(b, number);
+  for (Buffer &b : bufs)
+    extend_to_dot(b, number, dot_limit);
+  for (const auto &[op, n] : number) { // the twin's buffer lives until the reader
+    if (op->int_attr("shared_b", 0)) {
+      const ir::Op *twin = wgmma_b_twin(*op);
+      for (Buffer &b : bufs)
+        if (b.op == twin)
+          b.end = std::max(b.end, n);
+    }
+    if (op->int_attr("prestaged", 0)) // a prestaged B's buffer from its store on
+      for (Buffer &b : bufs)
+        if (b.op == op)
+          b.start = std::min(b.start, number.at(wgmma_stage_host(*op)));
+  }
+  shared = share_staged_operands(bufs, number);
+  return bufs;
+}
+
 } // namespace
 
 void allocate_shared(ir::Module &m) {
   int64_t total = 0;
+  const int64_t max_shared = m.int_attr("max_shared", 0); // the target's, when known
   for (auto &f : m.functions) {
-    std::vector<Buffer> bufs;
-    std::map<const ir::Op *, int64_t> number;
-    int64_t index = 0;
     // a wgmma dot whose B an earlier dot of its block stores at the same bytes reads it
     // there (MmaLayouts.h, wgmma_b_twin): marked first, its buffer holds no B
     ir::walk(f->entry(), [&](ir::Op *op) {
@@ -360,48 +406,24 @@ void allocate_shared(ir::Module &m) {
       if (op->kind() == OpKind::Dot && wgmma_stage_host(*op))
         op->set_attr("prestaged", int64_t{1});
     });
-    ir::walk(f->entry(), [&](ir::Op *op) {
-      int64_t n = index++;
-      number[op] = n;
-      int64_t bytes = scratch_bytes(*op);
-      if (bytes > 0)
-        bufs.push_back({op, bytes, n, n});
-    });
-    // a wgmma dot staging a loop-invariant operand once before its loop: live in all of it
-    for (Buffer &b : bufs) {
-      const ir::Op *loop = nullptr;
-      for (int i = 0; i < 2 && !loop; ++i)
-        loop = wgmma_invariant_operand_loop(*b.op, i);
-      if (!loop)
-        continue;
-      b.start = number[loop];
-      for (const auto &[op, n] : number)
-        if (n > b.end && nested_in(op, loop))
-          b.end = n;
-    }
-    for (Buffer &b : bufs)
-      if (b.op->kind() == OpKind::LocalAlloc)
-        extend_ring(b, number);
-    for (Buffer &b : bufs)
-      extend_to_dot(b, number);
-    for (const auto &[op, n] : number) { // the twin's buffer lives until the reader
-      if (op->int_attr("shared_b", 0)) {
-        const ir::Op *twin = wgmma_b_twin(*op);
-        for (Buffer &b : bufs)
-          if (b.op == twin)
-            b.end = std::max(b.end, n);
-      }
-      if (op->int_attr("prestaged", 0)) // a prestaged B's buffer from its store on
-        for (Buffer &b : bufs)
-          if (b.op == op)
-            b.start = std::min(b.start, number.at(wgmma_stage_host(*op)));
-    }
-    std::vector<std::pair<ir::Op *, size_t>> shared = share_staged_operands(bufs, number);
-    std::vector<Buffer> placed;
-    for (const Buffer &b : bufs)
-      if (b.size > 0)
-        placed.push_back(b);
-    total = std::max(total, place(placed));
+    std::map<const ir::Op *, int64_t> number;
+    int64_t index = 0;
+    ir::walk(f->entry(), [&](ir::Op *op) { number[op] = index++; });
+    std::vector<std::pair<ir::Op *, size_t>> shared;
+    auto place_with = [&](int64_t dot_limit, std::vector<Buffer> &bufs) {
+      bufs = lifetimes(*f, number, dot_limit, shared);
+      std::vector<Buffer> placed;
+      for (const Buffer &b : bufs)
+        if (b.size > 0)
+          placed.push_back(b);
+      int64_t bytes = place(placed);
+      return std::make_pair(placed, bytes);
+    };
+    std::vector<Buffer> bufs;
+    auto [placed, bytes] = place_with(std::max(kDotOperandBytes, max_shared), bufs);
+    if (bytes > max_shared && max_shared > kDotOperandBytes) // past the target: as before
+      std::tie(placed, bytes) = place_with(kDotOperandBytes, bufs);
+    total = std::max(total, bytes);
     for (const Buffer &b : placed) {
       b.op->set_attr("smem_offset", b.offset);
       b.op->set_attr("smem_size", b.size);

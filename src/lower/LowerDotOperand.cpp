@@ -265,6 +265,10 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
   int64_t base = c.scratch(op, x->type.numel() * eb);
   const std::vector<Reg> &regs = c.get(x);
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
+  // every access below is within this operand's scratch: sink-fragment-loads may move the
+  // ldmatrix loads past the other operand's stores and barrier, down to their mma (one
+  // warp holding a whole batched dot's A keeps only a step's fragments live)
+  b.set_smem_region(base, base + x->type.numel() * eb);
   c.smem_before_write();
   for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
     if (!uniq[static_cast<size_t>(r)]) {
@@ -290,6 +294,7 @@ bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op) {
   c.smem_after_write();
 
   c.set(res, ldmatrix_operand(c, dst, best, a, base, Reg{}, reg_ty(x->type.element())));
+  b.set_smem_region(0, 0);
   return true;
 }
 

@@ -163,13 +163,23 @@ void sink_block(std::vector<Instr> &instrs, const std::vector<int> &readers) {
       if (r < nregs)
         first_write[r] = earliest(first_write[r], x);
   };
+  // registers a shared-memory load of the block writes: a copy of one (a 32-bit ldmatrix
+  // fragment retyped to f32) moves down too, or the load would stay above its copy
+  std::vector<char> loaded(nregs, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (movable(instrs[i]) && reads_memory(instrs[i]))
+      for (uint32_t r : writes[i])
+        if (r < nregs)
+          loaded[r] = 1;
   for (size_t ii = n; ii-- > 0;) {
     int i = static_cast<int>(ii);
     const Instr &x = instrs[ii];
     bool stays = true;
     bool address = address_alu(x) && writes[ii].size() == 1 && is_pulled(writes[ii][0]) &&
                    readers[writes[ii][0]] == 1;
-    if (address || (movable(x) && !x.guard.active())) {
+    bool copy = x.op == Op::Mov && x.src.size() == 1 && x.src[0].is_reg() &&
+                x.src[0].reg().id < nregs && loaded[x.src[0].reg().id];
+    if (address || ((copy || movable(x)) && !x.guard.active())) {
       // the first reader of a result: x goes right before it
       int to = -1;
       for (uint32_t r : writes[ii])

@@ -1,5 +1,5 @@
 // A Thread IR pass run at the end of lowering: shared-memory loads (ldmatrix, ld.shared),
-// warp shuffles and the register packing that follows them move down to just before their
+// warp shuffles and the register packing and copies that follow them move down to just before their
 // first reader in the same block, so an mma chain's operand fragments (an FMA dot's K
 // steps) are loaded step by step instead of all before the first mma (fewer live
 // registers; ptxas schedules from there). A load of one scratch buffer (Instr::smem_lo /

@@ -10,6 +10,7 @@
 #include "lower/Lower.h"
 #include "simt/Format.h"
 #include "support/Env.h"
+#include "support/Target.h"
 
 namespace tilec::pipeline {
 
@@ -84,6 +85,8 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // layouts: the dots that qualify lower to wgmma (#mma<v=3>); TILEC_WGMMA=0 turns it off
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
+  // what allocate-shared may give a block (a dot's two operand conversions kept apart)
+  k.tile.module->attrs.push_back({"max_shared", max_shared_per_block(opts.sm)});
   // fp64 dots on the tensor cores where they run fp64 at full rate (Triton: sm_80, sm_90)
   if (opts.sm == 80 || opts.sm == 90)
     k.tile.module->attrs.push_back({"f64_mma", int64_t{1}});

@@ -31,4 +31,29 @@ std::optional<TargetSpec> parse_target(std::string_view text) {
   return t;
 }
 
+int64_t max_shared_per_block(int cc) {
+  switch (cc) { // the CUDA C++ Programming Guide's table of compute capabilities
+  case 70:
+  case 72:
+    return 96 << 10;
+  case 75:
+    return 64 << 10;
+  case 80:
+  case 87:
+    return 163 << 10;
+  case 86:
+  case 89:
+  case 120:
+  case 121:
+    return 99 << 10;
+  case 90:
+  case 100:
+  case 101:
+  case 103:
+    return 227 << 10;
+  default:
+    return 48 << 10;
+  }
+}
+
 } // namespace tilec

@@ -8,6 +8,7 @@
 // The compute capability is 50..199; an "a" suffix below 90 is refused.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,10 @@ struct TargetSpec {
 };
 
 std::optional<TargetSpec> parse_target(std::string_view text);
+
+// The shared memory one block may use on compute capability `cc` (with the opt-in above
+// 48 KB, as the launcher asks for), in bytes; 48 KB for a capability not listed.
+int64_t max_shared_per_block(int cc);
 
 // What parse_target accepts, for error messages.
 inline constexpr const char *kTargetExamples = "sm_90a, sm_90, sm_80 or cuda:90";

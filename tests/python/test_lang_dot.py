@@ -230,6 +230,36 @@ def test_dot_batched_one_warp(dtype):
     assert "shfl.sync" not in ptx and "ld.shared" in ptx
 
 
+def test_dot_batched_one_warp_operands_apart():
+    # test_dot3d's largest one-warp case: A and B staged through shared memory take 64 KB
+    # each. Where the target gives a block 128 KB (sm_90: 227 KB) they get separate bytes,
+    # so A's ldmatrix loads sink to their mma (fragments of one K step live, not the whole
+    # batch's); where it does not (sm_86: 99 KB) they share bytes, as before
+    @triton.jit
+    def k(A, B, C, BS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+        rb = tl.arange(0, BS)[:, None, None]
+        rm = tl.arange(0, M)[None, :, None]
+        rn = tl.arange(0, N)[None, None, :]
+        a = tl.load(A + rb * M * K + rm * K + tl.arange(0, K)[None, None, :])
+        b = tl.load(B + rb * K * N + tl.arange(0, K)[None, :, None] * N + rn)
+        tl.store(C + rb * M * N + rm * N + rn, tl.dot(a, b))
+
+    BS, M, N, K = 8, 32, 32, 64
+    rng = np.random.default_rng(9)
+    a = _small_ints(rng, (BS, M, K)).astype(np.float32)
+    b = _small_ints(rng, (BS, K, N)).astype(np.float32)
+    c = np.zeros((BS, M, N), np.float32)
+    k[(1,)](a, b, c, BS=BS, M=M, N=N, K=K, num_warps=1)
+    np.testing.assert_array_equal(c, a @ b)  # small integers: exact in tf32
+    for target, shared, ahead in (("cuda:90", 128 << 10, 1), ("cuda:86", 64 << 10, 128)):
+        compiled = triton.compile(k, signature="*fp32:16,*fp32:16,*fp32:16",
+                                  constexprs=dict(BS=BS, M=M, N=N, K=K), num_warps=1,
+                                  target=target)
+        ptx = compiled.asm["ptx"]
+        assert f"shared_bytes = {shared}," in compiled.asm["allocate-shared"]
+        assert ptx[:ptx.index("mma.sync")].count("ldmatrix") == ahead  # A's loads
+
+
 @pytest.mark.parametrize("mnk,blocks", [((64, 48, 40), (32, 32, 16, 4)),
                                         ((32, 32, 64), (16, 32, 32, 2))])
 def test_seed_matmul_small(mnk, blocks):

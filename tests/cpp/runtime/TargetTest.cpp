@@ -37,3 +37,14 @@ TEST(Target, TheRuntimeTakesItsComputeCapabilityFromTheSameRules) {
   EXPECT_EQ(runtime::GpuTarget::parse("sm_86")->cc(), 86);
   EXPECT_FALSE(runtime::GpuTarget::parse("sm_80a"));
 }
+
+TEST(Target, SharedMemoryABlockMayUse) {
+  // the CUDA C++ Programming Guide's figures, opt-in included: allocate-shared keeps a dot's
+  // two operand buffers apart up to this
+  EXPECT_EQ(max_shared_per_block(90), 227 << 10);
+  EXPECT_EQ(max_shared_per_block(80), 163 << 10);
+  EXPECT_EQ(max_shared_per_block(86), 99 << 10);
+  EXPECT_EQ(max_shared_per_block(89), 99 << 10);
+  EXPECT_EQ(max_shared_per_block(75), 64 << 10);
+  EXPECT_EQ(max_shared_per_block(52), 48 << 10); // not listed: the portable 48 KB
+}
