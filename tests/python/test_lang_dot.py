@@ -177,26 +177,27 @@ def test_dot_result_feeds_elementwise_and_reductions():
     np.testing.assert_allclose(c, ref, rtol=1e-6)
 
 
+@triton.jit
+def _batched_dot(A, B, C, BS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # C[b] = A[b] @ B[b], every operand row-major
+    rb = tl.arange(0, BS)[:, None, None]
+    rm = tl.arange(0, M)[None, :, None]
+    rn = tl.arange(0, N)[None, None, :]
+    a = tl.load(A + rb * M * K + rm * K + tl.arange(0, K)[None, None, :])
+    b = tl.load(B + rb * K * N + tl.arange(0, K)[None, :, None] * N + rn)
+    tl.store(C + rb * M * N + rm * N + rn, tl.dot(a, b))
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_dot_batched(dtype):
     # per batch, operands staged and read by ldmatrix (fp16; fp32 as tf32: A K-contiguous),
     # fp64 in m16n8k8.f64 tiles on sm_90 (the simulator through test_simt_lang)
-    @triton.jit
-    def k(A, B, C, BS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-        rb = tl.arange(0, BS)[:, None, None]
-        rm = tl.arange(0, M)[None, :, None]
-        rn = tl.arange(0, N)[None, None, :]
-        a = tl.load(A + rb * M * K + rm * K + tl.arange(0, K)[None, None, :])
-        b = tl.load(B + rb * K * N + tl.arange(0, K)[None, :, None] * N + rn)
-        c = tl.dot(a, b)
-        tl.store(C + rb * M * N + rm * N + rn, c)
-
     rng = np.random.default_rng(6)
     a = _small_ints(rng, (2, 16, 32)).astype(dtype)
     b = _small_ints(rng, (2, 32, 16)).astype(dtype)
     out = np.float64 if dtype == np.float64 else np.float32
     c = np.zeros((2, 16, 16), out)
-    k[(1,)](a, b, c, BS=2, M=16, N=16, K=32)
+    _batched_dot[(1,)](a, b, c, BS=2, M=16, N=16, K=32)
     np.testing.assert_array_equal(c, a.astype(out) @ b.astype(out))
 
 
@@ -206,25 +207,17 @@ def test_dot_batched_one_warp(dtype):
     # conversions whose registers each need several shuffles (registers and lanes trade
     # bits) go through shared memory instead: fewer, vectorised accesses, and ptxas time
     # (8x32x32x64 tf32: 3,072 shuffles, ptxas 6 s; through shared memory 1.5 s)
-    @triton.jit
-    def k(A, B, C, BS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-        rb = tl.arange(0, BS)[:, None, None]
-        rm = tl.arange(0, M)[None, :, None]
-        rn = tl.arange(0, N)[None, None, :]
-        a = tl.load(A + rb * M * K + rm * K + tl.arange(0, K)[None, None, :])
-        b = tl.load(B + rb * K * N + tl.arange(0, K)[None, :, None] * N + rn)
-        tl.store(C + rb * M * N + rm * N + rn, tl.dot(a, b))
-
     BS, M, N, K = 4, 16, 32, 64
     rng = np.random.default_rng(8)
     a = _small_ints(rng, (BS, M, K)).astype(dtype)
     b = _small_ints(rng, (BS, K, N)).astype(dtype)
     out = np.int32 if dtype == np.int8 else np.float32
     c = np.zeros((BS, M, N), out)
-    k[(1,)](a, b, c, BS=BS, M=M, N=N, K=K, num_warps=1)
+    _batched_dot[(1,)](a, b, c, BS=BS, M=M, N=N, K=K, num_warps=1)
     np.testing.assert_array_equal(c, a.astype(out) @ b.astype(out))
     ty = {np.float16: "fp16", np.float32: "fp32", np.int8: "i8"}[dtype]
-    ptx = triton.compile(k, signature=f"*{ty}:16,*{ty}:16,*{'i32' if dtype == np.int8 else 'fp32'}:16",
+    ot = "i32" if dtype == np.int8 else "fp32"
+    ptx = triton.compile(_batched_dot, signature=f"*{ty}:16,*{ty}:16,*{ot}:16",
                          constexprs=dict(BS=BS, M=M, N=N, K=K), num_warps=1,
                          target="cuda:90").asm["ptx"]
     assert "shfl.sync" not in ptx and "ld.shared" in ptx
@@ -235,24 +228,15 @@ def test_dot_batched_one_warp_operands_apart():
     # each. Where the target gives a block 128 KB (sm_90: 227 KB) they get separate bytes,
     # so A's ldmatrix loads sink to their mma (fragments of one K step live, not the whole
     # batch's); where it does not (sm_86: 99 KB) they share bytes, as before
-    @triton.jit
-    def k(A, B, C, BS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-        rb = tl.arange(0, BS)[:, None, None]
-        rm = tl.arange(0, M)[None, :, None]
-        rn = tl.arange(0, N)[None, None, :]
-        a = tl.load(A + rb * M * K + rm * K + tl.arange(0, K)[None, None, :])
-        b = tl.load(B + rb * K * N + tl.arange(0, K)[None, :, None] * N + rn)
-        tl.store(C + rb * M * N + rm * N + rn, tl.dot(a, b))
-
     BS, M, N, K = 8, 32, 32, 64
     rng = np.random.default_rng(9)
     a = _small_ints(rng, (BS, M, K)).astype(np.float32)
     b = _small_ints(rng, (BS, K, N)).astype(np.float32)
     c = np.zeros((BS, M, N), np.float32)
-    k[(1,)](a, b, c, BS=BS, M=M, N=N, K=K, num_warps=1)
+    _batched_dot[(1,)](a, b, c, BS=BS, M=M, N=N, K=K, num_warps=1)
     np.testing.assert_array_equal(c, a @ b)  # small integers: exact in tf32
     for target, shared, ahead in (("cuda:90", 128 << 10, 1), ("cuda:86", 64 << 10, 128)):
-        compiled = triton.compile(k, signature="*fp32:16,*fp32:16,*fp32:16",
+        compiled = triton.compile(_batched_dot, signature="*fp32:16,*fp32:16,*fp32:16",
                                   constexprs=dict(BS=BS, M=M, N=N, K=K), num_warps=1,
                                   target=target)
         ptx = compiled.asm["ptx"]
