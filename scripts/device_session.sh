@@ -2,6 +2,7 @@
 # One device call of a session (run by the device tool in the repository root; carry
 # ".triton", made by scripts/triton_subset.sh). Results go to $OUT, which comes back.
 #   bash scripts/device_session.sh check        # gpu_check.sh: build, C++ and pytest GPU tests
+#                                               # (logs in $OUT/check.tgz)
 #   CAP=470 bash scripts/device_session.sh conf # Triton's suite on tilec (about 360 s)
 #   bash scripts/device_session.sh t06 [ARGS]   # benchmarks/tutorial06.py (T06TARGETS)
 set -uo pipefail
@@ -19,9 +20,10 @@ install() {
 mode=${1:-check}
 shift || true
 case $mode in
-  check)
+  check) # its logs come back as one check.tgz: the device returns at most 8 files a call
     GPU_CHECK_STEPS="env install cpp_tests cpp_api pytest_gpu" OUT=$OUT/check \
-      bash scripts/gpu_check.sh 2>&1 | tail -12 ;;
+      bash scripts/gpu_check.sh 2>&1 | tail -12
+    tar -czf "$OUT/check.tgz" -C "$OUT" check && rm -rf "$OUT/check" ;;
   conf) # per-test durations: $OUT/tilec-results.jsonl.gz (the compile-time row)
     install
     bash scripts/conformance.sh --target tilec --mode gpu --cap "${CAP:-470}" \
