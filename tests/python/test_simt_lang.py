@@ -25,7 +25,8 @@ SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
           "test_lang_asm.py", "test_lang_sort.py",
           "test_lang_libdevice.py",
           "test_lang_gather.py", "test_lang_cuda.py", "test_lang_tensordesc.py",
-          "test_seed_kernels.py", "test_lang_dot.py", "test_lang_dot_scaled.py"]
+          "test_seed_kernels.py", "test_lang_dot.py", "test_lang_dot_attention.py",
+          "test_lang_dot_scaled.py"]
 DESELECT: dict = {  # suite -> a pytest -k expression of tests not to run here
     # an out-of-range gather index is an interpreter fault; the GPU path wraps it
     "test_lang_gather.py": "not test_gather_index_out_of_range_is_a_fault",
