@@ -348,8 +348,7 @@ int64_t place(std::vector<Buffer> &bufs) {
 // `dot_limit` bytes the pair (extend_to_dot). `shared`: the staged operands one buffer
 // serves for several dots.
 std::vector<Buffer> lifetimes(ir::Function &f, const std::map<const ir::Op *, int64_t> &number,
-                              int64_t dot_limit,
-                              std::vector<std::pair<ir::Op *, size_t>> &shared) {
+                              int64_t dot_limit, std::vector<std::pair<ir::Op *, size_t>> &shared) {
   std::vector<Buffer> bufs;
   ir::walk(f.entry(), [&](ir::Op *op) {
     int64_t n = number.at(op), bytes = scratch_bytes(*op);

@@ -21,6 +21,11 @@ using simt::Op;
 // tutorial 06's D 128 warp_specialize forward.
 constexpr long kAutoMinGroups = 3;
 
+long commits(const std::vector<Instr> &body) {
+  return std::count_if(body.begin(), body.end(),
+                       [](const Instr &in) { return in.op == Op::WgmmaCommit; });
+}
+
 bool is_bar0(const Instr &in) {
   return in.op == Op::Bar && !in.guard.active() && in.src.size() == 1 && in.src[0].is_imm() &&
          in.src[0].value == 0;
@@ -220,9 +225,7 @@ int defer_wgmma_wait(simt::Function &f) {
   for (size_t b = 1; b < f.blocks.size(); ++b) {
     const std::vector<Instr> &body = f.blocks[b].instrs;
     const std::vector<Instr> &head = f.blocks[b - 1].instrs;
-    if (mode == "auto" && std::count_if(body.begin(), body.end(), [](const Instr &in) {
-          return in.op == Op::WgmmaCommit;
-        }) < kAutoMinGroups)
+    if (mode == "auto" && commits(body) < kAutoMinGroups)
       continue;
     // body: ends with an unconditional branch back to the header right before it;
     // header: its only exit its last instruction, a conditional branch out of the loop
