@@ -122,26 +122,20 @@ CopyPlan copy_plan(LoweringContext &c, const ir::Op &op) {
   return p;
 }
 
-// Whether some copy of the function holding `op` into a ring a wgmma reads stores through
+// Whether some copy of the function being lowered into a ring a wgmma reads stores through
 // st.shared (generic-proxy writes: the async proxy sees them after fence.proxy.async).
 // cp.async writes need no fence: as in Triton 3.6, whose fences cover register-to-shared
 // stores only, they are complete at cp.async.wait_group and visible to the CTA after
 // bar.sync; the fence costs a MEMBAR.ALL.CTA an iteration (attention backward, H200: 3 %).
-bool ring_copies_store_generic(LoweringContext &c, const ir::Op &op) {
-  const ir::Op *top = &op;
-  while (top->parent() && top->parent()->parent() && top->parent()->parent()->parent())
-    top = top->parent()->parent()->parent();
-  ir::Block *entry = const_cast<ir::Block *>(top->parent());
+bool ring_copies_store_generic(LoweringContext &c) {
   bool any = false;
-  if (entry)
-    ir::walk(entry, [&](ir::Op *o) {
-      if (any || o->kind() != ir::OpKind::AsyncCopy ||
-          !layout::ring_feeds_wgmma(*o->operand(0)->def))
-        return;
-      CopyPlan p = copy_plan(c, *o);
-      for (auto [r, run] : p.runs)
-        any = any || run * p.ring.elem_bytes < 4;
-    });
+  ir::walk(c.function().entry(), [&](ir::Op *o) {
+    if (any || o->kind() != ir::OpKind::AsyncCopy || !layout::ring_feeds_wgmma(*o->operand(0)->def))
+      return;
+    CopyPlan p = copy_plan(c, *o);
+    for (auto [r, run] : p.runs)
+      any = any || run * p.ring.elem_bytes < 4;
+  });
   return any;
 }
 
@@ -236,7 +230,7 @@ void lower_ring(LoweringContext &c, const ir::Op &op) {
     return;
   case ir::OpKind::AsyncWait:
     simt::cp_async_wait(b, static_cast<int>(op.int_attr("pending", 0)));
-    if (c.opts().sm >= 90 && ring_copies_store_generic(c, op))
+    if (c.opts().sm >= 90 && ring_copies_store_generic(c))
       simt::fence_proxy_async(b);
     // the barrier; it also orders every earlier shared-memory read before later scratch
     // writes, so the next scratch user needs none of its own

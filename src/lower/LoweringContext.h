@@ -66,6 +66,7 @@ public:
   simt::Builder &b() { return b_; }
   simt::Function &fn() { return out_; }
   const ir::Module &module() const { return m_; }
+  const ir::Function &function() const { return ir_fn_; } // the one being lowered
   const LowerOptions &opts() const { return opts_; }
   int num_warps() const { return out_.num_warps; }
   const analysis::AxisInfoAnalysis &axis() const { return *axis_; }
