@@ -8,7 +8,8 @@ Rows, timed in interleaved rounds (order rotated each round, L2 flushed before e
   tilec kernel[grid]      tilec's own launch of the seed kernel
   Triton kernel[grid]     Triton's launch (when Triton is importable)
   tilec PTX               tilec's PTX, built by _C.gpu_build and launched by GpuKernel.launch
-  tilec PTX, <variant>    the same PTX after one textual edit (see VARIANTS): .reqntid;
+  tilec PTX, <variant>    the same PTX after one textual edit (see VARIANTS): .maxntid
+                          (what tilec printed before it printed Triton's .reqntid);
                           a second reduction's scratch apart from the first's (one
                           barrier fewer); loads after the first barrier hoisted next to
                           the first load, or prefetched to L1 from there; the first load
@@ -39,8 +40,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 
-def reqntid(ptx):
-    return ptx.replace(".maxntid", ".reqntid")
+def maxntid(ptx):
+    return ptx.replace(".reqntid", ".maxntid")
 
 
 def separate_reduce_scratch(ptx):
@@ -130,13 +131,12 @@ def first_load_no_l1(ptx):
 
 
 def tid_masked(ptx):
-    """.reqntid, and %tid.x masked to the block's size, as Triton's index arithmetic does:
-    ptxas then knows the column offsets are small (32-bit products, no IMAD.HI)."""
-    m = re.search(r"\.maxntid (\d+), 1, 1", ptx)
+    """%tid.x masked to the block's size, as Triton's index arithmetic does: ptxas then
+    knows the column offsets are small (32-bit products, no IMAD.HI)."""
+    m = re.search(r"\.reqntid (\d+), 1, 1", ptx)
     if not m:
         return None
     n = int(m[1])
-    ptx = reqntid(ptx)
     t = re.search(r"mov\.u32 (%r\d+), %tid\.x;", ptx)
     if not t:
         return None
@@ -195,7 +195,7 @@ def lane0_smem_store(ptx):
     return re.sub(r"^(\s*)(st\.shared)", r"\1@%lane0 \2", ptx, flags=re.M)
 
 
-VARIANTS = {"reqntid": reqntid, "lane-0 smem store": lane0_smem_store, "tid masked": tid_masked, "X L2 evict_first": x_evict_first,
+VARIANTS = {"maxntid": maxntid, "lane-0 smem store": lane0_smem_store, "tid masked": tid_masked, "X L2 evict_first": x_evict_first,
             "W/B L2 evict_last": late_evict_last, "Y st.cs": streaming_store,
             "separate scratch": separate_reduce_scratch,
             "hoist late loads": hoist_late_loads, "X no L1": first_load_no_l1,

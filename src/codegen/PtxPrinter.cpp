@@ -131,7 +131,10 @@ private:
       line("  .param " + decl + (i + 1 < fn_.params.size() ? "," : ""));
     }
     line(")");
-    line(".maxntid " + std::to_string(fn_.num_threads()) + ", 1, 1");
+    // .reqntid, as Triton's: every launcher runs num_warps x 32 threads, and ptxas budgets
+    // registers for exactly that block (.maxntid lets it plan for smaller ones: on some
+    // big kernels that halves the registers and spills kilobytes)
+    line(".reqntid " + std::to_string(fn_.num_threads()) + ", 1, 1");
     if (fn_.maxnreg > 0)
       line(".maxnreg " + std::to_string(fn_.maxnreg));
     line("{");

@@ -1,5 +1,5 @@
 // Thread IR -> PTX text. A mechanical 1:1 printer (ptxas catches what it gets wrong):
-// the module header, the .entry with its .param list, .maxntid/.reqntid from num_warps,
+// the module header, the .entry with its .param list, .reqntid from num_warps,
 // register declarations by width class, the dynamic shared memory array, the constant
 // strings, and every instruction as simt::format_instr prints it; vprintf and
 // __assertfail are expanded into their call sequences with a local argument buffer.

@@ -82,7 +82,7 @@ std::string with_min_ctas(const std::string &ptx, int n) {
     end = end == std::string::npos ? ptx.size() : end + 1;
     std::string line = ptx.substr(pos, end - pos);
     out += line;
-    if (line.rfind(".maxntid", 0) == 0) {
+    if (line.rfind(".reqntid", 0) == 0 || line.rfind(".maxntid", 0) == 0) {
       if (out.back() != '\n')
         out += '\n';
       out += ".minnctapersm " + std::to_string(n) + "\n";

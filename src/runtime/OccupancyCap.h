@@ -20,8 +20,8 @@ constexpr int kMaxSpillBytes = 192;
 // The CTAs per SM to ask ptxas for (k + 1), or 0 to keep the first build.
 int occupancy_min_ctas(const GpuTarget &t, int regs, int threads, int shared_bytes);
 
-// `ptx` with `.minnctapersm n` after each `.maxntid` line; "" when the PTX has no
-// .maxntid, or already sets .maxnreg or .minnctapersm.
+// `ptx` with `.minnctapersm n` after each `.reqntid` (or `.maxntid`) line; "" when the PTX
+// has neither, or already sets .maxnreg or .minnctapersm.
 std::string with_min_ctas(const std::string &ptx, int n);
 
 // From ptxas -v's log: the registers and the spill-store bytes of the (one) kernel;

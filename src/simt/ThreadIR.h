@@ -328,7 +328,7 @@ struct RegInfo {
 
 struct Function {
   std::string name;
-  int num_warps = 4;         // -> .maxntid / .reqntid (num_warps * 32)
+  int num_warps = 4;         // -> .reqntid (num_warps * 32)
   int maxnreg = 0;           // -> .maxnreg N (the launch option maxnreg); 0: none
   uint32_t shared_bytes = 0; // dynamic (extern) shared memory the kernel needs
   std::vector<Param> params;

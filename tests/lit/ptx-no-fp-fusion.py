@@ -1,7 +1,7 @@
 # enable_fp_fusion=False from the CLI: the kernel's f32 mul/add/sub keep .rn (no contraction
-# into fma by ptxas); --maxnreg prints the .maxnreg directive after .maxntid.
+# into fma by ptxas); --maxnreg prints the .maxnreg directive after .reqntid.
 # CMD: tilec ptx %s:axpb --signature "*fp32:16,*fp32:16,*fp32:16,i32" --constexpr BLOCK=256 --no-fp-fusion --maxnreg 64
-# CHECK: .maxntid 128, 1, 1
+# CHECK: .reqntid 128, 1, 1
 # CHECK-NEXT: .maxnreg 64
 # CHECK: mul.rn.f32
 # CHECK: add.rn.f32

@@ -5,7 +5,7 @@
 # CHECK: .visible .entry add_kernel(
 # CHECK-NEXT: .param .u64 add_kernel_param_0,
 # CHECK: .param .s32 add_kernel_param_3
-# CHECK: .maxntid 128, 1, 1
+# CHECK: .reqntid 128, 1, 1
 # CHECK: mov.u32 %r{{[0-9]+}}, %ctaid.x;
 # CHECK: @%p{{[0-9]+}} ld.global.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}];
 # CHECK: add.f32

@@ -89,7 +89,7 @@ def test_half_precision_unchanged(dtype):
 def test_maxnreg_directive():
     sig = "*fp32:16,*fp32:16,*fp32:16,i32"
     ptx = ptx_of(axpb, sig, {"BLOCK": 256}, maxnreg=128)
-    assert re.search(r"^\.maxntid 128, 1, 1\n\.maxnreg 128$", ptx, re.M), ptx[:600]
+    assert re.search(r"^\.reqntid 128, 1, 1\n\.maxnreg 128$", ptx, re.M), ptx[:600]
     assert ".maxnreg" not in ptx_of(axpb, sig, {"BLOCK": 256})
 
 

@@ -28,7 +28,7 @@ def cx(v):
 # (kernel, specs, num_warps, features the sm_90a PTX must have)
 CASES = {
     "add": (sk.add_kernel, [ptr(), ptr(), ptr(), i32(True), cx(1024)], 4,
-            ["ld.global.v4.b32", "st.global.v4.b32", ".maxntid 128, 1, 1"]),
+            ["ld.global.v4.b32", "st.global.v4.b32", ".reqntid 128, 1, 1"]),
     "add_unaligned_n": (sk.add_kernel, [ptr(), ptr(), ptr(), i32(), cx(1024)], 4,
                         ["ld.global.b32"]),
     "gelu": (sk.triton_gelu_kernel, [ptr(), ptr(), i32(True), cx(1024)], 4,
@@ -37,7 +37,7 @@ CASES = {
                 4, ["shfl.sync.bfly.b32", "ld.global.v4.b32", "bar.sync"]),
     "softmax_16_warps": (sk.softmax_kernel,
                          [ptr(), ptr(), i32(True), i32(True), i32(True), cx(16384)], 16,
-                         ["shfl.sync.bfly.b32", ".maxntid 512, 1, 1"]),
+                         ["shfl.sync.bfly.b32", ".reqntid 512, 1, 1"]),
     "layernorm": (sk.layernorm_kernel,
                   [ptr("fp16"), ptr("fp16"), ptr("fp16"), ptr("fp16"), ptr(), ptr(), i32(True),
                    i32(True), ("float", "fp32"), cx(1024)], 4,

@@ -37,7 +37,7 @@ def test_compile_ast_source_to_ptx_without_a_gpu():
                                                  "unknown_option": 1})
     assert isinstance(k, CompiledKernel)
     ptx = k.asm["ptx"]
-    assert ".entry add_kernel" in ptx and ".target sm_90a" in ptx and ".maxntid 256" in ptx
+    assert ".entry add_kernel" in ptx and ".target sm_90a" in ptx and ".reqntid 256" in ptx
     m = k.metadata
     assert (m.name, m.num_warps, m.num_stages, m.shared) == ("add_kernel", 8, 2, 0)
     assert m.target == H100 and m.num_ctas == 1 and m.triton_version == "3.6.0"

@@ -451,7 +451,7 @@ TEST(Ptx, HeaderAndDeclarations) {
   std::string ptx = print_ptx(fn, sm80());
   EXPECT_TRUE(contains(ptx, ".version 8.0\n.target sm_80\n.address_size 64\n")) << ptx;
   EXPECT_TRUE(contains(ptx, ".visible .entry block_reduce(\n  .param .u64 block_reduce_param_0,\n"
-                            "  .param .u64 block_reduce_param_1\n)\n.maxntid 256, 1, 1\n{"))
+                            "  .param .u64 block_reduce_param_1\n)\n.reqntid 256, 1, 1\n{"))
       << ptx;
   EXPECT_TRUE(contains(ptx, ".extern .shared .align 16 .b8 global_smem[];")) << ptx;
   EXPECT_TRUE(contains(ptx, "  .reg .pred %p<"));

@@ -29,12 +29,16 @@ TEST(OccupancyCap, OneMoreCtaJustOverARegisterBoundary) {
   EXPECT_EQ(occupancy_min_ctas(GpuTarget{8, 0}, 202, 128, 0), 3);
 }
 
-TEST(OccupancyCap, DirectiveAfterMaxntid) {
-  std::string ptx = ".visible .entry k()\n.maxntid 128, 1, 1\n{\n  ret;\n}\n";
+TEST(OccupancyCap, DirectiveAfterThreadCount) {
+  // tilec prints .reqntid; PTX from elsewhere (ptx_ab.py's variants) may say .maxntid
+  std::string ptx = ".visible .entry k()\n.reqntid 128, 1, 1\n{\n  ret;\n}\n";
+  EXPECT_EQ(with_min_ctas(ptx, 3),
+            ".visible .entry k()\n.reqntid 128, 1, 1\n.minnctapersm 3\n{\n  ret;\n}\n");
+  ptx = ".visible .entry k()\n.maxntid 128, 1, 1\n{\n  ret;\n}\n";
   EXPECT_EQ(with_min_ctas(ptx, 3),
             ".visible .entry k()\n.maxntid 128, 1, 1\n.minnctapersm 3\n{\n  ret;\n}\n");
   EXPECT_EQ(with_min_ctas(".visible .entry k()\n{\n}\n", 3), "");
-  EXPECT_EQ(with_min_ctas(".visible .entry k()\n.maxntid 128, 1, 1\n.maxnreg 200\n{\n}\n", 3),
+  EXPECT_EQ(with_min_ctas(".visible .entry k()\n.reqntid 128, 1, 1\n.maxnreg 200\n{\n}\n", 3),
             "");
 }
 
