@@ -40,6 +40,7 @@ bool is_wait(const Instr &in, int64_t n) {
 bool may_overlap(const Instr &in) {
   switch (in.op) {
   case Op::St:
+  case Op::Stmatrix:
   case Op::Atom:
   case Op::Red:
   case Op::CpAsync:

@@ -384,6 +384,50 @@ std::vector<Reg> unpack_words(simt::Builder &b, const std::vector<Reg> &words,
   return out;
 }
 
+// stmatrix (sm_90) stores four 8x8 matrices of 16-bit elements a warp: lane l gives, in
+// its word i, the elements (l/4, 2(l%4)) and (l/4, 2(l%4)+1) of matrix i, and the address
+// of row l%8 of matrix l/8 -- an mma accumulator's own fragment. Writes whose placement
+// `off` ((register, lane, warp) -> scratch offset) has that shape go through it, one
+// instruction for four st.shared.b32: register bit 0 the next element, lane bits 0 and 1
+// the next pairs of a 16-byte row, two more register bits (m0, m1) the matrices, and every
+// other basis whole rows (multiples of 8 elements). False when it does not apply.
+bool stmatrix_store(LoweringContext &c, const std::vector<Reg> &regs, const LinearLayout &off,
+                    int esize, int64_t base, const std::vector<bool> &uniq) {
+  if (esize != 2 || c.opts().sm < 90 || base % 16 != 0 || !off.has_in_dim(layout::kLane) ||
+      std::find(uniq.begin(), uniq.end(), false) != uniq.end())
+    return false;
+  auto bases = [&](const char *dim) {
+    return off.has_in_dim(dim) ? off.in_dims()[static_cast<size_t>(off.in_dim_index(dim))].bases
+                               : std::vector<LinearLayout::Basis>{};
+  };
+  std::vector<LinearLayout::Basis> reg = bases(layout::kRegister), lane = bases(layout::kLane),
+                                   warp = bases(layout::kWarp);
+  auto row = [](const LinearLayout::Basis &v) { return v.at(0) % 8 == 0; };
+  if (reg.size() < 3 || lane.size() != 5 || reg[0].at(0) != 1 || lane[0].at(0) != 2 ||
+      lane[1].at(0) != 4 || !std::all_of(lane.begin() + 2, lane.end(), row) ||
+      !std::all_of(warp.begin(), warp.end(), row) || !std::all_of(reg.begin() + 1, reg.end(), row))
+    return false;
+  // Row addresses: lane bits 0-2 pick the row (the fragment's lane bits 2-4), lane bits
+  // 3 and 4 the matrix (register bits m0 = 1, m1 = 2); the other register bits, one
+  // instruction each.
+  std::vector<LinearLayout::Basis> rows_lane = {lane[2], lane[3], lane[4], reg[1], reg[2]};
+  std::vector<LinearLayout::Basis> rest(reg.begin() + 3, reg.end());
+  std::vector<LinearLayout::InDim> ins = {{layout::kRegister, rest}, {layout::kLane, rows_lane}};
+  if (!warp.empty())
+    ins.push_back({layout::kWarp, warp});
+  LinearLayout rows(ins, off.out_dims());
+  simt::Builder &b = c.b();
+  for (int32_t k = 0; k < (int32_t{1} << rest.size()); ++k) {
+    std::vector<Reg> words;
+    for (int32_t i = 0; i < 4; ++i) {
+      size_t r = static_cast<size_t>((k << 3) | (i << 1));
+      words.push_back(b.pack(Ty::B32, {regs[r], regs[r + 1]}));
+    }
+    b.stmatrix(false, c.smem_operand(rows, base, esize, k), words);
+  }
+  return true;
+}
+
 std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs,
                                 const LinearLayout &src, const LinearLayout &dst,
                                 const ir::Type &elem, int64_t base) {
@@ -397,7 +441,8 @@ std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs
   // move the loads past other buffers' stores, down to their readers)
   b.set_smem_region(base, base + src.total_out_size() * esize);
   c.smem_before_write();
-  for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
+  bool stored = stmatrix_store(c, regs, src, esize, base, uniq);
+  for (int32_t r = 0; r < static_cast<int32_t>(regs.size()) && !stored;) {
     if (!uniq[static_cast<size_t>(r)]) {
       ++r;
       continue;

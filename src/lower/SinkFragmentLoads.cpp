@@ -28,6 +28,7 @@ bool reads_memory(const Instr &in) { return in.op == Op::Ldmatrix || in.op == Op
 bool orders_memory(const Instr &in) {
   switch (in.op) {
   case Op::St:
+  case Op::Stmatrix:
   case Op::Atom:
   case Op::Red:
   case Op::Bar:
@@ -68,7 +69,7 @@ bool passes_in_other_buffer(const Instr &x, const Instr &k) {
     return false;
   if (k.op == Op::Bar)
     return true;
-  if (k.op != Op::St)
+  if (k.op != Op::St && k.op != Op::Stmatrix)
     return false;
   if (k.m.space == simt::Space::Global)
     return true;

@@ -327,6 +327,7 @@ int instr_min_sm(const Instr &in) {
   case Op::GriddepWait:
   case Op::GriddepLaunch:
   case Op::CpAsyncBulkTensor: // sm_90, not sm_90a-only
+  case Op::Stmatrix:
     return 90;
   case Op::CvtaParam:
     return 70;

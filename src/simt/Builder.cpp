@@ -62,7 +62,7 @@ Instr &Builder::emit(Instr in) {
     in.loc = loc_;
   if (smem_hi_ > 0 && in.smem_hi == 0 &&
       (((in.op == Op::Ld || in.op == Op::St) && in.m.space == Space::Shared) ||
-       in.op == Op::Ldmatrix)) {
+       in.op == Op::Ldmatrix || in.op == Op::Stmatrix)) {
     in.smem_lo = smem_lo_;
     in.smem_hi = smem_hi_;
   }
@@ -422,6 +422,17 @@ std::vector<Reg> Builder::ldmatrix(int num, bool trans, Operand addr) {
   in.src = {addr};
   emit(std::move(in));
   return d;
+}
+
+void Builder::stmatrix(bool trans, Operand addr, const std::vector<Reg> &words) {
+  Instr in = make(Op::Stmatrix, Ty::B16);
+  in.m.vec = static_cast<uint8_t>(words.size());
+  in.m.trans = trans;
+  in.m.space = Space::Shared;
+  in.guard = {};
+  in.src = {addr};
+  in.src.insert(in.src.end(), words.begin(), words.end());
+  emit(std::move(in));
 }
 
 void Builder::bar_sync(int id) {

@@ -160,6 +160,10 @@ public:
   // ldmatrix.sync.aligned.m8n8.x<num>[.trans].shared.b16: `num` b32 registers from the
   // rows whose addresses lanes 0-7, 8-15, ... give (a .shared address).
   std::vector<Reg> ldmatrix(int num, bool trans, Operand addr);
+  // stmatrix.sync.aligned.m8n8.x<n>[.trans].shared.b16 (sm_90): the mirror of ldmatrix,
+  // one b32 word (two elements) a matrix from every lane; lane l addresses row l % 8 of
+  // matrix l / 8.
+  void stmatrix(bool trans, Operand addr, const std::vector<Reg> &words);
   void bar_sync(Operand id, Operand count);
   void membar(Scope s);           // membar.cta / .gl / .sys
   void fence(Sem s, Scope scope); // fence.sc.gpu, fence.acq_rel.cta, ...

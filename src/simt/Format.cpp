@@ -133,6 +133,7 @@ std::string matrix_mnemonic(std::string s, const Instr &in) {
     return s;
   }
   case Op::Ldmatrix: // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16
+  case Op::Stmatrix: // stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16
     s += ".m8n8.x" + std::to_string(m.vec);
     if (m.trans)
       add_mod(s, "trans");
@@ -266,6 +267,7 @@ std::string mnemonic(const Instr &in) {
     return s;
   case Op::Mma:
   case Op::Ldmatrix:
+  case Op::Stmatrix:
   case Op::CpAsync:
   case Op::Mbarrier:
   case Op::Wgmma:
@@ -440,6 +442,13 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
     for (size_t i = 0; i < in.dst.size(); ++i)
       ds.push_back(dst(i));
     ops = {list(ds), src(0)};
+    break;
+  }
+  case Op::Stmatrix: { // [addr], {r0, ..}
+    std::vector<std::string> ws;
+    for (size_t i = 1; i < in.src.size(); ++i)
+      ws.push_back(src(i));
+    ops = {src(0), list(ws)};
     break;
   }
   case Op::CpAsync: // [dst], [src], bytes[, src_bytes]

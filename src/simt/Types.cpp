@@ -259,6 +259,7 @@ bool src_is_address(const Instr &in, size_t i) {
   case Op::Atom:
   case Op::Red:
   case Op::Ldmatrix:
+  case Op::Stmatrix:
   case Op::Mbarrier:
     return i == 0;
   case Op::CpAsync:
@@ -400,6 +401,8 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
     return Ty::U32; // src-size, count, tx bytes, parity, pending groups
   case Op::CpAsyncBulkTensor:
     return Ty::S32; // the coordinates
+  case Op::Stmatrix:
+    return Ty::B32; // two 16-bit elements a word
   case Op::Wgmma:   // [a0..a3 |] adesc bdesc scale_d
     return i + 1 == in.src.size() ? Ty::Pred : (in.m.a_regs && i < 4) ? Ty::B32 : Ty::B64;
   default:

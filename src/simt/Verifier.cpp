@@ -276,6 +276,12 @@ private:
       want(m.space == Space::Shared, "ldmatrix reads .shared memory");
       want(!in.guard.active(), "ldmatrix is warp-wide: it cannot be guarded");
       break;
+    case Op::Stmatrix:
+      want(m.vec == 1 || m.vec == 2 || m.vec == 4, "stmatrix stores 1, 2 or 4 matrices");
+      want(in.src.size() == 1u + m.vec, "stmatrix takes an address and a word per matrix");
+      want(m.space == Space::Shared, "stmatrix writes .shared memory");
+      want(!in.guard.active(), "stmatrix is warp-wide: it cannot be guarded");
+      break;
     case Op::CpAsync:
     case Op::CpAsyncWait:
     case Op::Mbarrier:

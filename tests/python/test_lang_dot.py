@@ -307,6 +307,20 @@ def test_dot_lowers_to_wgmma_on_sm90a_only():
     assert "wgmma" not in _ptx(ieee, f32, big, 4, "cuda:90")
 
 
+def test_fp16_result_leaves_the_accumulator_through_stmatrix():
+    # sm_90: the fp16 result goes from the (w)gmma accumulator fragments to the store's
+    # layout through shared memory with stmatrix.x4 (as Triton's Hopper epilogues do; its
+    # test_host_tensor_descriptor_matmul looks for it), not four st.shared.b32
+    k = _kernel("c = tl.dot(a, b).to(tl.float16)")
+    sig = "*fp16:16,*fp16:16,*fp16:16"
+    big = {"M": 64, "N": 64, "K": 32}
+    for warps in (4, 2):  # wgmma, and mma.sync (no warpgroup)
+        ptx = _ptx(k, sig, big, warps, "cuda:90")
+        assert ptx.count("stmatrix.sync.aligned.m8n8.x4.shared.b16") == 4 * 4 // warps, ptx
+        assert "st.shared.b32" not in ptx
+    assert "stmatrix" not in _ptx(k, sig, big, 4, "cuda:80")  # sm_90 on
+
+
 @triton.jit
 def _fp8_loop_kernel(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                      IMP: tl.constexpr):

@@ -192,4 +192,33 @@ void exec_Ldmatrix(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask
   }
 }
 
+// stmatrix.m8n8.x{1,2,4}[.trans].b16, ldmatrix's mirror: lanes 8i..8i+7 give the
+// addresses of the rows of matrix i; lane l's word i holds its elements (l/4, 2(l%4)) and
+// (l/4, 2(l%4)+1), the low half first (.trans: (2(l%4), l/4) and (2(l%4)+1, l/4)).
+void exec_Stmatrix(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  require_full_warp(m, c, d, warp, mask, "stmatrix");
+  const Instr &in = *d.in;
+  int num = in.m.vec;
+  if (m.space_of(d) != Space::Shared)
+    m.fault(c, d, warp * kWarp, "stmatrix writes shared memory");
+  std::vector<uint16_t> mat(static_cast<size_t>(num * 64)); // [matrix][row][col]
+  for (int l = 0; l < kWarp; ++l) {
+    int g = l >> 2, t2 = 2 * (l & 3);
+    for (int i = 0; i < num; ++i) {
+      uint64_t w = m.src(c, d, 1 + static_cast<size_t>(i), warp * kWarp + l);
+      auto at = [&](int row, int col) -> uint16_t & {
+        return mat[static_cast<size_t>(i * 64 + row * 8 + col)];
+      };
+      (in.m.trans ? at(t2, g) : at(g, t2)) = static_cast<uint16_t>(w);
+      (in.m.trans ? at(t2 + 1, g) : at(g, t2 + 1)) = static_cast<uint16_t>(w >> 16);
+    }
+  }
+  for (int i = 0; i < num; ++i)
+    for (int row = 0; row < 8; ++row) {
+      int t = warp * kWarp + i * 8 + row;
+      uint8_t *p = m.memory(c, d, t, m.address(c, d, t), 16, true);
+      std::memcpy(p, &mat[static_cast<size_t>(i * 64 + row * 8)], 16);
+    }
+}
+
 } // namespace tilec::simt::sim

@@ -111,11 +111,13 @@ std::string typed_convert_kernel(int m, int n, const std::string &a, const std::
 // Lowers and runs it; returns the Thread IR text. `expect(i)`: the value stored at i.
 std::string run_text(
     const std::string &text, int m, int n,
-    int32_t (*expect)(int32_t) = [](int32_t i) { return i; }) {
+    int32_t (*expect)(int32_t) = [](int32_t i) { return i; }, int sm = 90) {
   SCOPED_TRACE(text);
   std::unique_ptr<ir::Module> mod = ir::parse_module(text);
   layout::allocate_shared(*mod);
-  simt::Function fn = lower_function(*mod, *mod->functions.front(), {});
+  LowerOptions opts;
+  opts.sm = sm;
+  simt::Function fn = lower_function(*mod, *mod->functions.front(), opts);
   std::vector<int32_t> z(static_cast<size_t>(m * n), -1);
   simt::run(fn, {simt::SimArg::pointer(z.data())},
             {{reinterpret_cast<uint64_t>(z.data()), z.size() * 4, "z"}}, {});
@@ -224,14 +226,16 @@ size_t count(const std::string &s, const std::string &what) {
 }
 
 // The matmul epilogue: fp16 from the mma accumulator layout to the 16-byte blocked layout
-// the store wants. Each thread's mma pairs (4 bytes) go out as one st.shared.b32 and the
-// blocked side reads 8 halves (16 bytes) with one ld.shared.v4.b32: no 2-byte accesses.
+// the store wants. Before sm_90 each thread's mma pairs (4 bytes) go out as one
+// st.shared.b32 and the blocked side reads 8 halves (16 bytes) with one ld.shared.v4.b32:
+// no 2-byte accesses. On sm_90 four pairs go out as one stmatrix.x4 (the next test).
 TEST(LowerConvert, SixteenBitElementsMoveAsPackedWords) {
   std::string mma = "#mma<v=2, wpc=[2, 2], instr=[16, 8]>";
   std::string blk = blocked({1, 8}, {4, 8}, {4, 1}, {1, 0});
   // 32x64 (fp16 holds every index exactly) / 128 threads = 16 elements a thread: 8 pairs
   // out, 2 x 8 halves in
-  std::string t = run_text(typed_convert_kernel(32, 64, mma, blk, 4, "fp16"), 32, 64);
+  auto ident = [](int32_t i) { return i; };
+  std::string t = run_text(typed_convert_kernel(32, 64, mma, blk, 4, "fp16"), 32, 64, ident, 80);
   EXPECT_EQ(count(t, "st.shared.b32"), 8u) << t;
   EXPECT_EQ(count(t, "ld.shared.v4.b32"), 2u) << t;
   EXPECT_FALSE(has(t, "st.shared.b16")) << t;
@@ -247,6 +251,41 @@ TEST(LowerConvert, SixteenBitElementsMoveAsPackedWords) {
                                     blocked({4, 1}, {8, 4}, {1, 4}, {0, 1}), 4, "fp16"),
                32, 32);
   EXPECT_TRUE(has(t, "st.shared.v2.b32")) << t; // (the column-major side reads halves)
+}
+
+// sm_90: a 16-bit mma accumulator fragment goes to shared memory through stmatrix.x4 (four
+// 8x8 matrices, one instruction for four st.shared.b32), for the mma.sync and the wgmma
+// accumulator layouts alike (simulated: every element lands at its index), and not from a
+// layout of another shape (blocked: the ordinary stores).
+// i rounded to the nearest bf16 / fp16 (even on ties), as the cast there and back leaves it.
+int32_t round_to_bits(int32_t i, int bits) {
+  int32_t ulp = 1;
+  while ((i >> bits) >= ulp)
+    ulp *= 2;
+  int32_t lo = i / ulp * ulp, r = i - lo;
+  return r * 2 < ulp || (r * 2 == ulp && (lo / ulp) % 2 == 0) ? lo : lo + ulp;
+}
+
+TEST(LowerConvert, MmaFragmentsStoreThroughStmatrix) {
+  EXPECT_EQ(round_to_bits(257, 8), 256);
+  EXPECT_EQ(round_to_bits(259, 8), 260);
+  EXPECT_EQ(round_to_bits(2049, 11), 2048);
+  std::string blk = blocked({1, 8}, {4, 8}, {4, 1}, {1, 0});
+  std::string mma = "#mma<v=2, wpc=[2, 2], instr=[16, 8]>";
+  auto bf16 = [](int32_t i) { return round_to_bits(i, 8); };
+  auto fp16 = [](int32_t i) { return round_to_bits(i, 11); };
+  std::string t = run_text(typed_convert_kernel(32, 64, mma, blk, 4, "fp16"), 32, 64);
+  EXPECT_EQ(count(t, "stmatrix.sync.aligned.m8n8.x4.shared.b16"), 2u) << t;
+  EXPECT_FALSE(has(t, "st.shared.b32")) << t;
+  t = run_text(typed_convert_kernel(32, 64, mma, blk, 4, "bf16"), 32, 64, bf16);
+  EXPECT_EQ(count(t, "stmatrix.sync.aligned.m8n8.x4.shared.b16"), 2u) << t;
+  std::string wg = "#mma<v=3, wpc=[4, 1], instr=[64, 64]>";
+  t = run_text(typed_convert_kernel(64, 64, wg, blk, 4, "fp16"), 64, 64, fp16);
+  EXPECT_EQ(count(t, "stmatrix.sync.aligned.m8n8.x4.shared.b16"), 4u) << t;
+  EXPECT_FALSE(has(t, "st.shared.b32")) << t;
+  // a blocked source keeps the ordinary stores
+  t = run_text(typed_convert_kernel(32, 64, blk, mma, 4, "fp16"), 32, 64);
+  EXPECT_FALSE(has(t, "stmatrix")) << t;
 }
 
 TEST(LowerConvert, BytesMoveAsPackedWords) {
