@@ -314,7 +314,8 @@ const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i) {
 
 bool wgmma_a_from_registers(const ir::Op &dot) {
   const ir::Type &a = dot.operand(0)->type, &r = dot.result(0)->type;
-  if (!is_wgmma_dot(dot) || !a.layout || ir::bits(a.elem) != 16)
+  int bits = ir::bits(a.elem);
+  if (!is_wgmma_dot(dot) || !a.layout || (bits != 16 && bits != 8))
     return false;
   LinearLayout la = to_linear(a), lc = to_linear(r);
   auto bases = [](const LinearLayout &l, const char *dim) {
@@ -324,7 +325,15 @@ bool wgmma_a_from_registers(const ir::Op &dot) {
   std::vector<Basis> want_warp;
   for (const Basis &w : bases(lc, kWarp))
     want_warp.push_back({w[0], 0});
-  return bases(la, kLane) == want_lane && bases(la, kWarp) == want_warp;
+  if (bases(la, kLane) != want_lane || bases(la, kWarp) != want_warp)
+    return false;
+  // 8-bit: the lowering gathers each k32 fragment's 4 bytes from two lanes of the quad,
+  // finding a lane's pairs at lane 0's coordinates: no register basis may touch the bits
+  // the lanes set (rows % 8, columns 2 and 4)
+  for (const Basis &b : bases(la, kRegister))
+    if (bits == 8 && (b[0] % 8 != 0 || (b[1] & 6) != 0))
+      return false;
+  return true;
 }
 
 bool ring_operand(const ir::Value *v) { return v->def && v->def->kind() == ir::OpKind::LocalLoad; }

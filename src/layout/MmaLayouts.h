@@ -65,7 +65,9 @@ int wgmma_imprecise_steps(const ir::Op &dot);
 const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i);
 // Whether every thread already holds, in the A operand's registers, the wgmma A fragments
 // of its warp's 16 rows of each 64-row tile (attention's p, itself a wgmma result with the
-// warps along M): lowering reads A from registers and stages only B.
+// warps along M): lowering reads A from registers and stages only B. 16-bit elements are
+// the fragments as they are; 8-bit ones (fp8 p) are pairs the lowering regroups by
+// shuffles within each quad of lanes.
 bool wgmma_a_from_registers(const ir::Op &dot);
 
 // Whether a dot operand comes from a ring stage (local_load): read there in place.
