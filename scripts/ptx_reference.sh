@@ -30,11 +30,14 @@ for D in 64 128; do
     for ST in 1 3; do
       FP8=$([ $DT = fp8e5 ] && echo True || echo False)
       # fp8's v is stored transposed (the tutorial's descriptor of shape [D, N])
-      VD=$([ $DT = fp8e5 ] && echo "tensordesc<$DT[$D,64]>" || echo "tensordesc<$DT[64,$D]>")
-      S="fp32,*fp32:16,i32,i32,tensordesc<$DT[128,$D]>,tensordesc<$DT[64,$D]>,$VD,tensordesc<$DT[128,$D]>,i32:16"
+      # ":16": shapes and strides divisible by 16, and --tma, as the tutorial's launches
+      # compile them (without, the q load and o store go element by element)
+      VD=$([ $DT = fp8e5 ] && echo "tensordesc<$DT[$D,64]>:16" || echo "tensordesc<$DT[64,$D]>:16")
+      S="fp32,*fp32:16,i32,i32,tensordesc<$DT[128,$D]>:16,tensordesc<$DT[64,$D]>:16,$VD"
+      S="$S,tensordesc<$DT[128,$D]>:16,i32:16"
       "$TILEC" ptx $T:_attn_fwd --signature "$S" --constexpr HEAD_DIM=$D --constexpr BLOCK_M=128 \
         --constexpr BLOCK_N=64 --constexpr FP8_OUTPUT=$FP8 --constexpr STAGE=$ST \
-        --constexpr warp_specialize=False --constexpr IS_HOPPER=True --num-warps 4 \
+        --constexpr warp_specialize=False --constexpr IS_HOPPER=True --num-warps 4 --tma \
         --num-stages 3 --arch sm_90a > "$O/fwd_${DT}_${D}_$ST.ptx"
     done
   done

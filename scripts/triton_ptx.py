@@ -25,8 +25,16 @@ import types
 def parse_signature(sig):
     """'*fp16:16,i32:1,fp32' -> [(type, hint)]: type as Triton spells it ('*fp16', 'i32'),
     hint 16 (divisible by 16), 1 (equal to 1) or None."""
-    out = []
-    for entry in (e.strip() for e in sig.split(",") if e.strip()):
+    out, depth, parts, cur = [], 0, [], ""
+    for ch in sig:  # commas inside tensordesc<fp16[128,64]> do not split
+        depth += {"<": 1, "[": 1, ">": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    for entry in (e.strip() for e in parts if e.strip()):
         ty, _, hint = entry.partition(":")
         if hint not in ("", "16", "1"):
             raise ValueError(f"signature entry {entry!r}: the hint is :16 or :1")
