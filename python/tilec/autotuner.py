@@ -210,36 +210,57 @@ class Autotuner(KernelInterface):
                 return testing.do_bench_cudagraph(call, rep=rep, quantiles=quantiles)
             return testing.do_bench(call, warmup=warmup, rep=rep, quantiles=quantiles)
 
-    def _precompile(self, configs, args, kwargs, grid):
+    def _precompile(self, configs, args, kwargs, nargs, grid):
         """Compiles every config (without launching); returns {config: why} for those that
         failed. Several configs compile at once on several threads."""
         failures = {}
 
-        def compile_one(c):
+        def compile_one(job):
+            c, a, kw = job
             try:
-                self.fn.run(*args, grid=grid, warmup=True, **kwargs, **c.all_kwargs())
+                self.fn.run(*a, grid=grid, warmup=True, **kw, **c.all_kwargs())
             except (CompilationError, OutOfResources) as e:
                 return c, _first_line(e)
             return c, None
 
         _sources.function_source(self.jit_function)  # built once, before the threads
+        jobs = [(c, args, kwargs) for c in configs]
         # A config's pre_hook may change what a TensorDescriptor argument specialises on
-        # (the fused-attention tutorial sets its block_shape): such configs compile when
-        # they are first timed, after their hook ran.
+        # (the fused-attention tutorial sets its block_shape): each such hook runs here
+        # once, in turn, on the arguments (timing runs it again before every call), values
+        # named by restore_value put back after it, and its config compiles on a snapshot
+        # of the descriptors as the hook left them.
         if any(isinstance(v, TensorDescriptor) for v in (*args, *kwargs.values())):
-            configs = [c for c in configs if c.pre_hook is None]
-            if not configs:
-                return failures
-        workers = min(len(configs), os.cpu_count() or 1, 8)
+            jobs = [(c, args, kwargs) if c.pre_hook is None else self._hooked(c, args, kwargs, nargs)
+                    for c in configs]
+        workers = min(len(jobs), os.cpu_count() or 1, 8)
         if workers <= 1:
-            results = [compile_one(c) for c in configs]
+            results = [compile_one(j) for j in jobs]
         else:
             with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(compile_one, configs))
+                results = list(pool.map(compile_one, jobs))
         for c, why in results:
             if why is not None:
                 failures[c] = why
         return failures
+
+    def _hooked(self, config, args, kwargs, nargs):
+        """(config, args, kwargs) for compiling `config` as its pre_hook sets its arguments:
+        the hook run once on them, its TensorDescriptors then copied."""
+        full = {**nargs, **kwargs, **config.all_kwargs()}
+        saved = [(full[n], _clone(full[n])) for n in self.restore_value]
+        try:
+            config.pre_hook(full)
+        finally:
+            for dst, src in saved:
+                _restore(dst, src)
+
+        def snap(v):
+            if not isinstance(v, TensorDescriptor):
+                return v
+            return TensorDescriptor(v.base, list(v.shape), list(v.strides), list(v.block_shape),
+                                    v.padding)
+        return config, [snap(a) for a in args], {k: snap(v) for k, v in kwargs.items()}
 
     # Two rounds when the caller chose no timing (warmup/rep/do_bench/cuda graph): every
     # config briefly, then the few within 10% of the fastest again, longer. The ranking of
@@ -295,7 +316,7 @@ class Autotuner(KernelInterface):
         self.from_disk_cache = False
         start = time.perf_counter()
         pruned = self.prune_configs(kwargs, nargs)
-        failures = self._precompile(pruned, args, kwargs, grid)
+        failures = self._precompile(pruned, args, kwargs, nargs, grid)
         self.compile_time = time.perf_counter() - start
         timings = self._time_configs(pruned, failures, args, kwargs, nargs, grid)
         self.bench_time = time.perf_counter() - start

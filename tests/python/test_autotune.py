@@ -390,3 +390,47 @@ def test_key_naming_no_parameter_is_ignored_and_base_fn():
     _k[(1,)](x, 3)
     assert (x == 3).all()
     assert _k.base_fn.__name__ == "_k"
+
+
+
+@triton.jit
+def _desc_add_one(src, dst, C, BM: tl.constexpr, BN: tl.constexpr):
+    p, q = tl.program_id(0) * BM, tl.program_id(1) * BN
+    dst.store([p, q], src.load([p, q]) + 1)
+
+
+def test_configs_whose_hooks_set_descriptor_blocks_compile_up_front():
+    # tutorial 06's configs each carry a pre_hook setting the descriptors' block_shape: each
+    # hook runs once before the compiles, which then go on together (on snapshots of the
+    # descriptors as their hook left them), not one by one as each config is first timed
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+
+    def set_blocks(nargs):
+        nargs["C"][0] += 1  # restore_value: put back after the up-front runs, as after timing
+        for name in ("src", "dst"):
+            nargs[name].block_shape = [nargs["BM"], nargs["BN"]]
+
+    shapes = [(16, 32), (32, 16), (16, 16)]
+    configs = [triton.Config({"BM": bm, "BN": bn}, pre_hook=set_blocks) for bm, bn in shapes]
+    jit = triton.jit(_desc_add_one.fn)
+    calls = []  # (warmup, src's block shape, whether a timed call came before)
+    run = jit.run
+
+    def recording_run(*args, warmup=False, **kw):
+        calls.append((warmup, tuple(args[0].block_shape), any(not c[0] for c in calls)))
+        return run(*args, warmup=warmup, **kw)
+
+    jit.run = recording_run
+    tuned = triton.autotune(configs=configs, key=[], warmup=1, rep=1, restore_value=["C"])(jit)
+    x = np.arange(32 * 32, dtype=np.float32).reshape(32, 32)
+    y = np.zeros((32, 32), np.float32)
+    c = np.zeros(4, np.float32)
+    src = TensorDescriptor.from_tensor(x, [1, 1])
+    dst = TensorDescriptor.from_tensor(y, [1, 1])
+    grid = lambda meta: (triton.cdiv(32, meta["BM"]), triton.cdiv(32, meta["BN"]))  # noqa: E731
+    tuned[grid](src, dst, c)
+    np.testing.assert_array_equal(y, x + 1)
+    up_front = [(shape, late) for warmup, shape, late in calls if warmup]
+    assert sorted(up_front) == sorted((s, False) for s in shapes), calls
+    assert len(tuned.compiled_variants()) == 3  # the timed runs found them compiled
+    assert c[0] == 1  # only the final launch's hook run stays
