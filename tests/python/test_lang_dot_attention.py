@@ -147,45 +147,59 @@ def test_attention_backward_operands_staged_once(rings, monkeypatch):
             "wgmma.wait_group.sync.aligned 0;"
 
 
+
 @triton.jit
 def _fp8_p_times_v(Q, K, VT, O, F8: tl.constexpr, HEAD: tl.constexpr, BM: tl.constexpr,
-                   BN: tl.constexpr):
-    # tutorial 06's FP8 forward in small: p, an fp8 cast of a dot's result, is the A of
-    # the next dot (on sm_90a read from registers, regrouped by shuffles), v arrives as v^T
-    # (fp8 wgmma takes K-major B)
+                   BN: tl.constexpr, SELECT: tl.constexpr):
+    # tutorial 06's FP8 forward in small: p, an 8-bit tile in a dot result's layout, is the
+    # A of the next dot (on sm_90a read from registers, regrouped by shuffles); v arrives as
+    # v^T (8-bit wgmma takes K-major B). p is a cast of the f32 result, or (SELECT) chosen
+    # between two 8-bit values by it
     offs_m = tl.arange(0, BM)
     offs_n = tl.arange(0, BN)
     offs_d = tl.arange(0, HEAD)
     q = tl.load(Q + offs_m[:, None] * HEAD + offs_d[None, :])
     k = tl.load(K + offs_n[:, None] * HEAD + offs_d[None, :])
-    p = (tl.dot(q, k.T) - 1.0).to(F8)
-    vt = tl.load(VT + offs_d[:, None] * BN + offs_n[None, :]).to(F8, bitcast=True)
+    s = tl.dot(q, k.T) - 1.0
+    if SELECT:
+        p = tl.where(s > 0, tl.full(s.shape, 2, tl.int32).to(F8), tl.full(s.shape, -1, tl.int32).to(F8))
+    else:
+        p = s.to(F8)
+    vt = tl.load(VT + offs_d[:, None] * BN + offs_n[None, :])
+    if F8 != tl.int8:
+        vt = vt.to(F8, bitcast=True)
     o = tl.dot(p, tl.trans(vt))
-    tl.store(O + offs_m[:, None] * HEAD + offs_d[None, :], o)
+    tl.store(O + offs_m[:, None] * HEAD + offs_d[None, :], o.to(tl.float32))
 
 
-@pytest.mark.parametrize("fmt", ["e5m2", "e4m3"])
-def test_fp8_p_from_a_dot_result(fmt):
+@pytest.mark.parametrize("fmt,select,bm,bn", [("e5m2", False, 64, 64), ("e4m3", False, 64, 64),
+                                             ("e5m2", True, 128, 64), ("e4m3", False, 128, 128),
+                                             ("int8", True, 64, 64)])
+def test_fp8_p_from_a_dot_result(fmt, select, bm, bn):
     from lang_util import f64_to_fp8_bits
-    BM, BN, D = 64, 64, 32
+    BM, BN, D = bm, bn, 32
     rng = np.random.default_rng(3)
-    q = np.zeros((BM, D), np.float16)  # at most 3 ones a row: p = q @ k^T - 1 in -1..2,
+    q = np.zeros((BM, D), np.float16)  # at most 3 ones a row: s = q @ k^T - 1 in -1..2,
     for i in range(BM):                # exact in either fp8 format
         q[i, [i % D, (i + 5) % D, (3 * i + 1) % D]] = 1
     k = rng.integers(0, 2, (BN, D)).astype(np.float16)
     v = rng.integers(-1, 2, (BN, D)).astype(np.float64)
-    vt = f64_to_fp8_bits(np.ascontiguousarray(v.T), fmt)
+    vt = np.ascontiguousarray(v.T)
+    vt = vt.astype(np.int8) if fmt == "int8" else f64_to_fp8_bits(vt, fmt)
     o = np.zeros((BM, D), np.float32)
-    f8 = tl.float8e5 if fmt == "e5m2" else tl.float8e4nv
-    _fp8_p_times_v[(1,)](q, k, vt, o, F8=f8, HEAD=D, BM=BM, BN=BN, num_warps=4)
-    p = q.astype(np.float64) @ k.astype(np.float64).T - 1
+    f8 = {"e5m2": tl.float8e5, "e4m3": tl.float8e4nv, "int8": tl.int8}[fmt]
+    _fp8_p_times_v[(1,)](q, k, vt, o, F8=f8, HEAD=D, BM=BM, BN=BN, SELECT=select, num_warps=4)
+    s = q.astype(np.float64) @ k.astype(np.float64).T - 1
+    p = np.where(s > 0, 2.0, -1.0) if select else s
     np.testing.assert_array_equal(o, p @ v)
-    ptx = triton.compile(_fp8_p_times_v, signature="*fp16:16,*fp16:16,*u8:16,*fp32:16",
-                         constexprs=dict(F8=f8, HEAD=D, BM=BM, BN=BN), num_warps=4,
-                         target="cuda:90").asm["ptx"]
-    name = {"e5m2": "e5m2", "e4m3": "e4m3"}[fmt]
+    sig = "*fp16:16,*fp16:16," + ("*i8:16" if fmt == "int8" else "*u8:16") + ",*fp32:16"
+    ptx = triton.compile(_fp8_p_times_v, signature=sig,
+                         constexprs=dict(F8=f8, HEAD=D, BM=BM, BN=BN, SELECT=select),
+                         num_warps=4, target="cuda:90").asm["ptx"]
+    name = {"e5m2": r"f32\.e5m2\.e5m2", "e4m3": r"f32\.e4m3\.e4m3", "int8": r"s32\.s8\.s8"}[fmt]
     # the second dot's A is four b32 registers (not a shared-memory descriptor), gathered
-    # with two shuffles a register pair; nothing is staged for it
-    assert re.search(rf"wgmma\.mma_async\.sync\.aligned\.m64n32k32\.f32\.{name}\.{name} "
+    # with two shuffles a register pair (4 a k32 step and 64-row tile); nothing is staged
+    assert re.search(rf"wgmma\.mma_async\.sync\.aligned\.m64n32k32\.{name} "
                      r"\{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}", ptx), ptx
-    assert ptx.count("shfl.sync.idx") == 8 and "st.shared.b16" not in ptx
+    assert ptx.count("shfl.sync.idx") == 4 * (BN // 32) * (BM // 64)
+    assert "st.shared.b16" not in ptx
