@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "support/InlineAsm.h"
 #include "simt/AsyncInstrs.h"
 #include "simt/Format.h"
 #include "simt/Verifier.h"
+#include "support/InlineAsm.h"
 
 namespace tilec::codegen {
 

@@ -25,6 +25,7 @@
 // and columns of B) computed once, plus a compile-time offset per (tile, k) added to the
 // 64-bit descriptor (the start is its low 14 bits, no carry out for shared addresses).
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "layout/Layouts.h"
@@ -32,6 +33,7 @@
 #include "layout/WgmmaLayouts.h"
 #include "lower/LowerRing.h"
 #include "lower/LoweringContext.h"
+#include "lower/WgmmaByteFragments.h"
 #include "simt/AsyncInstrs.h"
 
 namespace tilec::lower {
@@ -411,30 +413,10 @@ private:
     return f;
   }
 
-  // 8-bit A from registers. Register i + 2h of the k32 fragment holds the bytes (row
-  // g + 8i, k0 + 16h + 4q + 0..3) (g = lane / 4, q = lane % 4); the accumulator layout gives
-  // lane q the pairs (k0 + 16h + 8j + 2q, +1), j = 0, 1. So a register is two pairs, from
-  // lanes 2q % 4 and (2q + 1) % 4 of the quad, both at j = q / 2. Two shuffle rounds
-  // deliver them: in round A lane q reads lane ((q & 1) << 1 | q >> 1) of its quad, which
-  // offers its pairs at j = its lane & 1 (rows g and g + 8 in one word); in round B it reads
-  // that lane ^ 1, which offers j = 1 - its lane & 1. Lanes q < 2 get their low pair in
-  // round A, lanes q >= 2 their high pair: a prmt by q puts the bytes in order.
+  // 8-bit A from registers (WgmmaByteFragments.h): pairs of bytes regrouped by shuffles
   std::vector<Reg> a_tile_bytes(int32_t m0, int32_t k0) {
-    if (!quad_.valid())
-      c_.in_prologue([&] {
-        Reg lane = c_.lane();
-        Reg q = b_.and_(Ty::B32, lane, simt::imm(3));
-        quad_odd_ = b_.setp(simt::Cmp::Ne, Ty::U32, b_.and_(Ty::B32, lane, simt::imm(1)),
-                            simt::imm(0));
-        Reg swapped = b_.or_(Ty::B32, b_.shl(Ty::B32, b_.and_(Ty::B32, q, simt::imm(1)),
-                                             simt::imm(1)),
-                             b_.shr(Ty::U32, q, simt::imm(1)));
-        quad_ = b_.or_(Ty::B32, b_.and_(Ty::B32, lane, simt::imm(~3)), swapped);
-        quad_b_ = b_.xor_(Ty::B32, quad_, simt::imm(1));
-        Reg high = b_.setp(simt::Cmp::Ge, Ty::U32, q, simt::imm(2));
-        sel_lo_ = b_.selp(Ty::B32, simt::imm(0x1054), simt::imm(0x5410), high);
-        sel_hi_ = b_.add(Ty::U32, sel_lo_, simt::imm(0x2222));
-      });
+    if (!quad_)
+      quad_ = quad_gather(c_);
     // fp8 cast from f32 (attention's p): each pair converts as one, from the f32 values
     // (the cast's own per-element cvts are then dead code)
     const ir::Op *cast = a_->def;
@@ -460,21 +442,7 @@ private:
       w = b_.ternary(simt::Op::Prmt, Ty::B32, w, simt::imm(0), simt::imm(0x0020));
       return b_.cvt(Ty::U16, Ty::U32, w);
     };
-    std::vector<Reg> f(4);
-    for (int32_t h = 0; h < 2; ++h) {
-      Reg w[2]; // the word lane 0 offers for j: [row g pair | row g + 8 pair]
-      for (int32_t j = 0; j < 2; ++j) {
-        int32_t col = k0 + 16 * h + 8 * j;
-        w[j] = b_.pack(Ty::B32, {pair(m0, col), pair(m0 + 8, col)});
-      }
-      Reg xa = shfl_any(c_, simt::ShflMode::Idx, b_.selp(Ty::B32, w[1], w[0], quad_odd_), quad_,
-                        simt::imm(0x1f));
-      Reg xb = shfl_any(c_, simt::ShflMode::Idx, b_.selp(Ty::B32, w[0], w[1], quad_odd_),
-                        quad_b_, simt::imm(0x1f));
-      f[static_cast<size_t>(2 * h)] = b_.ternary(simt::Op::Prmt, Ty::B32, xa, xb, sel_lo_);
-      f[static_cast<size_t>(2 * h + 1)] = b_.ternary(simt::Op::Prmt, Ty::B32, xa, xb, sel_hi_);
-    }
-    return f;
+    return byte_fragment(c_, *quad_, pair, m0, k0);
   }
 
   // wgmma per K step and tile. max_num_imprecise_acc (fp8): each run of steps_ K steps
@@ -584,9 +552,9 @@ private:
   const ir::Op *loop_ = nullptr;
   int steps_ = 0;
   // operands
-  std::map<Coords, Reg> a_held_; // A from registers: coordinates (lane = warp = 0) -> reg
-  Reg quad_, quad_b_, quad_odd_, sel_lo_, sel_hi_; // 8-bit A: a_tile_bytes' lanes, selectors
-  std::map<Coords, Reg> a_f32_; // 8-bit A cast from f32: the f32 values, as a_held_
+  std::map<Coords, Reg> a_held_;   // A from registers: coordinates (lane = warp = 0) -> reg
+  std::optional<QuadGather> quad_; // 8-bit A from registers: the gather's lanes, selectors
+  std::map<Coords, Reg> a_f32_;    // 8-bit A cast from f32: the f32 values, as a_held_
   bool a_regs_ = false, ring_a_ = false, ring_b_ = false, a_mn_ = false, b_mn_ = false;
   bool store_a_ = false, store_b_ = false;
   WgmmaOperandSmem sa_, sb_;

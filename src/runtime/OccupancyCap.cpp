@@ -20,12 +20,18 @@ struct SmLimits {
 
 SmLimits sm_limits(const GpuTarget &t) {
   switch (t.cc()) {
-  case 80: return {167936, 2048, 32};
-  case 86: return {102400, 1536, 16};
-  case 87: return {167936, 1536, 16};
-  case 89: return {102400, 1536, 24};
-  case 90: return {233472, 2048, 32};
-  default: return {0, 0, 0}; // unknown: never asks
+  case 80:
+    return {167936, 2048, 32};
+  case 86:
+    return {102400, 1536, 16};
+  case 87:
+    return {167936, 1536, 16};
+  case 89:
+    return {102400, 1536, 24};
+  case 90:
+    return {233472, 2048, 32};
+  default:
+    return {0, 0, 0}; // unknown: never asks
   }
 }
 
@@ -60,8 +66,8 @@ int occupancy_min_ctas(const GpuTarget &t, int regs, int threads, int shared_byt
     return 0;
   int per_thread = (regs + 7) / 8 * 8; // allocated per warp in units of 256
   int by_regs = kRegistersPerSm / (per_thread * threads);
-  int by_others = std::min({l.threads / threads, l.ctas,
-                            l.shared_bytes / (std::max(shared_bytes, 0) + 1024)});
+  int by_others =
+      std::min({l.threads / threads, l.ctas, l.shared_bytes / (std::max(shared_bytes, 0) + 1024)});
   // only where few warps hide latency: under a quarter of the SM's 64 (sm_80/90)
   if (by_regs < 1 || by_regs >= by_others || by_regs * threads / 32 >= kFewWarps)
     return 0;
@@ -71,8 +77,7 @@ int occupancy_min_ctas(const GpuTarget &t, int regs, int threads, int shared_byt
 }
 
 std::string with_min_ctas(const std::string &ptx, int n) {
-  if (ptx.find(".maxnreg") != std::string::npos ||
-      ptx.find(".minnctapersm") != std::string::npos)
+  if (ptx.find(".maxnreg") != std::string::npos || ptx.find(".minnctapersm") != std::string::npos)
     return "";
   std::string out;
   size_t pos = 0;

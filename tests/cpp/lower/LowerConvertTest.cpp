@@ -110,8 +110,8 @@ std::string typed_convert_kernel(int m, int n, const std::string &a, const std::
 
 // Lowers and runs it; returns the Thread IR text. `expect(i)`: the value stored at i.
 std::string run_text(
-    const std::string &text, int m, int n,
-    int32_t (*expect)(int32_t) = [](int32_t i) { return i; }, int sm = 90) {
+    const std::string &text, int m, int n, int32_t (*expect)(int32_t) = [](int32_t i) { return i; },
+    int sm = 90) {
   SCOPED_TRACE(text);
   std::unique_ptr<ir::Module> mod = ir::parse_module(text);
   layout::allocate_shared(*mod);

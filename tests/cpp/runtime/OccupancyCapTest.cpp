@@ -38,8 +38,7 @@ TEST(OccupancyCap, DirectiveAfterThreadCount) {
   EXPECT_EQ(with_min_ctas(ptx, 3),
             ".visible .entry k()\n.maxntid 128, 1, 1\n.minnctapersm 3\n{\n  ret;\n}\n");
   EXPECT_EQ(with_min_ctas(".visible .entry k()\n{\n}\n", 3), "");
-  EXPECT_EQ(with_min_ctas(".visible .entry k()\n.reqntid 128, 1, 1\n.maxnreg 200\n{\n}\n", 3),
-            "");
+  EXPECT_EQ(with_min_ctas(".visible .entry k()\n.reqntid 128, 1, 1\n.maxnreg 200\n{\n}\n", 3), "");
 }
 
 TEST(OccupancyCap, PtxasLog) {
