@@ -2,10 +2,11 @@
 # The PTX of the reference kernels a code-generation change is checked against (tutorial 06
 # backward D 64 / 128; forward fp16 / fp8e5, D 64 / 128, STAGE 1 / 3 with host tensor
 # descriptors; the warp_specialize forward with in-kernel descriptors, D 64 / 128; the seed
-# attention on sm_90a and sm_80), printed by build-test/tilec without a GPU:
+# attention on sm_90a and sm_80; tutorial 03's matmul in fp16 and fp8), printed by
+# build-test/tilec without a GPU:
 #   bash scripts/ptx_reference.sh OUT_DIR             # one .ptx a kernel
 #   bash scripts/ptx_reference.sh --compare DIR1 DIR2 # which differ
-# A change meant to leave code generation alone shows "same" for all 14; one that changes
+# A change meant to leave code generation alone shows "same" for all 16; one that changes
 # them needs a GPU check (scripts/gpu_check.sh). Needs .triton (scripts/triton_subset.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,5 +54,15 @@ for A in sm_90a sm_80; do
   "$TILEC" ptx tests/data/seed_kernels.py:fused_attention_kernel --signature "$SA" \
     --constexpr BLOCK_M=128 --constexpr BLOCK_N=64 --constexpr BLOCK_K=64 --num-warps 4 \
     --num-stages 3 --arch $A > "$O/seed_$A.ptx"
+done
+# tutorial 03's matmul at the configs its autotuner picks on an H200: fp16 and fp8 (e5m2)
+T3=.triton/python/tutorials/03-matrix-multiplication.py
+SM="*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1"
+for DT in fp16 fp8e5; do
+  BK=$([ $DT = fp8e5 ] && echo 128 || echo 64)
+  "$TILEC" ptx $T3:matmul_kernel --signature "${SM/\*fp16:16,\*fp16:16/*$DT:16,*$DT:16}" \
+    --constexpr BLOCK_SIZE_M=128 --constexpr BLOCK_SIZE_N=256 --constexpr BLOCK_SIZE_K=$BK \
+    --constexpr GROUP_SIZE_M=8 --constexpr 'ACTIVATION=""' --num-warps 8 --num-stages 3 \
+    --arch sm_90a > "$O/matmul03_$DT.ptx"
 done
 ls "$O" | wc -l
