@@ -283,6 +283,25 @@ TEST(LowerConvert, MmaFragmentsStoreThroughStmatrix) {
   t = run_text(typed_convert_kernel(64, 64, wg, blk, 4, "fp16"), 64, 64, fp16);
   EXPECT_EQ(count(t, "stmatrix.sync.aligned.m8n8.x4.shared.b16"), 4u) << t;
   EXPECT_FALSE(has(t, "st.shared.b32")) << t;
+  // other warp arrangements, 8 warps, wider wgmma instructions: the same stores, one
+  // stmatrix a thread's 8 elements
+  struct Case {
+    const char *src;
+    int m, n, warps;
+  };
+  const Case cases[] = {{"#mma<v=2, wpc=[4, 1], instr=[16, 8]>", 64, 32, 4},
+                        {"#mma<v=2, wpc=[1, 4], instr=[16, 8]>", 32, 64, 4},
+                        {"#mma<v=3, wpc=[8, 1], instr=[64, 32]>", 128, 32, 8},
+                        {"#mma<v=3, wpc=[4, 2], instr=[64, 64]>", 64, 128, 8}};
+  for (const Case &k : cases) {
+    std::string d = blocked({1, 8}, {4, 8}, {k.warps, 1}, {1, 0});
+    t = run_text(typed_convert_kernel(k.m, k.n, k.src, d, k.warps, "fp16"), k.m, k.n, fp16);
+    EXPECT_EQ(count(t, "stmatrix.sync.aligned.m8n8.x4.shared.b16"),
+              static_cast<size_t>(k.m * k.n / (32 * k.warps) / 8))
+        << k.src << "\n"
+        << t;
+    EXPECT_FALSE(has(t, "st.shared.b32")) << k.src;
+  }
   // a blocked source keeps the ordinary stores
   t = run_text(typed_convert_kernel(32, 64, blk, mma, 4, "fp16"), 32, 64);
   EXPECT_FALSE(has(t, "stmatrix")) << t;
