@@ -29,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench_targets import target_env
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -136,16 +138,9 @@ for d in args["dims"]:
 def run_target(target, args, out):
     """One target's rows: 'tilec' or 'triton', optionally with environment settings for
     an A/B in the same run ('tilec:TILEC_WGMMA_DEFER=0')."""
-    env = dict(os.environ)
-    env.pop("TILEC_AS_TRITON", None)
-    target, _, settings = target.partition(":")
-    env.update(s.split("=", 1) for s in settings.split(",") if s)
-    if target == "tilec":
-        env["TILEC_AS_TRITON"] = "1"
+    target, env, _ = target_env(target, "t06")
     if not args.autotune:
         env["PYTEST_VERSION"] = "tutorial06-benchmark"  # the tutorial's single config
-    cache = tempfile.mkdtemp(prefix=f"t06-{target}-")
-    env["TRITON_CACHE_DIR"] = env["TILEC_CACHE_DIR"] = cache
     spec = dict(tutorial=args.tutorial, dims=[int(x) for x in args.dims.split(",")],
                 n=[int(x) for x in args.n.split(",")], out=out,
                 modes=[m for m in args.modes.split(",") if m], sdpa=target == args.sdpa_with)

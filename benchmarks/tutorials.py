@@ -60,6 +60,8 @@ import sys
 import tempfile
 import time
 
+from bench_targets import target_env
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CASES = ["fp16", "bf16", "fp8", "fwd", "bwd"]
@@ -247,14 +249,7 @@ def child(spec):
 def run_target(target, args, out, with_torch):
     """(meta, rows) of one target: 'tilec' or 'triton', optionally with environment
     settings for an A/B in the same run ('tilec:VAR=1,VAR2=0')."""
-    env = dict(os.environ)
-    env.pop("TILEC_AS_TRITON", None)
-    kind, _, settings = target.partition(":")
-    env.update(s.split("=", 1) for s in settings.split(",") if s)
-    if kind == "tilec":
-        env["TILEC_AS_TRITON"] = "1"
-    cache = tempfile.mkdtemp(prefix=f"tutorials-{kind}-")
-    env["TRITON_CACHE_DIR"] = env["TILEC_CACHE_DIR"] = cache
+    kind, env, cache = target_env(target, "tutorials")
     spec = dict(tutorials=args.tutorials, out=out, torch=with_torch,
                 parts=[p for p in args.parts.split(",") if p],
                 dtypes=[d for d in args.dtypes.split(",") if d],

@@ -86,24 +86,13 @@ void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSme
   std::vector<bool> uniq = LoweringContext::unique_regs(src);
   int eb = s.elem_bytes;
   // fp8 cast from f32 (attention's p): two of its f32 values convert as one pair, straight
-  // into the b16 the store takes (the cast's own per-element cvts are then dead code)
-  const std::vector<Reg> *f32 = nullptr;
-  Ty pair_ty = Ty::E5M2x2;
-  if (const ir::Op *d = v->def;
-      eb == 1 && d && d->kind() == ir::OpKind::Cast && d->operand(0)->type.elem == ir::DType::F32 &&
-      d->str_attr("rounding") != "rtz" &&
-      (v->type.elem == ir::DType::F8E5 || v->type.elem == ir::DType::F8E4NV)) {
-    f32 = &c.get(d->operand(0));
-    pair_ty = v->type.elem == ir::DType::F8E5 ? Ty::E5M2x2 : Ty::E4M3x2;
-  }
+  // into the b16 the store takes
+  const std::vector<Reg> *f32 = eb == 1 ? fp8_cast_source(c, v) : nullptr;
   auto byte_pair = [&](int32_t i) { // registers i, i + 1 as one b16: {i + 1: high, i: low}
-    auto at = [&](int32_t j) { return regs[static_cast<size_t>(j)]; };
-    if (f32)
-      return b.cvt_pack(pair_ty, Ty::F32, (*f32)[static_cast<size_t>(i + 1)],
-                        (*f32)[static_cast<size_t>(i)], simt::Rnd::Rn, /*satfinite=*/true);
-    Reg w = b.pack(Ty::B32, {at(i), at(i + 1)});
-    w = b.ternary(simt::Op::Prmt, Ty::B32, w, simt::imm(0), simt::imm(0x0020));
-    return b.cvt(Ty::U16, Ty::U32, w);
+    auto at = [&](const std::vector<Reg> &x, int32_t j) { return x[static_cast<size_t>(j)]; };
+    return f32 ? lower::byte_pair(c, v->type.elem, at(regs, i), at(regs, i + 1), at(*f32, i),
+                                  at(*f32, i + 1))
+               : lower::byte_pair(c, v->type.elem, at(regs, i), at(regs, i + 1));
   };
   for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
     if (!uniq[static_cast<size_t>(r)]) {
@@ -418,16 +407,11 @@ private:
     if (!quad_)
       quad_ = quad_gather(c_);
     // fp8 cast from f32 (attention's p): each pair converts as one, from the f32 values
-    // (the cast's own per-element cvts are then dead code)
-    const ir::Op *cast = a_->def;
-    bool from_f32 = cast && cast->kind() == ir::OpKind::Cast &&
-                    cast->operand(0)->type.elem == ir::DType::F32 &&
-                    cast->str_attr("rounding") != "rtz" && a_->type.elem != ir::DType::I8;
-    if (from_f32 && a_f32_.empty()) {
+    const std::vector<Reg> *f32 = fp8_cast_source(c_, a_);
+    if (f32 && a_f32_.empty()) {
       const LinearLayout &la = c_.layout_of(a_->type);
-      const std::vector<Reg> &xr = c_.get(cast->operand(0));
-      for (int32_t r = 0; r < static_cast<int32_t>(xr.size()); ++r)
-        a_f32_.emplace(LoweringContext::reg_coords(la, r), xr[static_cast<size_t>(r)]);
+      for (int32_t r = 0; r < static_cast<int32_t>(f32->size()); ++r)
+        a_f32_.emplace(LoweringContext::reg_coords(la, r), (*f32)[static_cast<size_t>(r)]);
     }
     auto held = [&](const std::map<Coords, Reg> &m, int32_t row, int32_t col) {
       auto it = m.find({row, col});
@@ -435,12 +419,10 @@ private:
       return it->second;
     };
     auto pair = [&](int32_t row, int32_t col) { // bytes (row, col), (row, col + 1) as a b16
-      if (from_f32)
-        return b_.cvt_pack(operand_ty(a_->type.elem), Ty::F32, held(a_f32_, row, col + 1),
-                           held(a_f32_, row, col), simt::Rnd::Rn, /*satfinite=*/true);
-      Reg w = b_.pack(Ty::B32, {held(a_held_, row, col), held(a_held_, row, col + 1)});
-      w = b_.ternary(simt::Op::Prmt, Ty::B32, w, simt::imm(0), simt::imm(0x0020));
-      return b_.cvt(Ty::U16, Ty::U32, w);
+      Reg lo = held(a_held_, row, col), hi = held(a_held_, row, col + 1);
+      return f32 ? byte_pair(c_, a_->type.elem, lo, hi, held(a_f32_, row, col),
+                             held(a_f32_, row, col + 1))
+                 : byte_pair(c_, a_->type.elem, lo, hi);
     };
     return byte_fragment(c_, *quad_, pair, m0, k0);
   }

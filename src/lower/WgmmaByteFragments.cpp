@@ -2,6 +2,25 @@
 
 namespace tilec::lower {
 
+const std::vector<Reg> *fp8_cast_source(LoweringContext &c, const ir::Value *v) {
+  const ir::Op *d = v->def;
+  bool fp8 = v->type.elem == ir::DType::F8E5 || v->type.elem == ir::DType::F8E4NV;
+  if (!fp8 || !d || d->kind() != ir::OpKind::Cast || d->operand(0)->type.elem != ir::DType::F32 ||
+      d->str_attr("rounding") == "rtz")
+    return nullptr;
+  return &c.get(d->operand(0));
+}
+
+Reg byte_pair(LoweringContext &c, ir::DType elem, Reg lo, Reg hi, Reg f32_lo, Reg f32_hi) {
+  simt::Builder &b = c.b();
+  if (f32_lo.valid())
+    return b.cvt_pack(elem == ir::DType::F8E5 ? Ty::E5M2x2 : Ty::E4M3x2, Ty::F32, f32_hi, f32_lo,
+                      simt::Rnd::Rn, /*satfinite=*/true);
+  Reg w = b.pack(Ty::B32, {lo, hi});
+  w = b.ternary(simt::Op::Prmt, Ty::B32, w, simt::imm(0), simt::imm(0x0020));
+  return b.cvt(Ty::U16, Ty::U32, w);
+}
+
 QuadGather quad_gather(LoweringContext &c) {
   simt::Builder &b = c.b();
   QuadGather g;

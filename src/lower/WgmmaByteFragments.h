@@ -13,9 +13,18 @@
 #include <functional>
 #include <vector>
 
+#include "ir/IR.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
+
+// The f32 registers an fp8 tile `v` was cast from (round to nearest; its layout's), or null:
+// its bytes then convert pairwise from them (the cast's own per-element cvts go dead).
+const std::vector<Reg> *fp8_cast_source(LoweringContext &c, const ir::Value *v);
+
+// Two bytes of an 8-bit tile of `elem` as one b16, `lo` in the low byte: converted as one
+// cvt.rn.satfinite pair from their f32 sources when given (fp8 only), else packed.
+Reg byte_pair(LoweringContext &c, ir::DType elem, Reg lo, Reg hi, Reg f32_lo = {}, Reg f32_hi = {});
 
 // What every fragment's gather uses: this lane's parity, the two rounds' source lanes and
 // the prmt selectors of the low / high register (made once, in the kernel's prologue).

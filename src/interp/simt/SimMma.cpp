@@ -163,10 +163,18 @@ void exec_Mma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   }
 }
 
+// Where, in the [matrix][row][col] block ldmatrix and stmatrix move, half h of lane l's
+// word i lives: element (l/4, 2(l%4)+h) of matrix i, or with .trans (2(l%4)+h, l/4).
+namespace {
+size_t fragment_at(int i, int lane, int h, bool trans) {
+  int g = lane >> 2, t = 2 * (lane & 3) + h;
+  return static_cast<size_t>(i * 64 + (trans ? t * 8 + g : g * 8 + t));
+}
+} // namespace
+
 // ldmatrix.m8n8.x{1,2,4}[.trans].b16: lanes 8i..8i+7 give the addresses of the 8 rows
-// (16 bytes each) of matrix i; lane l receives, in its register i, the elements
-// (l/4, 2(l%4)) and (l/4, 2(l%4)+1) of matrix i (the low half first), or with .trans the
-// elements (2(l%4), l/4) and (2(l%4)+1, l/4).
+// (16 bytes each) of matrix i; lane l receives, in its register i, its fragment
+// (fragment_at), the low half first.
 void exec_Ldmatrix(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   require_full_warp(m, c, d, warp, mask, "ldmatrix");
   const Instr &in = *d.in;
@@ -180,21 +188,16 @@ void exec_Ldmatrix(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask
       const uint8_t *p = m.memory(c, d, t, m.address(c, d, t), 16, false);
       std::memcpy(&mat[static_cast<size_t>(i * 64 + row * 8)], p, 16);
     }
-  for (int l = 0; l < kWarp; ++l) {
-    int g = l >> 2, t2 = 2 * (l & 3);
+  for (int l = 0; l < kWarp; ++l)
     for (int i = 0; i < num; ++i) {
-      auto at = [&](int row, int col) {
-        return static_cast<uint64_t>(mat[static_cast<size_t>(i * 64 + row * 8 + col)]);
-      };
-      uint64_t v = in.m.trans ? at(t2, g) | at(t2 + 1, g) << 16 : at(g, t2) | at(g, t2 + 1) << 16;
+      uint64_t v = mat[fragment_at(i, l, 0, in.m.trans)] |
+                   uint64_t{mat[fragment_at(i, l, 1, in.m.trans)]} << 16;
       m.set_dst(c, d, static_cast<size_t>(i), warp * kWarp + l, v);
     }
-  }
 }
 
 // stmatrix.m8n8.x{1,2,4}[.trans].b16, ldmatrix's mirror: lanes 8i..8i+7 give the
-// addresses of the rows of matrix i; lane l's word i holds its elements (l/4, 2(l%4)) and
-// (l/4, 2(l%4)+1), the low half first (.trans: (2(l%4), l/4) and (2(l%4)+1, l/4)).
+// addresses of the rows of matrix i; lane l's word i holds its fragment, low half first.
 void exec_Stmatrix(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   require_full_warp(m, c, d, warp, mask, "stmatrix");
   const Instr &in = *d.in;
@@ -202,17 +205,12 @@ void exec_Stmatrix(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask
   if (m.space_of(d) != Space::Shared)
     m.fault(c, d, warp * kWarp, "stmatrix writes shared memory");
   std::vector<uint16_t> mat(static_cast<size_t>(num * 64)); // [matrix][row][col]
-  for (int l = 0; l < kWarp; ++l) {
-    int g = l >> 2, t2 = 2 * (l & 3);
+  for (int l = 0; l < kWarp; ++l)
     for (int i = 0; i < num; ++i) {
       uint64_t w = m.src(c, d, 1 + static_cast<size_t>(i), warp * kWarp + l);
-      auto at = [&](int row, int col) -> uint16_t & {
-        return mat[static_cast<size_t>(i * 64 + row * 8 + col)];
-      };
-      (in.m.trans ? at(t2, g) : at(g, t2)) = static_cast<uint16_t>(w);
-      (in.m.trans ? at(t2 + 1, g) : at(g, t2 + 1)) = static_cast<uint16_t>(w >> 16);
+      mat[fragment_at(i, l, 0, in.m.trans)] = static_cast<uint16_t>(w);
+      mat[fragment_at(i, l, 1, in.m.trans)] = static_cast<uint16_t>(w >> 16);
     }
-  }
   for (int i = 0; i < num; ++i)
     for (int row = 0; row < 8; ++row) {
       int t = warp * kWarp + i * 8 + row;
