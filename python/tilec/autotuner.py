@@ -16,7 +16,7 @@ import warnings
 
 from . import _gpu, _sources, _tunecache, knobs, testing
 from ._interface import KernelInterface
-from .errors import CompilationError, OutOfResources
+from .errors import AutotunerError, CompilationError, OutOfResources
 from .tools.tensor_descriptor import TensorDescriptor
 
 
@@ -155,8 +155,9 @@ class Autotuner(KernelInterface):
         configs = self.configs
         if self.early_config_prune:
             configs = list(self.early_config_prune(configs, nargs, **kwargs))
-            if not configs:
-                raise ValueError("autotune: early_config_prune removed every config")
+            if not configs:  # Triton's error and words
+                raise AutotunerError("No valid autotuner configs after pruning. "
+                                     "`early_config_prune` should return at least one config.")
         if self.perf_model:
             top_k = self.configs_top_k
             if isinstance(top_k, float) and top_k <= 1.0:

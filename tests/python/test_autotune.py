@@ -434,3 +434,13 @@ def test_configs_whose_hooks_set_descriptor_blocks_compile_up_front():
     assert sorted(up_front) == sorted((s, False) for s in shapes), calls
     assert len(tuned.compiled_variants()) == 3  # the timed runs found them compiled
     assert c[0] == 1  # only the final launch's hook run stays
+
+
+def test_pruning_every_config_is_triton_s_autotuner_error():
+    tuned = _double_kernel([triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})],
+                           prune_configs_by={"early_config_prune": lambda configs, nargs, **kw: []})
+    x = np.ones(64, np.float32)
+    with pytest.raises(triton.TritonError) as e:
+        tuned[lambda meta: (triton.cdiv(64, meta["BLOCK"]),)](x, np.empty_like(x), 64)
+    assert str(e.value) == ("Autotuner error: No valid autotuner configs after pruning. "
+                            "`early_config_prune` should return at least one config.")
