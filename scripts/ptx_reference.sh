@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The PTX of the reference kernels a code-generation change is checked against (tutorial 06
 # backward D 64 / 128; forward fp16 / fp8e5, D 64 / 128, STAGE 1 / 3 with host tensor
-# descriptors; the warp_specialize forward with in-kernel descriptors, D 64 / 128; the seed
-# attention on sm_90a and sm_80; tutorial 03's matmul in fp16 and fp8), printed by
-# build-test/tilec without a GPU:
+# descriptors; the warp_specialize forward with in-kernel descriptors, their tensor maps
+# built by the kernel, D 64 / 128; the seed attention on sm_90a and sm_80; tutorial 03's
+# matmul in fp16 and fp8), printed by build-test/tilec without a GPU:
 #   bash scripts/ptx_reference.sh OUT_DIR             # one .ptx a kernel
 #   bash scripts/ptx_reference.sh --compare DIR1 DIR2 # which differ
 # A change meant to leave code generation alone shows "same" for all 16; one that changes
@@ -45,7 +45,7 @@ for D in 64 128; do
   S="fp32,*fp32:16,i32,i32,*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16"
   "$TILEC" ptx $T:_attn_fwd --signature "$S" --constexpr HEAD_DIM=$D --constexpr BLOCK_M=128 \
     --constexpr BLOCK_N=64 --constexpr FP8_OUTPUT=False --constexpr STAGE=1 \
-    --constexpr warp_specialize=True --constexpr IS_HOPPER=True --num-warps 4 --num-stages 3 \
+    --constexpr warp_specialize=True --constexpr IS_HOPPER=True --num-warps 4 --num-stages 3 --tma \
     --arch sm_90a > "$O/ws_$D.ptx"
 done
 SA="*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1"

@@ -1,6 +1,6 @@
 // GPU kernel objects (PTX + cubin + metadata, loaded lazily per device), building them
 // with ptxas or the driver JIT, the disk cache (keys: GpuCacheKey.cpp), device queries and
-// the CUDA exceptions.
+// the CUDA exceptions (launching: GpuLaunch.cpp).
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -12,10 +12,8 @@
 
 #include "Bindings.h"
 #include "Gpu.h"
-#include "GpuTorchAbi.h"
 #include "frontend/sema/Sema.h"
 #include "runtime/Cache.h"
-#include "runtime/LaunchProfile.h"
 #include "runtime/PtxCompiler.h"
 
 namespace tilec::python {
@@ -194,182 +192,6 @@ void set_python_error() {
   } catch (...) {
     PyErr_SetString(PyExc_RuntimeError, "tilec internal error: unknown C++ exception");
   }
-}
-
-std::vector<int> param_positions(const runtime::KernelMetadata &meta,
-                                 const std::vector<std::string> &names) {
-  std::vector<int> pos;
-  pos.reserve(meta.params.size());
-  for (const auto &p : meta.params) {
-    int found = -1;
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == p.name)
-        found = static_cast<int>(i);
-    if (found < 0)
-      throw nb::value_error(("kernel '" + meta.name + "' takes a parameter '" + p.name +
-                             "' that the function does not have")
-                                .c_str());
-    pos.push_back(found);
-  }
-  return pos;
-}
-
-bool takes_tensor_map(const runtime::KernelMetadata &meta) {
-  for (const auto &p : meta.params)
-    if (p.kind == runtime::ParamKind::TensorMap)
-      return true;
-  return false;
-}
-
-void pack_params(const runtime::KernelMetadata &meta, const std::vector<int> &positions,
-                 const ArgInfo *infos, const std::vector<std::string> &names, uint64_t *slots,
-                 runtime::TensorMapBytes *maps, void **ptrs) {
-  using runtime::ParamKind;
-  for (size_t i = 0; i < meta.params.size(); ++i) {
-    ParamKind kind = meta.params[i].kind;
-    const ArgInfo &a = infos[positions[i]];
-    // the common cases first: a GPU array for a pointer, an int already in the range of
-    // the .param's kind (the slot is the value, sign-extended, as pack_param would make it)
-    if ((kind == ParamKind::Ptr && a.cls == ArgClass::DeviceArray) ||
-        (a.cls == ArgClass::Int && a.int_class != kU64 &&
-         (kind == ParamKind::I64 || (kind == ParamKind::I32 && a.int_class == kI32)))) {
-      slots[i] = static_cast<uint64_t>(a.i);
-      continue;
-    }
-    const std::string &name = names[positions[i]];
-    auto fail = [&](const std::string &what) {
-      throw nb::type_error(
-          ("argument '" + name + "' of kernel '" + meta.name + "': " + what).c_str());
-    };
-    if (kind == ParamKind::TensorMap) {
-      if (a.cls != ArgClass::TensorMap || !a.tma || !maps || !ptrs)
-        fail("the kernel takes a TensorDescriptor's TMA tensor map");
-      runtime::encode_tensor_map(*a.tma, meta.params[i].tma_box, "argument '" + name + "'",
-                                 maps[i]);
-      ptrs[i] = maps[i].bytes;
-      continue;
-    }
-    if (kind == ParamKind::Ptr) {
-      if (a.cls != ArgClass::DeviceArray)
-        fail(a.cls == ArgClass::HostArray
-                 ? std::string("is ") + a.host_kind + ", but the kernel runs on a GPU"
-                 : "the kernel takes a pointer (a GPU tensor)");
-      slots[i] = static_cast<uint64_t>(a.i);
-    } else if (runtime::param_kind_is_int(kind)) {
-      if (a.cls != ArgClass::Int && a.cls != ArgClass::Bool)
-        fail(std::string("the kernel takes an integer (") + runtime::param_kind_name(kind) + ")");
-      int bits = runtime::param_kind_bits(kind);
-      bool fits = true;
-      if (kind == ParamKind::U64)
-        fits = a.int_class == kU64 || a.i >= 0;
-      else if (a.int_class == kU64)
-        fits = false;
-      else if (bits < 64 && runtime::param_kind_is_signed(kind))
-        fits = a.i >= -(int64_t(1) << (bits - 1)) && a.i < (int64_t(1) << (bits - 1));
-      else if (bits < 64)
-        fits = a.i >= 0 && a.i < (int64_t(1) << bits);
-      if (!fits)
-        throw nb::value_error(
-            ("argument '" + name +
-             "' = " + (a.int_class == kU64 ? std::to_string(uint64_t(a.i)) : std::to_string(a.i)) +
-             " does not fit in " + runtime::param_kind_name(kind))
-                .c_str());
-      slots[i] = runtime::pack_param(kind, a.i, 0);
-    } else {
-      double f = 0;
-      if (a.cls == ArgClass::Float)
-        f = a.f;
-      else if (a.cls == ArgClass::Int || a.cls == ArgClass::Bool)
-        f = a.int_class == kU64 ? double(uint64_t(a.i)) : double(a.i);
-      else
-        fail(std::string("the kernel takes a float (") + runtime::param_kind_name(kind) + ")");
-      slots[i] = runtime::pack_param(kind, 0, f);
-    }
-  }
-}
-
-namespace {
-// torch._C._cuda_getCurrentRawStream(device)
-uint64_t torch_stream(int device) {
-  nb::object dev = nb::steal(PyLong_FromLong(device));
-  nb::object r = nb::steal(PyObject_CallOneArg(torch_raw_stream_fn(), dev.ptr()));
-  if (!r.is_valid())
-    throw nb::python_error();
-  return to_u64(r.ptr());
-}
-
-bool python_stream(int device, uint64_t &out) {
-  try {
-    out = torch_stream(device);
-    return true;
-  } catch (const nb::python_error &) {
-    return false;
-  }
-}
-} // namespace
-
-runtime::CUstream resolve_stream(PyObject *stream, int device) {
-  if (stream && stream != Py_None) {
-    PyObject *s = stream;
-    nb::object attr;
-    if (!PyLong_Check(s)) {
-      attr = nb::steal(PyObject_GetAttrString(s, "cuda_stream"));
-      if (!attr.is_valid()) {
-        PyErr_Clear();
-        throw nb::type_error("stream= must be a CUDA stream handle (an int) or an object with "
-                             "a .cuda_stream attribute (torch.cuda.Stream)");
-      }
-      s = attr.ptr();
-    }
-    return reinterpret_cast<runtime::CUstream>(to_u64(s));
-  }
-  if (torch_raw_stream_fn()) {
-    int d = device < 0 ? 0 : device;
-    uint64_t s = 0;
-    if (torch_abi::current_stream(d, s, python_stream))
-      return reinterpret_cast<runtime::CUstream>(s);
-    return reinterpret_cast<runtime::CUstream>(torch_stream(d));
-  }
-  return nullptr;
-}
-
-void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
-                   runtime::CUstream stream, void **params, unsigned attrs) {
-  // The GIL stays held, as torch's own launches do: releasing and retaking it costs more
-  // than cuLaunchKernel's queueing (it blocks only when the launch queue is full).
-  if (TestDevice *t = test_device()) {
-    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || !t->recorder.is_valid())
-      return; // no recorder: a dry run (the launch-cost benchmark)
-    nb::list slots;
-    for (size_t i = 0; i < k.meta().params.size(); ++i)
-      slots.append(*static_cast<const uint64_t *>(params[i]));
-    nb::object g = nb::make_tuple(grid.x, grid.y, grid.z);
-    int64_t t0 = runtime::profile::on() ? runtime::profile::now_ns() : -1;
-    if (attrs)
-      t->recorder(k.name(), g, device, reinterpret_cast<uint64_t>(stream), slots, attrs);
-    else
-      t->recorder(k.name(), g, device, reinterpret_cast<uint64_t>(stream), slots);
-    if (t0 >= 0) // the stand-in device's launch is done when the recorder returns
-      runtime::profile::record_host(k.interned_name(), device, t0, runtime::profile::now_ns() - t0);
-    return;
-  }
-  k.launch(device, grid, stream, params, attrs);
-}
-
-unsigned launch_attrs(PyObject *cooperative, PyObject *pdl) {
-  auto on = [](PyObject *v, const char *name) {
-    if (!v || v == Py_None)
-      return false;
-    if (!PyBool_Check(v) && !PyLong_Check(v))
-      throw nb::type_error(
-          (std::string(name) + " must be a bool, got " + Py_TYPE(v)->tp_name).c_str());
-    int t = PyObject_IsTrue(v);
-    if (t < 0)
-      throw nb::python_error();
-    return t == 1;
-  };
-  return (on(cooperative, "launch_cooperative_grid") ? runtime::kLaunchCooperative : 0u) |
-         (on(pdl, "launch_pdl") ? runtime::kLaunchPdl : 0u);
 }
 
 namespace {

@@ -109,16 +109,34 @@ simt::SimArg sim_tensor_map(const std::string &name, const std::string &kind, nb
   return simt::SimArg::blob(m.bytes, sizeof m.bytes);
 }
 
+bool is_scratch_param(const pipeline::GpuParam &p) { return p.kind.rfind("scratch:", 0) == 0; }
+
 std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
                      const nb::list &buffers) {
   const simt::Function &fn = *k.gpu.thread_ir;
-  if (nb::len(args) != fn.params.size())
-    throw nb::value_error(("kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
+  size_t scratch = 0; // bytes per program of the global scratch parameter (the last one)
+  if (!k.gpu.params.empty() && is_scratch_param(k.gpu.params.back()))
+    scratch = std::stoull(k.gpu.params.back().kind.substr(8));
+  size_t nargs = fn.params.size() - (scratch ? 1 : 0);
+  if (nb::len(args) != nargs)
+    throw nb::value_error(("kernel '" + fn.name + "' takes " + std::to_string(nargs) +
                            " run-time arguments, got " + std::to_string(nb::len(args)))
                               .c_str());
   std::vector<simt::SimArg> sargs;
+  std::vector<simt::SimBuffer> bufs;
+  std::vector<uint8_t> scratch_mem; // the launch's global scratch, 128-byte aligned
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const std::string &kind = k.gpu.params[i].kind;
+    if (i == nargs) {
+      size_t programs = 1;
+      for (size_t d = 0; d < 3; ++d)
+        programs *= nb::cast<size_t>(grid[d]);
+      scratch_mem.assign(scratch * programs + 128, 0);
+      uint64_t at = (reinterpret_cast<uint64_t>(scratch_mem.data()) + 127) & ~uint64_t{127};
+      sargs.push_back(simt::SimArg::pointer(reinterpret_cast<const void *>(at)));
+      bufs.push_back({at, scratch * programs, "global scratch (tensor maps)"});
+      continue;
+    }
     nb::handle v = args[i];
     if (kind.rfind("tmap:", 0) == 0) { // (dtype, base, shape, strides): the simulator's map
       sargs.push_back(sim_tensor_map(k.gpu.params[i].name, kind, v));
@@ -139,7 +157,6 @@ std::string run_simt(SimtKernel &k, const nb::tuple &grid, const nb::list &args,
         throw nb::type_error(("argument '" + k.gpu.params[i].name + "' must be an int").c_str());
     }
   }
-  std::vector<simt::SimBuffer> bufs;
   for (nb::handle b : buffers) {
     nb::tuple t = nb::cast<nb::tuple>(b);
     bufs.push_back(
@@ -193,9 +210,10 @@ void bind_simt(nb::module_ &m) {
       .def_prop_ro("name", [](const SimtKernel &k) { return k.gpu.name; })
       .def_prop_ro("arg_names",
                    [](const SimtKernel &k) {
-                     std::vector<std::string> names;
+                     std::vector<std::string> names; // the global scratch is no argument
                      for (const auto &p : k.gpu.params)
-                       names.push_back(p.name);
+                       if (!is_scratch_param(p))
+                         names.push_back(p.name);
                      return names;
                    })
       .def_prop_ro("static_output", [](const SimtKernel &k) { return k.gpu.tile.static_output; })

@@ -98,6 +98,29 @@ void Verifier::verify_specific(const Op &op) {
           "result must be i64 (globaltimer) or i32 (smid)");
     return;
   }
+  case OpKind::MakeTmap: {
+    size_t n = op.num_operands();
+    check(n >= 2 && n % 2 == 0 && n <= 10 && op.num_results() == 1, op,
+          "takes a base pointer, R shapes and R - 1 strides (R = 1..5) and gives one map");
+    if (n < 2 || n % 2 != 0 || n > 10 || op.num_results() != 1)
+      return;
+    size_t rank = n / 2;
+    const Type &base = op.operand(0)->type, &r = op.result(0)->type;
+    check(base.is_ptr() && base.is_scalar(), op, "base must be a scalar pointer");
+    check(r.is_ptr() && r.is_scalar() && r.elem == DType::U8, op, "result must be a ptr<u8>");
+    for (size_t i = 1; i < n; ++i)
+      check(op.operand(i)->type == Type(i <= rank ? DType::I32 : DType::I64), op,
+            "shapes must be i32 and strides i64 scalars");
+    if (op.has_attr("slot")) {
+      std::vector<int64_t> box = op.ints_attr("box");
+      int64_t swz = op.int_attr("swizzle", -1);
+      check(rank == 2 && box.size() == 2 && box[0] >= 1 && box[0] <= 256 && box[1] >= 1 &&
+                box[1] <= 256 && op.int_attr("slot") >= 0 &&
+                (swz == 0 || swz == 32 || swz == 64 || swz == 128),
+            op, "a placed map needs box = [rows, cols] (1..256), swizzle and slot");
+    }
+    return;
+  }
   case OpKind::GridDepControl: {
     counts(op, 0, 0, 0);
     std::string action = op.str_attr("action", "");

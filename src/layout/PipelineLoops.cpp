@@ -131,7 +131,7 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   c.readers = std::move(readers);
   for (int i = 0; i < stage->in_dim_bits(kOffset); ++i)
     c.stage_bases.push_back(stage->basis(kOffset, i));
-  if (tma_load && c.readers.size() == 1)
+  if (tma_load && c.readers.size() == 1 && tma_map_usable(load, *body.parent()->parent(), ax))
     c.tma = tma_plan(load, *dot, c.chain, *stage);
   for (size_t i = 4; c.tma && i < load.num_operands(); ++i)
     if (!sh.recomputable(load.operand(i)))
@@ -364,7 +364,8 @@ namespace {
 
 // After the rings: the tma loads left are ordinary ones (their map and offsets dropped), a
 // map no copy uses is no parameter, and each map a copy uses gets its box as the module
-// attribute kTmaBoxAttrPrefix + name (RingOps.h; the launch encodes the map with it).
+// attribute kTmaBoxAttrPrefix + name (RingOps.h; the launch encodes the map with it); the
+// maps the kernel builds, their box and scratch slot (TmaCopies.h).
 void finish_tma(Module &m, const std::map<Value *, TmaCopyPlan> &boxes) {
   for (auto &f : m.functions) {
     ir::walk(f->entry(), [&](Op *op) {
@@ -395,6 +396,7 @@ void finish_tma(Module &m, const std::map<Value *, TmaCopyPlan> &boxes) {
             v->erase(v->begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
+  place_kernel_maps(m, boxes);
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "layout/TmaCopies.h"
 
+#include "ir/RingOps.h"
+
 namespace tilec::layout {
 
 int64_t tma_element_offset(const TmaCopyPlan &p, int64_t r, int64_t c, int elem_bytes) {
@@ -37,6 +39,43 @@ std::optional<TmaCopyPlan> tma_copy_plan(const LinearLayout &stage, int64_t rows
       return p;
   }
   return std::nullopt;
+}
+
+bool tma_map_usable(const ir::Op &load, const ir::Op &loop, const analysis::AxisInfoAnalysis &ax) {
+  const ir::Value *map = load.operand(3);
+  const ir::Op *d = map->def;
+  if (!d) { // a kernel argument: a host descriptor's map
+    const ir::Region *r = map->owner ? map->owner->parent() : nullptr;
+    return r && !r->parent();
+  }
+  if (d->kind() != ir::OpKind::MakeTmap || d->num_operands() != 4)
+    return false;
+  for (const ir::Block *b = d->parent(); b && b->parent() && b->parent()->parent();
+       b = b->parent()->parent()->parent())
+    if (b->parent()->parent() == &loop)
+      return false; // built in the loop: the copies of later iterations would need it first
+  int64_t eb = static_cast<int64_t>(ir::byte_size(d->operand(0)->type.elem));
+  const analysis::AxisInfo &base = ax.get(d->operand(0)), &stride = ax.get(d->operand(3));
+  return base.rank() == 1 && base.divisibility[0] % 16 == 0 && stride.rank() == 1 &&
+         (stride.divisibility[0] * eb) % 16 == 0;
+}
+
+void place_kernel_maps(ir::Module &m, const std::map<ir::Value *, TmaCopyPlan> &boxes) {
+  int64_t slots = 0;
+  for (auto &f : m.functions)
+    ir::walk(f->entry(), [&](ir::Op *op) {
+      if (op->kind() != ir::OpKind::MakeTmap || op->result(0)->users.empty())
+        return;
+      auto it = boxes.find(op->result(0));
+      if (it == boxes.end())
+        return;
+      const TmaCopyPlan &p = it->second;
+      op->set_attr("box", std::vector<int64_t>{p.box0, p.box1});
+      op->set_attr("swizzle", int64_t{p.swizzle_bytes});
+      op->set_attr("slot", slots++);
+    });
+  if (slots)
+    m.attrs.push_back({"scratch_bytes", slots * 128});
 }
 
 } // namespace tilec::layout

@@ -9,9 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
+#include "analysis/AxisInfo.h"
+#include "ir/IR.h"
 #include "layout/LinearLayout.h"
 
 namespace tilec::layout {
@@ -32,5 +35,17 @@ std::optional<TmaCopyPlan> tma_copy_plan(const LinearLayout &stage, int64_t rows
 
 // The element offset within a stage at which TMA puts element (r, c) of the block.
 int64_t tma_element_offset(const TmaCopyPlan &p, int64_t r, int64_t c, int elem_bytes);
+
+// Whether copies issued before and in `loop` may use the tensor map that the tma load
+// `load` carries: a host descriptor's (a kernel argument, checked by the launch), or one
+// the kernel builds (make_tmap) outside the loop whose base is 16-byte aligned and whose
+// strides are whole 16-byte units, as TMA requires (proved by axis info; else the load
+// keeps cp.async).
+bool tma_map_usable(const ir::Op &load, const ir::Op &loop, const analysis::AxisInfoAnalysis &ax);
+
+// The maps built in the kernel that copies use (in `boxes`, by value) get their box,
+// swizzle and a global scratch slot (Ops.def make_tmap); the module attribute
+// `scratch_bytes` is 128 bytes a slot (per program). Called once the rings are made.
+void place_kernel_maps(ir::Module &m, const std::map<ir::Value *, TmaCopyPlan> &boxes);
 
 } // namespace tilec::layout

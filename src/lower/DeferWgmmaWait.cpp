@@ -45,6 +45,10 @@ bool may_overlap(const Instr &in) {
   case Op::Red:
   case Op::CpAsync:
   case Op::CpAsyncBulkTensor:
+  case Op::TensormapReplace:
+  case Op::TensormapCpFenceproxy:
+  case Op::FenceProxyTensormap:
+  case Op::BarWarpSync:
   case Op::Mbarrier:
   case Op::Vprintf:
   case Op::AssertFail:

@@ -12,7 +12,8 @@
 // reader are the async proxy: no fence). Who may overwrite a stage is the ring's rule
 // (layout/PipelineLoops.cpp: the wgmma that read it retired, then a barrier, as for
 // cp.async). Barriers are initialised by thread 0 before the prologue's copies (a fence
-// for the async proxy, then bar.sync) and invalidated after the loop.
+// for the async proxy, then bar.sync) and invalidated after the loop. Also here: the
+// tensor maps the kernel builds (make_tmap).
 #include "layout/AllocateShared.h"
 #include "layout/RingLayouts.h"
 #include "lower/LowerRing.h"
@@ -82,6 +83,65 @@ void tma_copy(LoweringContext &c, const ir::Op &op) {
 }
 
 } // namespace
+
+// make_tmap (Ops.def) with a slot: warp 0 zeroes a 128-byte map in shared scratch, thread 0
+// sets its fields (TMA's dims innermost first), the warp copies it to the program's global
+// scratch slot and fences it for the tensor-map proxy, so thread 0's later copies read it.
+// The value is the slot's address. A map no copy uses has no slot: a null address.
+void lower_make_tmap(LoweringContext &c, const ir::Op &op) {
+  simt::Builder &b = c.b();
+  if (!op.has_attr("slot")) {
+    c.set(op.result(0), {c.imm_reg(Ty::U64, 0)});
+    return;
+  }
+  using simt::TmapField;
+  std::vector<int64_t> box = op.ints_attr("box");
+  const ir::Type &base = op.operand(0)->type;
+  int64_t eb = static_cast<int64_t>(ir::byte_size(base.elem));
+  int elemtype = simt::tensormap_elemtype(ir::ir_name(base.elem));
+  TILEC_ASSERT(elemtype >= 0, "make_tmap: no TMA element type");
+  int64_t swz = op.int_attr("swizzle", 0);
+  int64_t swizzle_mode = swz == 128 ? 3 : swz == 64 ? 2 : swz == 32 ? 1 : 0;
+  Reg global = b.add(Ty::U64, c.global_scratch(), simt::imm(128 * op.int_attr("slot")));
+  // the stride in bytes (tma_map_usable proved it a multiple of 16)
+  Reg stride = b.mul(Ty::S64, c.scalar(op.operand(3)), simt::imm(eb));
+  int64_t off = (c.scratch(op, 256) + 127) & ~int64_t{127};
+  c.smem_before_write();
+  Reg map = b.shared_addr(off);
+  Reg warp0 = b.setp(simt::Cmp::Lt, Ty::U32, c.tid(), simt::imm(32));
+  {
+    auto g = b.guarded(warp0);
+    Reg at = b.add(Ty::U32, map, b.shl(Ty::B32, c.lane(), simt::imm(2)));
+    b.st(simt::Space::Shared, Ty::B32, Operand::addr(at), {simt::imm(0)});
+  }
+  simt::bar_warp_sync(b);
+  {
+    auto g = b.guarded(c.thread0_pred());
+    auto set = [&](TmapField f, int ord, Operand v, Ty t = Ty::B32) {
+      simt::tensormap_replace(b, Operand::addr(map), f, ord, t, v);
+    };
+    set(TmapField::GlobalAddress, -1, c.scalar(op.operand(0)), Ty::B64);
+    set(TmapField::Rank, -1, simt::imm(1)); // rank - 1
+    set(TmapField::BoxDim, 0, simt::imm(box[1]));
+    set(TmapField::BoxDim, 1, simt::imm(box[0]));
+    set(TmapField::GlobalDim, 0, c.scalar(op.operand(2)));
+    set(TmapField::GlobalDim, 1, c.scalar(op.operand(1)));
+    set(TmapField::GlobalStride, 0, stride, Ty::B64);
+    set(TmapField::ElementStride, 0, simt::imm(1));
+    set(TmapField::ElementStride, 1, simt::imm(1));
+    set(TmapField::ElemType, -1, simt::imm(elemtype));
+    set(TmapField::InterleaveLayout, -1, simt::imm(0));
+    set(TmapField::SwizzleMode, -1, simt::imm(swizzle_mode));
+    set(TmapField::FillMode, -1, simt::imm(op.int_attr("nan", 0)));
+  }
+  {
+    auto g = b.guarded(warp0);
+    simt::tensormap_cp_fenceproxy(b, global, Operand::addr(map));
+    simt::fence_proxy_tensormap(b, global);
+  }
+  c.smem_unknown(); // warp 0 read the staging bytes: the next scratch write waits
+  c.set(op.result(0), {global});
+}
 
 // LowerRing.cpp's lower_ring hands these over.
 void lower_tma(LoweringContext &c, const ir::Op &op) {

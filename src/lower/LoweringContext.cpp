@@ -99,6 +99,15 @@ void LoweringContext::run() {
       r = b_.setp(simt::Cmp::Ne, Ty::U32, r, simt::imm(0));
     set(a, {r});
   }
+  if (int64_t bytes = m_.int_attr("scratch_bytes", 0); bytes > 0) {
+    // this program's slots: the buffer + its linear id (x fastest) * bytes
+    Reg base = b_.ld_param(out_.add_param(out_.name + "_param_scratch", Ty::U64));
+    auto sr = [&](simt::Sreg r) { return b_.special(r); };
+    Reg yz =
+        b_.mad(Ty::U32, sr(simt::Sreg::CtaidZ), sr(simt::Sreg::NctaidY), sr(simt::Sreg::CtaidY));
+    Reg id = b_.mad(Ty::U32, yz, sr(simt::Sreg::NctaidX), sr(simt::Sreg::CtaidX));
+    scratch_ = b_.add(Ty::U64, base, b_.mul_wide(Ty::U32, id, simt::imm(bytes)));
+  }
   b_.set_block(b_.new_block("body"));
   lower_ops(*body);
   b_.set_loc(SourceLoc{});
@@ -137,6 +146,11 @@ void LoweringContext::set(const ir::Value *v, std::vector<Reg> regs) {
 }
 
 // ---- thread index ---------------------------------------------------------------------
+
+Reg LoweringContext::global_scratch() const {
+  TILEC_ASSERT(scratch_.valid(), "lowering: global scratch without the module's scratch_bytes");
+  return scratch_;
+}
 
 Reg LoweringContext::tid() {
   if (!tid_.valid())
@@ -364,6 +378,9 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::TmaWait:
   case K::TmaRelease:
     lower_ring(*this, op); // LowerRing.cpp, LowerTma.cpp
+    return;
+  case K::MakeTmap:
+    lower_make_tmap(*this, op); // LowerTma.cpp
     return;
   case K::ConvertLayout:
     if (!lower_convert_to_dot_operand(*this, op))

@@ -118,6 +118,10 @@ public:
   // A predicate true in thread 0 only (scalar side effects).
   Reg thread0_pred();
 
+  // The address (u64) of this program's global scratch: the kernel's last parameter, a
+  // buffer of module attribute `scratch_bytes` per program (tensor maps it builds).
+  Reg global_scratch() const;
+
   // ---- thread index (prologue registers) ----
   Reg tid();
   Reg lane();
@@ -178,7 +182,7 @@ private:
   std::map<std::string, Reg> smem_addrs_; // (layout, scratch base, element size) -> address
   std::unordered_map<uint32_t, Affine> affine_;
   std::unordered_map<const ir::Value *, bool> exact_;
-  Reg tid_, lane_, warp_, thread0_;
+  Reg tid_, lane_, warp_, thread0_, scratch_;
   int64_t alloc_bytes_ = 0; // shared bytes allocate_shared gave out
   int64_t extra_bytes_ = 0; // scratch past it (ops without a large enough allocation)
   bool smem_readers_ = false;
@@ -203,6 +207,7 @@ void lower_convert_layout(LoweringContext &c, const ir::Op &op); // LowerConvert
 void lower_dot(LoweringContext &c, const ir::Op &op);            // LowerDot.cpp
 void lower_inline_asm(LoweringContext &c, const ir::Op &op);     // LowerAsm.cpp
 void lower_hardware(LoweringContext &c, const ir::Op &op);       // hw_register, griddepcontrol
+void lower_make_tmap(LoweringContext &c, const ir::Op &op);      // LowerTma.cpp
 // gather, histogram: through shared-memory scratch (LowerGather.cpp)
 void lower_gather_histogram(LoweringContext &c, const ir::Op &op);
 // convert_layout into an mma operand of 16-bit elements through ldmatrix (false: not one)

@@ -37,6 +37,10 @@ bool orders_memory(const Instr &in) {
   case Op::Fence:
   case Op::CpAsync:
   case Op::CpAsyncBulkTensor:
+  case Op::TensormapReplace:
+  case Op::TensormapCpFenceproxy:
+  case Op::FenceProxyTensormap:
+  case Op::BarWarpSync:
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
   case Op::Mbarrier:

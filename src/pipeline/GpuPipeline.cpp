@@ -119,6 +119,9 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
     }
     k.params.push_back(std::move(p));
   }
+  // the lowering's last parameter: global scratch for the tensor maps the kernel builds
+  if (int64_t bytes = m.int_attr("scratch_bytes", 0); bytes > 0 && k.thread_ir)
+    k.params.push_back({kScratchParamName, "scratch:" + std::to_string(bytes)});
   return k;
 }
 

@@ -35,6 +35,10 @@ struct GpuParam {
   std::string kind;
 };
 
+// The name of the global scratch parameter (kind "scratch:<bytes per program>",
+// runtime/KernelBinary.h), which no @jit parameter has.
+inline constexpr const char *kScratchParamName = "(global scratch)";
+
 struct CompiledGpuKernel {
   CompiledTileKernel tile; // module (with layouts), sources, dumps, static_print text
   std::string name;        // the PTX .entry

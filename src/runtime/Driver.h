@@ -40,6 +40,7 @@ enum : CUresult {
   CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
   CUDA_ERROR_INVALID_HANDLE = 400,
   CUDA_ERROR_NOT_READY = 600,
+  CUDA_ERROR_NOT_SUPPORTED = 801,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
   CUDA_ERROR_ASSERT = 710,
@@ -123,13 +124,10 @@ struct DriverApi {
   CUresult (*cuFuncSetAttribute)(CUfunction fn, int attrib, int value);
   CUresult (*cuLaunchKernel)(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                              unsigned block_x, unsigned block_y, unsigned block_z,
-                             unsigned shared_bytes, CUstream stream, void **params,
-                             void **extra);
-  CUresult (*cuLinkCreate)(unsigned num_options, int *options, void **values,
-                           CUlinkState *state);
-  CUresult (*cuLinkAddData)(CUlinkState state, int type, void *data, size_t size,
-                            const char *name, unsigned num_options, int *options,
-                            void **values);
+                             unsigned shared_bytes, CUstream stream, void **params, void **extra);
+  CUresult (*cuLinkCreate)(unsigned num_options, int *options, void **values, CUlinkState *state);
+  CUresult (*cuLinkAddData)(CUlinkState state, int type, void *data, size_t size, const char *name,
+                            unsigned num_options, int *options, void **values);
   CUresult (*cuLinkComplete)(CUlinkState state, void **cubin, size_t *size);
   CUresult (*cuLinkDestroy)(CUlinkState state);
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes);

@@ -33,6 +33,7 @@ constexpr KindInfo kKinds[] = {
     {ParamKind::F32, "fp32", 32, false, true},
     {ParamKind::F64, "fp64", 64, false, true},
     {ParamKind::TensorMap, "tmap", 1024, false, false},
+    {ParamKind::Scratch, "scratch", 64, false, false},
 };
 
 const KindInfo &kind_info(ParamKind k) { return kKinds[static_cast<size_t>(k)]; }
@@ -230,8 +231,22 @@ std::optional<KernelParam> kernel_param(std::string name, std::string_view kind)
       return std::nullopt;
     return KernelParam{std::move(name), ParamKind::TensorMap, box};
   }
+  if (kind.substr(0, 8) == "scratch:") {
+    std::string_view n = kind.substr(8);
+    int64_t bytes = 0;
+    for (char ch : n) {
+      if (ch < '0' || ch > '9' || bytes > (int64_t{1} << 40))
+        return std::nullopt;
+      bytes = bytes * 10 + (ch - '0');
+    }
+    if (n.empty() || bytes <= 0)
+      return std::nullopt;
+    KernelParam p{std::move(name), ParamKind::Scratch, {}};
+    p.scratch_bytes = bytes;
+    return p;
+  }
   auto k = param_kind_from_name(kind);
-  if (!k || *k == ParamKind::TensorMap)
+  if (!k || *k == ParamKind::TensorMap || *k == ParamKind::Scratch)
     return std::nullopt;
   return KernelParam{std::move(name), *k, {}};
 }
@@ -239,7 +254,16 @@ std::optional<KernelParam> kernel_param(std::string name, std::string_view kind)
 std::string kernel_param_kind_text(const KernelParam &p) {
   if (p.kind == ParamKind::TensorMap)
     return "tmap:" + tma_box_text(p.tma_box);
+  if (p.kind == ParamKind::Scratch)
+    return "scratch:" + std::to_string(p.scratch_bytes);
   return param_kind_name(p.kind);
+}
+
+int64_t scratch_bytes_per_program(const KernelMetadata &meta) {
+  for (const KernelParam &p : meta.params)
+    if (p.kind == ParamKind::Scratch)
+      return p.scratch_bytes;
+  return 0;
 }
 
 std::string KernelMetadata::to_json() const {

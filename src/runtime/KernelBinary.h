@@ -18,6 +18,8 @@ namespace tilec::runtime {
 // in the low bytes: a PTX .param of any width up to 8 bytes reads the right value.
 // TensorMap: a host descriptor's 128-byte TMA map (runtime/TensorMap.h), passed by value;
 // its KernelParam carries the box ("tmap:<tma_box_text>" in metadata).
+// Scratch: the address of global scratch memory that the launch allocates, scratch_bytes
+// per program ("scratch:<bytes>"; the tensor maps a kernel builds); no @jit parameter.
 enum class ParamKind : uint8_t {
   Ptr,
   I1,
@@ -33,7 +35,8 @@ enum class ParamKind : uint8_t {
   BF16,
   F32,
   F64,
-  TensorMap
+  TensorMap,
+  Scratch
 };
 
 // "ptr", "i1", "i32", "u64", "fp16", "bf16", "fp32", "fp64", ... (Tile IR dtype names).
@@ -49,11 +52,13 @@ struct KernelParam {
       : name(std::move(n)), kind(k), tma_box(box) {}
   std::string name; // the @jit parameter it comes from
   ParamKind kind = ParamKind::Ptr;
-  simt::TmaBox tma_box; // TensorMap: the box of the kernel's copies (parsed once, at load)
+  simt::TmaBox tma_box;      // TensorMap: the box of the kernel's copies (parsed once, at load)
+  int64_t scratch_bytes = 0; // Scratch: bytes per program
   bool operator==(const KernelParam &) const = default;
 };
 
-// A parameter from its name and kind text ("ptr", "i32", ..., "tmap:b2x64x64s128");
+// A parameter from its name and kind text ("ptr", "i32", ..., "tmap:b2x64x64s128",
+// "scratch:256");
 // nullopt for a kind the runtime cannot pass.
 std::optional<KernelParam> kernel_param(std::string name, std::string_view kind);
 // The kind text of `p` (kernel_param's inverse).
@@ -73,6 +78,9 @@ struct KernelMetadata {
   static KernelMetadata from_json(std::string_view text);
   bool operator==(const KernelMetadata &) const = default;
 };
+
+// The global scratch bytes per program a kernel's launches allocate (0: none).
+int64_t scratch_bytes_per_program(const KernelMetadata &meta);
 
 struct KernelBinary {
   KernelMetadata meta;

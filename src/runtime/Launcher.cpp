@@ -1,4 +1,5 @@
 #include "runtime/Launcher.h"
+#include "runtime/LaunchScratch.h"
 
 #include <dlfcn.h>
 
@@ -131,12 +132,12 @@ ParamInfoFn param_info_fn() {
 
 // cuda.h's CUlaunchAttribute and CUlaunchConfig (CUDA 12.0 on), for cuLaunchKernelEx.
 struct LaunchAttribute {
-  int id;           // CUlaunchAttributeID
+  int id; // CUlaunchAttributeID
   char pad[4];
-  int value[16];    // CUlaunchAttributeValue (64 bytes): these attributes take one int
+  int value[16]; // CUlaunchAttributeValue (64 bytes): these attributes take one int
 };
-constexpr int kAttrCooperative = 2;           // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-constexpr int kAttrProgrammaticSerial = 6;    // ..._PROGRAMMATIC_STREAM_SERIALIZATION
+constexpr int kAttrCooperative = 2;        // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+constexpr int kAttrProgrammaticSerial = 6; // ..._PROGRAMMATIC_STREAM_SERIALIZATION
 struct LaunchConfig {
   unsigned grid[3], block[3], shared;
   CUstream stream;
@@ -226,7 +227,8 @@ const DeviceProps &device_props(int device) {
 }
 
 GpuKernel::GpuKernel(KernelBinary bin)
-    : bin_(std::move(bin)), interned_name_(intern(bin_.meta.name)) {}
+    : bin_(std::move(bin)), interned_name_(intern(bin_.meta.name)),
+      scratch_param_(scratch_param_index(bin_.meta)) {}
 
 const GpuKernel::Loaded *GpuKernel::find(CUcontext ctx, int device) {
   const Loaded *last = last_.load(std::memory_order_acquire);
@@ -289,9 +291,9 @@ const GpuKernel::Loaded &GpuKernel::load(CUcontext ctx, int device) {
   if (total_shared > props.max_shared_per_block_optin)
     throw OutOfResources("shared memory", total_shared, props.max_shared_per_block_optin, kname);
   if (total_shared > props.max_shared_per_block)
-    check(d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               bin_.meta.shared),
-          "cuFuncSetAttribute", kname);
+    check(
+        d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bin_.meta.shared),
+        "cuFuncSetAttribute", kname);
   auto l = std::make_unique<Loaded>();
   l->ctx = ctx;
   l->device = device;
@@ -316,15 +318,14 @@ const GpuKernel::Loaded &GpuKernel::load(CUcontext ctx, int device) {
 void GpuKernel::check_grid(int device, LaunchGrid g) const {
   const DeviceProps &p = device_props(device);
   if (g.x > p.max_grid[0] || g.y > p.max_grid[1] || g.z > p.max_grid[2])
-    throw std::invalid_argument(
-        "grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " +
-        std::to_string(g.z) + ") of kernel '" + name() + "' exceeds the device's limits (" +
-        std::to_string(p.max_grid[0]) + ", " + std::to_string(p.max_grid[1]) + ", " +
-        std::to_string(p.max_grid[2]) + ")");
+    throw std::invalid_argument("grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " +
+                                std::to_string(g.z) + ") of kernel '" + name() +
+                                "' exceeds the device's limits (" + std::to_string(p.max_grid[0]) +
+                                ", " + std::to_string(p.max_grid[1]) + ", " +
+                                std::to_string(p.max_grid[2]) + ")");
 }
 
-void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params,
-                       unsigned attrs) {
+void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params, unsigned attrs) {
   if (g.x == 0 || g.y == 0 || g.z == 0)
     return;
   if (device < 0 || device >= kMaxDevices)
@@ -339,22 +340,22 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params,
   unsigned block = 32u * static_cast<unsigned>(bin_.meta.num_warps);
   if ((attrs & kLaunchPdl) && device_props(device).target.cc() < 90)
     attrs &= ~unsigned(kLaunchPdl); // no programmatic launch before Hopper: a plain one
-  auto go = [&](const Loaded &fl) {
+  auto go = [&](const Loaded &fl) { // (fl's context is current)
+    StreamScratch scratch(bin_.meta, scratch_param_, uint64_t(g.x) * g.y * g.z, stream, params);
     if (attrs)
-      return launch_with_attrs(fl.fn, g, block, unsigned(bin_.meta.shared), stream, params,
-                               attrs);
+      return launch_with_attrs(fl.fn, g, block, unsigned(bin_.meta.shared), stream, params, attrs);
     LaunchForm form = launch_form();
     if (form == LaunchForm::LaunchEx && launch_ex_fn()) {
-      LaunchConfig cfg{{g.x, g.y, g.z}, {block, 1, 1}, unsigned(bin_.meta.shared), stream,
-                       nullptr, 0};
+      LaunchConfig cfg{{g.x, g.y, g.z}, {block, 1, 1}, unsigned(bin_.meta.shared),
+                       stream,          nullptr,       0};
       return launch_ex_fn()(&cfg, fl.fn, params, nullptr);
     }
     if (form == LaunchForm::ProcAddress && launch_gpa_fn())
-      return launch_gpa_fn()(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream,
-                             params, nullptr);
+      return launch_gpa_fn()(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream, params,
+                             nullptr);
     if (form != LaunchForm::ExtraBuffer || !fl.extra_ok)
-      return d.cuLaunchKernel(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream,
-                              params, nullptr);
+      return d.cuLaunchKernel(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream, params,
+                              nullptr);
     // the `extra` form: the values copied into one buffer as the driver lays the .params
     // out (the slots are little-endian: a value's bytes start at its slot)
     alignas(8) unsigned char buf[kMaxParamBuffer];
@@ -362,8 +363,8 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params,
     void *extra[] = {kParamBufferPointer, buf, kParamBufferSize, &buf_size, kParamEnd};
     for (size_t i = 0; i < fl.offsets.size(); ++i)
       std::memcpy(buf + fl.offsets[i], params[i], fl.sizes[i]);
-    return d.cuLaunchKernel(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream,
-                            nullptr, extra);
+    return d.cuLaunchKernel(fl.fn, g.x, g.y, g.z, block, 1, 1, bin_.meta.shared, stream, nullptr,
+                            extra);
   };
   auto timed = [&](const Loaded &fl, CUcontext ctx) { // the profiler's events around it
     if (!profile::on())

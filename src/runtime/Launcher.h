@@ -89,11 +89,13 @@ public:
   const std::string &name() const { return bin_.meta.name; }
   // The name's copy that lives for the process (what samples and fault reports keep).
   const std::string *interned_name() const { return interned_name_; }
+  // The global scratch .param's index (kind Scratch, LaunchScratch.h), or -1.
+  int scratch_param() const { return scratch_param_; }
 
   // Launches on `device` (loading the module there first if needed) with one pointer per
-  // .param in `params`. A grid with a zero dimension launches nothing.
-  void launch(int device, LaunchGrid grid, CUstream stream, void **params,
-              unsigned attrs = 0);
+  // .param in `params`. A grid with a zero dimension launches nothing. A global scratch
+  // slot left 0 gets stream-ordered memory for the launch (LaunchScratch.h).
+  void launch(int device, LaunchGrid grid, CUstream stream, void **params, unsigned attrs = 0);
 
   // The loaded function on `device` (loads it if needed) and its attributes.
   CUfunction function(int device);
@@ -118,6 +120,7 @@ private:
 
   KernelBinary bin_;
   const std::string *interned_name_; // lives for the process: last-launch tracking
+  int scratch_param_;                // the Scratch .param (LaunchScratch.h), or -1
   std::mutex mu_;
   std::vector<std::unique_ptr<Loaded>> loaded_; // modules are never unloaded
   std::atomic<const Loaded *> last_{nullptr};   // the last one launched: no lock to find it

@@ -107,6 +107,63 @@ void cp_async_bulk_tensor(Builder &b, Operand dst_shared, Operand bar_shared, Re
   b.emit(std::move(in));
 }
 
+void tensormap_replace(Builder &b, Operand map, TmapField field, int ord, Ty ty, Operand value) {
+  TILEC_ASSERT(tmap_field_has_ord(field) == (ord >= 0), "tensormap.replace: ord for this field");
+  Instr in = make(Op::TensormapReplace, ty);
+  in.m.tmap = field;
+  in.m.space = Space::Shared;
+  in.src = {map};
+  if (ord >= 0)
+    in.src.push_back(imm(ord));
+  in.src.push_back(value);
+  b.emit(std::move(in));
+}
+
+void tensormap_cp_fenceproxy(Builder &b, Reg global, Operand map) {
+  Instr in = make(Op::TensormapCpFenceproxy);
+  in.m.space = Space::Shared; // (the source; the destination is a 64-bit global address)
+  in.src = {Operand::addr(global), map};
+  b.emit(std::move(in));
+}
+
+void fence_proxy_tensormap(Builder &b, Reg global) {
+  Instr in = make(Op::FenceProxyTensormap);
+  in.src = {Operand::addr(global)};
+  b.emit(std::move(in));
+}
+
+void bar_warp_sync(Builder &b) {
+  Instr in = make(Op::BarWarpSync);
+  in.src = {imm(-1)};
+  b.emit(std::move(in));
+}
+
+int tensormap_elemtype(std::string_view d) {
+  // PTX ISA "Tensormap new_val validity": .u8 0, .u16 1, .u32 2, .s32 3, .u64 4, .s64 5,
+  // .f16 6, .f32 7, .f32.ftz 8, .f64 9, .bf16 10 (not CUtensorMapDataType's numbering)
+  if (d == "fp16")
+    return 6;
+  if (d == "bf16")
+    return 10;
+  if (d == "fp32")
+    return 7;
+  if (d == "fp64")
+    return 9;
+  if (d == "i32")
+    return 3;
+  if (d == "u32")
+    return 2;
+  if (d == "i64")
+    return 5;
+  if (d == "u64")
+    return 4;
+  if (d == "i8" || d == "u8" || d == "fp8e4nv" || d == "fp8e5")
+    return 0;
+  if (d == "i16" || d == "u16")
+    return 1;
+  return -1;
+}
+
 int swizzle_bytes(Swizzle s) {
   switch (s) {
   case Swizzle::B128:
@@ -303,6 +360,26 @@ std::string async_instr_error(const Function &fn, const Instr &in) {
         return "a cp.async.bulk.tensor coordinate must fit in s32";
     return "";
   }
+  case Op::TensormapReplace: {
+    if (m.tmap == TmapField::None)
+      return "tensormap.replace needs a field (Mods::tmap)";
+    bool ord = tmap_field_has_ord(m.tmap);
+    if (in.src.size() != (ord ? 3u : 2u) || (ord && !in.src[1].is_imm()))
+      return "tensormap.replace takes [map], " + std::string(ord ? "an immediate ord, " : "") +
+             "and the new value";
+    bool wide = m.tmap == TmapField::GlobalAddress || m.tmap == TmapField::GlobalStride;
+    if (in.ty != (wide ? Ty::B64 : Ty::B32))
+      return std::string("tensormap.replace .") + tmap_field_name(m.tmap) + " is ." +
+             (wide ? "b64" : "b32");
+    return "";
+  }
+  case Op::TensormapCpFenceproxy:
+  case Op::FenceProxyTensormap: {
+    const Operand &g = in.src[0];
+    if (!g.is_reg() || ty_reg_bits(fn.reg_ty(g.reg())) != 64)
+      return std::string(op_mnemonic(in.op)) + "'s global address is a 64-bit register";
+    return "";
+  }
   default:
     return "";
   }
@@ -328,7 +405,12 @@ int instr_min_sm(const Instr &in) {
   case Op::GriddepLaunch:
   case Op::CpAsyncBulkTensor: // sm_90, not sm_90a-only
   case Op::Stmatrix:
+  case Op::TensormapReplace:
+  case Op::TensormapCpFenceproxy:
+  case Op::FenceProxyTensormap:
     return 90;
+  case Op::BarWarpSync:
+    return 70;
   case Op::CvtaParam:
     return 70;
   case Op::Mma: // fp64 m16n8k8 (the Hopper DMMA shape): sm_90; the others sm_80
@@ -342,6 +424,11 @@ int instr_min_sm(const Instr &in) {
 }
 
 int instr_min_ptx_minor(const Instr &in) {
+  // tensormap.* are PTX ISA 8.3, but ptxas read tensormap.replace's global_stride in 16-byte
+  // units for ISA 8.5 and older (in bytes from 8.6, as the ISA says); 8.6 keeps it exact
+  if (in.op == Op::TensormapReplace || in.op == Op::TensormapCpFenceproxy ||
+      in.op == Op::FenceProxyTensormap)
+    return 6;
   return (in.op == Op::Atom || in.op == Op::Red) && in.m.vec > 1 ? 1 : 0;
 }
 
@@ -349,6 +436,6 @@ bool is_wgmma(Op op) {
   return op == Op::WgmmaFence || op == Op::Wgmma || op == Op::WgmmaCommit || op == Op::WgmmaWait;
 }
 
-bool instr_needs_sm90a(const Instr &in) { return is_wgmma(in.op); }
+bool instr_needs_sm90a(const Instr &in) { return is_wgmma(in.op) || in.op == Op::TensormapReplace; }
 
 } // namespace tilec::simt

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "simt/Builder.h"
@@ -60,6 +61,20 @@ Reg cvta_param(Builder &b, uint32_t param_index);
 // count on the mbarrier at `bar_shared` (both .shared addresses).
 void cp_async_bulk_tensor(Builder &b, Operand dst_shared, Operand bar_shared, Reg tmap,
                           const std::vector<Operand> &coords);
+
+// ---- tensor maps built in the kernel (sm_90a; printed as PTX ISA 8.6, instr_min_ptx_minor) ----
+// tensormap.replace.tile.<field>.shared::cta.b1024.<b32|b64>: sets one field of the map at
+// .shared address `map`; `ord` (the dim) for the fields that have one, else -1.
+void tensormap_replace(Builder &b, Operand map, TmapField field, int ord, Ty ty, Operand value);
+// The warp copies the map at .shared `map` to `global` (b64 generic address of global
+// memory), releasing it to the tensor-map proxy; every lane of the warp runs it.
+void tensormap_cp_fenceproxy(Builder &b, Reg global, Operand map);
+// fence.proxy.tensormap::generic.acquire.gpu [global], 128: before TMA uses the map.
+void fence_proxy_tensormap(Builder &b, Reg global);
+void bar_warp_sync(Builder &b); // bar.warp.sync -1
+// PTX's elemtype code of a tensor map of `dtype` elements (an ir dtype name: "fp16",
+// "bf16", "fp32", "i32", "u8", ...); -1 when TMA has none.
+int tensormap_elemtype(std::string_view dtype);
 
 // ---- wgmma (sm_90a) ----
 enum class Swizzle : uint8_t { None = 0, B128 = 1, B64 = 2, B32 = 3 }; // descriptor encoding
@@ -116,12 +131,12 @@ void fence_proxy_async(Builder &b);
 std::string async_instr_error(const Function &fn, const Instr &in);
 
 // ---- targets ----
-int instr_min_sm(const Instr &in);        // 0: every target
-bool instr_needs_sm90a(const Instr &in);  // the arch-specific sm_90a features (wgmma)
+int instr_min_sm(const Instr &in);       // 0: every target
+bool instr_needs_sm90a(const Instr &in); // the arch-specific sm_90a features (wgmma)
 // The wgmma family: wgmma.fence, wgmma.mma_async, wgmma.commit_group, wgmma.wait_group.
 bool is_wgmma(Op op);
 // The PTX ISA 8.x an instruction needs (8.0: 0; cvta.param's 7.7 and cp.async.bulk.tensor's
-// 8.0 are met by every version the printer emits).
+// 8.0 are met by every version the printer emits; tensormap.*: 8.6, see the .cpp).
 int instr_min_ptx_minor(const Instr &in);
 
 } // namespace tilec::simt

@@ -275,6 +275,12 @@ std::string mnemonic(const Instr &in) {
   case Op::CpAsyncBulkTensor: // global -> shared, one box, completed on an mbarrier
     return s + "." + std::to_string(m.vec) +
            "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
+  case Op::TensormapReplace: // tensormap.replace.tile.box_dim.shared::cta.b1024.b32
+    return s + "." + tmap_field_name(m.tmap) + ".shared::cta.b1024." + ty_name(in.ty);
+  case Op::TensormapCpFenceproxy:
+  case Op::FenceProxyTensormap:
+  case Op::BarWarpSync:
+    return s;
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
   case Op::WgmmaFence:
@@ -481,6 +487,12 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
     }
     break;
   }
+  case Op::TensormapCpFenceproxy: // [global], [shared], 128
+  case Op::FenceProxyTensormap:   // [global], 128
+    for (size_t i = 0; i < in.src.size(); ++i)
+      ops.push_back(src(i));
+    ops.push_back("128");
+    break;
   case Op::Shfl:
     ops.push_back(in.dst.size() > 1 ? dst(0) + "|" + dst(1) : dst(0));
     for (size_t i = 0; i < in.src.size(); ++i)

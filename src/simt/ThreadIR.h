@@ -224,6 +224,20 @@ enum class Scope : uint8_t { None, Cta, Gpu, Sys };                       // mem
 enum class ShflMode : uint8_t { None, Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { None, All, Any, Uni, Ballot };
 enum class MbarOp : uint8_t { None, Init, Arrive, ArriveExpectTx, TryWaitParity, Inval };
+// tensormap.replace's field (PTX ISA "tensormap.replace")
+enum class TmapField : uint8_t {
+  None,
+  GlobalAddress,
+  Rank,
+  BoxDim,
+  GlobalDim,
+  GlobalStride,
+  ElementStride,
+  ElemType,
+  InterleaveLayout,
+  SwizzleMode,
+  FillMode
+};
 struct MmaShape {
   uint16_t m = 0, n = 0, k = 0;
   bool operator==(const MmaShape &) const = default;
@@ -239,6 +253,8 @@ const char *sem_name(Sem s);
 const char *scope_name(Scope s);
 const char *shfl_name(ShflMode m);
 const char *vote_name(VoteMode m);
+const char *tmap_field_name(TmapField f); // "global_address", "box_dim", ...
+bool tmap_field_has_ord(TmapField f);     // box_dim, global_dim, global_stride, element_stride
 
 struct Mods {
   Rnd rnd = Rnd::None;
@@ -272,6 +288,7 @@ struct Mods {
   bool trans_b = false; // wgmma: B is N-major
   bool a_regs = false;  // wgmma: A comes from registers
   Ty b_ty = Ty::None;   // wgmma: B's element type where it is not A's (fp8: e4m3 with e5m2)
+  TmapField tmap = TmapField::None; // tensormap.replace
 };
 
 // ---- instructions ---------------------------------------------------------------------

@@ -217,6 +217,26 @@ const char *vote_name(VoteMode m) {
   return n[static_cast<int>(m)];
 }
 
+const char *tmap_field_name(TmapField f) {
+  static const char *const n[] = {"",
+                                  "global_address",
+                                  "rank",
+                                  "box_dim",
+                                  "global_dim",
+                                  "global_stride",
+                                  "element_stride",
+                                  "elemtype",
+                                  "interleave_layout",
+                                  "swizzle_mode",
+                                  "fill_mode"};
+  return n[static_cast<int>(f)];
+}
+
+bool tmap_field_has_ord(TmapField f) {
+  return f == TmapField::BoxDim || f == TmapField::GlobalDim || f == TmapField::GlobalStride ||
+         f == TmapField::ElementStride;
+}
+
 namespace {
 struct OpInfo {
   const char *id;
@@ -266,6 +286,11 @@ bool src_is_address(const Instr &in, size_t i) {
     return i <= 1; // [dst] .shared, [src] .global
   case Op::CpAsyncBulkTensor:
     return i <= 2; // [dst] .shared, [bar] .shared, [tmap, {coords}] generic
+  case Op::TensormapReplace:
+  case Op::FenceProxyTensormap:
+    return i == 0;
+  case Op::TensormapCpFenceproxy:
+    return i <= 1; // [global], [shared]
   default:
     return false;
   }
@@ -400,7 +425,11 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
   case Op::WgmmaWait:
     return Ty::U32; // src-size, count, tx bytes, parity, pending groups
   case Op::CpAsyncBulkTensor:
-    return Ty::S32; // the coordinates
+    return Ty::S32;          // the coordinates
+  case Op::TensormapReplace: // [addr], [ord,] value
+    return i + 1 < in.src.size() ? Ty::U32 : in.ty;
+  case Op::BarWarpSync:
+    return Ty::B32;
   case Op::Stmatrix:
     return Ty::B32; // two 16-bit elements a word
   case Op::Wgmma:   // [a0..a3 |] adesc bdesc scale_d

@@ -289,6 +289,9 @@ private:
     case Op::WgmmaWait:
     case Op::CvtaParam:
     case Op::CpAsyncBulkTensor:
+    case Op::TensormapReplace:
+    case Op::TensormapCpFenceproxy:
+    case Op::FenceProxyTensormap:
       if (std::string e = async_instr_error(fn_, in); !e.empty())
         fail(e);
       break;

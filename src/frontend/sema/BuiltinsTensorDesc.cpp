@@ -4,9 +4,10 @@
 // dimension is contiguous). An access at `offsets` is a block pointer over those parts,
 // every dimension bounds-checked, so it lowers as block pointers do (64-bit addresses,
 // masks). Outside the tensor a load reads 0 (or NaN), a store or atomic writes nothing,
-// as TMA does. A host descriptor compiled with CompileOptions::tma also carries its
-// tensor map, and its block loads the map and offsets: "pipeline-loops" may turn them
-// into TMA copies (docs/ARCHITECTURE.md, "TMA").
+// as TMA does. A descriptor compiled with CompileOptions::tma also carries its tensor map
+// (a host descriptor's parameter, or one made in the kernel: make_tmap), and its block
+// loads the map and offsets: "pipeline-loops" may turn them into TMA copies
+// (docs/ARCHITECTURE.md, "TMA").
 #include <cmath>
 
 #include "frontend/sema/BuiltinsImpl.h"
@@ -188,6 +189,19 @@ Val make_tensor_descriptor(Emitter &e, const Args &a) {
     parts.push_back(Val::of(scalar_as(e, a, v, DType::I32, "shape")));
   for (size_t i = 0; i + 1 < rank; ++i)
     parts.push_back(Val::of(scalar_as(e, a, strides[i], DType::I64, "strides")));
+  // With TMA, the descriptor also has its tensor map (built in the kernel, Ops.def
+  // make_tmap) for pipeline-loops' copies; TMA rings are 2-D
+  if (e.options().tma && rank == 2) {
+    std::vector<Value *> ops;
+    for (const Val &p : parts)
+      ops.push_back(p.tensor);
+    std::vector<ir::NamedAttr> attrs;
+    if (info.nan_padding)
+      attrs.push_back({"nan", int64_t{1}});
+    parts.push_back(Val::of(emit(e, ir::OpKind::MakeTmap, ops, Type::pointer_to(DType::U8), a.loc(),
+                                 std::move(attrs))));
+    info.tmap = true;
+  }
   return Val::tensor_desc(std::move(parts), std::move(info));
 }
 

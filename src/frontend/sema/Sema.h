@@ -21,10 +21,10 @@ namespace tilec::sema {
 
 // The source of one @jit function and the globals it may name.
 struct FunctionSource {
-  std::string name;        // the def's name
-  std::string file;        // the user's file path, for diagnostics
-  std::string source;      // the def's text, decorators included (may be indented)
-  int first_line = 1;      // absolute line of source's first line in `file`
+  std::string name;   // the def's name
+  std::string file;   // the user's file path, for diagnostics
+  std::string source; // the def's text, decorators included (may be indented)
+  int first_line = 1; // absolute line of source's first line in `file`
   // Globals the body names, resolved by the caller. Values are constexpr Vals,
   // Kind::Module (str = canonical module name), or Kind::Function (fn).
   std::map<std::string, Val> globals;
@@ -33,7 +33,7 @@ struct FunctionSource {
   // @jit function)". Sema reports a use as "global 'foo' is a <what> and cannot be used
   // in a kernel" instead of "not defined".
   std::map<std::string, std::string> unsupported_globals;
-  bool noinline = false;   // accepted and ignored: every callee is inlined
+  bool noinline = false; // accepted and ignored: every callee is inlined
   // @must_use_result: a call whose value an expression statement drops is an error, with
   // `must_use_note` (the decorator's text, may be empty) after Triton's sentence.
   bool must_use_result = false;
@@ -80,13 +80,14 @@ struct CompileOptions {
   int num_stages = 3;
   bool debug = false; // device_assert and Python assert active
   // Host TensorDescriptor parameters also take a tensor map (a `.tmap` part) that their
-  // loads carry, for TMA copies on sm_90+ GPUs: set by launchers that encode the maps.
+  // loads carry, for TMA copies on sm_90+ GPUs: set by launchers that encode the maps and
+  // give kernels that build maps themselves (make_tmap) their global scratch memory.
   bool tma = false;
 };
 
 struct SemaResult {
   std::unique_ptr<ir::Module> module;
-  std::string static_output; // what static_print wrote, in order (Triton prints to stdout)
+  std::string static_output;         // what static_print wrote, in order (Triton prints to stdout)
   std::vector<std::string> warnings; // "file:line: message" (also reported, below)
 };
 

@@ -49,9 +49,10 @@ struct BlockPtrInfo {
 // elems: the base pointer, `rank` shape scalars (i32), then the strides (i64) of every dim
 // but the last, which is contiguous (stride 1, as Triton requires).
 //
-// A host descriptor of a kernel compiled with CompileOptions::tma has one more part, last:
-// the address of its tensor map (a 128-byte .param; runtime/TensorMap.h), which loads
-// carry so that "pipeline-loops" can copy their blocks through TMA.
+// A descriptor of a kernel compiled with CompileOptions::tma has one more part, last: the
+// address of its tensor map (a host descriptor's 128-byte .param, runtime/TensorMap.h; a
+// 2-D tl.make_tensor_descriptor's make_tmap op), which loads carry so that
+// "pipeline-loops" can copy their blocks through TMA.
 struct TensorDescInfo {
   std::vector<int64_t> block_shape;
   bool nan_padding = false;
@@ -85,19 +86,23 @@ struct HostFunction {
 
 struct Val {
   enum class Kind {
-    None, Bool, Int, Float, Str, // constexpr Python scalars
-    DType,                       // tl.float16 or a pointer type (Out.dtype); see `type`
-    Tensor,                      // an IR value (scalar or tile)
-    Tuple,                       // elems
-    Function,                    // a @jit function (fn)
-    Module,                      // str = "tilec.language", "tilec.language.math", "tilec", ...
-    Builtin,                     // str = builtin name ("load", "math.exp" -> "exp", "range", "min")
-    Method,                      // elems[0] = self, str = method name ("to", "sum", ...)
-    Slice,                       // elems = {lower, upper, step} (None when absent)
-    BlockPtr,                    // elems = base, shape, strides, offsets; `block` the rest
-    TensorDesc,                  // elems = base, shape, strides; `desc` the rest
-    TupleClass,                  // a NamedTuple class (`named`): calling it makes a Tuple
-    HostFunction,                // `host`; str = its source text (the cache key hashes it)
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,          // constexpr Python scalars
+    DType,        // tl.float16 or a pointer type (Out.dtype); see `type`
+    Tensor,       // an IR value (scalar or tile)
+    Tuple,        // elems
+    Function,     // a @jit function (fn)
+    Module,       // str = "tilec.language", "tilec.language.math", "tilec", ...
+    Builtin,      // str = builtin name ("load", "math.exp" -> "exp", "range", "min")
+    Method,       // elems[0] = self, str = method name ("to", "sum", ...)
+    Slice,        // elems = {lower, upper, step} (None when absent)
+    BlockPtr,     // elems = base, shape, strides, offsets; `block` the rest
+    TensorDesc,   // elems = base, shape, strides; `desc` the rest
+    TupleClass,   // a NamedTuple class (`named`): calling it makes a Tuple
+    HostFunction, // `host`; str = its source text (the cache key hashes it)
   };
   Kind kind = Kind::None;
   bool b = false;
@@ -107,11 +112,11 @@ struct Val {
   bool u64 = false;
   double f = 0;
   std::string str;
-  ir::Type type;                 // DType: the element type (ptr set for pointer types)
-  ir::Value *tensor = nullptr;   // Tensor
-  std::vector<Val> elems;        // Tuple, Method, Slice
-  std::shared_ptr<const FunctionSource> fn; // Function
-  std::shared_ptr<const BlockPtrInfo> block; // BlockPtr
+  ir::Type type;                              // DType: the element type (ptr set for pointer types)
+  ir::Value *tensor = nullptr;                // Tensor
+  std::vector<Val> elems;                     // Tuple, Method, Slice
+  std::shared_ptr<const FunctionSource> fn;   // Function
+  std::shared_ptr<const BlockPtrInfo> block;  // BlockPtr
   std::shared_ptr<const TensorDescInfo> desc; // TensorDesc
   // Tuple: the NamedTuple class it is an instance of (fields read as attributes); null
   // for a plain tuple. TupleClass: the class.
@@ -119,18 +124,53 @@ struct Val {
   std::shared_ptr<const HostFunction> host; // HostFunction
 
   static Val none() { return Val(); }
-  static Val boolean(bool v) { Val x; x.kind = Kind::Bool; x.b = v; return x; }
-  static Val integer(int64_t v) { Val x; x.kind = Kind::Int; x.i = v; return x; }
+  static Val boolean(bool v) {
+    Val x;
+    x.kind = Kind::Bool;
+    x.b = v;
+    return x;
+  }
+  static Val integer(int64_t v) {
+    Val x;
+    x.kind = Kind::Int;
+    x.i = v;
+    return x;
+  }
   static Val uint64(uint64_t v) {
     Val x = integer(static_cast<int64_t>(v));
     x.u64 = v > static_cast<uint64_t>(INT64_MAX);
     return x;
   }
-  static Val floating(double v) { Val x; x.kind = Kind::Float; x.f = v; return x; }
-  static Val string(std::string v) { Val x; x.kind = Kind::Str; x.str = std::move(v); return x; }
-  static Val dtype(ir::Type t) { Val x; x.kind = Kind::DType; x.type = std::move(t); return x; }
-  static Val of(ir::Value *v) { Val x; x.kind = Kind::Tensor; x.tensor = v; return x; }
-  static Val tuple(std::vector<Val> e) { Val x; x.kind = Kind::Tuple; x.elems = std::move(e); return x; }
+  static Val floating(double v) {
+    Val x;
+    x.kind = Kind::Float;
+    x.f = v;
+    return x;
+  }
+  static Val string(std::string v) {
+    Val x;
+    x.kind = Kind::Str;
+    x.str = std::move(v);
+    return x;
+  }
+  static Val dtype(ir::Type t) {
+    Val x;
+    x.kind = Kind::DType;
+    x.type = std::move(t);
+    return x;
+  }
+  static Val of(ir::Value *v) {
+    Val x;
+    x.kind = Kind::Tensor;
+    x.tensor = v;
+    return x;
+  }
+  static Val tuple(std::vector<Val> e) {
+    Val x;
+    x.kind = Kind::Tuple;
+    x.elems = std::move(e);
+    return x;
+  }
   // A tuple of ints (a shape, as tensor.shape and desc.block_shape give it).
   static Val int_tuple(const std::vector<int64_t> &v) {
     std::vector<Val> e;
@@ -138,25 +178,45 @@ struct Val {
       e.push_back(integer(i));
     return tuple(std::move(e));
   }
-  static Val module(std::string name) { Val x; x.kind = Kind::Module; x.str = std::move(name); return x; }
-  static Val builtin(std::string name) { Val x; x.kind = Kind::Builtin; x.str = std::move(name); return x; }
+  static Val module(std::string name) {
+    Val x;
+    x.kind = Kind::Module;
+    x.str = std::move(name);
+    return x;
+  }
+  static Val builtin(std::string name) {
+    Val x;
+    x.kind = Kind::Builtin;
+    x.str = std::move(name);
+    return x;
+  }
   static Val host_function(std::shared_ptr<const HostFunction> h, std::string source) {
-    Val x; x.kind = Kind::HostFunction; x.host = std::move(h); x.str = std::move(source);
+    Val x;
+    x.kind = Kind::HostFunction;
+    x.host = std::move(h);
+    x.str = std::move(source);
     return x;
   }
   static Val method(std::string name, Val self) {
-    Val x; x.kind = Kind::Method; x.str = std::move(name); x.elems.push_back(std::move(self));
+    Val x;
+    x.kind = Kind::Method;
+    x.str = std::move(name);
+    x.elems.push_back(std::move(self));
     return x;
   }
 
   static Val block_ptr(std::vector<Val> parts, BlockPtrInfo info) {
-    Val x; x.kind = Kind::BlockPtr; x.elems = std::move(parts);
+    Val x;
+    x.kind = Kind::BlockPtr;
+    x.elems = std::move(parts);
     x.block = std::make_shared<const BlockPtrInfo>(std::move(info));
     return x;
   }
 
   static Val tensor_desc(std::vector<Val> parts, TensorDescInfo info) {
-    Val x; x.kind = Kind::TensorDesc; x.elems = std::move(parts);
+    Val x;
+    x.kind = Kind::TensorDesc;
+    x.elems = std::move(parts);
     x.desc = std::make_shared<const TensorDescInfo>(std::move(info));
     return x;
   }

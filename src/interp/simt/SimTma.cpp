@@ -1,5 +1,6 @@
 // TMA: cvta.param and cp.async.bulk.tensor (one box, global -> shared, completed on an
-// mbarrier), reading the simulator's tensor map (simt/TensorMap.h).
+// mbarrier), reading the simulator's tensor map (simt/TensorMap.h), and the maps kernels
+// build (tensormap.replace in shared memory, tensormap.cp_fenceproxy to global).
 //
 // Model (tests: tests/cpp/simt_interp/TmaTest.cpp):
 // - cvta.param gives kParamBase + the parameter's offset in the packed argument bytes: a
@@ -172,6 +173,100 @@ void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint
     c.bulk.push_back(std::move(cp));
   });
 }
+
+// tensormap.replace on a map in shared memory, kept in the simulator's format: each field
+// goes where the simulator's copy reads it, and any write marks the map as one (its magic).
+// global_stride is in bytes (Instrs.def); element strides other than 1 and
+// interleaved layouts are refused (tilec writes neither).
+void exec_TensormapReplace(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  const Instr &in = *d.in;
+  InSpace shared(d, Space::Shared);
+  bool has_ord = tmap_field_has_ord(in.m.tmap);
+  for_lanes(act, warp, [&](int t) {
+    uint64_t at = m.address(c, d, t, 0);
+    if (at % 128 != 0)
+      m.fault(c, d, t,
+              "the tensor map (shared offset " + std::to_string(at) + ") is not 128-byte aligned");
+    uint8_t *p = m.memory(c, shared.d, t, at, kTensorMapBytes, true);
+    SimTensorMap map;
+    std::memcpy(&map, p, sizeof map);
+    uint64_t v = m.src(c, d, has_ord ? 2 : 1, t);
+    uint64_t k = has_ord ? m.src(c, d, 1, t) : 0;
+    if (k >= kTensorMapMaxRank || (in.m.tmap == TmapField::GlobalStride && k + 1 >= 5))
+      m.fault(c, d, t, "tensormap.replace: dim " + std::to_string(k) + " is out of range");
+    auto bad = [&](const char *what) {
+      m.fault(c, d, t, std::string("tensormap.replace: ") + what + " " + std::to_string(v));
+    };
+    switch (in.m.tmap) {
+    case TmapField::GlobalAddress:
+      map.base = v;
+      break;
+    case TmapField::Rank:
+      map.rank = static_cast<uint8_t>(v + 1);
+      break;
+    case TmapField::BoxDim:
+      map.box[k] = static_cast<uint32_t>(v);
+      break;
+    case TmapField::GlobalDim:
+      map.dims[k] = static_cast<uint32_t>(v);
+      break;
+    case TmapField::GlobalStride:
+      map.strides[k + 1] = v;
+      break;
+    case TmapField::ElementStride:
+      if (static_cast<uint32_t>(v) != 1)
+        bad("element stride (the simulator copies whole boxes only):");
+      break;
+    case TmapField::ElemType: {
+      static const uint8_t bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 4, 8, 2, 4, 4};
+      if (v >= sizeof bytes)
+        bad("elemtype");
+      map.elem_bytes = bytes[v];
+      map.strides[0] = bytes[v];
+      break;
+    }
+    case TmapField::InterleaveLayout:
+      if (v != 0)
+        bad("interleave layout (not simulated):");
+      break;
+    case TmapField::SwizzleMode:
+      if (v > 3)
+        bad("swizzle mode");
+      map.swizzle_bytes = static_cast<uint8_t>(v ? 16 << v : 0);
+      break;
+    case TmapField::FillMode:
+      map.nan_fill = v != 0;
+      break;
+    default:
+      m.fault(c, d, t, "tensormap.replace without a field");
+    }
+    map.magic = SimTensorMap::kMagic;
+    std::memcpy(p, &map, sizeof map);
+  });
+}
+
+// The warp's copy of a map from shared to global memory (every lane runs it with the same
+// operands: it happens once).
+void exec_TensormapCpFenceproxy(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  if (act == 0)
+    return;
+  int t = warp * 32 + __builtin_ctz(act);
+  if (act != 0xffffffffu)
+    m.fault(c, d, t, "tensormap.cp_fenceproxy is .sync.aligned: every lane of the warp runs it");
+  InSpace global(d, Space::Global), shared(d, Space::Shared);
+  uint64_t g = m.address(c, d, t, 0), s = m.address(c, d, t, 1);
+  if (g % kTensorMapAlign != 0)
+    m.fault(c, d, t, "the tensor map's global address " + hex(g) + " is not 64-byte aligned");
+  const uint8_t *from = m.memory(c, shared.d, t, s, kTensorMapBytes, false);
+  std::memcpy(m.memory(c, global.d, t, g, kTensorMapBytes, true), from, kTensorMapBytes);
+}
+
+// Proxy fences and the warp barrier order nothing more here: every write above is seen by
+// the simulator's later reads.
+void exec_FenceProxyTensormap(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+void exec_BarWarpSync(Machine &, Cta &, const Decoded &, int, uint32_t) {}
 
 void check_bulk_access(Machine &m, Cta &c, const Decoded &d, int t, uint64_t addr, uint64_t bytes,
                        bool write) {

@@ -111,7 +111,7 @@ void Exec::exec_node(const Node &n) {
   case OpKind::Breakpoint:
     return exec_breakpoint(*this, n);
   case OpKind::Barrier:
-    return; // programs do not share memory the barrier would order
+    return;                // programs do not share memory the barrier would order
   case OpKind::HwRegister: // the CPU's nanosecond clock; every program runs on "SM" 0
     if (n.a)
       *ptr<int32_t>(n.out[0]) = 0;
@@ -134,6 +134,9 @@ void Exec::exec_node(const Node &n) {
   case OpKind::AsyncWait:
   case OpKind::LocalLoad:
     return exec_ring(*this, n);
+  case OpKind::MakeTmap: // the map's address: the interpreter's loads read through ptr / mask
+    *ptr<uint64_t>(n.out[0]) = 0;
+    return;
   case OpKind::TmaCopy:
   case OpKind::TmaWait:
   case OpKind::TmaRelease:
@@ -353,7 +356,8 @@ void Exec::fail_read_only(const Node &n, const BufferRange &b, const char *what,
                           int64_t flat) const {
   fail(n, std::string(what) + " argument '" + *b.name +
               "', which is read-only (a numpy array with writeable=False): the kernel may only "
-              "load from it" + element_suffix(slot, flat));
+              "load from it" +
+              element_suffix(slot, flat));
 }
 
 uint8_t *Exec::scratch(int k, size_t bytes) {

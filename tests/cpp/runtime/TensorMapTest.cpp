@@ -65,6 +65,24 @@ TEST(TensorMap, KernelParamsCarryTheBox) {
   EXPECT_EQ(KernelMetadata::from_json(m.to_json()), m);
 }
 
+TEST(TensorMap, ScratchParamsCarryTheirBytes) {
+  auto p = kernel_param("(global scratch)", "scratch:256");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->kind, ParamKind::Scratch);
+  EXPECT_EQ(p->scratch_bytes, 256);
+  EXPECT_EQ(kernel_param_kind_text(*p), "scratch:256");
+  for (const char *bad : {"scratch", "scratch:", "scratch:0", "scratch:-1", "scratch:1x"})
+    EXPECT_FALSE(kernel_param("s", bad)) << bad;
+  KernelMetadata m;
+  m.name = "k";
+  m.arch = "sm_90a";
+  m.params = {{"x", ParamKind::Ptr}};
+  EXPECT_EQ(scratch_bytes_per_program(m), 0);
+  m.params.push_back(*p);
+  EXPECT_EQ(scratch_bytes_per_program(m), 256);
+  EXPECT_EQ(KernelMetadata::from_json(m.to_json()), m);
+}
+
 TEST(TensorMap, TmaRulesAreChecked) {
   TmaTensor t = tensor_2d(0x1000, 100, 72, 72);
   EXPECT_EQ(tensor_map_error(t, box_2d(64, 64, 128), "d"), "");
