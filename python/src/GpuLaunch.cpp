@@ -2,6 +2,9 @@
 // tensor maps encoded), the stream (torch's current one by default), the global scratch of
 // kernels that build tensor maps (triton.set_allocator's allocator), and the launch itself
 // (or the test device's recorder).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
 #include <cstring>
 
 #include "Bindings.h"

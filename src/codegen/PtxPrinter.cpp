@@ -71,7 +71,8 @@ private:
           uses_assert_ = true;
         // swizzled operand layouts (wgmma, TMA) are functions of absolute address bits
         // (and the tensor maps staged in shared memory, 128-byte aligned)
-        if (in.op == Op::Wgmma || in.op == Op::CpAsyncBulkTensor || in.op == Op::TensormapReplace)
+        if (in.op == Op::Wgmma || in.op == Op::CpAsyncBulkTensor ||
+            in.op == Op::CpAsyncBulkTensorStore || in.op == Op::TensormapReplace)
           smem_align_ = 1024;
         for (const Operand &o : in.src)
           if (o.kind == Operand::Kind::Shared)

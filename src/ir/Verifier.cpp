@@ -121,6 +121,22 @@ void Verifier::verify_specific(const Op &op) {
     }
     return;
   }
+  case OpKind::TmaStore: {
+    counts(op, 4, 4, 0);
+    if (op.num_operands() != 4)
+      return;
+    const Type &v = op.operand(0)->type, &m = op.operand(1)->type;
+    check(v.is_tile() && v.rank() == 2 && !v.is_ptr(), op, "the value must be a 2-D tile");
+    check(m.is_ptr() && m.is_scalar(), op, "the tensor map must be a scalar pointer");
+    check(op.operand(2)->type == Type(DType::I32) && op.operand(3)->type == Type(DType::I32), op,
+          "the offsets must be i32 scalars");
+    std::vector<int64_t> box = op.ints_attr("box");
+    int64_t panels = op.int_attr("panels", 0), swz = op.int_attr("swizzle", -1);
+    check(v.rank() == 2 && box.size() == 2 && panels >= 1 && box[0] == v.shape[0] &&
+              box[1] * panels == v.shape[1] && (swz == 0 || swz == 32 || swz == 64 || swz == 128),
+          op, "needs box = [rows, cols], panels and swizzle (0, 32, 64, 128) covering the value");
+    return;
+  }
   case OpKind::GridDepControl: {
     counts(op, 0, 0, 0);
     std::string action = op.str_attr("action", "");

@@ -124,7 +124,16 @@ void Verifier::verify_memory_op(const Op &op) {
       check(op.operand(2)->type == elem, op, "`other` must have the result's type");
     return;
   case OpKind::Store:
-    counts(op, 2, 3, 0);
+    if (op.int_attr("tma", 0)) { // (ptr, value, mask, tensor map, offsets...): Ops.def
+      counts(op, 4 + p.rank(), 4 + p.rank(), 0);
+      check(op.operand(3)->type.is_scalar() && op.operand(3)->type.is_ptr(), op,
+            "a tma store's fourth operand is its tensor map's address (a scalar pointer)");
+      for (size_t i = 4; i < op.num_operands(); ++i)
+        check(op.operand(i)->type == Type(DType::I32), op,
+              "a tma store's offsets must be i32 scalars");
+    } else {
+      counts(op, 2, 3, 0);
+    }
     check(op.operand(1)->type == elem, op, "stored value must have type " + elem.str());
     if (op.num_operands() > 2)
       mask_ok(2);

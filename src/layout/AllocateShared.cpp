@@ -151,6 +151,8 @@ int64_t scratch_bytes(const ir::Op &op) {
                : 0;
   case OpKind::Dot: // wgmma stages its operands in shared memory
     return align16(wgmma_dot_smem_bytes(op));
+  case OpKind::TmaStore: // the boxes, from a start aligned to the swizzle (1024) within
+    return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type)) + 1024 - 16;
   case OpKind::Join:
   case OpKind::Cat:
     return align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type));

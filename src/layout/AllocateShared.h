@@ -27,6 +27,7 @@ namespace tilec::layout {
 //  - scan whose axis is split across warps: per value, the whole operand tile;
 //  - atomics whose old value is used: one element (scalar), or the tile when some threads
 //    hold replicas (the owner publishes the value).
+//  - tma_store: the value's boxes, from a 1024-byte aligned start within;
 //  - local_alloc (a shared-memory ring): its S stages from an aligned start (ring_alignment),
 //    live from the local_alloc through the last use of the buffer and the first
 //    async_wait {pending = 0} after it (masked-off copies still zero-fill until then).

@@ -131,7 +131,7 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   c.readers = std::move(readers);
   for (int i = 0; i < stage->in_dim_bits(kOffset); ++i)
     c.stage_bases.push_back(stage->basis(kOffset, i));
-  if (tma_load && c.readers.size() == 1 && tma_map_usable(load, *body.parent()->parent(), ax))
+  if (tma_load && c.readers.size() == 1 && tma_map_usable(load, body.parent()->parent(), ax))
     c.tma = tma_plan(load, *dot, c.chain, *stage);
   for (size_t i = 4; c.tma && i < load.num_operands(); ++i)
     if (!sh.recomputable(load.operand(i)))
@@ -362,16 +362,18 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
 
 namespace {
 
-// After the rings: the tma loads left are ordinary ones (their map and offsets dropped), a
+// After the rings: tma stores that can be become tma_store (TmaCopies.h), the tma loads and
+// stores left are ordinary ones (their map and offsets dropped), a
 // map no copy uses is no parameter, and each map a copy uses gets its box as the module
 // attribute kTmaBoxAttrPrefix + name (RingOps.h; the launch encodes the map with it); the
 // maps the kernel builds, their box and scratch slot (TmaCopies.h).
-void finish_tma(Module &m, const std::map<Value *, TmaCopyPlan> &boxes) {
+void finish_tma(Module &m, std::map<Value *, TmaCopyPlan> boxes) {
+  make_tma_stores(m, boxes);
   for (auto &f : m.functions) {
     ir::walk(f->entry(), [&](Op *op) {
-      if (op->kind() != OpKind::Load || !op->int_attr("tma", 0))
+      if ((op->kind() != OpKind::Load && op->kind() != OpKind::Store) || !op->int_attr("tma", 0))
         return;
-      while (op->num_operands() > 3) // (ptr, mask, other) stay
+      while (op->num_operands() > 3) // (ptr, mask, other) / (ptr, value, mask) stay
         op->erase_operand(3);
       op->erase_attr("tma");
     });
@@ -404,6 +406,7 @@ void finish_tma(Module &m, const std::map<Value *, TmaCopyPlan> &boxes) {
 void pipeline_loops(Module &m) {
   if (env::get(env::Var::Ring) == "0") {
     finish_tma(m, {});
+    transforms::dce(m); // a conversion a tma_store skipped
     return;
   }
   pipeline_loops(m, PipelineLoopsOptions{});

@@ -41,7 +41,7 @@ std::optional<TmaCopyPlan> tma_copy_plan(const LinearLayout &stage, int64_t rows
   return std::nullopt;
 }
 
-bool tma_map_usable(const ir::Op &load, const ir::Op &loop, const analysis::AxisInfoAnalysis &ax) {
+bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::AxisInfoAnalysis &ax) {
   const ir::Value *map = load.operand(3);
   const ir::Op *d = map->def;
   if (!d) { // a kernel argument: a host descriptor's map
@@ -52,7 +52,7 @@ bool tma_map_usable(const ir::Op &load, const ir::Op &loop, const analysis::Axis
     return false;
   for (const ir::Block *b = d->parent(); b && b->parent() && b->parent()->parent();
        b = b->parent()->parent()->parent())
-    if (b->parent()->parent() == &loop)
+    if (!loop || b->parent()->parent() == loop)
       return false; // built in the loop: the copies of later iterations would need it first
   int64_t eb = static_cast<int64_t>(ir::byte_size(d->operand(0)->type.elem));
   const analysis::AxisInfo &base = ax.get(d->operand(0)), &stride = ax.get(d->operand(3));
@@ -60,21 +60,85 @@ bool tma_map_usable(const ir::Op &load, const ir::Op &loop, const analysis::Axis
          (stride.divisibility[0] * eb) % 16 == 0;
 }
 
+std::optional<TmaCopyPlan> tma_store_plan(int64_t rows, int64_t cols, int elem_bytes) {
+  if (rows < 1 || rows > 256 || cols < 1 || (cols * elem_bytes) % 16 != 0)
+    return std::nullopt;
+  for (int swz : {128, 64, 32}) // a row of the block fills the swizzle's rows
+    if (cols * elem_bytes >= swz && rows % 8 == 0)
+      return TmaCopyPlan{rows, swz / elem_bytes, swz, cols * elem_bytes / swz};
+  if (cols > 256)
+    return std::nullopt;
+  return TmaCopyPlan{rows, cols, 0, 1};
+}
+
+LinearLayout tma_box_layout(const TmaCopyPlan &p, int64_t rows, int64_t cols, int elem_bytes) {
+  std::vector<LinearLayout::Basis> bases(static_cast<size_t>(__builtin_ctzll(rows * cols)));
+  for (int64_t r = 0; r < rows; ++r) // the placement is a bijection: each offset bit's (r, c)
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t off = tma_element_offset(p, r, c, elem_bytes);
+      if (off && (off & (off - 1)) == 0)
+        bases[static_cast<size_t>(__builtin_ctzll(off))] = {static_cast<int32_t>(r),
+                                                            static_cast<int32_t>(c)};
+    }
+  return LinearLayout({{kOffset, std::move(bases)}},
+                      {{dim_name(0), static_cast<int32_t>(rows)},
+                       {dim_name(1), static_cast<int32_t>(cols)}});
+}
+
+void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
+  for (auto &f : m.functions) {
+    analysis::AxisInfoAnalysis ax(*f, &m);
+    std::vector<ir::Op *> stores;
+    ir::walk(f->entry(), [&](ir::Op *op) {
+      if (op->kind() == ir::OpKind::Store && op->int_attr("tma", 0) &&
+          op->num_operands() == 6 && tma_map_usable(*op, nullptr, ax))
+        stores.push_back(op);
+    });
+    for (ir::Op *op : stores) {
+      ir::Value *v = op->operand(1), *map = op->operand(3);
+      const ir::Type &t = v->type;
+      std::optional<TmaCopyPlan> p =
+          tma_store_plan(t.shape[0], t.shape[1], static_cast<int>(ir::byte_size(t.elem)));
+      if (!p)
+        continue;
+      auto [it, fresh] = boxes.emplace(map, *p);
+      if (!fresh && !(it->second.box0 == p->box0 && it->second.box1 == p->box1 &&
+                      it->second.swizzle_bytes == p->swizzle_bytes))
+        continue; // the map's copies took another box
+      if (v->def && v->def->kind() == ir::OpKind::ConvertLayout)
+        v = v->def->operand(0); // the lowering stages any layout
+      ir::Builder b;
+      b.set_insertion_point(op);
+      b.create(ir::OpKind::TmaStore, {v, map, op->operand(4), op->operand(5)}, {},
+               {{"box", std::vector<int64_t>{p->box0, p->box1}},
+                {"swizzle", int64_t{p->swizzle_bytes}},
+                {"panels", p->panels}},
+               op->loc());
+      op->erase();
+    }
+  }
+}
+
 void place_kernel_maps(ir::Module &m, const std::map<ir::Value *, TmaCopyPlan> &boxes) {
+  // Every map left (its descriptor's loads or stores carried it) has a slot, as Triton's
+  // request counts one a descriptor; only those that copies use are written.
   int64_t slots = 0;
+  bool used = false;
   for (auto &f : m.functions)
     ir::walk(f->entry(), [&](ir::Op *op) {
-      if (op->kind() != ir::OpKind::MakeTmap || op->result(0)->users.empty())
+      if (op->kind() != ir::OpKind::MakeTmap)
         return;
+      int64_t slot = slots++;
       auto it = boxes.find(op->result(0));
-      if (it == boxes.end())
+      if (it == boxes.end() || op->result(0)->users.empty())
         return;
       const TmaCopyPlan &p = it->second;
       op->set_attr("box", std::vector<int64_t>{p.box0, p.box1});
       op->set_attr("swizzle", int64_t{p.swizzle_bytes});
-      op->set_attr("slot", slots++);
+      op->set_attr("slot", slot);
+      used = true;
     });
-  if (slots)
+  if (used)
     m.attrs.push_back({"scratch_bytes", slots * 128});
 }
 

@@ -41,11 +41,30 @@ int64_t tma_element_offset(const TmaCopyPlan &p, int64_t r, int64_t c, int elem_
 // the kernel builds (make_tmap) outside the loop whose base is 16-byte aligned and whose
 // strides are whole 16-byte units, as TMA requires (proved by axis info; else the load
 // keeps cp.async).
-bool tma_map_usable(const ir::Op &load, const ir::Op &loop, const analysis::AxisInfoAnalysis &ax);
+// `loop` may be null: no loop (a store's map, which must then be made in the function's
+// body, outside every loop).
+bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::AxisInfoAnalysis &ax);
+
+// The boxes a TMA store of a [rows, cols] block of `elem_bytes` elements stages: the
+// widest swizzle whose rows the block's rows fill (panels side by side); nullopt when TMA
+// cannot store it (rows over 256, rows of under 16 bytes).
+std::optional<TmaCopyPlan> tma_store_plan(int64_t rows, int64_t cols, int elem_bytes);
+
+// Offset (elements) -> (dim0, dim1) of the plan's placement of a [rows, cols] block
+// (tma_element_offset as a linear layout over "offset").
+LinearLayout tma_box_layout(const TmaCopyPlan &p, int64_t rows, int64_t cols, int elem_bytes);
+
+// Each tma store (Ops.def) of a 2-D block whose map tma_map_usable accepts (the store's
+// function as its loop) and whose box `boxes` leaves free becomes tma_store, reading the
+// value in its producer's layout (a conversion into the store's layout is skipped); the
+// map's box goes into `boxes`.
+void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes);
 
 // The maps built in the kernel that copies use (in `boxes`, by value) get their box,
-// swizzle and a global scratch slot (Ops.def make_tmap); the module attribute
-// `scratch_bytes` is 128 bytes a slot (per program). Called once the rings are made.
+// swizzle and a global scratch slot (Ops.def make_tmap). When one does, every map left
+// (each descriptor whose loads or stores could have used it) has a slot, as Triton counts
+// them, and the module attribute `scratch_bytes` is 128 bytes a slot (per program).
+// Called once the rings and TMA stores are made.
 void place_kernel_maps(ir::Module &m, const std::map<ir::Value *, TmaCopyPlan> &boxes);
 
 } // namespace tilec::layout

@@ -49,6 +49,9 @@ bool may_overlap(const Instr &in) {
   case Op::TensormapCpFenceproxy:
   case Op::FenceProxyTensormap:
   case Op::BarWarpSync:
+  case Op::CpAsyncBulkTensorStore:
+  case Op::CpAsyncBulkCommit:
+  case Op::CpAsyncBulkWaitRead:
   case Op::Mbarrier:
   case Op::Vprintf:
   case Op::AssertFail:

@@ -428,33 +428,48 @@ bool stmatrix_store(LoweringContext &c, const std::vector<Reg> &regs, const Line
   return true;
 }
 
+// a run of v elements of `esize` bytes moves as v words (8 bytes and up) or v * esize / 4
+// b32 words
+Ty word_ty(int v, int esize) { return v > 1 && esize < 4 ? Ty::B32 : simt::ty_bits_of(esize * 8); }
+
+} // namespace
+
+void store_to_shared(LoweringContext &c, const std::vector<Reg> &regs, const LinearLayout &off,
+                     const ir::Type &elem, int64_t base) {
+  simt::Builder &b = c.b();
+  int esize = mem_bytes(elem), max = max_run(elem);
+  std::vector<bool> uniq = LoweringContext::unique_regs(off);
+  if (stmatrix_store(c, regs, off, esize, base, uniq))
+    return;
+  for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
+    if (!uniq[static_cast<size_t>(r)]) {
+      ++r;
+      continue;
+    }
+    int v = smem_run(off, r, max, esize, &uniq);
+    if (v == 1)
+      c.smem_store(c.smem_operand(off, base, esize, r), regs[static_cast<size_t>(r)], elem);
+    else
+      b.st(simt::Space::Shared, word_ty(v, esize), c.smem_operand(off, base, esize, r),
+           pack_words(b, regs.data() + r, v, esize));
+    r += v;
+  }
+}
+
+namespace {
+
 std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs,
                                 const LinearLayout &src, const LinearLayout &dst,
                                 const ir::Type &elem, int64_t base) {
   simt::Builder &b = c.b();
   int esize = mem_bytes(elem), max = max_run(elem);
   std::vector<Reg> out;
-  std::vector<bool> uniq = LoweringContext::unique_regs(src);
-  // a run of v elements moves as v words (8 bytes and up) or v * esize / 4 b32 words
-  auto word_ty = [&](int v) { return v > 1 && esize < 4 ? Ty::B32 : simt::ty_bits_of(esize * 8); };
+  auto word_ty = [&](int v) { return lower::word_ty(v, esize); };
   // every access below is within this conversion's scratch (sink-fragment-loads may then
   // move the loads past other buffers' stores, down to their readers)
   b.set_smem_region(base, base + src.total_out_size() * esize);
   c.smem_before_write();
-  bool stored = stmatrix_store(c, regs, src, esize, base, uniq);
-  for (int32_t r = 0; r < static_cast<int32_t>(regs.size()) && !stored;) {
-    if (!uniq[static_cast<size_t>(r)]) {
-      ++r;
-      continue;
-    }
-    int v = smem_run(src, r, max, esize, &uniq);
-    if (v == 1)
-      c.smem_store(c.smem_operand(src, base, esize, r), regs[static_cast<size_t>(r)], elem);
-    else
-      b.st(simt::Space::Shared, word_ty(v), c.smem_operand(src, base, esize, r),
-           pack_words(b, regs.data() + r, v, esize));
-    r += v;
-  }
+  store_to_shared(c, regs, src, elem, base);
   c.smem_after_write();
   // Registers of dst holding the same element read it once.
   std::map<std::vector<int32_t>, Reg> loaded;

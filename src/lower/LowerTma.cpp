@@ -16,6 +16,7 @@
 // tensor maps the kernel builds (make_tmap).
 #include "layout/AllocateShared.h"
 #include "layout/RingLayouts.h"
+#include "layout/TmaCopies.h"
 #include "lower/LowerRing.h"
 #include "simt/AsyncInstrs.h"
 
@@ -141,6 +142,41 @@ void lower_make_tmap(LoweringContext &c, const ir::Op &op) {
   }
   c.smem_unknown(); // warp 0 read the staging bytes: the next scratch write waits
   c.set(op.result(0), {global});
+}
+
+// tma_store (Ops.def): every thread writes its elements where the boxes place them in
+// shared scratch (1024-byte aligned: the swizzle is a function of address bits); after a
+// proxy fence and a barrier, thread 0 stores each box and waits until they have read the
+// scratch, which a later write may then reuse (after a barrier, smem_unknown).
+void lower_tma_store(LoweringContext &c, const ir::Op &op) {
+  simt::Builder &b = c.b();
+  const ir::Value *v = op.operand(0);
+  std::vector<int64_t> box = op.ints_attr("box");
+  layout::TmaCopyPlan p{box[0], box[1], static_cast<int>(op.int_attr("swizzle", 0)),
+                        op.int_attr("panels", 1)};
+  int eb = static_cast<int>(ir::byte_size(v->type.elem));
+  int64_t rows = v->type.shape[0], cols = v->type.shape[1];
+  int64_t base = (c.scratch(op, rows * cols * eb + 1024 - 16) + 1023) & ~int64_t{1023};
+  layout::LinearLayout to_offset = layout::tma_box_layout(p, rows, cols, eb).invert();
+  b.set_smem_region(base, base + rows * cols * eb);
+  c.smem_before_write();
+  store_to_shared(c, c.get(v), c.layout_of(v->type).compose(to_offset), v->type.element(), base);
+  simt::fence_proxy_async(b); // the generic writes, before the async proxy reads them
+  b.bar_sync(0);
+  b.set_smem_region(0, 0);
+  Reg tmap = c.scalar(op.operand(1));
+  Reg row = c.scalar(op.operand(2)), col = c.scalar(op.operand(3));
+  {
+    auto g = b.guarded(c.thread0_pred());
+    for (int64_t k = 0; k < p.panels; ++k) {
+      Operand x = k ? Operand(b.add(Ty::S32, col, simt::imm(k * p.box1))) : Operand(col);
+      simt::cp_async_bulk_tensor_store(
+          b, Operand::addr(b.shared_addr(base + k * p.box0 * p.box1 * eb)), tmap, {x, row});
+    }
+    simt::cp_async_bulk_commit(b);
+    simt::cp_async_bulk_wait_read(b, 0);
+  }
+  c.smem_unknown();
 }
 
 // LowerRing.cpp's lower_ring hands these over.

@@ -382,6 +382,9 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::MakeTmap:
     lower_make_tmap(*this, op); // LowerTma.cpp
     return;
+  case K::TmaStore:
+    lower_tma_store(*this, op);
+    return;
   case K::ConvertLayout:
     if (!lower_convert_to_dot_operand(*this, op))
       lower_convert_layout(*this, op);

@@ -208,10 +208,18 @@ void lower_dot(LoweringContext &c, const ir::Op &op);            // LowerDot.cpp
 void lower_inline_asm(LoweringContext &c, const ir::Op &op);     // LowerAsm.cpp
 void lower_hardware(LoweringContext &c, const ir::Op &op);       // hw_register, griddepcontrol
 void lower_make_tmap(LoweringContext &c, const ir::Op &op);      // LowerTma.cpp
+void lower_tma_store(LoweringContext &c, const ir::Op &op);      // LowerTma.cpp
 // gather, histogram: through shared-memory scratch (LowerGather.cpp)
 void lower_gather_histogram(LoweringContext &c, const ir::Op &op);
 // convert_layout into an mma operand of 16-bit elements through ldmatrix (false: not one)
 bool lower_convert_to_dot_operand(LoweringContext &c, const ir::Op &op); // LowerDotOperand.cpp
+
+// Stores the tile `regs` (elements of `elem`) into shared memory at byte `base` + the
+// placement `off` ((register, lane, warp) -> element offset): stmatrix where it fits, else
+// st.shared of each thread's runs, registers holding a first copy of their element only.
+// The caller orders it (smem_before_write / smem_after_write). LowerConvert.cpp.
+void store_to_shared(LoweringContext &c, const std::vector<Reg> &regs,
+                     const layout::LinearLayout &off, const ir::Type &elem, int64_t base);
 
 // Scalar building blocks shared between families.
 // One element of an elementwise op (operands in the op's operand order).

@@ -41,6 +41,9 @@ bool orders_memory(const Instr &in) {
   case Op::TensormapCpFenceproxy:
   case Op::FenceProxyTensormap:
   case Op::BarWarpSync:
+  case Op::CpAsyncBulkTensorStore:
+  case Op::CpAsyncBulkCommit:
+  case Op::CpAsyncBulkWaitRead:
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
   case Op::Mbarrier:

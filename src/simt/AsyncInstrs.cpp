@@ -107,6 +107,25 @@ void cp_async_bulk_tensor(Builder &b, Operand dst_shared, Operand bar_shared, Re
   b.emit(std::move(in));
 }
 
+void cp_async_bulk_tensor_store(Builder &b, Operand src_shared, Reg tmap,
+                                const std::vector<Operand> &coords) {
+  TILEC_ASSERT(!coords.empty() && coords.size() <= 5, "a TMA box has 1..5 dimensions");
+  Instr in = make(Op::CpAsyncBulkTensorStore);
+  in.m.vec = static_cast<uint8_t>(coords.size());
+  in.m.space = Space::Shared;
+  in.src = {src_shared, tmap};
+  in.src.insert(in.src.end(), coords.begin(), coords.end());
+  b.emit(std::move(in));
+}
+
+void cp_async_bulk_commit(Builder &b) { b.emit(make(Op::CpAsyncBulkCommit)); }
+
+void cp_async_bulk_wait_read(Builder &b, int pending) {
+  Instr in = make(Op::CpAsyncBulkWaitRead);
+  in.src = {imm(pending)};
+  b.emit(std::move(in));
+}
+
 void tensormap_replace(Builder &b, Operand map, TmapField field, int ord, Ty ty, Operand value) {
   TILEC_ASSERT(tmap_field_has_ord(field) == (ord >= 0), "tensormap.replace: ord for this field");
   Instr in = make(Op::TensormapReplace, ty);
@@ -360,6 +379,14 @@ std::string async_instr_error(const Function &fn, const Instr &in) {
         return "a cp.async.bulk.tensor coordinate must fit in s32";
     return "";
   }
+  case Op::CpAsyncBulkTensorStore: {
+    if (m.vec < 1 || m.vec > 5 || in.src.size() != 2u + m.vec)
+      return "a TMA store takes [src], [tmap] and 1..5 coordinates (Mods::vec)";
+    const Operand &t = in.src[1];
+    if (!t.is_reg() || t.value != 0 || ty_reg_bits(fn.reg_ty(t.reg())) != 64)
+      return "a TMA store's tensor map is a 64-bit generic address register";
+    return "";
+  }
   case Op::TensormapReplace: {
     if (m.tmap == TmapField::None)
       return "tensormap.replace needs a field (Mods::tmap)";
@@ -408,6 +435,9 @@ int instr_min_sm(const Instr &in) {
   case Op::TensormapReplace:
   case Op::TensormapCpFenceproxy:
   case Op::FenceProxyTensormap:
+  case Op::CpAsyncBulkTensorStore:
+  case Op::CpAsyncBulkCommit:
+  case Op::CpAsyncBulkWaitRead:
     return 90;
   case Op::BarWarpSync:
     return 70;

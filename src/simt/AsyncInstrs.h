@@ -62,6 +62,14 @@ Reg cvta_param(Builder &b, uint32_t param_index);
 void cp_async_bulk_tensor(Builder &b, Operand dst_shared, Operand bar_shared, Reg tmap,
                           const std::vector<Operand> &coords);
 
+// TMA store (cp.async.bulk.tensor.<n>d.global.shared::cta.bulk_group): the box at
+// `src_shared` goes to the tensor of the map at `tmap` at `coords` (innermost first);
+// then cp_async_bulk_commit, and cp_async_bulk_wait_read before the source is reused.
+void cp_async_bulk_tensor_store(Builder &b, Operand src_shared, Reg tmap,
+                                const std::vector<Operand> &coords);
+void cp_async_bulk_commit(Builder &b);
+void cp_async_bulk_wait_read(Builder &b, int pending);
+
 // ---- tensor maps built in the kernel (sm_90a; printed as PTX ISA 8.6, instr_min_ptx_minor) ----
 // tensormap.replace.tile.<field>.shared::cta.b1024.<b32|b64>: sets one field of the map at
 // .shared address `map`; `ord` (the dim) for the fields that have one, else -1.

@@ -275,6 +275,11 @@ std::string mnemonic(const Instr &in) {
   case Op::CpAsyncBulkTensor: // global -> shared, one box, completed on an mbarrier
     return s + "." + std::to_string(m.vec) +
            "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
+  case Op::CpAsyncBulkTensorStore: // shared -> global, one box, in a bulk group
+    return s + "." + std::to_string(m.vec) + "d.global.shared::cta.bulk_group";
+  case Op::CpAsyncBulkCommit:
+  case Op::CpAsyncBulkWaitRead:
+    return s;
   case Op::TensormapReplace: // tensormap.replace.tile.box_dim.shared::cta.b1024.b32
     return s + "." + tmap_field_name(m.tmap) + ".shared::cta.b1024." + ty_name(in.ty);
   case Op::TensormapCpFenceproxy:
@@ -485,6 +490,13 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
         ops.push_back(in.m.trans_a ? "1" : "0");
       ops.push_back(in.m.trans_b ? "1" : "0");
     }
+    break;
+  }
+  case Op::CpAsyncBulkTensorStore: { // [tmap, {c0, ..}], [src]
+    std::vector<std::string> cs;
+    for (size_t i = 2; i < in.src.size(); ++i)
+      cs.push_back(src(i));
+    ops = {"[" + format_operand(fn, rn, in.src[1], Ty::B64) + ", " + list(cs) + "]", src(0)};
     break;
   }
   case Op::TensormapCpFenceproxy: // [global], [shared], 128

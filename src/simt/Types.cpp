@@ -289,6 +289,8 @@ bool src_is_address(const Instr &in, size_t i) {
   case Op::TensormapReplace:
   case Op::FenceProxyTensormap:
     return i == 0;
+  case Op::CpAsyncBulkTensorStore:
+    return i <= 1; // [src] .shared, [tmap, {coords}] generic
   case Op::TensormapCpFenceproxy:
     return i <= 1; // [global], [shared]
   default:
@@ -426,6 +428,10 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
     return Ty::U32; // src-size, count, tx bytes, parity, pending groups
   case Op::CpAsyncBulkTensor:
     return Ty::S32;          // the coordinates
+  case Op::CpAsyncBulkTensorStore:
+    return Ty::S32; // the coordinates
+  case Op::CpAsyncBulkWaitRead:
+    return Ty::U32;
   case Op::TensormapReplace: // [addr], [ord,] value
     return i + 1 < in.src.size() ? Ty::U32 : in.ty;
   case Op::BarWarpSync:

@@ -292,6 +292,7 @@ private:
     case Op::TensormapReplace:
     case Op::TensormapCpFenceproxy:
     case Op::FenceProxyTensormap:
+    case Op::CpAsyncBulkTensorStore:
       if (std::string e = async_instr_error(fn_, in); !e.empty())
         fail(e);
       break;

@@ -3,12 +3,13 @@
 # thread 0 sets each field (innermost dim first; PTX ISA 8.6, whose ptxas reads the stride
 # in bytes), the warp copies the map to the program's slot of global scratch (the kernel's
 # last parameter) and fences it for the tensor-map proxy; the copies then read it there. B's stride N is not
-# known to be a multiple of 16 bytes (i32 without :16), which TMA needs: B gets no map.
+# known to be a multiple of 16 bytes (i32 without :16), which TMA needs: B's map is not
+# built, but keeps its slot (256 bytes a program: Triton's count, one map a descriptor).
 # CMD: tilec ptx %s:mm --signature "*fp16:16,*fp16:16,*fp32:16,i32:16,i32,i32:16" --constexpr BM=128 --constexpr BN=128 --constexpr BK=64 --num-stages 3 --arch sm_90a --tma
 # CHECK: .version 8.6
 # CHECK: .param .u64 mm_param_6
 # CHECK: ld.param.u64 %rd{{[0-9]+}}, [mm_param_6];
-# CHECK: mul.wide.u32 %rd{{[0-9]+}}, %r{{[0-9]+}}, 128;
+# CHECK: mul.wide.u32 %rd{{[0-9]+}}, %r{{[0-9]+}}, 256;
 # CHECK: st.shared.b32
 # CHECK: bar.warp.sync
 # CHECK: tensormap.replace.tile.global_address.shared::cta.b1024.b64

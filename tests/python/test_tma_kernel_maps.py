@@ -18,7 +18,7 @@ import tilec.language as tl
 
 @triton.jit
 def dmm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-        PAD: tl.constexpr = "zero", IN_LOOP: tl.constexpr = False):
+        PAD: tl.constexpr = "zero", IN_LOOP: tl.constexpr = False, STORE: tl.constexpr = False):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK], padding_option=PAD)
@@ -30,10 +30,22 @@ def dmm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl
         a = a_desc.load([pid_m * BM, k])
         b = b_desc.load([k, pid_n * BN])
         acc = tl.dot(a, b, acc)
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    mask = (rm[:, None] < M) & (rn[None, :] < N)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+    if STORE:  # through a descriptor: a TMA store of the block (clipped at the edges)
+        c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BM, BN])
+        c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+    else:
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+
+
+@triton.jit
+def desc_copy(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    # host descriptors, no loop: the load is an ordinary one, the store a TMA store
+    m = tl.program_id(0) * BM
+    n = tl.program_id(1) * BN
+    dst.store([m, n], src.load([m, n]) * 2)
 
 
 def _grid(M, N, BM, BN):
@@ -76,6 +88,38 @@ def test_kernel_maps_on_the_simulator(simulator, M, N, K, BM, BN, BK, stages):
     assert "cp.async.bulk.tensor.2d" in ptx and "cp.async.cg" not in ptx
 
 
+STORE = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+
+
+@pytest.mark.parametrize("M, N, K, BM, BN, BK, stages", CASES)
+@pytest.mark.parametrize("out", [np.float16, np.float32])
+def test_tma_stores_on_the_simulator(simulator, M, N, K, BM, BN, BK, stages, out):
+    a, b, _ = _operands(M, N, K)
+    c = np.full((M, N), np.nan, out)
+    k = dmm[_grid(M, N, BM, BN)](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, STORE=True,
+                                 num_stages=stages)
+    np.testing.assert_array_equal(c, (a.astype(np.float32) @ b.astype(np.float32)).astype(out))
+    ptx = k.asm["ptx"]
+    assert _maps(ptx) == 3
+    # the boxes of 128-byte rows side by side: fp16 [BM, 64] one a block, fp32 [BM, 32] two
+    assert ptx.count(STORE) == (1 if out == np.float16 else 2)
+    assert "cp.async.bulk.wait_group.read 0;" in ptx
+    assert ("stmatrix.sync.aligned" in ptx) == (out == np.float16)
+
+
+def test_host_descriptor_tma_store(simulator):
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+
+    x = np.arange(100 * 72, dtype=np.float32).reshape(100, 72)
+    y = np.full_like(x, np.nan)
+    k = desc_copy[(2, 2)](TensorDescriptor.from_tensor(x, [64, 64]),
+                          TensorDescriptor.from_tensor(y, [64, 64]), BM=64, BN=64)
+    np.testing.assert_array_equal(y, 2 * x)
+    ptx = k.asm["ptx"]
+    assert ptx.count(STORE) == 2 and "cp.async.bulk.tensor.2d.shared" not in ptx
+    assert "tensormap.replace" not in ptx  # the launch encodes a host descriptor's map
+
+
 def test_nan_padding_keeps_the_ordinary_loads(simulator):
     # K = 80 with BK 32: the last block's columns 80..95 read NaN, so every sum is NaN, as
     # on the interpreter. Rings take zero-padded loads only: no map
@@ -97,6 +141,11 @@ def test_unprovable_strides_keep_the_ordinary_loads(simulator, M, N, K, maps):
     ptx = k.asm["ptx"]
     assert _maps(ptx) == maps
     assert (".param .u64 dmm_param_6" in ptx) == (maps > 0)
+    c = np.full((M, N), np.nan, np.float32)  # N = 72: the store's map is not provable either
+    k = dmm[_grid(M, N, 64, 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, STORE=True,
+                                 num_stages=2)
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+    assert _maps(k.asm["ptx"]) == maps and STORE not in k.asm["ptx"]
 
 
 def test_a_map_made_in_the_loop_is_not_used(simulator):
@@ -128,7 +177,8 @@ def _gpu():
 @pytest.mark.parametrize("M, N, K, BM, BN, BK, stages",
                          CASES + [(1000, 1008, 1024, 128, 128, 64, 3)])
 @pytest.mark.parametrize("allocator", [True, False])
-def test_kernel_maps_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, allocator):
+@pytest.mark.parametrize("store", [False, True])
+def test_kernel_maps_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, allocator, store):
     torch = _gpu()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
@@ -145,17 +195,33 @@ def test_kernel_maps_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, alloca
         b = torch.randn((K, N), device="cuda", generator=g).half()
         c = torch.full((M, N), float("nan"), device="cuda")
         grid = _grid(M, N, BM, BN)
-        k = dmm[grid](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, num_stages=stages)
+        k = dmm[grid](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, STORE=store, num_stages=stages)
         torch.testing.assert_close(c, a.float() @ b.float(), atol=1e-2, rtol=1e-3)
         # again through the launcher's fast path (the cached kernel)
         c2 = torch.full_like(c, float("nan"))
-        dmm[grid](a, b, c2, M, N, K, BM=BM, BN=BN, BK=BK, num_stages=stages)
+        dmm[grid](a, b, c2, M, N, K, BM=BM, BN=BN, BK=BK, STORE=store, num_stages=stages)
         torch.testing.assert_close(c2, c, atol=0, rtol=0)
     finally:
         triton.set_allocator(None)
-    assert _maps(k.asm["ptx"]) == 2
+    maps = 3 if store else 2
+    assert _maps(k.asm["ptx"]) == maps and (STORE in k.asm["ptx"]) == store
     if allocator:  # Triton's request: 128 bytes a map, per program, 128-byte aligned
         stream = torch.cuda.current_stream().cuda_stream
-        assert calls == [(2 * 128 * grid[0] * grid[1], 128, stream)] * 2
+        assert calls == [(maps * 128 * grid[0] * grid[1], 128, stream)] * 2
     else:
         assert calls == []
+
+
+@pytest.mark.gpu
+def test_host_descriptor_tma_store_on_the_gpu(monkeypatch):
+    torch = _gpu()
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+
+    monkeypatch.setenv("TILEC_TMA", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    x = torch.randn((1000, 520), device="cuda")
+    y = torch.full_like(x, float("nan"))
+    k = desc_copy[(16, 9)](TensorDescriptor.from_tensor(x, [64, 64]),
+                           TensorDescriptor.from_tensor(y, [64, 64]), BM=64, BN=64)
+    torch.testing.assert_close(y, 2 * x, atol=0, rtol=0)
+    assert STORE in k.asm["ptx"]

@@ -212,7 +212,14 @@ Val transfer(Emitter &e, const Args &a, const Val &desc, const BlockAccess &acc,
   if (!store)
     return Val::of(masked_load(e, desc, acc.ptrs, acc.mask, a.loc(), offsets));
   Value *v = block_value(e, a, desc, acc.ptrs->type.shape);
-  e.builder().create(ir::OpKind::Store, {acc.ptrs, v, acc.mask}, {}, {}, a.loc());
+  std::vector<Value *> operands = {acc.ptrs, v, acc.mask};
+  std::vector<ir::NamedAttr> attrs;
+  if (!offsets.empty() && desc.desc->tmap) { // as masked_load's: a TMA store candidate
+    operands.push_back(desc.elems[desc.desc->tmap_at()].tensor);
+    operands.insert(operands.end(), offsets.begin(), offsets.end());
+    attrs.push_back({"tma", int64_t{1}});
+  }
+  e.builder().create(ir::OpKind::Store, operands, {}, std::move(attrs), a.loc());
   return Val::none();
 }
 

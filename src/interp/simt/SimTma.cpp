@@ -174,6 +174,64 @@ void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint
   });
 }
 
+// A TMA store, done when issued (the sources are read then; the kernel waits with
+// cp.async.bulk.wait_group.read before reusing them): box element (i0, i1, ..) from the
+// swizzled shared placement to global element (c0 + i0, ..) when inside the tensor.
+void exec_CpAsyncBulkTensorStore(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  const Instr &in = *d.in;
+  InSpace global(d, Space::Global);
+  for_lanes(act, warp, [&](int t) {
+    uint64_t src = m.address(c, d, t, 0);
+    uint64_t at = m.reg(c, in.src[1].reg(), t);
+    if (at % kTensorMapAlign != 0)
+      m.fault(c, d, t, "the tensor map's address " + hex(at) + " is not 64-byte aligned");
+    SimTensorMap map;
+    for (uint64_t half = 0; half < 2; ++half)
+      std::memcpy(reinterpret_cast<uint8_t *>(&map) + 64 * half,
+                  m.memory(c, global.d, t, at + 64 * half, 64, false), 64);
+    if (std::string e = map_error(map, in.m.vec); !e.empty())
+      m.fault(c, d, t, "bad tensor map at " + hex(at) + ": " + e);
+    int n = map.rank, eb = map.elem_bytes;
+    uint64_t s = map.swizzle_bytes, count = 1;
+    for (int k = 0; k < n; ++k)
+      count *= map.box[k];
+    uint64_t align = s != 0 ? 8 * s : 128;
+    if (src % align != 0)
+      m.fault(c, d, t,
+              "the source (shared offset " + std::to_string(src) + ") must be " +
+                  std::to_string(align) + "-byte aligned");
+    int64_t coord[kTensorMapMaxRank] = {};
+    for (int k = 0; k < n; ++k)
+      coord[k] = static_cast<int32_t>(static_cast<uint32_t>(m.src(c, d, 2 + k, t)));
+    uint32_t idx[kTensorMapMaxRank] = {};
+    for (uint64_t e = 0; e < count; ++e) {
+      bool inside = true;
+      uint64_t ga = map.base;
+      for (int k = 0; k < n; ++k) {
+        int64_t g = coord[k] + idx[k];
+        inside = inside && g >= 0 && static_cast<uint64_t>(g) < map.dims[k];
+        ga += static_cast<uint64_t>(g) * map.strides[k];
+      }
+      uint64_t a = src + e * static_cast<uint64_t>(eb);
+      if (s != 0)
+        a ^= (a >> 3) & (s - 16);
+      if (inside) {
+        check_bulk_access(m, c, d, t, a, static_cast<uint64_t>(eb), false);
+        std::memcpy(m.memory(c, global.d, t, ga, static_cast<uint64_t>(eb), true),
+                    m.memory(c, d, t, a, static_cast<uint64_t>(eb), false),
+                    static_cast<size_t>(eb));
+      }
+      for (int k = 0; k < n && ++idx[k] == map.box[k]; ++k)
+        idx[k] = 0;
+    }
+  });
+}
+
+// Stores are done when issued: their groups have nothing left to wait for.
+void exec_CpAsyncBulkCommit(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+void exec_CpAsyncBulkWaitRead(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+
 // tensormap.replace on a map in shared memory, kept in the simulator's format: each field
 // goes where the simulator's copy reads it, and any write marks the map as one (its magic).
 // global_stride is in bytes (Instrs.def); element strides other than 1 and

@@ -138,6 +138,7 @@ void Exec::exec_node(const Node &n) {
     *ptr<uint64_t>(n.out[0]) = 0;
     return;
   case OpKind::TmaCopy:
+  case OpKind::TmaStore:
   case OpKind::TmaWait:
   case OpKind::TmaRelease:
     fail(n, "TMA copies read tensor maps, which only the GPU path (and its SIMT simulator) "
