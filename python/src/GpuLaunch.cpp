@@ -186,6 +186,8 @@ nb::object user_scratch(const runtime::GpuKernel &k, int index, runtime::LaunchG
     return {};
   uint64_t bytes = runtime::scratch_launch_bytes(k.meta(), uint64_t(g.x) * g.y * g.z);
   nb::object buf = alloc(bytes, 128, reinterpret_cast<uint64_t>(stream));
+  if (buf.is_none()) // (an allocator that gives nothing: the launch's own memory, as unset)
+    return {};
   uint64_t ptr = nb::cast<uint64_t>(buf.attr("data_ptr")());
   if (ptr % 128 != 0)
     throw nb::value_error(("the allocator (triton.set_allocator) returned memory at " +

@@ -367,7 +367,7 @@ namespace {
 // map no copy uses is no parameter, and each map a copy uses gets its box as the module
 // attribute kTmaBoxAttrPrefix + name (RingOps.h; the launch encodes the map with it); the
 // maps the kernel builds, their box and scratch slot (TmaCopies.h).
-void finish_tma(Module &m, std::map<Value *, TmaCopyPlan> boxes) {
+void finish_tma(Module &m, std::map<Value *, TmaCopyPlan> boxes, int64_t descriptors) {
   make_tma_stores(m, boxes);
   for (auto &f : m.functions) {
     ir::walk(f->entry(), [&](Op *op) {
@@ -398,14 +398,14 @@ void finish_tma(Module &m, std::map<Value *, TmaCopyPlan> boxes) {
             v->erase(v->begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
-  place_kernel_maps(m, boxes);
+  place_kernel_maps(m, boxes, descriptors);
 }
 
 } // namespace
 
 void pipeline_loops(Module &m) {
   if (env::get(env::Var::Ring) == "0") {
-    finish_tma(m, {});
+    finish_tma(m, {}, count_kernel_maps(m));
     transforms::dce(m); // a conversion a tma_store skipped
     return;
   }
@@ -414,6 +414,7 @@ void pipeline_loops(Module &m) {
 
 void pipeline_loops(Module &m, const PipelineLoopsOptions &opts) {
   int64_t stages = m.int_attr("num_stages", 3);
+  int64_t descriptors = count_kernel_maps(m);
   bool changed = false;
   std::map<Value *, TmaCopyPlan> tma_boxes;
   for (auto &f : m.functions) {
@@ -426,7 +427,7 @@ void pipeline_loops(Module &m, const PipelineLoopsOptions &opts) {
     transforms::cse(m);
     transforms::dce(m);
   }
-  finish_tma(m, tma_boxes);
+  finish_tma(m, tma_boxes, descriptors);
   transforms::dce(m); // the offsets of the stripped loads
 }
 

@@ -1,5 +1,7 @@
 #include "layout/TmaCopies.h"
 
+#include <algorithm>
+
 #include "ir/RingOps.h"
 
 namespace tilec::layout {
@@ -119,27 +121,30 @@ void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
   }
 }
 
-void place_kernel_maps(ir::Module &m, const std::map<ir::Value *, TmaCopyPlan> &boxes) {
-  // Every map left (its descriptor's loads or stores carried it) has a slot, as Triton's
-  // request counts one a descriptor; only those that copies use are written.
+int64_t count_kernel_maps(const ir::Module &m) {
+  int64_t n = 0;
+  for (const auto &f : m.functions)
+    ir::walk(f->entry(), [&](const ir::Op *op) { n += op->kind() == ir::OpKind::MakeTmap; });
+  return n;
+}
+
+void place_kernel_maps(ir::Module &m, const std::map<ir::Value *, TmaCopyPlan> &boxes,
+                       int64_t descriptors) {
   int64_t slots = 0;
-  bool used = false;
   for (auto &f : m.functions)
     ir::walk(f->entry(), [&](ir::Op *op) {
-      if (op->kind() != ir::OpKind::MakeTmap)
+      if (op->kind() != ir::OpKind::MakeTmap || op->result(0)->users.empty())
         return;
-      int64_t slot = slots++;
       auto it = boxes.find(op->result(0));
-      if (it == boxes.end() || op->result(0)->users.empty())
+      if (it == boxes.end())
         return;
       const TmaCopyPlan &p = it->second;
       op->set_attr("box", std::vector<int64_t>{p.box0, p.box1});
       op->set_attr("swizzle", int64_t{p.swizzle_bytes});
-      op->set_attr("slot", slot);
-      used = true;
+      op->set_attr("slot", slots++);
     });
-  if (used)
-    m.attrs.push_back({"scratch_bytes", slots * 128});
+  if (slots) // a slot for each descriptor, written or not, as Triton counts them
+    m.attrs.push_back({"scratch_bytes", std::max(slots, descriptors) * 128});
 }
 
 } // namespace tilec::layout

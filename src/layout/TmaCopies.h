@@ -60,11 +60,16 @@ LinearLayout tma_box_layout(const TmaCopyPlan &p, int64_t rows, int64_t cols, in
 // map's box goes into `boxes`.
 void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes);
 
+// The make_tmap ops of `m`: the descriptors made in the kernel whose loads or stores might
+// use a map (counted before rings replace loads and the unused maps die).
+int64_t count_kernel_maps(const ir::Module &m);
+
 // The maps built in the kernel that copies use (in `boxes`, by value) get their box,
-// swizzle and a global scratch slot (Ops.def make_tmap). When one does, every map left
-// (each descriptor whose loads or stores could have used it) has a slot, as Triton counts
-// them, and the module attribute `scratch_bytes` is 128 bytes a slot (per program).
+// swizzle and a global scratch slot (Ops.def make_tmap). When one does, the module
+// attribute `scratch_bytes` is 128 bytes (per program) for each of `descriptors` (at
+// least the slots used): Triton's request counts every descriptor the kernel makes.
 // Called once the rings and TMA stores are made.
-void place_kernel_maps(ir::Module &m, const std::map<ir::Value *, TmaCopyPlan> &boxes);
+void place_kernel_maps(ir::Module &m, const std::map<ir::Value *, TmaCopyPlan> &boxes,
+                       int64_t descriptors);
 
 } // namespace tilec::layout

@@ -569,7 +569,7 @@ def test_set_allocator_is_accepted():
     y = aligned((32,), np.float32)
     k_1d[(1,)](x, y, 32, B=32)
     np.testing.assert_array_equal(y, x + 1)
-    assert calls == []  # tilec needs no scratch memory for descriptors
+    assert calls == []  # 1-D descriptors build no tensor maps: no scratch memory
     triton.set_allocator(None)
 
 
