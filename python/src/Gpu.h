@@ -54,13 +54,18 @@ std::string cache_key(const std::shared_ptr<sema::FunctionSource> &fs, const std
                       const std::string &options, const std::string &arch);
 
 // Launches `k` over `grid` with one pointer per .param (the GIL held); `attrs`: a
-// runtime::LaunchAttr set.
+// runtime::LaunchAttr set. A kernel with global scratch asks triton.set_allocator's
+// allocator for it, for grid x num_ctas programs as Triton does (tilec runs one CTA a
+// program: the launch option num_ctas only scales that request).
 void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
-                   runtime::CUstream stream, void **params, unsigned attrs = 0);
+                   runtime::CUstream stream, void **params, unsigned attrs = 0,
+                   unsigned num_ctas = 1);
 
 // The launch attributes the keywords `launch_cooperative_grid` / `launch_pdl` ask for
 // (either may be null: not given); raises TypeError for values that are not bools/ints.
 unsigned launch_attrs(PyObject *cooperative, PyObject *pdl);
+// The num_ctas launch option (None or absent: 1; TypeError unless a positive int).
+unsigned num_ctas_of(PyObject *v);
 
 // A stand-in GPU for tests on machines without one (_C._gpu_test_device): launches call
 // `recorder(kernel name, grid, device, stream, packed params[, launch attrs when not 0])`

@@ -251,7 +251,8 @@ void Dispatcher::launch_now(const Entry &e, PyObject *, Bound &b, runtime::Launc
   unsigned attrs = b.options[kCooperativeOption] || b.options[kPdlOption]
                        ? launch_attrs(b.options[kCooperativeOption], b.options[kPdlOption])
                        : 0;
-  launch_kernel(*e.kernel, b.device, g, stream, ptrs, attrs);
+  launch_kernel(*e.kernel, b.device, g, stream, ptrs, attrs,
+                num_ctas_of(b.options[kNumCtasOption]));
 }
 
 } // namespace dispatch

@@ -31,6 +31,7 @@ inline constexpr int kStreamOption = 8;
 inline constexpr int kDebugOption = 4;
 inline constexpr int kCooperativeOption = 6;
 inline constexpr int kPdlOption = 7;
+inline constexpr int kNumCtasOption = 2;
 
 // Stack storage for per-launch arrays; the heap only for kernels with many parameters. Only
 // the `n` elements used are constructed (an ArgInfo holds an nb::object: constructing and

@@ -211,8 +211,9 @@ namespace {
 // The slow path's launch: `names`/`values` are every @jit parameter, in order.
 void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, nb::object stream,
                   const std::vector<std::string> &names, const nb::list &values, int device,
-                  nb::object cooperative, nb::object pdl) {
+                  nb::object cooperative, nb::object pdl, nb::object num_ctas) {
   unsigned attrs = launch_attrs(cooperative.ptr(), pdl.ptr());
+  unsigned ctas = num_ctas_of(num_ctas.ptr());
   size_t n = nb::len(values);
   if (n != names.size())
     throw nb::value_error("launch: names and values differ in length");
@@ -231,7 +232,7 @@ void launch_named(GpuKernel &k, std::tuple<uint32_t, uint32_t, uint32_t> grid, n
               params.ptrs.data());
   runtime::CUstream s = resolve_stream(stream.ptr(), device);
   launch_kernel(k, device, {std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)}, s,
-                params.ptrs.data(), attrs);
+                params.ptrs.data(), attrs, ctas);
 }
 
 // Host seconds for `count` back-to-back launches from C++ (the floor under the Python
@@ -301,7 +302,7 @@ void bind_gpu_kernel(nb::module_ &m) {
       .def("launch", &launch_named, nb::arg("grid"), nb::arg("stream").none(), nb::arg("names"),
            nb::arg("values"), nb::arg("device") = -1,
            nb::arg("launch_cooperative_grid").none() = nb::none(),
-           nb::arg("launch_pdl").none() = nb::none(),
+           nb::arg("launch_pdl").none() = nb::none(), nb::arg("num_ctas").none() = nb::none(),
            "Launches over `grid` (3 ints): `values` are the @jit parameters called `names`; "
            "the .params take theirs by name. stream None: torch's current stream (or the "
            "default stream).");

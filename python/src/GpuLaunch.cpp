@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "Bindings.h"
@@ -180,11 +181,12 @@ nb::object user_allocator() {
 // (size, alignment 128, stream); the buffer it returns is kept until the launch is queued.
 // Without an allocator the slot stays 0 and GpuKernel::launch allocates (LaunchScratch.h).
 nb::object user_scratch(const runtime::GpuKernel &k, int index, runtime::LaunchGrid g,
-                        runtime::CUstream stream, void **params) {
+                        runtime::CUstream stream, void **params, unsigned num_ctas) {
   nb::object alloc = user_allocator();
   if (!alloc.is_valid())
     return {};
-  uint64_t bytes = runtime::scratch_launch_bytes(k.meta(), uint64_t(g.x) * g.y * g.z);
+  uint64_t bytes =
+      runtime::scratch_launch_bytes(k.meta(), uint64_t(g.x) * g.y * g.z * std::max(1u, num_ctas));
   nb::object buf = alloc(bytes, 128, reinterpret_cast<uint64_t>(stream));
   if (buf.is_none()) // (an allocator that gives nothing: the launch's own memory, as unset)
     return {};
@@ -200,10 +202,10 @@ nb::object user_scratch(const runtime::GpuKernel &k, int index, runtime::LaunchG
 } // namespace
 
 void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
-                   runtime::CUstream stream, void **params, unsigned attrs) {
+                   runtime::CUstream stream, void **params, unsigned attrs, unsigned num_ctas) {
   nb::object scratch; // alive until the launch is queued
   if (int s = k.scratch_param(); s >= 0 && grid.x && grid.y && grid.z)
-    scratch = user_scratch(k, s, grid, stream, params);
+    scratch = user_scratch(k, s, grid, stream, params, num_ctas);
   // The GIL stays held, as torch's own launches do: releasing and retaking it costs more
   // than cuLaunchKernel's queueing (it blocks only when the launch queue is full).
   if (TestDevice *t = test_device()) {
@@ -223,6 +225,17 @@ void launch_kernel(runtime::GpuKernel &k, int device, runtime::LaunchGrid grid,
     return;
   }
   k.launch(device, grid, stream, params, attrs);
+}
+
+unsigned num_ctas_of(PyObject *v) {
+  if (!v || v == Py_None)
+    return 1;
+  long n = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLong(v) : -1;
+  if (n < 1 || n > 16) {
+    PyErr_Clear();
+    throw nb::type_error("num_ctas must be an int from 1 to 16");
+  }
+  return static_cast<unsigned>(n);
 }
 
 unsigned launch_attrs(PyObject *cooperative, PyObject *pdl) {

@@ -218,6 +218,8 @@ def run(jitfn, grid, warmup, args, kwargs):
     stream = kw.pop("stream", None) if "stream" not in jitfn._index else None
 
     attrs = {k: kw.get(k) for k in LAUNCH_ATTRIBUTES if k not in jitfn._index}
+    if "num_ctas" not in jitfn._index:  # scales the scratch request only (one CTA a program)
+        attrs["num_ctas"] = kw.get("num_ctas")
     options = jitfn._options(kw)
     values = list(jitfn._bind(args, kw))
     ok, why = _C.gpu_driver_available()
