@@ -74,7 +74,8 @@ bool copies_in_runs(const Op &load, int cdim, const analysis::AxisInfoAnalysis &
 }
 
 std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
-                                   const analysis::AxisInfoAnalysis &ax, bool force) {
+                                   const analysis::AxisInfoAnalysis &ax, bool force,
+                                   bool kernel_maps) {
   if (load.parent() != &body || load.int_attr("volatile", 0) != 0 ||
       (!force && load.int_attr(kRingLoadAttr, 0) == 0)) // plan-rings made the choice
     return std::nullopt;
@@ -131,7 +132,8 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   c.readers = std::move(readers);
   for (int i = 0; i < stage->in_dim_bits(kOffset); ++i)
     c.stage_bases.push_back(stage->basis(kOffset, i));
-  if (tma_load && c.readers.size() == 1 && tma_map_usable(load, body.parent()->parent(), ax))
+  if (tma_load && c.readers.size() == 1 &&
+      tma_map_usable(load, body.parent()->parent(), ax, kernel_maps))
     c.tma = tma_plan(load, *dot, c.chain, *stage);
   for (size_t i = 4; c.tma && i < load.num_operands(); ++i)
     if (!sh.recomputable(load.operand(i)))
@@ -204,7 +206,7 @@ Value *select(Builder &b, Value *c, Value *x, Value *y, SourceLoc loc) {
 }
 
 bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnalysis &ax,
-                   bool force, std::map<Value *, TmaCopyPlan> &tma_boxes) {
+                   bool force, bool kernel_maps, std::map<Value *, TmaCopyPlan> &tma_boxes) {
   Block *body = loop.region(0)->block();
   int64_t S = ring_stages(loop, module_stages);
   if (S == 0)
@@ -213,7 +215,7 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   std::vector<Candidate> cands;
   for (auto &op : body->ops())
     if (op->kind() == OpKind::Load)
-      if (auto c = candidate(*op, *body, sh, ax, force))
+      if (auto c = candidate(*op, *body, sh, ax, force, kernel_maps))
         cands.push_back(std::move(*c));
   if (cands.empty())
     return false;
@@ -415,12 +417,13 @@ void pipeline_loops(Module &m) {
 void pipeline_loops(Module &m, const PipelineLoopsOptions &opts) {
   int64_t stages = m.int_attr("num_stages", 3);
   int64_t descriptors = count_kernel_maps(m);
+  bool kernel_maps = m.int_attr(kKernelMapsAttr, 0) != 0;
   bool changed = false;
   std::map<Value *, TmaCopyPlan> tma_boxes;
   for (auto &f : m.functions) {
     analysis::AxisInfoAnalysis ax(*f, &m);
     ir::for_each_loop(*f->entry(), [&](Op &loop) {
-      changed = pipeline_loop(loop, stages, ax, opts.force, tma_boxes) || changed;
+      changed = pipeline_loop(loop, stages, ax, opts.force, kernel_maps, tma_boxes) || changed;
     });
   }
   if (changed) { // the recomputed pointer math repeats the body's; the old may be dead

@@ -43,14 +43,15 @@ std::optional<TmaCopyPlan> tma_copy_plan(const LinearLayout &stage, int64_t rows
   return std::nullopt;
 }
 
-bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::AxisInfoAnalysis &ax) {
+bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::AxisInfoAnalysis &ax,
+                    bool kernel_maps) {
   const ir::Value *map = load.operand(3);
   const ir::Op *d = map->def;
   if (!d) { // a kernel argument: a host descriptor's map
     const ir::Region *r = map->owner ? map->owner->parent() : nullptr;
     return r && !r->parent();
   }
-  if (d->kind() != ir::OpKind::MakeTmap || d->num_operands() != 4)
+  if (!kernel_maps || d->kind() != ir::OpKind::MakeTmap || d->num_operands() != 4)
     return false;
   for (const ir::Block *b = d->parent(); b && b->parent() && b->parent()->parent();
        b = b->parent()->parent()->parent())
@@ -82,18 +83,18 @@ LinearLayout tma_box_layout(const TmaCopyPlan &p, int64_t rows, int64_t cols, in
         bases[static_cast<size_t>(__builtin_ctzll(off))] = {static_cast<int32_t>(r),
                                                             static_cast<int32_t>(c)};
     }
-  return LinearLayout({{kOffset, std::move(bases)}},
-                      {{dim_name(0), static_cast<int32_t>(rows)},
-                       {dim_name(1), static_cast<int32_t>(cols)}});
+  return LinearLayout({{kOffset, std::move(bases)}}, {{dim_name(0), static_cast<int32_t>(rows)},
+                                                      {dim_name(1), static_cast<int32_t>(cols)}});
 }
 
 void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
+  bool kernel_maps = m.int_attr(kKernelMapsAttr, 0) != 0;
   for (auto &f : m.functions) {
     analysis::AxisInfoAnalysis ax(*f, &m);
     std::vector<ir::Op *> stores;
     ir::walk(f->entry(), [&](ir::Op *op) {
-      if (op->kind() == ir::OpKind::Store && op->int_attr("tma", 0) &&
-          op->num_operands() == 6 && tma_map_usable(*op, nullptr, ax))
+      if (op->kind() == ir::OpKind::Store && op->int_attr("tma", 0) && op->num_operands() == 6 &&
+          tma_map_usable(*op, nullptr, ax, kernel_maps))
         stores.push_back(op);
     });
     for (ir::Op *op : stores) {

@@ -42,8 +42,13 @@ int64_t tma_element_offset(const TmaCopyPlan &p, int64_t r, int64_t c, int elem_
 // strides are whole 16-byte units, as TMA requires (proved by axis info; else the load
 // keeps cp.async).
 // `loop` may be null: no loop (a store's map, which must then be made in the function's
-// body, outside every loop).
-bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::AxisInfoAnalysis &ax);
+// body, outside every loop). `kernel_maps`: the target builds maps (module attribute
+// kKernelMapsAttr: tensormap.replace is sm_90a's).
+bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::AxisInfoAnalysis &ax,
+                    bool kernel_maps);
+
+// The module attribute that lets kernels build tensor maps (set for sm_90a targets).
+inline constexpr const char *kKernelMapsAttr = "kernel_maps";
 
 // The boxes a TMA store of a [rows, cols] block of `elem_bytes` elements stages: the
 // widest swizzle whose rows the block's rows fill (panels side by side); nullopt when TMA

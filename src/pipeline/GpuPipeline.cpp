@@ -1,14 +1,14 @@
 #include "pipeline/GpuPipeline.h"
 
-#include "ir/RingOps.h"
-#include "simt/TensorMap.h"
-
 #include <algorithm>
 
 #include "codegen/PtxPrinter.h"
 #include "frontend/sema/Sema.h"
+#include "ir/RingOps.h"
+#include "layout/TmaCopies.h"
 #include "lower/Lower.h"
 #include "simt/Format.h"
+#include "simt/TensorMap.h"
 #include "support/Env.h"
 #include "support/Target.h"
 
@@ -85,6 +85,9 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // layouts: the dots that qualify lower to wgmma (#mma<v=3>); TILEC_WGMMA=0 turns it off
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
+  // kernels may build TMA tensor maps (tensormap.replace: sm_90a)
+  if (target.arch_specific && opts.sm >= 90)
+    k.tile.module->attrs.push_back({layout::kKernelMapsAttr, int64_t{1}});
   // what allocate-shared may give a block (a dot's two operand conversions kept apart)
   k.tile.module->attrs.push_back({"max_shared", max_shared_per_block(opts.sm)});
   // fp64 dots on the tensor cores where they run fp64 at full rate (Triton: sm_80, sm_90)

@@ -88,6 +88,66 @@ uint64_t nan_bits(int elem_bytes) {
   }
 }
 
+// The tensor map at the generic address in register src[i] of thread t, checked for an
+// n-dimensional copy (its two aligned 64-byte reads, as the hardware's).
+SimTensorMap read_map(Machine &m, Cta &c, const Decoded &d, int t, size_t i) {
+  InSpace global(d, Space::Global);
+  uint64_t at = m.reg(c, d.in->src[i].reg(), t);
+  if (at % kTensorMapAlign != 0)
+    m.fault(c, d, t, "the tensor map's address " + hex(at) + " is not 64-byte aligned");
+  SimTensorMap map;
+  for (uint64_t half = 0; half < 2; ++half)
+    std::memcpy(reinterpret_cast<uint8_t *>(&map) + 64 * half,
+                m.memory(c, global.d, t, at + 64 * half, 64, false), 64);
+  if (std::string e = map_error(map, d.in->m.vec); !e.empty())
+    m.fault(c, d, t, "bad tensor map at " + hex(at) + ": " + e);
+  return map;
+}
+
+// The box's element count, and the shared alignment its S-byte swizzle needs of the box's
+// start (8 rows of S bytes; 128 without a swizzle).
+uint64_t box_count(const SimTensorMap &map) {
+  uint64_t count = 1;
+  for (int k = 0; k < map.rank; ++k)
+    count *= map.box[k];
+  return count;
+}
+
+uint64_t box_alignment(const SimTensorMap &map) {
+  return map.swizzle_bytes != 0 ? 8u * map.swizzle_bytes : 128;
+}
+
+// Calls f(shared offset from the start, inside, global address) for each element of the
+// box at coordinates src[first..] of thread t (innermost first): the element's place in the
+// box is row-major, innermost first, with the S-byte swizzle XORing the 16-byte chunk
+// within an S-byte row with the row (address bits 7..) -- a function of absolute shared
+// addresses, so `start` is the box's.
+template <typename F>
+void for_box(Machine &m, Cta &c, const Decoded &d, int t, size_t first, const SimTensorMap &map,
+             uint64_t start, F f) {
+  int n = map.rank, eb = map.elem_bytes;
+  uint64_t s = map.swizzle_bytes, count = box_count(map);
+  int64_t coord[kTensorMapMaxRank] = {};
+  for (int k = 0; k < n; ++k)
+    coord[k] = static_cast<int32_t>(static_cast<uint32_t>(m.src(c, d, first + k, t)));
+  uint32_t idx[kTensorMapMaxRank] = {};
+  for (uint64_t e = 0; e < count; ++e) {
+    bool inside = true;
+    uint64_t ga = map.base;
+    for (int k = 0; k < n; ++k) {
+      int64_t g = coord[k] + idx[k];
+      inside = inside && g >= 0 && static_cast<uint64_t>(g) < map.dims[k];
+      ga += static_cast<uint64_t>(g) * map.strides[k];
+    }
+    uint64_t a = start + e * static_cast<uint64_t>(eb);
+    if (s != 0)
+      a ^= (a >> 3) & (s - 16);
+    f(a - start, inside, ga);
+    for (int k = 0; k < n && ++idx[k] == map.box[k]; ++k)
+      idx[k] = 0;
+  }
+}
+
 } // namespace
 
 void exec_CvtaParam(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
@@ -99,25 +159,13 @@ void exec_CvtaParam(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mas
 
 void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);
-  const Instr &in = *d.in;
   InSpace global(d, Space::Global);
   for_lanes(act, warp, [&](int t) {
     uint64_t dst = m.address(c, d, t, 0), bar = m.address(c, d, t, 1);
-    uint64_t at = m.reg(c, in.src[2].reg(), t);
-    if (at % kTensorMapAlign != 0)
-      m.fault(c, d, t, "the tensor map's address " + hex(at) + " is not 64-byte aligned");
-    SimTensorMap map;
-    for (uint64_t half = 0; half < 2; ++half) // two aligned 64-byte reads
-      std::memcpy(reinterpret_cast<uint8_t *>(&map) + 64 * half,
-                  m.memory(c, global.d, t, at + 64 * half, 64, false), 64);
-    if (std::string e = map_error(map, in.m.vec); !e.empty())
-      m.fault(c, d, t, "bad tensor map at " + hex(at) + ": " + e);
-    int n = map.rank, eb = map.elem_bytes;
-    uint64_t s = map.swizzle_bytes, count = 1;
-    for (int k = 0; k < n; ++k)
-      count *= map.box[k];
-    uint64_t bytes = count * static_cast<uint64_t>(eb);
-    uint64_t align = s != 0 ? 8 * s : 128, span = s != 0 ? (bytes + s - 1) / s * s : bytes;
+    SimTensorMap map = read_map(m, c, d, t, 2);
+    int eb = map.elem_bytes;
+    uint64_t s = map.swizzle_bytes, bytes = box_count(map) * static_cast<uint64_t>(eb);
+    uint64_t align = box_alignment(map), span = s != 0 ? (bytes + s - 1) / s * s : bytes;
     if (dst % align != 0)
       m.fault(c, d, t,
               "the destination (shared offset " + std::to_string(dst) + ") must be " +
@@ -135,9 +183,6 @@ void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint
                 "the destination overlaps shared bytes [" + std::to_string(b.lo) + ", " +
                     std::to_string(b.hi) + ") that an earlier cp.async.bulk.tensor (thread " +
                     std::to_string(b.thread) + ") is still writing");
-    int64_t coord[kTensorMapMaxRank] = {};
-    for (int k = 0; k < n; ++k)
-      coord[k] = static_cast<int32_t>(static_cast<uint32_t>(m.src(c, d, 3 + k, t)));
     BulkCopy cp;
     cp.lo = dst;
     cp.hi = dst + span;
@@ -148,28 +193,15 @@ void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint
     cp.image.assign(c.shared.begin() + static_cast<std::ptrdiff_t>(dst),
                     c.shared.begin() + static_cast<std::ptrdiff_t>(dst + span));
     uint64_t fill = map.nan_fill ? nan_bits(eb) : 0;
-    uint32_t idx[kTensorMapMaxRank] = {}; // the element's box coordinates, innermost first
-    for (uint64_t e = 0; e < count; ++e) {
-      bool inside = true;
-      uint64_t ga = map.base;
-      for (int k = 0; k < n; ++k) {
-        int64_t g = coord[k] + idx[k];
-        inside = inside && g >= 0 && static_cast<uint64_t>(g) < map.dims[k];
-        ga += static_cast<uint64_t>(g) * map.strides[k];
-      }
+    for_box(m, c, d, t, 3, map, dst, [&](uint64_t off, bool inside, uint64_t ga) {
       uint64_t v = fill;
       if (inside) {
         v = 0;
         std::memcpy(&v, m.memory(c, global.d, t, ga, static_cast<uint64_t>(eb), false),
                     static_cast<size_t>(eb));
       }
-      uint64_t a = dst + e * static_cast<uint64_t>(eb);
-      if (s != 0) // the 16-byte chunk within an S-byte row XOR the row (bits 7..)
-        a ^= (a >> 3) & (s - 16);
-      std::memcpy(cp.image.data() + (a - dst), &v, static_cast<size_t>(eb));
-      for (int k = 0; k < n && ++idx[k] == map.box[k]; ++k)
-        idx[k] = 0;
-    }
+      std::memcpy(cp.image.data() + off, &v, static_cast<size_t>(eb));
+    });
     c.bulk.push_back(std::move(cp));
   });
 }
@@ -179,52 +211,22 @@ void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint
 // swizzled shared placement to global element (c0 + i0, ..) when inside the tensor.
 void exec_CpAsyncBulkTensorStore(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);
-  const Instr &in = *d.in;
   InSpace global(d, Space::Global);
   for_lanes(act, warp, [&](int t) {
     uint64_t src = m.address(c, d, t, 0);
-    uint64_t at = m.reg(c, in.src[1].reg(), t);
-    if (at % kTensorMapAlign != 0)
-      m.fault(c, d, t, "the tensor map's address " + hex(at) + " is not 64-byte aligned");
-    SimTensorMap map;
-    for (uint64_t half = 0; half < 2; ++half)
-      std::memcpy(reinterpret_cast<uint8_t *>(&map) + 64 * half,
-                  m.memory(c, global.d, t, at + 64 * half, 64, false), 64);
-    if (std::string e = map_error(map, in.m.vec); !e.empty())
-      m.fault(c, d, t, "bad tensor map at " + hex(at) + ": " + e);
-    int n = map.rank, eb = map.elem_bytes;
-    uint64_t s = map.swizzle_bytes, count = 1;
-    for (int k = 0; k < n; ++k)
-      count *= map.box[k];
-    uint64_t align = s != 0 ? 8 * s : 128;
+    SimTensorMap map = read_map(m, c, d, t, 1);
+    uint64_t eb = map.elem_bytes, align = box_alignment(map);
     if (src % align != 0)
       m.fault(c, d, t,
               "the source (shared offset " + std::to_string(src) + ") must be " +
                   std::to_string(align) + "-byte aligned");
-    int64_t coord[kTensorMapMaxRank] = {};
-    for (int k = 0; k < n; ++k)
-      coord[k] = static_cast<int32_t>(static_cast<uint32_t>(m.src(c, d, 2 + k, t)));
-    uint32_t idx[kTensorMapMaxRank] = {};
-    for (uint64_t e = 0; e < count; ++e) {
-      bool inside = true;
-      uint64_t ga = map.base;
-      for (int k = 0; k < n; ++k) {
-        int64_t g = coord[k] + idx[k];
-        inside = inside && g >= 0 && static_cast<uint64_t>(g) < map.dims[k];
-        ga += static_cast<uint64_t>(g) * map.strides[k];
-      }
-      uint64_t a = src + e * static_cast<uint64_t>(eb);
-      if (s != 0)
-        a ^= (a >> 3) & (s - 16);
-      if (inside) {
-        check_bulk_access(m, c, d, t, a, static_cast<uint64_t>(eb), false);
-        std::memcpy(m.memory(c, global.d, t, ga, static_cast<uint64_t>(eb), true),
-                    m.memory(c, d, t, a, static_cast<uint64_t>(eb), false),
-                    static_cast<size_t>(eb));
-      }
-      for (int k = 0; k < n && ++idx[k] == map.box[k]; ++k)
-        idx[k] = 0;
-    }
+    for_box(m, c, d, t, 2, map, src, [&](uint64_t off, bool inside, uint64_t ga) {
+      if (!inside)
+        return; // clipped at the tensor's edges
+      check_bulk_access(m, c, d, t, src + off, eb, false);
+      std::memcpy(m.memory(c, global.d, t, ga, eb, true), m.memory(c, d, t, src + off, eb, false),
+                  static_cast<size_t>(eb));
+    });
   });
 }
 

@@ -98,3 +98,44 @@ TEST(TmaCopies, NoPlanWhereNoBoxPlacesTheBlock) {
   WgmmaOperandSmem big = wgmma_operand_smem(512, 64, 2, false, false);
   EXPECT_FALSE(tma_copy_plan(big.layout, 512, 64, false, 2));
 }
+
+TEST(TmaCopies, StorePlansTakeTheWidestSwizzleARowFills) {
+  auto p = tma_store_plan(128, 128, 2); // fp16 [128, 128]: two 128-byte panels
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->box0, 128);
+  EXPECT_EQ(p->box1, 64);
+  EXPECT_EQ(p->swizzle_bytes, 128);
+  EXPECT_EQ(p->panels, 2);
+  p = tma_store_plan(64, 16, 4); // fp32 rows of 64 bytes
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->swizzle_bytes, 64);
+  EXPECT_EQ(p->box1, 16);
+  EXPECT_EQ(p->panels, 1);
+  p = tma_store_plan(4, 64, 2); // under 8 rows: no swizzle, one box
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->swizzle_bytes, 0);
+  EXPECT_EQ(p->box1, 64);
+  EXPECT_FALSE(tma_store_plan(512, 64, 2)); // rows over 256
+  EXPECT_FALSE(tma_store_plan(64, 4, 2));   // 8-byte rows
+  EXPECT_FALSE(tma_store_plan(4, 512, 2));  // no swizzle and more than 256 columns
+}
+
+TEST(TmaCopies, BoxLayoutIsWhereTheBoxesPutEachElement) {
+  struct Case {
+    int64_t rows, cols;
+    int e;
+  };
+  for (Case k :
+       {Case{128, 128, 2}, Case{64, 16, 4}, Case{16, 64, 1}, Case{4, 64, 2}, Case{32, 64, 4}}) {
+    auto p = tma_store_plan(k.rows, k.cols, k.e);
+    ASSERT_TRUE(p);
+    LinearLayout l = tma_box_layout(*p, k.rows, k.cols, k.e);
+    for (int64_t r = 0; r < k.rows; ++r)
+      for (int64_t c = 0; c < k.cols; ++c) {
+        int64_t off = tma_byte(r, c, k.rows, p->box1, p->swizzle_bytes, k.e) / k.e;
+        std::vector<int32_t> at = l.apply(std::vector<int32_t>{static_cast<int32_t>(off)});
+        ASSERT_EQ(at, (std::vector<int32_t>{static_cast<int32_t>(r), static_cast<int32_t>(c)}))
+            << k.rows << "x" << k.cols << " e" << k.e << " offset " << off;
+      }
+  }
+}
