@@ -9,6 +9,7 @@
 
 #include "interp/simt/Simulator.h"
 #include "simt/Format.h"
+#include "simt/TensorMap.h"
 
 namespace tilec::simt::sim {
 
@@ -49,6 +50,18 @@ struct BulkCopy {
   int thread = 0;
 };
 
+// A TMA store whose source the hardware may still be reading (SimTma.cpp): the shared bytes
+// [lo, hi) and what it writes where, done at the cp.async.bulk.wait_group.read that
+// retires its group (group -1: not committed yet).
+struct BulkStore {
+  uint64_t lo = 0, hi = 0;
+  SimTensorMap map;
+  int64_t coord[kTensorMapMaxRank] = {};
+  int64_t group = -1;
+  const Decoded *d = nullptr;
+  int thread = 0;
+};
+
 struct Cta {
   std::array<int64_t, 3> id{0, 0, 0};
   std::vector<uint64_t> regs;     // [reg * nthreads + thread]
@@ -60,7 +73,9 @@ struct Cta {
   std::array<int64_t, 16> expected{}; // per barrier id (0: every live thread)
   uint64_t steps = 0;
   std::shared_ptr<AsyncState> async;
-  std::vector<BulkCopy> bulk; // TMA copies not landed yet
+  std::vector<BulkCopy> bulk;       // TMA copies not landed yet
+  std::vector<BulkStore> stores;    // TMA stores not done yet
+  std::vector<int64_t> bulk_groups; // per thread: the bulk groups it committed
 };
 
 // Thrown inside the machine; converted to SimError with the output so far.
@@ -153,6 +168,11 @@ void mbarrier_complete_tx(Machine &m, Cta &c, const Decoded &d, int thread, uint
 void check_bulk_access(Machine &m, Cta &c, const Decoded &d, int thread, uint64_t addr,
                        uint64_t bytes, bool write);
 bool land_bulk_copies(Machine &m, Cta &c);
+// A write of shared bytes [addr, addr + bytes) by thread t while a TMA store still reads
+// them is a fault (SimTma.cpp); so is a CTA that ends with one (check_stores_done).
+void check_store_sources(Machine &m, Cta &c, const Decoded &d, int t, uint64_t addr,
+                         uint64_t bytes);
+void check_stores_done(Machine &m, Cta &c);
 
 // wgmma register hazards (SimAsync.cpp): whether `warp` has wgmma registers in flight, and
 // the fault for an instruction that touches one before its wgmma.wait_group.

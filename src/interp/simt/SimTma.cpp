@@ -2,7 +2,7 @@
 // mbarrier), reading the simulator's tensor map (simt/TensorMap.h), and the maps kernels
 // build (tensormap.replace in shared memory, tensormap.cp_fenceproxy to global).
 //
-// Model (tests: tests/cpp/simt_interp/TmaTest.cpp):
+// Model (tests: tests/cpp/simt_interp/TmaTest.cpp, TmaStoreTest.cpp):
 // - cvta.param gives kParamBase + the parameter's offset in the packed argument bytes: a
 //   generic address that the TMA copy and plain generic ld read (stores through it fault).
 //   A tensor map may also be in a global buffer.
@@ -24,6 +24,10 @@
 //   kernel that reads before waiting on the mbarrier phase (or waits on the wrong parity)
 //   fails here instead of passing by luck. Copies in flight when every thread has exited
 //   are dropped.
+// - A TMA store (tests: TmaStoreTest.cpp) is checked when issued and done as late as the
+//   hardware may read its source: at the cp.async.bulk.wait_group.read of its thread that
+//   retires its (committed) group. Writing the source's bytes before then, or ending the
+//   CTA with a store pending, is a fault.
 #include <cstring>
 
 #include "interp/simt/SimInternal.h"
@@ -118,18 +122,19 @@ uint64_t box_alignment(const SimTensorMap &map) {
 }
 
 // Calls f(shared offset from the start, inside, global address) for each element of the
-// box at coordinates src[first..] of thread t (innermost first): the element's place in the
-// box is row-major, innermost first, with the S-byte swizzle XORing the 16-byte chunk
-// within an S-byte row with the row (address bits 7..) -- a function of absolute shared
-// addresses, so `start` is the box's.
-template <typename F>
-void for_box(Machine &m, Cta &c, const Decoded &d, int t, size_t first, const SimTensorMap &map,
-             uint64_t start, F f) {
-  int n = map.rank, eb = map.elem_bytes;
-  uint64_t s = map.swizzle_bytes, count = box_count(map);
-  int64_t coord[kTensorMapMaxRank] = {};
+// box at `coord` (read_coords: src[first..] of thread t, innermost first): the element's place in
+// the box is row-major, innermost first, with the S-byte swizzle XORing the 16-byte chunk within an
+// S-byte row with the row (address bits 7..) -- a function of absolute shared addresses, so `start`
+// is the box's.
+void read_coords(Machine &m, Cta &c, const Decoded &d, int t, size_t first, int n, int64_t *coord) {
   for (int k = 0; k < n; ++k)
     coord[k] = static_cast<int32_t>(static_cast<uint32_t>(m.src(c, d, first + k, t)));
+}
+
+template <typename F>
+void for_box(const SimTensorMap &map, const int64_t *coord, uint64_t start, F f) {
+  int n = map.rank, eb = map.elem_bytes;
+  uint64_t s = map.swizzle_bytes, count = box_count(map);
   uint32_t idx[kTensorMapMaxRank] = {};
   for (uint64_t e = 0; e < count; ++e) {
     bool inside = true;
@@ -193,7 +198,10 @@ void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint
     cp.image.assign(c.shared.begin() + static_cast<std::ptrdiff_t>(dst),
                     c.shared.begin() + static_cast<std::ptrdiff_t>(dst + span));
     uint64_t fill = map.nan_fill ? nan_bits(eb) : 0;
-    for_box(m, c, d, t, 3, map, dst, [&](uint64_t off, bool inside, uint64_t ga) {
+    int64_t coord[kTensorMapMaxRank] = {};
+    read_coords(m, c, d, t, 3, map.rank, coord);
+    check_store_sources(m, c, d, t, dst, span);
+    for_box(map, coord, dst, [&](uint64_t off, bool inside, uint64_t ga) {
       uint64_t v = fill;
       if (inside) {
         v = 0;
@@ -206,33 +214,86 @@ void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint
   });
 }
 
-// A TMA store, done when issued (the sources are read then; the kernel waits with
-// cp.async.bulk.wait_group.read before reusing them): box element (i0, i1, ..) from the
-// swizzled shared placement to global element (c0 + i0, ..) when inside the tensor.
+// A TMA store: checked when issued, done when a cp.async.bulk.wait_group.read of its
+// thread retires its group (as late as the hardware may read the source), then box element
+// (i0, i1, ..) goes from the swizzled shared placement to global element (c0 + i0, ..)
+// when inside the tensor. Until then a write of its source bytes is a fault, and so is a CTA
+// that ends without waiting.
 void exec_CpAsyncBulkTensorStore(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);
-  InSpace global(d, Space::Global);
   for_lanes(act, warp, [&](int t) {
-    uint64_t src = m.address(c, d, t, 0);
-    SimTensorMap map = read_map(m, c, d, t, 1);
-    uint64_t eb = map.elem_bytes, align = box_alignment(map);
-    if (src % align != 0)
+    BulkStore st;
+    st.lo = m.address(c, d, t, 0);
+    st.map = read_map(m, c, d, t, 1);
+    uint64_t align = box_alignment(st.map), s = st.map.swizzle_bytes;
+    uint64_t bytes = box_count(st.map) * st.map.elem_bytes;
+    st.hi = st.lo + (s != 0 ? (bytes + s - 1) / s * s : bytes);
+    if (st.lo % align != 0)
       m.fault(c, d, t,
-              "the source (shared offset " + std::to_string(src) + ") must be " +
+              "the source (shared offset " + std::to_string(st.lo) + ") must be " +
                   std::to_string(align) + "-byte aligned");
-    for_box(m, c, d, t, 2, map, src, [&](uint64_t off, bool inside, uint64_t ga) {
-      if (!inside)
-        return; // clipped at the tensor's edges
-      check_bulk_access(m, c, d, t, src + off, eb, false);
-      std::memcpy(m.memory(c, global.d, t, ga, eb, true), m.memory(c, d, t, src + off, eb, false),
-                  static_cast<size_t>(eb));
-    });
+    m.memory(c, d, t, st.lo, 1, false); // in bounds
+    if (st.hi > c.shared.size())
+      m.fault(c, d, t, "the box's source passes the end of shared memory");
+    read_coords(m, c, d, t, 2, st.map.rank, st.coord);
+    st.d = &d;
+    st.thread = t;
+    c.stores.push_back(st);
   });
 }
 
-// Stores are done when issued: their groups have nothing left to wait for.
-void exec_CpAsyncBulkCommit(Machine &, Cta &, const Decoded &, int, uint32_t) {}
-void exec_CpAsyncBulkWaitRead(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+void exec_CpAsyncBulkCommit(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  for_lanes(act, warp, [&](int t) {
+    int64_t g = ++c.bulk_groups[static_cast<size_t>(t)];
+    for (BulkStore &st : c.stores)
+      if (st.thread == t && st.group < 0)
+        st.group = g;
+  });
+}
+
+void exec_CpAsyncBulkWaitRead(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  InSpace global(d, Space::Global);
+  for_lanes(act, warp, [&](int t) {
+    int64_t keep = static_cast<int64_t>(m.src(c, d, 0, t));
+    int64_t last = c.bulk_groups[static_cast<size_t>(t)] - keep; // groups up to it retire
+    std::vector<BulkStore> left;
+    for (BulkStore &st : c.stores) {
+      if (st.thread != t || st.group < 0 || st.group > last) {
+        left.push_back(st);
+        continue;
+      }
+      uint64_t eb = st.map.elem_bytes;
+      for_box(st.map, st.coord, st.lo, [&](uint64_t off, bool inside, uint64_t ga) {
+        if (inside) // clipped at the tensor's edges
+          std::memcpy(m.memory(c, global.d, t, ga, eb, true), c.shared.data() + st.lo + off,
+                      static_cast<size_t>(eb));
+      });
+    }
+    c.stores = std::move(left);
+  });
+}
+
+void check_store_sources(Machine &m, Cta &c, const Decoded &d, int t, uint64_t addr,
+                         uint64_t bytes) {
+  for (const BulkStore &st : c.stores)
+    if (addr < st.hi && addr + bytes > st.lo)
+      m.fault(c, d, t,
+              "write to shared memory at offset " + std::to_string(addr) +
+                  " while a TMA store (thread " + std::to_string(st.thread) +
+                  ") may still read bytes [" + std::to_string(st.lo) + ", " +
+                  std::to_string(st.hi) + "): wait with cp.async.bulk.wait_group.read first");
+}
+
+void check_stores_done(Machine &m, Cta &c) {
+  if (c.stores.empty())
+    return;
+  const BulkStore &st = c.stores.front();
+  m.fault(c, *st.d, st.thread,
+          "the CTA ended with a TMA store whose source the hardware may still read: wait with "
+          "cp.async.bulk.wait_group.read 0 before exiting");
+}
 
 // tensormap.replace on a map in shared memory, kept in the simulator's format: each field
 // goes where the simulator's copy reads it, and any write marks the map as one (its magic).

@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "interp/simt/SimInternal.h"
-#include "support/FloatFormats.h"
 #include "interp/tile/Interpreter.h"
 #include "simt/Verifier.h"
+#include "support/FloatFormats.h"
 #include "support/Interrupt.h"
 
 namespace tilec::simt {
@@ -267,6 +267,8 @@ uint8_t *Machine::memory(Cta &c, const Decoded &d, int t, uint64_t addr, uint64_
                 std::to_string(c.shared.size()) + " bytes of shared memory)");
     if (!c.bulk.empty())
       check_bulk_access(*this, c, d, t, addr, bytes, write);
+    if (write && !c.stores.empty())
+      check_store_sources(*this, c, d, t, addr, bytes);
     return c.shared.data() + addr;
   }
   if (s == Space::Param) {
@@ -418,6 +420,7 @@ void Machine::run_cta(Cta &c) {
                   "': a barrier never completes (" + who + " )"};
     }
   }
+  check_stores_done(*this, c);
   total_steps += c.steps;
 }
 
@@ -462,6 +465,8 @@ RunResult Machine::run() {
           c.arrived.fill(0);
           c.expected.fill(0);
           c.bulk.clear();
+          c.stores.clear();
+          c.bulk_groups.assign(nthreads, 0);
           c.steps = 0;
           run_cta(c);
         }
