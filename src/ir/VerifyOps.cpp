@@ -105,15 +105,19 @@ void Verifier::verify_memory_op(const Op &op) {
   };
   Type elem = p.with_elem(p.elem); // drops the pointer
   check(p.is_ptr(), op, "first operand must be a pointer");
+  // a tma load's or store's three operands, its tensor map and an i32 offset a dim
+  auto tma_operands = [&](size_t results, const std::string &what) {
+    counts(op, 4 + p.rank(), 4 + p.rank(), results);
+    check(op.operand(3)->type.is_scalar() && op.operand(3)->type.is_ptr(), op,
+          "a tma " + what + "'s fourth operand is its tensor map's address (a scalar pointer)");
+    for (size_t i = 4; i < op.num_operands(); ++i)
+      check(op.operand(i)->type == Type(DType::I32), op,
+            "a tma " + what + "'s offsets must be i32 scalars");
+  };
   switch (op.kind()) {
   case OpKind::Load:
     if (op.int_attr("tma", 0)) { // (ptr, mask, other, tensor map, offsets...): Ops.def
-      counts(op, 4 + p.rank(), 4 + p.rank(), 1);
-      check(op.operand(3)->type.is_scalar() && op.operand(3)->type.is_ptr(), op,
-            "a tma load's fourth operand is its tensor map's address (a scalar pointer)");
-      for (size_t i = 4; i < op.num_operands(); ++i)
-        check(op.operand(i)->type == Type(DType::I32), op,
-              "a tma load's offsets must be i32 scalars");
+      tma_operands(1, "load");
     } else {
       counts(op, 1, 3, 1);
     }
@@ -125,12 +129,7 @@ void Verifier::verify_memory_op(const Op &op) {
     return;
   case OpKind::Store:
     if (op.int_attr("tma", 0)) { // (ptr, value, mask, tensor map, offsets...): Ops.def
-      counts(op, 4 + p.rank(), 4 + p.rank(), 0);
-      check(op.operand(3)->type.is_scalar() && op.operand(3)->type.is_ptr(), op,
-            "a tma store's fourth operand is its tensor map's address (a scalar pointer)");
-      for (size_t i = 4; i < op.num_operands(); ++i)
-        check(op.operand(i)->type == Type(DType::I32), op,
-              "a tma store's offsets must be i32 scalars");
+      tma_operands(0, "store");
     } else {
       counts(op, 2, 3, 0);
     }

@@ -38,20 +38,14 @@ bool is_wait(const Instr &in, int64_t n) {
 // Instructions that may run while the group is in flight (given they leave its registers
 // alone): no memory writes, no control flow, nothing the host sees.
 bool may_overlap(const Instr &in) {
+  if (simt::is_bulk_or_tensormap(in.op))
+    return false;
   switch (in.op) {
   case Op::St:
   case Op::Stmatrix:
   case Op::Atom:
   case Op::Red:
   case Op::CpAsync:
-  case Op::CpAsyncBulkTensor:
-  case Op::TensormapReplace:
-  case Op::TensormapCpFenceproxy:
-  case Op::FenceProxyTensormap:
-  case Op::BarWarpSync:
-  case Op::CpAsyncBulkTensorStore:
-  case Op::CpAsyncBulkCommit:
-  case Op::CpAsyncBulkWaitRead:
   case Op::Mbarrier:
   case Op::Vprintf:
   case Op::AssertFail:

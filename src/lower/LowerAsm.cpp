@@ -2,8 +2,8 @@
 // (which elements form a group is unspecified, as in Triton). Elements under 32 bits
 // travel packed, low element first (support/InlineAsm.h); 8-bit ones sit one per 16-bit
 // register everywhere else, so they are packed and unpacked with shifts.
-#include "support/InlineAsm.h"
 #include "lower/LoweringContext.h"
+#include "support/InlineAsm.h"
 
 namespace tilec::lower {
 

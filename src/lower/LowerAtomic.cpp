@@ -97,8 +97,7 @@ simt::Instr atom_instr(const ir::Op &op, AtomOp a, Ty t) {
 // fp16/bf16 min/max (tensor-descriptor reductions; PTX has no scalar 16-bit float atom
 // min/max): a compare-and-swap loop per element, in which each thread branches on its own.
 // min/max.f16 take the number when the other operand is NaN (fmin/fmax, as the interpreter).
-Reg cas_min_max16(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg guard,
-                  bool is_max) {
+Reg cas_min_max16(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg guard, bool is_max) {
   simt::Builder &b = c.b();
   Ty t = reg_ty(op.operand(1)->type);
   if (c.opts().sm < 80)

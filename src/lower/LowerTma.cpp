@@ -156,7 +156,7 @@ void lower_tma_store(LoweringContext &c, const ir::Op &op) {
                         op.int_attr("panels", 1)};
   int eb = static_cast<int>(ir::byte_size(v->type.elem));
   int64_t rows = v->type.shape[0], cols = v->type.shape[1];
-  int64_t base = (c.scratch(op, rows * cols * eb + 1024 - 16) + 1023) & ~int64_t{1023};
+  int64_t base = (c.scratch(op, layout::scratch_bytes(op)) + 1023) & ~int64_t{1023};
   layout::LinearLayout to_offset = layout::tma_box_layout(p, rows, cols, eb).invert();
   b.set_smem_region(base, base + rows * cols * eb);
   c.smem_before_write();

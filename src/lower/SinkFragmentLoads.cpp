@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "simt/AsyncInstrs.h"
+
 namespace tilec::lower {
 
 namespace {
@@ -26,6 +28,8 @@ bool reads_memory(const Instr &in) { return in.op == Op::Ldmatrix || in.op == Op
 // fences, asynchronous copies and wgmma (which read or write shared memory), and
 // anything that leaves the block or has effects the host sees.
 bool orders_memory(const Instr &in) {
+  if (simt::is_bulk_or_tensormap(in.op))
+    return true;
   switch (in.op) {
   case Op::St:
   case Op::Stmatrix:
@@ -36,14 +40,6 @@ bool orders_memory(const Instr &in) {
   case Op::Membar:
   case Op::Fence:
   case Op::CpAsync:
-  case Op::CpAsyncBulkTensor:
-  case Op::TensormapReplace:
-  case Op::TensormapCpFenceproxy:
-  case Op::FenceProxyTensormap:
-  case Op::BarWarpSync:
-  case Op::CpAsyncBulkTensorStore:
-  case Op::CpAsyncBulkCommit:
-  case Op::CpAsyncBulkWaitRead:
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
   case Op::Mbarrier:

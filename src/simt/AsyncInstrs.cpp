@@ -466,6 +466,22 @@ bool is_wgmma(Op op) {
   return op == Op::WgmmaFence || op == Op::Wgmma || op == Op::WgmmaCommit || op == Op::WgmmaWait;
 }
 
+bool is_bulk_or_tensormap(Op op) {
+  switch (op) {
+  case Op::CpAsyncBulkTensor:
+  case Op::CpAsyncBulkTensorStore:
+  case Op::CpAsyncBulkCommit:
+  case Op::CpAsyncBulkWaitRead:
+  case Op::TensormapReplace:
+  case Op::TensormapCpFenceproxy:
+  case Op::FenceProxyTensormap:
+  case Op::BarWarpSync:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool instr_needs_sm90a(const Instr &in) { return is_wgmma(in.op) || in.op == Op::TensormapReplace; }
 
 } // namespace tilec::simt

@@ -143,6 +143,10 @@ int instr_min_sm(const Instr &in);       // 0: every target
 bool instr_needs_sm90a(const Instr &in); // the arch-specific sm_90a features (wgmma)
 // The wgmma family: wgmma.fence, wgmma.mma_async, wgmma.commit_group, wgmma.wait_group.
 bool is_wgmma(Op op);
+// The bulk-copy and tensor-map family (cp.async.bulk.*, tensormap.*, fence.proxy.tensormap,
+// and bar.warp.sync, which orders a map's building): each reads or writes memory
+// asynchronously or orders such accesses.
+bool is_bulk_or_tensormap(Op op);
 // The PTX ISA 8.x an instruction needs (8.0: 0; cvta.param's 7.7 and cp.async.bulk.tensor's
 // 8.0 are met by every version the printer emits; tensormap.*: 8.6, see the .cpp).
 int instr_min_ptx_minor(const Instr &in);
