@@ -105,19 +105,20 @@ void Verifier::verify_memory_op(const Op &op) {
   };
   Type elem = p.with_elem(p.elem); // drops the pointer
   check(p.is_ptr(), op, "first operand must be a pointer");
-  // a tma load's or store's three operands, its tensor map and an i32 offset a dim
-  auto tma_operands = [&](size_t results, const std::string &what) {
-    counts(op, 4 + p.rank(), 4 + p.rank(), results);
+  // a tma load's or store's three operands, its tensor map, (a store's) the tensor's inner
+  // extent and an i32 offset a dim
+  auto tma_operands = [&](size_t results, const std::string &what, size_t extents) {
+    counts(op, 4 + extents + p.rank(), 4 + extents + p.rank(), results);
     check(op.operand(3)->type.is_scalar() && op.operand(3)->type.is_ptr(), op,
           "a tma " + what + "'s fourth operand is its tensor map's address (a scalar pointer)");
     for (size_t i = 4; i < op.num_operands(); ++i)
       check(op.operand(i)->type == Type(DType::I32), op,
-            "a tma " + what + "'s offsets must be i32 scalars");
+            "a tma " + what + "'s extent and offsets must be i32 scalars");
   };
   switch (op.kind()) {
   case OpKind::Load:
     if (op.int_attr("tma", 0)) { // (ptr, mask, other, tensor map, offsets...): Ops.def
-      tma_operands(1, "load");
+      tma_operands(1, "load", 0);
     } else {
       counts(op, 1, 3, 1);
     }
@@ -128,8 +129,8 @@ void Verifier::verify_memory_op(const Op &op) {
       check(op.operand(2)->type == elem, op, "`other` must have the result's type");
     return;
   case OpKind::Store:
-    if (op.int_attr("tma", 0)) { // (ptr, value, mask, tensor map, offsets...): Ops.def
-      tma_operands(0, "store");
+    if (op.int_attr("tma", 0)) { // (ptr, value, mask, tensor map, extent, offsets...): Ops.def
+      tma_operands(0, "store", 1);
     } else {
       counts(op, 2, 3, 0);
     }

@@ -87,14 +87,24 @@ LinearLayout tma_box_layout(const TmaCopyPlan &p, int64_t rows, int64_t cols, in
                                                       {dim_name(1), static_cast<int32_t>(cols)}});
 }
 
+// Whether `extent` elements of `elem_bytes` are provably whole 16-byte units: a TMA store
+// writes whole units, so past an inner extent of another size (measured on an H200; Triton
+// 3.6 does, its issue #11583), into memory the descriptor does not describe.
+static bool whole_units(const analysis::AxisInfoAnalysis &ax, const ir::Value *extent,
+                        size_t elem_bytes) {
+  const analysis::AxisInfo &e = ax.get(extent);
+  return e.rank() == 1 && (e.divisibility[0] * static_cast<int64_t>(elem_bytes)) % 16 == 0;
+}
+
 void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
   bool kernel_maps = m.int_attr(kKernelMapsAttr, 0) != 0;
   for (auto &f : m.functions) {
     analysis::AxisInfoAnalysis ax(*f, &m);
     std::vector<ir::Op *> stores;
     ir::walk(f->entry(), [&](ir::Op *op) {
-      if (op->kind() == ir::OpKind::Store && op->int_attr("tma", 0) && op->num_operands() == 6 &&
-          tma_map_usable(*op, nullptr, ax, kernel_maps))
+      if (op->kind() == ir::OpKind::Store && op->int_attr("tma", 0) && op->num_operands() == 7 &&
+          tma_map_usable(*op, nullptr, ax, kernel_maps) &&
+          whole_units(ax, op->operand(4), ir::byte_size(op->operand(1)->type.elem)))
         stores.push_back(op);
     });
     for (ir::Op *op : stores) {
@@ -112,7 +122,7 @@ void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
         v = v->def->operand(0); // the lowering stages any layout
       ir::Builder b;
       b.set_insertion_point(op);
-      b.create(ir::OpKind::TmaStore, {v, map, op->operand(4), op->operand(5)}, {},
+      b.create(ir::OpKind::TmaStore, {v, map, op->operand(5), op->operand(6)}, {},
                {{"box", std::vector<int64_t>{p->box0, p->box1}},
                 {"swizzle", int64_t{p->swizzle_bytes}},
                 {"panels", p->panels}},

@@ -48,6 +48,16 @@ def desc_copy(src, dst, BM: tl.constexpr, BN: tl.constexpr):
     dst.store([m, n], src.load([m, n]) * 2)
 
 
+@triton.jit
+def built_copy(X, Y, M, N, S, BM: tl.constexpr, BN: tl.constexpr):
+    # kernel-built maps, no loop: the load is an ordinary one, the store a TMA store
+    xd = tl.make_tensor_descriptor(X, [M, N], [S, 1], [BM, BN])
+    yd = tl.make_tensor_descriptor(Y, [M, N], [S, 1], [BM, BN])
+    m = tl.program_id(0) * BM
+    n = tl.program_id(1) * BN
+    yd.store([m, n], xd.load([m, n]) * 2)
+
+
 def _grid(M, N, BM, BN):
     return ((M + BM - 1) // BM, (N + BN - 1) // BN)
 
@@ -107,17 +117,37 @@ def test_tma_stores_on_the_simulator(simulator, M, N, K, BM, BN, BK, stages, out
     assert ("stmatrix.sync.aligned" in ptx) == (out == np.float16)
 
 
-def test_host_descriptor_tma_store(simulator):
+@pytest.mark.parametrize("cols", [80, 74])
+def test_host_descriptor_tma_store(simulator, cols):
+    # the tensor is the first `cols` columns of a 100 x 80 array. A TMA store writes whole
+    # 16-byte units (the simulator as an H200), so 74 fp32 (296 bytes) would write columns
+    # 74 and 75 too: only an inner extent known to be whole units (here: divisible by 16)
+    # takes TMA stores
     from tilec.tools.tensor_descriptor import TensorDescriptor
 
-    x = np.arange(100 * 72, dtype=np.float32).reshape(100, 72)
+    x = np.arange(100 * 80, dtype=np.float32).reshape(100, 80)
     y = np.full_like(x, np.nan)
-    k = desc_copy[(2, 2)](TensorDescriptor.from_tensor(x, [64, 64]),
-                          TensorDescriptor.from_tensor(y, [64, 64]), BM=64, BN=64)
-    np.testing.assert_array_equal(y, 2 * x)
+    k = desc_copy[(2, 2)](TensorDescriptor(x, [100, cols], [80, 1], [64, 64]),
+                          TensorDescriptor(y, [100, cols], [80, 1], [64, 64]), BM=64, BN=64)
+    np.testing.assert_array_equal(y[:, :cols], 2 * x[:, :cols])
+    assert np.isnan(y[:, cols:]).all()
     ptx = k.asm["ptx"]
-    assert ptx.count(STORE) == 2 and "cp.async.bulk.tensor.2d.shared" not in ptx
+    assert ptx.count(STORE) == (2 if cols == 80 else 0)
+    assert "cp.async.bulk.tensor.2d.shared" not in ptx
     assert "tensormap.replace" not in ptx  # the launch encodes a host descriptor's map
+
+
+@pytest.mark.parametrize("cols", [64, 58])
+def test_kernel_map_store_leaves_the_padding_alone(simulator, cols):
+    # a kernel-built map of the first `cols` fp32 columns of rows of 96: 58 (232 bytes) is
+    # not whole 16-byte units, so no TMA store (it would write columns 58 and 59)
+    x = np.arange(80 * 96, dtype=np.float32).reshape(80, 96)
+    y = np.full_like(x, np.nan)
+    k = built_copy[(2, 2)](x, y, 80, cols, 96, BM=64, BN=64)
+    np.testing.assert_array_equal(y[:, :cols], 2 * x[:, :cols])
+    assert np.isnan(y[:, cols:]).all()
+    assert _maps(k.asm["ptx"]) == (1 if cols == 64 else 0)
+    assert (STORE in k.asm["ptx"]) == (cols == 64)
 
 
 def test_nan_padding_keeps_the_ordinary_loads(simulator):
@@ -213,15 +243,34 @@ def test_kernel_maps_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, alloca
 
 
 @pytest.mark.gpu
-def test_host_descriptor_tma_store_on_the_gpu(monkeypatch):
+@pytest.mark.parametrize("cols", [528, 522])
+def test_host_descriptor_tma_store_on_the_gpu(monkeypatch, cols):
+    # the first `cols` columns of 1000 x 528: an H200's TMA store writes 522 fp32 (2088
+    # bytes) up to column 523, so only 528 takes one
     torch = _gpu()
     from tilec.tools.tensor_descriptor import TensorDescriptor
 
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
-    x = torch.randn((1000, 520), device="cuda")
+    x = torch.randn((1000, 528), device="cuda")
     y = torch.full_like(x, float("nan"))
-    k = desc_copy[(16, 9)](TensorDescriptor.from_tensor(x, [64, 64]),
-                           TensorDescriptor.from_tensor(y, [64, 64]), BM=64, BN=64)
-    torch.testing.assert_close(y, 2 * x, atol=0, rtol=0)
-    assert STORE in k.asm["ptx"]
+    k = desc_copy[(16, 9)](TensorDescriptor(x[:, :cols], [1000, cols], [528, 1], [64, 64]),
+                           TensorDescriptor(y[:, :cols], [1000, cols], [528, 1], [64, 64]),
+                           BM=64, BN=64)
+    torch.testing.assert_close(y[:, :cols], 2 * x[:, :cols], atol=0, rtol=0)
+    assert y[:, cols:].isnan().all()
+    assert (STORE in k.asm["ptx"]) == (cols == 528)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cols", [64, 58])
+def test_kernel_map_store_leaves_the_padding_alone_on_the_gpu(monkeypatch, cols):
+    torch = _gpu()
+    monkeypatch.setenv("TILEC_TMA", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    x = torch.randn((80, 96), device="cuda")
+    y = torch.full_like(x, float("nan"))
+    k = built_copy[(2, 2)](x, y, 80, cols, 96, BM=64, BN=64)
+    torch.testing.assert_close(y[:, :cols], 2 * x[:, :cols], atol=0, rtol=0)
+    assert y[:, cols:].isnan().all()
+    assert (STORE in k.asm["ptx"]) == (cols == 64)

@@ -216,6 +216,7 @@ Val transfer(Emitter &e, const Args &a, const Val &desc, const BlockAccess &acc,
   std::vector<ir::NamedAttr> attrs;
   if (!offsets.empty() && desc.desc->tmap) { // as masked_load's: a TMA store candidate
     operands.push_back(desc.elems[desc.desc->tmap_at()].tensor);
+    operands.push_back(desc.elems[offsets.size()].tensor); // the inner extent (Ops.def)
     operands.insert(operands.end(), offsets.begin(), offsets.end());
     attrs.push_back({"tma", int64_t{1}});
   }

@@ -27,7 +27,9 @@
 // - A TMA store (tests: TmaStoreTest.cpp) is checked when issued and done as late as the
 //   hardware may read its source: at the cp.async.bulk.wait_group.read of its thread that
 //   retires its (committed) group. Writing the source's bytes before then, or ending the
-//   CTA with a store pending, is a fault.
+//   CTA with a store pending, is a fault. It writes whole 16-byte units of the inner dim:
+//   an inner extent of other sizes is rounded up (so past the tensor), as an H200 does.
+#include <algorithm>
 #include <cstring>
 
 #include "interp/simt/SimInternal.h"
@@ -132,16 +134,21 @@ void read_coords(Machine &m, Cta &c, const Decoded &d, int t, size_t first, int 
 }
 
 template <typename F>
-void for_box(const SimTensorMap &map, const int64_t *coord, uint64_t start, F f) {
+void for_box(const SimTensorMap &map, const int64_t *coord, uint64_t start, F f,
+             bool store = false) {
   int n = map.rank, eb = map.elem_bytes;
   uint64_t s = map.swizzle_bytes, count = box_count(map);
+  uint64_t dims[kTensorMapMaxRank] = {};
+  std::copy(map.dims, map.dims + n, dims);
+  if (store) // a store writes whole 16-byte units of the inner dim (as measured on an H200)
+    dims[0] = (dims[0] * static_cast<uint64_t>(eb) + 15) / 16 * 16 / static_cast<uint64_t>(eb);
   uint32_t idx[kTensorMapMaxRank] = {};
   for (uint64_t e = 0; e < count; ++e) {
     bool inside = true;
     uint64_t ga = map.base;
     for (int k = 0; k < n; ++k) {
       int64_t g = coord[k] + idx[k];
-      inside = inside && g >= 0 && static_cast<uint64_t>(g) < map.dims[k];
+      inside = inside && g >= 0 && static_cast<uint64_t>(g) < dims[k];
       ga += static_cast<uint64_t>(g) * map.strides[k];
     }
     uint64_t a = start + e * static_cast<uint64_t>(eb);
@@ -217,7 +224,7 @@ void exec_CpAsyncBulkTensor(Machine &m, Cta &c, const Decoded &d, int warp, uint
 // A TMA store: checked when issued, done when a cp.async.bulk.wait_group.read of its
 // thread retires its group (as late as the hardware may read the source), then box element
 // (i0, i1, ..) goes from the swizzled shared placement to global element (c0 + i0, ..)
-// when inside the tensor. Until then a write of its source bytes is a fault, and so is a CTA
+// when inside the tensor (its inner extent rounded up to 16 bytes). Until then a write of its source bytes is a fault, and so is a CTA
 // that ends without waiting.
 void exec_CpAsyncBulkTensorStore(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);
@@ -265,11 +272,14 @@ void exec_CpAsyncBulkWaitRead(Machine &m, Cta &c, const Decoded &d, int warp, ui
         continue;
       }
       uint64_t eb = st.map.elem_bytes;
-      for_box(st.map, st.coord, st.lo, [&](uint64_t off, bool inside, uint64_t ga) {
-        if (inside) // clipped at the tensor's edges
-          std::memcpy(m.memory(c, global.d, t, ga, eb, true), c.shared.data() + st.lo + off,
-                      static_cast<size_t>(eb));
-      });
+      for_box(
+          st.map, st.coord, st.lo,
+          [&](uint64_t off, bool inside, uint64_t ga) {
+            if (inside) // clipped at the tensor's edges (the inner one rounded up)
+              std::memcpy(m.memory(c, global.d, t, ga, eb, true),
+                          c.shared.data() + st.lo + off, static_cast<size_t>(eb));
+          },
+          true);
     }
     c.stores = std::move(left);
   });
