@@ -301,7 +301,12 @@ Cubin compile_ptx(const std::string &ptx, const GpuTarget &t, const PtxOptions &
     std::string capped = k > 0 ? with_min_ctas(ptx, k) : "";
     if (capped.empty())
       return c;
-    Cubin c2 = compile_with_ptxas(*ptxas, capped, t, opts, kernel);
+    Cubin c2;
+    try { // a speculative register budget: ptxas refuses one an instruction cannot fit in
+      c2 = compile_with_ptxas(*ptxas, capped, t, opts, kernel); // (wgmma's accumulators)
+    } catch (const PtxasError &) {
+      return c;
+    }
     int spill = log_spill_bytes(c2.log);
     if (spill < 0 || spill > kMaxSpillBytes)
       return c;

@@ -121,6 +121,12 @@ def test_cublas_binding_matches_torch_on_the_gpu():
     c16 = torch.empty(256, 64, device="cuda", dtype=torch.float16)
     torch.testing.assert_close(blas.matmul(a8, b8, c16), (a8.half() @ b8.half().T),
                                rtol=2e-2, atol=1e-1)
+    # fp32 on TF32 tensor cores, as Triton's binding computes it; torch's flag is restored
+    tf32 = torch.backends.cuda.matmul.allow_tf32
+    a32, b32 = a.float(), b.float()
+    c32 = torch.empty(256, 64, device="cuda")
+    torch.testing.assert_close(blas.matmul(a32, b32, c32), a32 @ b32.T, rtol=1e-2, atol=1e-1)
+    assert torch.backends.cuda.matmul.allow_tf32 == tf32
     d = torch.empty_like(c)
     blas.gemm(a, b, c, d, 2.0, 0.5)
     torch.testing.assert_close(d, (2.0 * (a.float() @ b.float().T) + 0.5 * c.float()).half(),

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -112,4 +116,38 @@ TEST(PtxCompiler, SearchesPathAndFallsBackWithoutPtxas) {
   setenv("PATH", old_path.c_str(), 1);
   if (old_home)
     setenv("CUDA_HOME", saved_home.c_str(), 1);
+}
+
+// The occupancy cap's second build (one more CTA per SM) is speculative: when ptxas refuses
+// that register budget (wgmma accumulators that need more, error C7602), the first build
+// stands. A stand-in ptxas (TILEC_PTXAS) reports 156 registers and fails with the cap.
+TEST(PtxCompiler, ARefusedOccupancyCapKeepsTheFirstBuild) {
+  char dir[] = "/tmp/tilec-fake-ptxas-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string script = std::string(dir) + "/ptxas";
+  FILE *f = std::fopen(script.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("#!/bin/sh\n"
+             "out=; in=\n"
+             "while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; *.ptx) in=$1 ;; esac; "
+             "shift; done\n"
+             "if grep -q minnctapersm \"$in\"; then\n"
+             "  echo 'ptxas fatal   : (C7602) Insufficient registers (128)'; exit 255; fi\n"
+             "printf '\\177ELF-cubin' > \"$out\"\n"
+             "echo 'ptxas info    : Used 156 registers, used 1 barriers'\n",
+             f);
+  std::fclose(f);
+  chmod(script.c_str(), 0755);
+  setenv("TILEC_PTXAS", script.c_str(), 1);
+  PtxOptions o;
+  o.threads = 256; // 156 registers: one CTA of 8 warps; the cap asks for two
+  o.shared_bytes = 64 * 1024;
+  std::string ptx = ".visible .entry k()\n.reqntid 256, 1, 1\n{\n  ret;\n}\n";
+  Cubin c;
+  EXPECT_NO_THROW(c = compile_ptx(ptx, GpuTarget{9, 0}, o, "k"));
+  EXPECT_EQ(c.image, "\x7f" "ELF-cubin");
+  EXPECT_EQ(c.compiler.find(".minnctapersm"), std::string::npos) << c.compiler;
+  unsetenv("TILEC_PTXAS");
+  unlink(script.c_str());
+  rmdir(dir);
 }

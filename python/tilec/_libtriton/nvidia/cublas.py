@@ -1,9 +1,11 @@
 """`CublasLt(workspace)`: Triton's cuBLASLt binding, with its methods `matmul(A, B, C)`
 (C = A @ B.T) and `gemm(A, B, C, D, alpha, beta)` (D = alpha * A @ B.T + beta * C), for
 torch CUDA tensors. tilec calls cuBLAS(Lt) through torch, which links it: `torch.matmul`
-for fp16, bf16 and fp32, `torch._scaled_mm` (cuBLASLt's fp8 GEMM, unit scales) for fp8
-e4m3 / e5m2 operands. The workspace is kept as Triton's binding keeps it; torch manages
-cuBLAS's own."""
+for fp16, bf16 and fp32 (fp32 with TF32 tensor cores, Triton's compute type for it),
+`torch._scaled_mm` (cuBLASLt's fp8 GEMM, unit scales) for fp8 e4m3 / e5m2 operands, e4m3
+with fast (imprecise) accumulation as Triton's binding asks: its results then match the
+fp8 kernels' own wgmma accumulation (tutorial 09 compares them with atol 1 on fp8 outputs).
+The workspace is kept as Triton's binding keeps it; torch manages cuBLAS's own."""
 
 from __future__ import annotations
 
@@ -43,8 +45,19 @@ class CublasLt:
         torch = _torch()
         if A.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
             one = torch.ones((), device=A.device, dtype=torch.float32)
-            return torch._scaled_mm(A, B.T, scale_a=one, scale_b=one, out_dtype=out_dtype)
-        return torch.matmul(A, B.T)
+            return torch._scaled_mm(A, B.T, scale_a=one, scale_b=one, out_dtype=out_dtype,
+                                    use_fast_accum=A.dtype == torch.float8_e4m3fn)
+        return self._matmul(A, B)
+
+    @staticmethod
+    def _matmul(A, B, out=None):
+        torch = _torch()
+        tf32 = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = A.dtype == torch.float32 or tf32
+        try:
+            return torch.matmul(A, B.T) if out is None else torch.matmul(A, B.T, out=out)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = tf32
 
     def matmul(self, A, B, C):
         """C = A @ B.T."""
@@ -53,7 +66,7 @@ class CublasLt:
         if A.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
             C.copy_(self._product(A, B, C.dtype))
         else:
-            torch.matmul(A, B.T, out=C) if C.dtype == A.dtype else C.copy_(torch.matmul(A, B.T))
+            self._matmul(A, B, C) if C.dtype == A.dtype else C.copy_(self._matmul(A, B))
         return C
 
     def gemm(self, A, B, C, D, alpha: float, beta: float):
