@@ -8,6 +8,7 @@
 #include "layout/ConvertPlan.h"
 #include "layout/Layouts.h"
 #include "layout/MmaLayouts.h"
+#include "layout/TmaCopies.h"
 
 namespace tilec::layout {
 
@@ -372,6 +373,13 @@ std::vector<Buffer> lifetimes(ir::Function &f, const std::map<const ir::Op *, in
   for (Buffer &b : bufs)
     if (b.op->kind() == OpKind::LocalAlloc)
       extend_ring(b, number);
+  // a deferred TMA store's staging (TmaCopies.h): from its outermost loop's start (the
+  // boxes of the last iteration may still be read at the next) to the function's end
+  for (Buffer &b : bufs)
+    if (b.op->kind() == OpKind::TmaStore && b.op->int_attr("defer", 0)) {
+      b.start = number.at(outermost_loop(*b.op));
+      b.end = static_cast<int64_t>(number.size());
+    }
   for (Buffer &b : bufs)
     extend_to_dot(b, number, dot_limit);
   for (const auto &[op, n] : number) { // the twin's buffer lives until the reader
@@ -422,6 +430,17 @@ void allocate_shared(ir::Module &m) {
     };
     std::vector<Buffer> bufs;
     auto [placed, bytes] = place_with(std::max(kDotOperandBytes, max_shared), bufs);
+    if (bytes > max_shared && max_shared > 0) { // deferred TMA stores' own staging is too much
+      bool any = false;
+      ir::walk(f->entry(), [&](ir::Op *op) {
+        if (op->kind() == OpKind::TmaStore && op->int_attr("defer", 0)) {
+          op->erase_attr("defer");
+          any = true;
+        }
+      });
+      if (any)
+        std::tie(placed, bytes) = place_with(std::max(kDotOperandBytes, max_shared), bufs);
+    }
     if (bytes > max_shared && max_shared > kDotOperandBytes) // past the target: as before
       std::tie(placed, bytes) = place_with(kDotOperandBytes, bufs);
     total = std::max(total, bytes);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/RingOps.h"
+#include "support/Env.h"
 
 namespace tilec::layout {
 
@@ -96,8 +97,21 @@ static bool whole_units(const analysis::AxisInfoAnalysis &ax, const ir::Value *e
   return e.rank() == 1 && (e.divisibility[0] * static_cast<int64_t>(elem_bytes)) % 16 == 0;
 }
 
+const ir::Op *outermost_loop(const ir::Op &op) {
+  const ir::Op *loop = nullptr;
+  for (const ir::Op *o = &op; o->parent() && o->parent()->parent();) {
+    o = o->parent()->parent()->parent();
+    if (!o)
+      break;
+    if (o->kind() == ir::OpKind::For || o->kind() == ir::OpKind::While)
+      loop = o;
+  }
+  return loop;
+}
+
 void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
   bool kernel_maps = m.int_attr(kKernelMapsAttr, 0) != 0;
+  bool defer = env::get(env::Var::TmaStoreDefer) != "0";
   for (auto &f : m.functions) {
     analysis::AxisInfoAnalysis ax(*f, &m);
     std::vector<ir::Op *> stores;
@@ -122,11 +136,13 @@ void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
         v = v->def->operand(0); // the lowering stages any layout
       ir::Builder b;
       b.set_insertion_point(op);
+      std::vector<ir::NamedAttr> attrs = {{"box", std::vector<int64_t>{p->box0, p->box1}},
+                                          {"swizzle", int64_t{p->swizzle_bytes}},
+                                          {"panels", p->panels}};
+      if (defer && outermost_loop(*op))
+        attrs.push_back({"defer", int64_t{1}});
       b.create(ir::OpKind::TmaStore, {v, map, op->operand(5), op->operand(6)}, {},
-               {{"box", std::vector<int64_t>{p->box0, p->box1}},
-                {"swizzle", int64_t{p->swizzle_bytes}},
-                {"panels", p->panels}},
-               op->loc());
+               std::move(attrs), op->loc());
       op->erase();
     }
   }

@@ -60,10 +60,16 @@ std::optional<TmaCopyPlan> tma_store_plan(int64_t rows, int64_t cols, int elem_b
 LinearLayout tma_box_layout(const TmaCopyPlan &p, int64_t rows, int64_t cols, int elem_bytes);
 
 // Each tma store (Ops.def) of a 2-D block whose map tma_map_usable accepts (the store's
-// function as its loop) and whose box `boxes` leaves free becomes tma_store, reading the
-// value in its producer's layout (a conversion into the store's layout is skipped); the
-// map's box goes into `boxes`.
+// function as its loop), whose inner extent is provably whole 16-byte units and whose box
+// `boxes` leaves free becomes tma_store, reading the value in its producer's layout (a
+// conversion into the store's layout is skipped); the map's box goes into `boxes`. One in
+// a loop is {defer = 1} (unless TILEC_TMA_STORE_DEFER=0): its wait for the boxes' reads of
+// shared memory moves to its next staging (a persistent kernel's next tile computes while
+// the store drains) and the function's end, its staging its own (AllocateShared).
 void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes);
+
+// The outermost `for` / `while` around `op` (null: none).
+const ir::Op *outermost_loop(const ir::Op &op);
 
 // The make_tmap ops of `m`: the descriptors made in the kernel whose loads or stores might
 // use a map (counted before rings replace loads and the unused maps die).

@@ -147,7 +147,9 @@ void lower_make_tmap(LoweringContext &c, const ir::Op &op) {
 // tma_store (Ops.def): every thread writes its elements where the boxes place them in
 // shared scratch (1024-byte aligned: the swizzle is a function of address bits); after a
 // proxy fence and a barrier, thread 0 stores each box and waits until they have read the
-// scratch, which a later write may then reuse (after a barrier, smem_unknown).
+// scratch, which a later write may then reuse (after a barrier, smem_unknown). Deferred
+// ({defer}: its staging is its own), thread 0 waits instead before the next staging
+// (then a barrier tells every thread) and at the kernel's end.
 void lower_tma_store(LoweringContext &c, const ir::Op &op) {
   simt::Builder &b = c.b();
   const ir::Value *v = op.operand(0);
@@ -158,6 +160,15 @@ void lower_tma_store(LoweringContext &c, const ir::Op &op) {
   int64_t rows = v->type.shape[0], cols = v->type.shape[1];
   int64_t base = (c.scratch(op, layout::scratch_bytes(op)) + 1023) & ~int64_t{1023};
   layout::LinearLayout to_offset = layout::tma_box_layout(p, rows, cols, eb).invert();
+  bool defer = op.int_attr("defer", 0) != 0;
+  if (defer) { // the previous iteration's boxes have left the staging
+    {
+      auto g = b.guarded(c.thread0_pred());
+      simt::cp_async_bulk_wait_read(b, 0);
+    }
+    c.smem_unknown();
+    c.tma_stores_in_flight();
+  }
   b.set_smem_region(base, base + rows * cols * eb);
   c.smem_before_write();
   store_to_shared(c, c.get(v), c.layout_of(v->type).compose(to_offset), v->type.element(), base);
@@ -174,7 +185,8 @@ void lower_tma_store(LoweringContext &c, const ir::Op &op) {
           b, Operand::addr(b.shared_addr(base + k * p.box0 * p.box1 * eb)), tmap, {x, row});
     }
     simt::cp_async_bulk_commit(b);
-    simt::cp_async_bulk_wait_read(b, 0);
+    if (!defer)
+      simt::cp_async_bulk_wait_read(b, 0);
   }
   c.smem_unknown();
 }

@@ -115,6 +115,10 @@ void LoweringContext::run() {
     deferred_scope_ = nullptr;
     deferred_();
   }
+  if (tma_stores_in_flight_) {
+    auto g = b_.guarded(thread0_pred());
+    simt::cp_async_bulk_wait_read(b_, 0);
+  }
   b_.ret();
   int64_t shared = alloc_bytes_;
   if (extra_bytes_)

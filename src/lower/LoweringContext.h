@@ -160,6 +160,9 @@ public:
   // The block that falls through into `loop`'s header (where its carried values are
   // initialised): code appended there runs once before the loop.
   simt::BlockId block_before(const ir::Op *loop) const;
+  // A TMA store left its boxes' reads in flight (tma_store {defer}): thread 0 waits for
+  // them at the kernel's end, before the CTA's shared memory goes.
+  void tma_stores_in_flight() { tma_stores_in_flight_ = true; }
 
   // ---- lowering ----
   void lower_ops(const ir::Block &blk); // every op but the terminator
@@ -188,6 +191,7 @@ private:
   bool smem_readers_ = false;
   const ir::Op *deferred_scope_ = nullptr;
   std::function<void()> deferred_;
+  bool tma_stores_in_flight_ = false;
   std::map<const ir::Op *, simt::BlockId> preheaders_; // loop -> block_before(loop)
 };
 
