@@ -14,6 +14,8 @@
 // cp.async). Barriers are initialised by thread 0 before the prologue's copies (a fence
 // for the async proxy, then bar.sync) and invalidated after the loop. Also here: the
 // tensor maps the kernel builds (make_tmap).
+#include <iterator>
+
 #include "layout/AllocateShared.h"
 #include "layout/RingLayouts.h"
 #include "layout/TmaCopies.h"
@@ -46,6 +48,25 @@ Operand barrier_addr(LoweringContext &c, const RingView &r, const ir::Value *sta
   return Operand::addr(c.b().add(Ty::U32, smem_at(c, first), off));
 }
 
+// The op before (`step` -1) or after (+1) `op` in its block, or null.
+const ir::Op *sibling(const ir::Op &op, int step) {
+  const auto &ops = op.parent()->ops();
+  for (auto it = ops.begin(); it != ops.end(); ++it) {
+    if (it->get() != &op)
+      continue;
+    if (step < 0)
+      return it == ops.begin() ? nullptr : std::prev(it)->get();
+    return ++it == ops.end() ? nullptr : it->get();
+  }
+  return nullptr;
+}
+
+bool is_tma_ring(const ir::Op *op) {
+  return op && op->kind() == ir::OpKind::LocalAlloc && op->int_attr("tma", 0);
+}
+
+// Thread 0 initialises the ring's barriers. Rings made one after the other (a dot's A and
+// B) share the fence and barrier that publish the inits: the last one emits them.
 void init_barriers(LoweringContext &c, const ir::Op &alloc) {
   simt::Builder &b = c.b();
   RingView r = ring_view(c, alloc.result(0));
@@ -57,6 +78,8 @@ void init_barriers(LoweringContext &c, const ir::Op &alloc) {
     for (int64_t s = 0; s < stages; ++s)
       simt::mbarrier_init(b, Operand::addr(b.shared_addr(first + 8 * s)), simt::imm(1));
   }
+  if (is_tma_ring(sibling(alloc, 1)))
+    return;
   simt::fence_proxy_async(b); // the inits, before the copies' complete_tx (async proxy)
   b.bar_sync(0);
   c.smem_unknown();
@@ -210,7 +233,9 @@ void lower_tma(LoweringContext &c, const ir::Op &op) {
     RingView r = ring_view(c, op.operand(0));
     int64_t stages = op.operand(0)->type.shape[0];
     int64_t first = barriers_at(r);
-    b.bar_sync(0); // every thread is past its last wait
+    const ir::Op *before = sibling(op, -1);
+    if (!before || before->kind() != ir::OpKind::TmaRelease)
+      b.bar_sync(0); // every thread is past its last wait (of every ring released here)
     {
       auto g = b.guarded(c.thread0_pred());
       for (int64_t s = 0; s < stages; ++s)
