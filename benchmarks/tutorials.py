@@ -1,9 +1,11 @@
-"""Triton's tutorials 03 (matrix multiplication) and 05 (layer norm), files unchanged, on
-tilec and on Triton 3.6 one after the other on the same GPU, with torch beside them (the
-matmul and layer-norm rows of the Hopper-speed issue):
+"""Triton's tutorials 03 (matrix multiplication), 05 (layer norm) and 09 (persistent matmul),
+files unchanged, on tilec and on Triton 3.6 one after the other on the same GPU, with torch
+beside them (the matmul and layer-norm rows of the Hopper-speed issue):
 
-    python benchmarks/tutorials.py [--json PATH] [--parts matmul,layernorm] [--sizes 4096,8192]
-                                   [--dtypes fp16,fp8] [--ns 1024,2048,4096,8192,16384]
+    python benchmarks/tutorials.py [--json PATH] [--parts matmul,layernorm,persistent]
+                                   [--sizes 4096,8192] [--dtypes fp16,fp8]
+                                   [--ns 1024,2048,4096,8192,16384] [--ks 512,4096]
+                                   [--t09-config '{"BLOCK_SIZE_N": 256, "num_stages": 3}']
                                    [--targets "tilec;triton;tilec:VAR=1"] [--torch-with triton]
 
 Each target runs in a child process with an empty kernel cache (TILEC_CACHE_DIR and
@@ -25,6 +27,14 @@ Triton's sm_90 default for fp8 dots, max_num_imprecise_acc 2**30, is the fast ac
 bf16 is opt-in (--dtypes fp16,fp8,bf16): the kernel takes bf16 operands, but the tutorial's
 wrapper allocates an fp16 C and casts the accumulator to fp16, so it is a bf16-in/fp16-out
 GEMM (torch: bf16 torch.matmul), and a third autotuning in each target.
+persistent (opt-in: --parts persistent), TFLOP/s: tutorial 09's wrappers as its bench(K)
+calls them (M = N = 8192, K in --ks; fp16, or e4m3 for fp8): matmul (naive), persistent,
+tma, tma_persistent, descriptor_persistent, none warp-specialised; torch: cuBLAS (fp16
+torch.matmul; fp8 torch._scaled_mm with fast accumulation, as the tutorial's binding), the
+same row beside each. --t09-config keeps only the first config of each of its autotuners
+that matches (a field of the config's kwargs, num_stages or num_warps), so that Triton's
+first calls do not autotune 24 configs a kernel (over 200 s for the tutorial on an H200).
+Check: against torch.matmul of the fp16 values, atol 1e-2 + 2**-9 max (fp8 1.0 + 2**-4).
 layernorm, GB/s (M 4096, fp16, N in --ns, points of the tutorial's 512*i grid): LayerNorm.apply
 against torch.nn.functional.layer_norm, inputs as bench_layer_norm makes them. "fwd" times the
 forward, 2*x.numel()*2 bytes; "bwd" times `y.backward(dy, retain_graph=True)` with x.grad set
@@ -65,7 +75,7 @@ from bench_targets import target_env
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CASES = ["fp16", "bf16", "fp8", "fwd", "bwd"]
-UNITS = {"matmul": "TFLOP/s", "layernorm": "GB/s"}
+UNITS = {"matmul": "TFLOP/s", "persistent": "TFLOP/s", "layernorm": "GB/s"}
 
 
 def load_tutorial(path, name, needed):
@@ -202,6 +212,52 @@ def child(spec):
                     del a, b
                 torch.cuda.empty_cache()
 
+    if "persistent" in spec["parts"]:
+        t09 = loaded("09-persistent-matmul.py", "tutorial09", ["matmul_tma_persistent"])
+        fixed = spec.get("t09_config")  # e.g. {"BLOCK_SIZE_N": 256, "num_stages": 3}
+        kernels = ["matmul_kernel", "matmul_kernel_persistent", "matmul_kernel_tma",
+                   "matmul_kernel_tma_persistent", "matmul_kernel_descriptor_persistent"]
+        for name in kernels if fixed and not isinstance(t09, Exception) else []:
+            k = getattr(t09, name)  # the tutorial's autotuner: only the configs matching
+            keep = [c for c in k.configs if all(
+                (getattr(c, f) if f in ("num_stages", "num_warps") else c.kwargs.get(f, v)) == v
+                for f, v in fixed.items())]
+            k.configs = keep[:1] or k.configs
+        calls = {"naive": lambda a, b: t09.matmul(a, b.T),
+                 "persistent": lambda a, b: t09.matmul_persistent(a, b.T),
+                 "tma": lambda a, b: t09.matmul_tma(a, b, False),
+                 "tma_persistent": lambda a, b: t09.matmul_tma_persistent(a, b, False),
+                 "descriptor_persistent": lambda a, b: t09.matmul_descriptor_persistent(
+                     a, b, False)}
+        for dt in spec["dtypes"]:
+            if dt not in ("fp16", "fp8"):
+                continue
+            for kk in spec["ks"]:
+                torch.manual_seed(0)  # as the tutorial's bench(K): M = N = 8192, b as (N, K)
+                a = torch.randn((8192, kk), device="cuda", dtype=torch.float16)
+                b = torch.randn((kk, 8192), device="cuda", dtype=torch.float16).T.contiguous()
+                if dt == "fp8":
+                    a, b = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+                ref = torch.matmul(a.half(), b.half().T)
+                one = torch.ones((), device="cuda", dtype=torch.float32)
+                work = 2.0 * 8192 * 8192 * kk * 1e-9
+                if spec["torch"]:  # cuBLAS (fp16 matmul; e4m3 fast accumulation), one row
+                    row = dict(part="persistent", case=f"{dt} cublas", size=kk, provider="torch")
+                    fn = (lambda: scaled_mm(a, b.T, one, True)) if dt == "fp8" else \
+                        (lambda: torch.matmul(a, b.T))
+                    measure(row, fn, work, fn)
+                    for prov in calls:  # beside each kernel's row in the table
+                        emit(dict(row, case=f"{dt} {prov}"))
+                for prov in calls:
+                    row = dict(part="persistent", case=f"{dt} {prov}", size=kk, provider="kernel")
+                    if isinstance(t09, Exception):
+                        emit(dict(row, error=f"loading the tutorial: {t09!r}"[:300])); continue
+                    fn = (lambda f: lambda: f(a, b))(calls[prov])
+                    tol = (1.0, 2 ** -4) if dt == "fp8" else (1e-2, 2 ** -9)
+                    measure(row, fn, work, fn, after=lambda: check([("c", fn(), ref, *tol)]))
+                del a, b, ref
+                torch.cuda.empty_cache()
+
     if "layernorm" in spec["parts"]:
         t05 = loaded("05-layer-norm.py", "tutorial05", ["LayerNorm"])
         M, dtype, eps = 4096, torch.float16, 1e-5
@@ -254,7 +310,9 @@ def run_target(target, args, out, with_torch):
                 parts=[p for p in args.parts.split(",") if p],
                 dtypes=[d for d in args.dtypes.split(",") if d],
                 sizes=[int(x) for x in args.sizes.split(",") if x],
-                ns=[int(x) for x in args.ns.split(",") if x])
+                ns=[int(x) for x in args.ns.split(",") if x],
+                ks=[int(x) for x in args.ks.split(",") if x],
+                t09_config=json.loads(args.t09_config) if args.t09_config else None)
     t0 = time.time()
     try:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
@@ -284,8 +342,9 @@ def table(results):
     by = {t: {key(r): r for r in rows if r["provider"] == "kernel"} for t, rows in results.items()}
     ref = {(key(r), r["provider"]): r for rows in results.values() for r in rows
            if r["provider"] != "kernel"}
+    case_at = lambda c: (CASES.index(c), "") if c in CASES else (len(CASES), c)
     keys = sorted({k for rows in by.values() for k in rows} | {k for k, _ in ref},
-                  key=lambda k: (list(UNITS).index(k[0]), CASES.index(k[1]), k[2]))
+                  key=lambda k: (list(UNITS).index(k[0]), case_at(k[1]), k[2]))
     extra = [t for t in results if t not in ("tilec", "triton")]
     fmt = lambda x: "-" if x is None else f"{x:.2f}" if x < 10 else f"{x:.1f}"
     div = lambda x, y: x / y if x and y else None
@@ -324,12 +383,17 @@ def main():
     ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--tutorials", default=os.path.join(
         os.environ.get("TRITON_SRC", os.path.join(ROOT, ".triton")), "python", "tutorials"),
-        help="the folder holding Triton's 03-matrix-multiplication.py and 05-layer-norm.py")
+        help="the folder holding Triton's 03-matrix-multiplication.py, 05-layer-norm.py and "
+             "09-persistent-matmul.py")
     ap.add_argument("--json", help="write the rows and every target's raw rows here")
     ap.add_argument("--parts", default="matmul,layernorm")
     ap.add_argument("--sizes", default="4096,8192", help="matmul M = N = K")
     ap.add_argument("--dtypes", default="fp16,fp8", help="matmul: fp16, fp8 (e5m2), bf16")
     ap.add_argument("--ns", default="1024,2048,4096,8192,16384", help="layer norm N (M 4096)")
+    ap.add_argument("--ks", default="512,4096", help="persistent (tutorial 09): K (M = N = 8192)")
+    ap.add_argument("--t09-config", default="",
+                    help='persistent: keep only the first autotune config matching this JSON, '
+                         'e.g. \'{"BLOCK_SIZE_N": 256, "num_stages": 3, "num_warps": 8}\'')
     ap.add_argument("--targets", default="tilec;triton",
                     help="';'-separated; a target may carry settings: tilec:VAR=1,VAR2=0")
     ap.add_argument("--torch-with", default="triton",
