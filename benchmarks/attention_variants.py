@@ -7,6 +7,13 @@ TILEC_CACHE_DIR.
 
     python benchmarks/attention_variants.py [--maxnreg 0,168,160] [--reps 50]
                                             [--dims 64,128] [--stages 2]
+                                            [--variants seed,exp2,exp2_fma]
+
+--variants: the seed as written ("seed"), and copies differing only in the softmax's
+exponential, to see what tl.exp costs against tutorial 06's form (same tile, same
+warps): "exp2" computes tl.math.exp2((s - m) * log2(e)) (ex2.approx.ftz where tl.exp is
+ex2.approx without ftz, whose subnormal handling adds instructions), "exp2_fma"
+tl.math.exp2(s * log2(e) - m * log2(e)) (one FFMA, as tutorial 06 folds its scale).
 """
 import argparse
 import os
@@ -17,16 +24,70 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_kernels import load_seeds  # noqa: E402
 
 
+def exp2_kernel():
+    """The seed's kernel with another exponential: FMA False, tl.math.exp2((s - m) * log2e);
+    True, tl.math.exp2(s * log2e - m * log2e)."""
+    import tilec as triton
+    import tilec.language as tl
+
+    @triton.jit
+    def attn_exp2(Q, K, V, Out, stride_qz, stride_qh, stride_qm, stride_qk, stride_kz,
+                  stride_kh, stride_kn, stride_kk, stride_vz, stride_vh, stride_vn, stride_vk,
+                  stride_oz, stride_oh, stride_om, stride_ok, Z, H, N_CTX,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  FMA: tl.constexpr):
+        L: tl.constexpr = 1.4426950408889634
+        start_m = tl.program_id(0)
+        off_hz = tl.program_id(1)
+        offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        q = tl.load(Q + off_hz * stride_qh + offs_m[:, None] * stride_qm +
+                    offs_k[None, :] * stride_qk, mask=offs_m[:, None] < N_CTX, other=0.0)
+        m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+        acc = tl.zeros([BLOCK_M, BLOCK_K], dtype=tl.float32)
+        for start_n in range(0, N_CTX, BLOCK_N):
+            rows = (start_n + offs_n)[:, None]
+            k = tl.load(K + off_hz * stride_kh + rows * stride_kn + offs_k[None, :] * stride_kk,
+                        mask=rows < N_CTX, other=0.0)
+            v = tl.load(V + off_hz * stride_vh + rows * stride_vn + offs_k[None, :] * stride_vk,
+                        mask=rows < N_CTX, other=0.0)
+            s = tl.dot(q, tl.trans(k))
+            m_new = tl.maximum(m_i, tl.max(s, axis=1))
+            if FMA:
+                alpha = tl.math.exp2(m_i * L - m_new * L)
+                p = tl.math.exp2(s * L - (m_new * L)[:, None])
+            else:
+                alpha = tl.math.exp2((m_i - m_new) * L)
+                p = tl.math.exp2((s - m_new[:, None]) * L)
+            l_i = l_i * alpha + tl.sum(p, axis=1)
+            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+            m_i = m_new
+        acc = acc / l_i[:, None]
+        tl.store(Out + off_hz * stride_oh + offs_m[:, None] * stride_om +
+                 offs_k[None, :] * stride_ok, acc.to(Out.dtype.element_ty),
+                 mask=offs_m[:, None] < N_CTX)
+
+    return attn_exp2
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--maxnreg", default="0,168,160")
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--dims", default="64")
     ap.add_argument("--stages", type=int, default=2)
+    ap.add_argument("--variants", default="seed", help="seed, exp2, exp2_fma (see above)")
     args = ap.parse_args()
     import torch
     mod = load_seeds("tilec")
-    k_fn = mod.fused_attention_kernel
+    variants = [v for v in args.variants.split(",") if v]
+    if set(variants) - {"seed", "exp2", "exp2_fma"}:
+        ap.error(f"unknown variant in {args.variants!r}")
+    other = exp2_kernel() if set(variants) - {"seed"} else None
+    kernels = {"seed": (mod.fused_attention_kernel, {}), "exp2": (other, {"FMA": False}),
+               "exp2_fma": (other, {"FMA": True})}
     for n_ctx, d in ((n, d) for d in map(int, args.dims.split(",")) for n in (1024, 4096)):
         z, h = 4, 32
         g = torch.Generator(device="cuda").manual_seed(0)
@@ -34,9 +95,10 @@ def main():
                    for _ in range(3))
         ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0).float()
         flops = 4 * z * h * n_ctx * n_ctx * d
-        for cap in (int(x) for x in args.maxnreg.split(",")):
+        for name, cap in ((n, int(c)) for n in variants for c in args.maxnreg.split(",")):
+            k_fn, consts = kernels[name]
             o = torch.empty_like(q)
-            extra = {"maxnreg": cap} if cap else {}
+            extra = dict(consts, **({"maxnreg": cap} if cap else {}))
             grid = ((n_ctx + 127) // 128, z * h)
 
             def run():
@@ -55,8 +117,8 @@ def main():
                 b.synchronize()
                 times.append(a.elapsed_time(b))
             ms = statistics.median(times)
-            print(f"D{d} N{n_ctx} maxnreg={cap or '-':>4}  {flops / ms / 1e9:7.1f} TFLOP/s  "
-                  f"max err {err:.2e}", flush=True)
+            print(f"{name:>8} D{d} N{n_ctx} maxnreg={cap or '-':>4}  "
+                  f"{flops / ms / 1e9:7.1f} TFLOP/s  max err {err:.2e}", flush=True)
 
 
 if __name__ == "__main__":
