@@ -1,5 +1,6 @@
 """device_print in Triton's format (`pid (x, y, z) idx (i, j) prefix: value`), print(),
-static_print, device_assert / assert with TILEC_DEBUG=1 (and disabled without it)."""
+static_print, device_assert / assert with TILEC_DEBUG=1 (and disabled without it),
+static_assert and tl.constexpr_type."""
 
 import os
 import subprocess
@@ -236,3 +237,40 @@ def test_static_assert_passes():
     x = np.zeros(1, np.int32)
     k[(1,)](x, B=32)
     assert x[0] == 32
+
+
+def test_constexpr_type():
+    # x.type of a compile-time value is tl.constexpr_type(x) (Triton 3.6's test_core
+    # test_constexpr_assignment and test_tuple's make_tensor_descriptor test use it); a plain
+    # assignment lifts a number to a tensor, whose type is its dtype
+    from tilec.language.core import constexpr_type
+
+    @triton.jit
+    def k(X, LIT: tl.constexpr, SEQ: tl.constexpr, n):
+        local: tl.constexpr = 10
+        tl.static_assert(local.type == constexpr_type(10))
+        tl.static_assert(LIT.type == tl.constexpr_type(LIT))
+        tl.static_assert(LIT.type != constexpr_type(11))
+        tl.static_assert(LIT.type.value == 10)
+        tl.static_assert(isinstance(LIT.type, tl.constexpr_type))
+        tl.static_assert(not isinstance(LIT.type, tuple))
+        tl.static_assert(not isinstance(LIT.type, tl.constexpr))
+        tl.static_assert(SEQ.type == constexpr_type((5, 6)))
+        tl.static_assert(constexpr_type(5) != (5,))
+        v = LIT
+        tl.static_assert(v.type == tl.int32)
+        tl.store(X, n)
+
+    x = np.zeros(1, np.int32)
+    k[(1,)](x, 10, (5, 6), 7)
+    assert x[0] == 7
+    assert constexpr_type(3) == constexpr_type(tl.constexpr(3)) != constexpr_type(4)
+
+
+def test_constexpr_type_of_a_tensor_is_an_error():
+    @triton.jit
+    def k(X, n):
+        tl.static_assert(tl.constexpr_type(n) == tl.constexpr_type(1))
+
+    with pytest.raises(triton.CompilationError, match="constexpr_type.*known at compile time"):
+        k[(1,)](np.zeros(1, np.int32), 3)

@@ -3,11 +3,12 @@ classes and every builtin's name. Builtins are compiled from the kernel's source
 C++ front end; calling one on the host raises a clear error."""
 
 from . import _stubs
-from .core import (DTYPES, PropagateNan, bfloat16, block_type, builtin, const, constexpr, dtype,
-                   float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, float16,
-                   float32, float64, int1, int8, int16, int32, int64, must_use_result, pi32_t,
-                   pointer_type, range, static_range, str_to_ty, tensor, tensor_descriptor,
-                   tensor_descriptor_base, uint8, uint16, uint32, uint64, void)
+from .core import (DTYPES, PropagateNan, bfloat16, block_type, builtin, const, constexpr,
+                   constexpr_type, dtype, float8e4b8, float8e4b15, float8e4nv, float8e5,
+                   float8e5b16, float16, float32, float64, int1, int8, int16, int32, int64,
+                   must_use_result, pi32_t, pointer_type, range, static_range, str_to_ty,
+                   tensor, tensor_descriptor, tensor_descriptor_base, uint8, uint16, uint32,
+                   uint64, void)
 from . import core, math, random, standard
 from . import extra
 

@@ -50,6 +50,27 @@ class constexpr:
         return self.value(*args, **kwargs)
 
 
+class constexpr_type:
+    """The type of a compile-time value (Triton's `tl.constexpr_type`): inside a kernel
+    `x.type` of a constexpr `x` is `constexpr_type(x)`, equal to another exactly when the
+    values are (`tl.static_assert(x.type == tl.constexpr_type(4))`, `isinstance(x.type,
+    tl.constexpr_type)`). The kernel's uses compile to the builtin of that name."""
+
+    _tilec_builtin = "constexpr_type"
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __eq__(self, other):
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self):
+        return hash(("constexpr_type", self.value))
+
+    def __repr__(self):
+        return f"constexpr_type[{self.value!r}]"
+
+
 class dtype:
     """A scalar element type. `str(tl.float16) == 'fp16'`, as in Triton. The class lists and
     queries are Triton's, so host code that inspects dtypes runs unchanged. fp8e4b15,

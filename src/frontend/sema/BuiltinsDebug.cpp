@@ -139,6 +139,13 @@ Val constexpr_(Emitter &, const Args &a) {
   return v;
 }
 
+Val constexpr_type(Emitter &, const Args &a) {
+  const Val &v = a["value"];
+  if (!v.is_constexpr())
+    a.fail("constexpr_type(): the value must be known at compile time, got a tensor");
+  return constexpr_type_of(v);
+}
+
 Val pointer_type(Emitter &, const Args &a) {
   Type t = a.const_dtype("element_ty");
   if (t.is_ptr())
@@ -165,6 +172,7 @@ void add_program_builtins(std::vector<Def> &t) {
           {"range", "*args, num_stages=None, loop_unroll_factor=None", loop_only, kTl},
           {"static_range", "*args", loop_only, kTl},
           {"constexpr", "value", constexpr_, kTl},
+          {"constexpr_type", "value", constexpr_type, kTl},
           {"pointer_type", "element_ty, address_space=1", pointer_type, kTl},
       });
 }

@@ -151,7 +151,8 @@ Val py_len(Emitter &, const Args &a) {
   a.fail("object of type '" + py_type_name(x) + "' has no len()");
 }
 
-// isinstance(obj, int | float | bool | str | tuple | tl.tensor | tl.tensor_descriptor or
+// isinstance(obj, int | float | bool | str | tuple | tl.tensor | tl.tensor_descriptor |
+// tl.constexpr_type or
 // a tuple of those): Sema knows every value's kind.
 bool is_instance_of(const Args &a, const Val &obj, const Val &cls) {
   if (cls.kind == Val::Kind::Tuple) {
@@ -172,7 +173,7 @@ bool is_instance_of(const Args &a, const Val &obj, const Val &cls) {
   if (name == "str")
     return obj.kind == Val::Kind::Str;
   if (name == "tuple")
-    return obj.kind == Val::Kind::Tuple;
+    return obj.kind == Val::Kind::Tuple && !is_constexpr_type(obj);
   if (name == "tensor")
     return obj.kind == Val::Kind::Tensor;
   if (name == "tensor_descriptor" || name == "tensor_descriptor_base")
@@ -185,10 +186,12 @@ bool is_instance_of(const Args &a, const Val &obj, const Val &cls) {
   if (name == "block_type")
     return obj.kind == Val::Kind::DType && obj.type.is_tile();
   if (name == "constexpr")
-    return obj.is_constexpr();
+    return obj.is_constexpr() && !is_constexpr_type(obj);
+  if (name == "constexpr_type")
+    return is_constexpr_type(obj);
   a.fail("isinstance() arg 2 must be int, float, bool, str, tuple, tl.tensor, "
-         "tl.tensor_descriptor, tl.constexpr, tl.dtype, tl.pointer_type, tl.block_type or a "
-         "tuple of those");
+         "tl.tensor_descriptor, tl.constexpr, tl.constexpr_type, tl.dtype, tl.pointer_type, "
+         "tl.block_type or a tuple of those");
 }
 
 Val py_isinstance(Emitter &, const Args &a) {

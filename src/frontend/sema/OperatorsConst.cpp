@@ -242,7 +242,7 @@ bool py_equal(const Val &a, const Val &b) {
     return a.str == b.str;
   case K::Tuple:
   case K::Slice:
-    if (a.elems.size() != b.elems.size())
+    if (a.elems.size() != b.elems.size() || is_constexpr_type(a) != is_constexpr_type(b))
       return false;
     for (size_t i = 0; i < a.elems.size(); ++i)
       if (!py_equal(a.elems[i], b.elems[i]))

@@ -284,6 +284,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
   case Val::Kind::TensorDesc:
     return descriptor_attribute(*this, base, attr, loc);
   case Val::Kind::Tuple:
+    if (attr == "type" && !base.named && base.is_constexpr()) // a constexpr tuple's type
+      return constexpr_type_of(base);
     if (base.named) { // a NamedTuple's fields
       const std::vector<std::string> &f = base.named->fields;
       for (size_t i = 0; i < f.size() && i < base.elems.size(); ++i)
@@ -303,6 +305,8 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
   case Val::Kind::Str:
     if (attr == "value") // tl.constexpr's .value
       return base;
+    if (attr == "type") // a constexpr's type: tl.constexpr_type(value)
+      return constexpr_type_of(base);
     [[fallthrough]];
   default:
     throw CompileError(loc, "'" + py_type_name(base) + "' object has no attribute '" + attr + "'");

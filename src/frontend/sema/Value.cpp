@@ -185,6 +185,24 @@ bool Val::is_constexpr() const {
   }
 }
 
+namespace {
+const std::shared_ptr<const NamedTupleInfo> &constexpr_type_class() {
+  static const auto info =
+      std::make_shared<const NamedTupleInfo>(NamedTupleInfo{"constexpr_type", {"value"}, {}});
+  return info;
+}
+} // namespace
+
+Val constexpr_type_of(const Val &v) {
+  Val t = Val::tuple({v});
+  t.named = constexpr_type_class();
+  return t;
+}
+
+bool is_constexpr_type(const Val &v) {
+  return v.kind == Val::Kind::Tuple && v.named == constexpr_type_class();
+}
+
 std::string Val::repr() const { return spell(*this, false); }
 
 std::string Val::py_repr() const { return spell(*this, true); }

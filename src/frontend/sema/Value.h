@@ -242,6 +242,12 @@ struct Val {
   std::string py_repr() const;
 };
 
+// tl.constexpr_type(v), the type of a constexpr `v` (Triton's `x.type` of a constexpr): a
+// NamedTuple-like value of class "constexpr_type" with the one field `value`, equal to
+// another exactly when the values are.
+Val constexpr_type_of(const Val &v);
+bool is_constexpr_type(const Val &v);
+
 // A descriptor's type as Triton's signatures spell it, "tensordesc<fp16[64, 64]>" (tilec
 // adds ", nan" for NaN padding), for messages and static_print.
 std::string tensor_desc_str(const Val &desc);
