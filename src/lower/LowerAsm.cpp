@@ -1,7 +1,8 @@
 // inline_asm: the user's PTX once per `pack` consecutive element registers of a thread
 // (which elements form a group is unspecified, as in Triton). Elements under 32 bits
 // travel packed, low element first (support/InlineAsm.h); 8-bit ones sit one per 16-bit
-// register everywhere else, so they are packed and unpacked with shifts.
+// register everywhere else, so they are packed and unpacked with shifts (one alone: in
+// the low byte of a 32-bit register).
 #include "lower/LoweringContext.h"
 #include "support/InlineAsm.h"
 
@@ -14,7 +15,7 @@ namespace ia = tilec::inline_asm;
 int elem_bits(const ir::Type &t) { return t.ptr ? 64 : ir::bits(t.elem); }
 
 Reg pack_in(simt::Builder &b, const std::vector<Reg> &xs, int bits) {
-  if (xs.size() == 1)
+  if (xs.size() == 1 && bits != 8) // a lone 8-bit element: zero-extended to 32 bits below
     return xs[0];
   if (bits == 16)
     return b.pack(Ty::B32, {xs[0], xs[1]});
@@ -29,7 +30,7 @@ Reg pack_in(simt::Builder &b, const std::vector<Reg> &xs, int bits) {
 }
 
 std::vector<Reg> unpack_out(simt::Builder &b, Reg r, int bits, int n, ir::DType d) {
-  if (n == 1)
+  if (n == 1 && bits != 8)
     return {r};
   if (bits == 16)
     return b.unpack(Ty::B16, n, r);
@@ -79,7 +80,7 @@ void lower_inline_asm(LoweringContext &c, const ir::Op &op) {
       const ir::Type &t = op.result(i)->type;
       int bits = elem_bits(t), epr = ia::elems_per_reg(bits, pack);
       for (int j = 0; j < pack; j += epr)
-        dsts.push_back(b.reg(epr == 1                         ? reg_ty(t)
+        dsts.push_back(b.reg(epr == 1 && bits != 8            ? reg_ty(t)
                              : ia::reg_bits(bits, pack) == 16 ? Ty::B16
                                                               : Ty::B32));
     }

@@ -14,7 +14,11 @@ namespace tilec::inline_asm {
 inline int elems_per_reg(int bits, int64_t pack) {
   return bits >= 32 ? 1 : static_cast<int>(std::min<int64_t>(32 / bits, pack));
 }
-inline int reg_bits(int bits, int64_t pack) { return bits * elems_per_reg(bits, pack); }
+// An 8-bit element alone (pack 1) travels in a 32-bit register, zero-extended: PTX has no
+// 8-bit registers, and Triton passes an i8 operand as an `r` one.
+inline int reg_bits(int bits, int64_t pack) {
+  return bits == 8 && pack == 1 ? 32 : bits * elems_per_reg(bits, pack);
+}
 // Registers one operand or result takes in one asm instance.
 inline int64_t regs_per_instance(int bits, int64_t pack) {
   return pack / elems_per_reg(bits, pack);

@@ -826,7 +826,7 @@ def k_asm_bool(X):
 @triton.jit
 def k_asm_byte(X):
     x = tl.load(X + tl.arange(0, 64)).to(tl.int8)
-    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.int32,  # ERR:asm_byte
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,h", [x], dtype=tl.int32,  # ERR:asm_byte
                                   is_pure=True, pack=1)
     tl.store(X + tl.arange(0, 64), y.to(tl.float32))
 
@@ -1068,7 +1068,8 @@ CASES = [
     (k_asm_width, lambda: [F32()], {}, "asm_width", ["'=h'", "16-bit", "32-bit"]),
     (k_asm_operand, lambda: [F32()], {}, "asm_operand", [r"'\$2'", "names no register"]),
     (k_asm_bool, lambda: [F32()], {}, "asm_bool", ["boolean", "i1"]),
-    (k_asm_byte, lambda: [F32()], {}, "asm_byte", ["8-bit", "pack >= 2"]),
+    (k_asm_byte, lambda: [F32()], {}, "asm_byte", ["'h'. names a 16-bit register",
+                                                   "int8, pack=1. is passed in 32-bit"]),
     (k_sort_dim0, lambda: [F32()], {}, "sort_dim0", ["sort", "last dimension", "dim=0"]),
     (k_sort_bad_dim, lambda: [F32()], {}, "sort_bad_dim", ["sort", "axis 2"]),
     (k_sort_scalar, lambda: [F32()], {}, "sort_scalar", ["sort", "scalar"]),

@@ -95,6 +95,28 @@ def test_int8_results_are_unpacked_signed():
 
 
 @triton.jit
+def k_byte_alone(X, Y, N: tl.constexpr):
+    off = tl.arange(0, N)
+    # pack 1: each int8 travels alone in the low byte of a 32-bit register (`r`), as in
+    # Triton's test_inline_asm_with_pointers; the result is read back from its low byte
+    y = tl.inline_asm_elementwise("xor.b32 $0, $1, 0x15a;", "=r,r", [tl.load(X + off)],
+                                  dtype=tl.int8, is_pure=True, pack=1)
+    tl.store(Y + off, y)
+
+
+def test_int8_alone_in_a_32_bit_register():
+    x = np.tile(np.arange(-128, 128, dtype=np.int8), 2)
+    y = np.zeros_like(x)
+    if run(k_byte_alone, x, y, N=512):  # 0x100 lands above the byte: only 0x5a stays
+        np.testing.assert_array_equal(y, x ^ np.int8(0x5a))
+    ptx = triton.compile(k_byte_alone, signature="*i8:16,*i8:16", constexprs={"N": 512},
+                         target="cuda:90").asm["ptx"]
+    body = ptx.split("{ // inline asm", 1)[1]
+    assert re.match(r"\s*xor\.b32 %r\d+, %r\d+, 0x15a;", body)
+    assert "and.b32" in body.split("}", 1)[1].split("inline asm", 1)[0]  # the low byte
+
+
+@triton.jit
 def k_half2(X, Y, Z, N: tl.constexpr):
     off = tl.arange(0, N)
     z = tl.inline_asm_elementwise("add.rn.f16x2 $0, $1, $2;", "=r,r,r",
