@@ -51,14 +51,10 @@ Operand barrier_addr(LoweringContext &c, const RingView &r, const ir::Value *sta
 // The op before (`step` -1) or after (+1) `op` in its block, or null.
 const ir::Op *sibling(const ir::Op &op, int step) {
   const auto &ops = op.parent()->ops();
-  for (auto it = ops.begin(); it != ops.end(); ++it) {
-    if (it->get() != &op)
-      continue;
-    if (step < 0)
-      return it == ops.begin() ? nullptr : std::prev(it)->get();
-    return ++it == ops.end() ? nullptr : it->get();
-  }
-  return nullptr;
+  auto it = const_cast<ir::Op &>(op).self_iterator();
+  if (step < 0)
+    return it == ops.begin() ? nullptr : std::prev(it)->get();
+  return ++it == ops.end() ? nullptr : it->get();
 }
 
 bool is_tma_ring(const ir::Op *op) {

@@ -152,8 +152,7 @@ Val py_len(Emitter &, const Args &a) {
 }
 
 // isinstance(obj, int | float | bool | str | tuple | tl.tensor | tl.tensor_descriptor |
-// tl.constexpr_type or
-// a tuple of those): Sema knows every value's kind.
+// tl.constexpr_type or a tuple of those): Sema knows every value's kind.
 bool is_instance_of(const Args &a, const Val &obj, const Val &cls) {
   if (cls.kind == Val::Kind::Tuple) {
     for (const Val &c : cls.elems)
