@@ -94,6 +94,20 @@ bool view_needs_smem(const ir::Op &op) {
   return needs_smem(al, want);
 }
 
+// Does join / split move data between threads (lower_join / lower_split: the halves'
+// layout paired along the last dim against the whole's)? Scalar halves: no.
+bool pair_needs_smem(const ir::Op &op) {
+  const ir::Value *half = op.kind() == OpKind::Join ? op.operand(0) : op.result(0);
+  const ir::Value *whole = op.kind() == OpKind::Join ? op.result(0) : op.operand(0);
+  if (!half->type.is_tile() || !half->type.layout || !whole->type.layout)
+    return true;
+  if (op.kind() == OpKind::Join && !ir::same_layout(op.operand(1)->type.layout, half->type.layout))
+    return true;
+  LinearLayout paired = paired_layout(to_linear(half->type), whole->type.shape);
+  return op.kind() == OpKind::Join ? needs_smem(paired, to_linear(whole->type))
+                                   : needs_smem(to_linear(whole->type), paired);
+}
+
 // Warp bits (not replicas) of `l` that step tile dim `axis`.
 int warps_along(const LinearLayout &l, int axis) {
   if (!l.has_in_dim(kWarp))
@@ -154,11 +168,16 @@ int64_t scratch_bytes(const ir::Op &op) {
     return align16(wgmma_dot_smem_bytes(op));
   case OpKind::TmaStore: // the boxes, from a start aligned to the swizzle (1024) within
     return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type)) + 1024 - 16;
-  case OpKind::Join:
+  case OpKind::Join: // the whole tile
+    return pair_needs_smem(op)
+               ? align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type))
+               : 0;
+  case OpKind::Split:
+    return pair_needs_smem(op)
+               ? align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type))
+               : 0;
   case OpKind::Cat:
     return align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type));
-  case OpKind::Split:
-    return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type));
   case OpKind::Gather: // the source, row-major
     return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type));
   case OpKind::Histogram: // the bins, one u32 each

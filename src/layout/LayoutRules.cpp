@@ -1,5 +1,7 @@
 #include "layout/LayoutRules.h"
 
+#include <algorithm>
+
 #include "layout/Layouts.h"
 #include "layout/MmaLayouts.h"
 
@@ -62,6 +64,99 @@ LayoutRef permuted(const LayoutRef &l, const std::vector<int64_t> &order, bool i
                              map(l->warps_per_cta), ord);
 }
 
+namespace {
+
+// Whether `l` (maybe null) describes tiles of any shape: not a linear layout (its bases
+// cover one shape), nor a slice of one.
+bool fits_any_shape(const LayoutRef &l) {
+  for (const ir::Layout *p = l.get(); p; p = p->parent.get())
+    if (p->kind == ir::LayoutKind::Linear)
+      return false;
+  return true;
+}
+
+// `l` as an encoding of a tile of rank `rank`: the named one it equals when there is one
+// (the operand's own kind first: an mma accumulator split in halves is the mma layout of
+// the narrower instruction), else a distributed linear layout.
+LayoutRef encode(const LinearLayout &l, const ir::Shape &shape, const LayoutRef &from,
+                 int num_warps) {
+  std::vector<LayoutRef> named;
+  if (from && from->kind == ir::LayoutKind::Mma && from->mma_version == 3 && shape.size() == 2)
+    for (int32_t n = 8; n <= 256 && n <= shape[1]; n *= 2)
+      named.push_back(ir::Layout::mma(3, from->warps_per_cta, {from->instr_shape[0], n}));
+  named.push_back(default_blocked(shape, num_warps));
+  for (const LayoutRef &c : named)
+    if (ir::check_layout(*c, static_cast<int>(shape.size())).empty() && to_linear(*c, shape) == l)
+      return c;
+  std::vector<std::pair<std::string, std::vector<std::vector<int32_t>>>> bases;
+  for (const LinearLayout::InDim &in : l.in_dims())
+    bases.emplace_back(in.name, in.bases);
+  return ir::Layout::linear(static_cast<int32_t>(shape.size()), std::move(bases));
+}
+
+// The result layout that makes reshape / permute / split / join of an operand in `from` a
+// relabelling of its registers (as Triton infers their encodings): an mma accumulator
+// reshaped, permuted and split in halves for a subtiled epilogue stays in registers. Null
+// when there is none (split: the halves must differ in one register bit only).
+LayoutRef view_result(const ir::Op &op, const LayoutRef &from, int num_warps) {
+  const ir::Shape &os = op.operand(0)->type.shape, &rs = op.result(0)->type.shape;
+  // a blocked operand keeps the default rule (a blocked result), which the tuned shape
+  // kernels (tl.sort's, tl.flip's) rely on
+  if (!from || !from->is_distributed() || from->kind == ir::LayoutKind::DotOperand ||
+      from->kind == ir::LayoutKind::Blocked)
+    return nullptr;
+  LinearLayout l = to_linear(*from, os);
+  std::vector<LinearLayout::OutDim> outs;
+  for (size_t d = 0; d < rs.size(); ++d)
+    outs.push_back({dim_name(static_cast<int>(d)), static_cast<int32_t>(rs[d])});
+  std::vector<LinearLayout::InDim> ins;
+  switch (op.kind()) {
+  case OpKind::Reshape:
+    return encode(l.reshape_outs(outs), rs, from, num_warps);
+  case OpKind::Permute: {
+    std::vector<int64_t> order = op.ints_attr("order");
+    for (const LinearLayout::InDim &in : l.in_dims()) {
+      LinearLayout::InDim n{in.name, {}};
+      for (const LinearLayout::Basis &b : in.bases) {
+        LinearLayout::Basis y(order.size());
+        for (size_t i = 0; i < order.size(); ++i)
+          y[i] = b[static_cast<size_t>(order[i])];
+        n.bases.push_back(std::move(y));
+      }
+      ins.push_back(std::move(n));
+    }
+    break;
+  }
+  case OpKind::Split: { // the last dim (2) must be one register bit, stepping nothing else
+    int found = 0;
+    for (const LinearLayout::InDim &in : l.in_dims()) {
+      LinearLayout::InDim n{in.name, {}};
+      for (const LinearLayout::Basis &b : in.bases) {
+        if (b.back() == 0) {
+          n.bases.emplace_back(b.begin(), b.end() - 1);
+          continue;
+        }
+        bool alone = std::all_of(b.begin(), b.end() - 1, [](int32_t x) { return x == 0; });
+        if (in.name != kRegister || !alone)
+          return nullptr;
+        ++found;
+      }
+      ins.push_back(std::move(n));
+    }
+    if (found != 1)
+      return nullptr;
+    break;
+  }
+  case OpKind::Join: // the new last dim: the top register bit
+    return encode(paired_layout(l, rs), rs, from, num_warps);
+  default:
+    return nullptr;
+  }
+  return encode(LinearLayout(std::move(ins), std::move(outs)), rs, from, num_warps);
+}
+
+} // namespace
+
 LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
   const ir::Value *v = user.operand(i);
   if (!v->type.is_tile())
@@ -74,7 +169,8 @@ LayoutRef operand_want(const ir::Op &user, size_t i, const Anchors &anchors) {
     return it == anchors.end() ? nullptr : it->second;
   }
   switch (user.kind()) {
-  case OpKind::Broadcast:
+  case OpKind::Broadcast: // a linear layout holds its own shape only
+    return fits_any_shape(result_layout()) ? result_layout() : nullptr;
   case OpKind::Hint:
   case OpKind::Scan:
     return result_layout();
@@ -152,6 +248,8 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma, boo
     // (an [N, 1] tile's layout on [1, R]: every thread would hold the whole row): then
     // the users decide (a [1, 1] index broadcast into a reduction loop of Inductor's).
     LayoutRef l = operand_layout(0);
+    if (!fits_any_shape(l))
+      return nullptr;
     if (l && l->kind == ir::LayoutKind::Blocked &&
         registers_per_thread(to_linear(*l, rt.shape)) >
             registers_per_thread(to_linear(*default_blocked(rt.shape, num_warps), rt.shape)))
@@ -174,6 +272,8 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma, boo
     if (!l)
       return nullptr;
     LayoutRef p = permuted(l, op.ints_attr("order"), false);
+    if (!p)
+      p = view_result(op, l, num_warps);
     return p ? p : default_blocked(rt.shape, num_warps);
   }
   case OpKind::Reduce: {
@@ -187,6 +287,9 @@ LayoutRef forward(const ir::Op &op, size_t index, int num_warps, bool wgmma, boo
   case OpKind::Reshape:
   case OpKind::Join:
   case OpKind::Split:
+    if (LayoutRef v = view_result(op, operand_layout(0), num_warps))
+      return v;
+    return default_blocked(rt.shape, num_warps);
   case OpKind::Cat:
     return default_blocked(rt.shape, num_warps);
   case OpKind::ConvertLayout:
@@ -217,6 +320,7 @@ LayoutRef operand_for_result(const ir::Op &op, size_t i, const LayoutRef &result
     return nullptr;
   switch (op.kind()) {
   case OpKind::Broadcast:
+    return fits_any_shape(result) ? result : nullptr;
   case OpKind::Hint:
     return result;
   case OpKind::ExpandDims:

@@ -166,6 +166,12 @@ LinearLayout to_linear(const ir::Layout &l, const ir::Shape &shape) {
       ins.push_back({name, b});
       shared = shared || name == kOffset;
     }
+    // A smaller tile (a slice's parent with the reduced dim at 1): the bits stepping past
+    // a dim's size hold copies, as a blocked layout larger than its tile.
+    for (LinearLayout::InDim &in : ins)
+      for (LinearLayout::Basis &b : in.bases)
+        for (size_t d = 0; d < b.size() && d < shape.size(); ++d)
+          b[d] &= static_cast<int32_t>(shape[d] - 1);
     if (!shared) // distributed layouts always have the three hardware dims
       for (const char *n : {kRegister, kLane, kWarp})
         if (std::none_of(ins.begin(), ins.end(), [&](const auto &d) { return d.name == n; }))
@@ -250,6 +256,33 @@ std::vector<int32_t> coords_of(const LinearLayout &l, int32_t reg, int32_t lane,
   for (const auto &[n, v] : l.apply_named({{kRegister, reg}, {kLane, lane}, {kWarp, warp}}))
     out[l.out_dim_index(n)] = v;
   return out;
+}
+
+LinearLayout paired_layout(const LinearLayout &half, const ir::Shape &paired) {
+  std::vector<LinearLayout::InDim> ins;
+  bool reg = false;
+  for (const LinearLayout::InDim &in : half.in_dims()) {
+    LinearLayout::InDim n{in.name, {}};
+    for (const LinearLayout::Basis &b : in.bases) {
+      n.bases.push_back(b);
+      n.bases.back().push_back(0);
+    }
+    if (in.name == kRegister) {
+      n.bases.emplace_back(paired.size(), 0);
+      n.bases.back().back() = 1;
+      reg = true;
+    }
+    ins.push_back(std::move(n));
+  }
+  if (!reg) {
+    LinearLayout::Basis top(paired.size(), 0);
+    top.back() = 1;
+    ins.insert(ins.begin(), LinearLayout::InDim{kRegister, {top}});
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (size_t d = 0; d < paired.size(); ++d)
+    outs.push_back({dim_name(static_cast<int>(d)), static_cast<int32_t>(paired[d])});
+  return LinearLayout(std::move(ins), std::move(outs));
 }
 
 } // namespace tilec::layout

@@ -206,15 +206,7 @@ void lower_join(LoweringContext &c, const ir::Op &op) {
     std::vector<Reg> rb = c.get(bv);
     if (c.layout_of(bv->type) != la)
       rb = convert_regs(c, op, rb, c.layout_of(bv->type), la, bv->type.element());
-    // la's bases gain a trailing 0 coordinate (the new last dim).
-    LinearLayout emb = pull_back(la, rs, [](const std::vector<int32_t> &x) {
-      std::vector<int32_t> y(x);
-      y.push_back(0);
-      return y;
-    });
-    std::vector<int32_t> extra(rs.size(), 0);
-    extra.back() = 1;
-    src = with_extra_register(emb, rs, extra);
+    src = layout::paired_layout(la, rs);
     regs = c.get(a);
     regs.insert(regs.end(), rb.begin(), rb.end());
   } else { // join of two scalars: a tile<2>
@@ -229,23 +221,16 @@ void lower_join(LoweringContext &c, const ir::Op &op) {
 void lower_split(LoweringContext &c, const ir::Op &op) {
   const ir::Value *x = op.operand(0), *ra = op.result(0), *rb = op.result(1);
   const ir::Shape &xs = x->type.shape;
-  LinearLayout lr;
+  LinearLayout want;
   int n = 1;
   if (ra->type.is_tile()) {
     const LinearLayout &la = c.layout_of(ra->type);
     TILEC_ASSERT(c.layout_of(rb->type) == la, "split: results with different layouts");
-    lr = pull_back(la, xs, [](const std::vector<int32_t> &v) {
-      std::vector<int32_t> y(v);
-      y.push_back(0);
-      return y;
-    });
+    want = layout::paired_layout(la, xs);
     n = la.in_dim_size(layout::kRegister);
   } else {
-    lr = LinearLayout({{layout::kRegister, {}}}, {{layout::dim_name(0), 2}});
+    want = layout::paired_layout(LinearLayout({{layout::kRegister, {}}}, {}), xs);
   }
-  std::vector<int32_t> extra(xs.size(), 0);
-  extra.back() = 1;
-  LinearLayout want = with_extra_register(lr, xs, extra);
   std::vector<Reg> regs = operand_in(c, op, x, want);
   c.set(ra, std::vector<Reg>(regs.begin(), regs.begin() + n));
   c.set(rb, std::vector<Reg>(regs.begin() + n, regs.end()));

@@ -125,8 +125,9 @@ def test_kernel_built_maps_on_the_simulator(simulator):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("split", [False, True])
 @pytest.mark.parametrize("defer", ["1", "0"])
-def test_persistent_matmul_on_the_gpu(monkeypatch, defer):
+def test_persistent_matmul_on_the_gpu(monkeypatch, defer, split):
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
         pytest.skip("TMA needs an sm_90 GPU")
@@ -140,7 +141,9 @@ def test_persistent_matmul_on_the_gpu(monkeypatch, defer):
     c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
     k = persistent_mm[(7,)](TensorDescriptor.from_tensor(a, [128, 64]),
                             TensorDescriptor.from_tensor(b, [64, 128]),
-                            TensorDescriptor.from_tensor(c, [128, 128]), M, N, K,
-                            BM=128, BN=128, BK=64, PROGRAMS=7, num_stages=3)
+                            TensorDescriptor.from_tensor(c, [128, 64 if split else 128]),
+                            M, N, K, BM=128, BN=128, BK=64, PROGRAMS=7, SPLIT=split,
+                            num_stages=3)
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=1e-2)
-    _check_waits(k.asm["ptx"], defer == "1", boxes=2)  # 128 fp16 columns: two 128-byte boxes
+    # 128 fp16 columns: two 128-byte boxes; split: two stores of one
+    _check_waits(k.asm["ptx"], defer == "1", stores=2 if split else 1, boxes=1 if split else 2)
