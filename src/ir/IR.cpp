@@ -274,13 +274,13 @@ Value *Builder::constant_float(Type t, double v, SourceLoc loc) {
   return create(OpKind::Constant, {}, {t}, {{"value", v}}, loc)->result();
 }
 
-bool has_schedule_barriers(Block *b) {
+bool has_schedule_barriers(Block *b, bool stores_ok) {
   bool found = false;
   walk(b, [&](Op *op) {
     OpKind k = op->kind();
-    found = found || k == OpKind::Store || k == OpKind::AtomicRmw || k == OpKind::AtomicCas ||
-            k == OpKind::Barrier || k == OpKind::Print || k == OpKind::Assert ||
-            k == OpKind::GridDepControl || is_ring_op(k);
+    found = found || (k == OpKind::Store && !stores_ok) || k == OpKind::AtomicRmw ||
+            k == OpKind::AtomicCas || k == OpKind::Barrier || k == OpKind::Print ||
+            k == OpKind::Assert || k == OpKind::GridDepControl || is_ring_op(k);
   });
   return found;
 }

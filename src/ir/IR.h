@@ -203,8 +203,9 @@ template <typename F> void for_each_loop(Block &b, F &&f) {
 // Whether `b` (nested regions included) holds an op loads may not be moved across by a
 // loop schedule: a store, atomic, barrier, print, assert, grid-dependency control, or a
 // shared-memory ring op (a loop pipelined already). PipelineLoads and the rings leave
-// such loops alone.
-bool has_schedule_barriers(Block *b);
+// such loops alone. `stores_ok`: stores do not count (a flattened loop's epilogue:
+// FlattenLoops.h).
+bool has_schedule_barriers(Block *b, bool stores_ok = false);
 
 // Creates ops at an insertion point.
 class Builder {

@@ -6,6 +6,7 @@
 #include "layout/Layouts.h"
 #include "layout/WgmmaLayouts.h"
 #include "support/Diagnostics.h"
+#include "transforms/FoldUtils.h"
 
 namespace tilec::layout {
 
@@ -239,18 +240,27 @@ bool is_wgmma_dot(const ir::Op &op) {
   return l && l->kind == ir::LayoutKind::Mma && l->mma_version == 3;
 }
 
-// Whether an op nested in `blk` other than `except` uses shared scratch.
-bool other_scratch_user(const ir::Block &blk, const ir::Op &except) {
+// Whether an op nested in `blk` other than `except` is a wgmma dot or, when `scratch`,
+// uses shared scratch (which may overlap the scratch `except` stages its operands in; a dot
+// reading rings only has none).
+bool other_scratch_user(const ir::Block &blk, const ir::Op &except, bool scratch) {
   for (const auto &op : blk.ops()) {
     if (op.get() == &except)
       continue;
-    if (is_wgmma_dot(*op) || scratch_bytes(*op) > 0)
+    if (is_wgmma_dot(*op) || (scratch && scratch_bytes(*op) > 0))
       return true;
     for (size_t r = 0; r < op->num_regions(); ++r)
-      if (other_scratch_user(*op->region(r)->block(), except))
+      if (other_scratch_user(*op->region(r)->block(), except, scratch))
         return true;
   }
   return false;
+}
+
+// The op of `body` that `op` is nested in (maybe `op` itself), or null.
+const ir::Op *top_op_in(const ir::Op *op, const ir::Block *body) {
+  while (op && op->parent() != body)
+    op = op->parent() && op->parent()->parent() ? op->parent()->parent()->parent() : nullptr;
+  return op;
 }
 
 } // namespace
@@ -263,6 +273,27 @@ int wgmma_imprecise_steps(const ir::Op &dot) {
   return static_cast<int>((m + 31) / 32);
 }
 
+const ir::Op *wgmma_zeroing_select(const ir::Op &dot) {
+  if (!is_wgmma_dot(dot) || wgmma_imprecise_steps(dot))
+    return nullptr;
+  const ir::Op *sel = dot.operand(2)->def;
+  if (!sel || sel->kind() != ir::OpKind::Select || sel->result(0)->users.size() != 1)
+    return nullptr;
+  const ir::Op *c = sel->operand(0)->def;
+  auto zero = transforms::constant_value(sel->operand(1));
+  bool is_zero = zero && (ir::is_float(sel->operand(1)->type.elem) ? zero->f == 0 : zero->i == 0);
+  return c && c->kind() == ir::OpKind::Splat && !c->operand(0)->type.is_tile() && is_zero ? sel
+                                                                                          : nullptr;
+}
+
+bool is_wgmma_zeroing_select(const ir::Op &select) {
+  if (select.kind() != ir::OpKind::Select || select.result(0)->users.size() != 1)
+    return false;
+  const ir::Op *u = select.result(0)->users[0];
+  return u->kind() == ir::OpKind::Dot && u->operand(2) == select.result(0) &&
+         wgmma_zeroing_select(*u) == &select;
+}
+
 const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
   ir::DType re = dot.result(0)->type.elem;
   // partial sums are added to the accumulator by ordinary instructions: no group stays in
@@ -271,14 +302,25 @@ const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
       wgmma_imprecise_steps(dot))
     return nullptr;
   const ir::Value *acc = dot.operand(2), *res = dot.result(0);
+  if (const ir::Op *z = wgmma_zeroing_select(dot))
+    acc = z->operand(2);
   if (!acc->is_block_arg() || acc->owner != dot.parent() || acc->users.size() != 1 ||
-      res->users.size() != 1 || acc->index == 0)
+      acc->index == 0)
     return nullptr;
   const ir::Block *body = dot.parent();
   const ir::Op *loop = body->parent() ? body->parent()->parent() : nullptr;
-  const ir::Op *yield = res->users[0];
-  if (!loop || loop->kind() != ir::OpKind::For || yield != body->terminator() ||
-      yield->num_operands() < acc->index || yield->operand(acc->index - 1) != res)
+  const ir::Op *yield = body->terminator();
+  if (!loop || loop->kind() != ir::OpKind::For || !yield || yield->num_operands() < acc->index ||
+      yield->operand(acc->index - 1) != res)
+    return nullptr;
+  // besides the yield, the result may be read in `if`s (a flattened loop's epilogue):
+  // lowering retires the group at the start of their regions (wgmma_reads_in_ifs)
+  for (const ir::Op *u : res->users) {
+    const ir::Op *top = top_op_in(u, body);
+    if (u != yield && (!top || top == u || top->kind() != ir::OpKind::If))
+      return nullptr;
+  }
+  if (std::count(res->users.begin(), res->users.end(), yield) != 1)
     return nullptr;
   // the wait for the last group goes before the op after the loop: there must be one (a
   // terminator, e.g. an outer loop's yield, would read the accumulator first)
@@ -290,7 +332,7 @@ const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
       next_op = it != outer->ops().end() && !ir::is_terminator((*it)->kind());
       break;
     }
-  return next_op && !other_scratch_user(*body, dot) ? loop : nullptr;
+  return next_op && !other_scratch_user(*body, dot, wgmma_dot_buffer_bytes(dot) > 0) ? loop : nullptr;
 }
 
 const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i) {

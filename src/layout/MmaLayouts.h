@@ -47,12 +47,21 @@ bool dot_uses_mma(const ir::Op &dot, bool f64 = false);
 // 64-row x N/wg_n block (none replicated), N >= 16, K >= 16.
 bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
 // The loop whose K iterations a #mma<v=3> dot pipelines (null: none): the dot accumulates
-// into a loop-carried fp32 or int32 tile (acc is a `for` body argument used only by the dot, the
-// result only yielded back into it), no other op of the loop body uses shared scratch,
-// and an op (not a terminator) follows the loop. Lowering then keeps the wgmma groups in flight
-// across iterations (wait_group 1, the accumulator in the carried registers) with two operand
-// buffers.
+// into a loop-carried fp32 or int32 tile (acc is a `for` body argument used only by the
+// dot, or by its zeroing select below; the result yielded back into it, and maybe read in
+// `if`s of the body, a flattened loop's epilogue), no other wgmma dot is in the body nor,
+// when the dot stages operands in buffers of its own, an op using shared scratch, and an
+// op (not a terminator) follows the loop. Lowering then keeps the wgmma groups in flight
+// across iterations (wait_group 1, the accumulator in the carried registers; two operand
+// buffers when staged) and retires them at the start of the `if` regions reading them.
 const ir::Op *wgmma_pipelined_loop(const ir::Op &dot);
+// dot(a, b, select(splat(c), 0, x)) on wgmma, the select used by the dot alone (a
+// flattened loop's accumulator reset, transforms/FlattenLoops.h): the wgmma accumulates
+// into x's registers with scale-d = !c, and the select itself is not lowered. The select,
+// or null. (Not with max_num_imprecise_acc: its partial sums start from zero anyway.)
+const ir::Op *wgmma_zeroing_select(const ir::Op &dot);
+// The same seen from the select: whether `select` is the zeroing select of a wgmma dot.
+bool is_wgmma_zeroing_select(const ir::Op &select);
 // The K steps (of 32) an fp8 wgmma dot into fp32 sums in the tensor cores' own reduced
 // precision before adding that partial sum to the accumulator with add.f32: Triton's
 // Hopper rule for `max_num_imprecise_acc` m (1 <= m <= K; rounded up to whole steps);

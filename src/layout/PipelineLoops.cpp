@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "analysis/AxisInfo.h"
 #include "ir/RingOps.h"
@@ -292,7 +293,13 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
       break;
   }
   Op *yield = body->terminator();
-  LoopShift mid(loop, false);
+  std::set<const Op *> before_dot; // defined where the copies go: used as they are
+  for (auto &op : body->ops()) {
+    if (op.get() == first_dot)
+      break;
+    before_dot.insert(op.get());
+  }
+  LoopShift mid(loop, false, std::move(before_dot));
   Builder end;
   end.set_insertion_point(std::next(first_dot->self_iterator())->get());
   Value *ok = cmp(end, "lt", mid.ahead(iv, static_cast<int>(S - 1), end), ub, loc);

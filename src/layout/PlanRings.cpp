@@ -1,5 +1,7 @@
 #include "layout/PlanRings.h"
 
+#include "transforms/FlattenLoops.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -108,7 +110,9 @@ std::vector<RingConsumer> ring_consumers(const Op &load) {
 
 int64_t ring_stages(Op &loop, int64_t module_stages) {
   int64_t S = loop.int_attr("num_stages", module_stages);
-  if (S < 2 || has_schedule_barriers(loop.region(0)->block()))
+  // a flattened loop's epilogue stores: the user let its loads go ahead of them
+  if (S < 2 ||
+      has_schedule_barriers(loop.region(0)->block(), loop.int_attr(transforms::kFlattenedAttr, 0)))
     return 0;
   Value *step = loop.operand(2);
   if (!step->def || step->def->kind() != OpKind::Constant || !step->type.is_scalar() ||

@@ -26,6 +26,7 @@
 // 64-bit descriptor (the start is its low 14 bits, no carry out for shared addresses).
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "layout/Layouts.h"
@@ -195,6 +196,10 @@ public:
                  "wgmma lowering: warpgroups do not cover the CTA");
     loop_ = layout::wgmma_pipelined_loop(op);
     steps_ = layout::wgmma_imprecise_steps(op);
+    if (const ir::Op *z = layout::wgmma_zeroing_select(op)) { // select(c, 0, x): x, scaled by !c
+      acc_ = z->operand(2);
+      keep_ = b_.not_(Ty::Pred, c.scalar(z->operand(0)->def->operand(0)));
+    }
   }
 
   void run() {
@@ -447,6 +452,8 @@ private:
       for (const Coords &o : tiles_) {
         std::vector<Reg> *d = &d_of_[o];
         Operand scale_d = simt::imm(zero_acc_ && k0 == 0 ? 0 : 1);
+        if (keep_.valid() && k0 == 0)
+          scale_d = keep_;
         if (steps_) {
           d = &partial[o];
           if (first) {
@@ -484,6 +491,7 @@ private:
         b_.mov_to(buf_off_, b_.xor_(Ty::B32, buf_off_, simt::imm(buf_bytes_)));
       simt::Builder *bp = &b_;
       c_.defer_past(loop_, [bp] { simt::wgmma_wait(*bp, 0); });
+      wait_in_ifs(bp);
     } else {
       simt::wgmma_commit(b_);
       simt::wgmma_wait(b_, 0);
@@ -494,6 +502,22 @@ private:
     // reaches it after retiring the previous iteration's later readers
     if ((ring_a_ || ring_b_) && !earlier_ring_reader(op_))
       b_.bar_sync(0);
+  }
+
+  // A pipelined group whose result is also read in `if`s of the body (a flattened loop's
+  // epilogue) is retired at the start of the regions reading it.
+  void wait_in_ifs(simt::Builder *bp) {
+    std::set<const ir::Block *> blocks;
+    for (const ir::Op *u : op_.result(0)->users) {
+      const ir::Block *blk = u->parent();
+      while (blk && blk->parent() && blk->parent()->parent() &&
+             blk->parent()->parent()->parent() != op_.parent())
+        blk = blk->parent()->parent()->parent();
+      if (u != op_.parent()->terminator() && blk)
+        blocks.insert(blk);
+    }
+    for (const ir::Block *blk : blocks)
+      c_.on_entry(blk, [bp] { simt::wgmma_wait(*bp, 0); });
   }
 
   // the result registers in the accumulator layout's order
@@ -546,6 +570,7 @@ private:
   Reg desc_a_, desc_b_;
   // accumulator
   bool zero_acc_ = false;
+  Reg keep_; // a zeroing select's !c: the first K step's scale-d
   std::vector<Coords> tiles_;
   std::map<Coords, std::vector<Reg>> d_of_;
   std::map<Coords, std::vector<Reg>> a_frag_;

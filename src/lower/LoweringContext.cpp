@@ -6,6 +6,7 @@
 #include "simt/TensorMap.h"
 
 #include "layout/Layouts.h"
+#include "layout/MmaLayouts.h"
 #include "simt/Verifier.h"
 
 namespace tilec::lower {
@@ -276,6 +277,12 @@ Reg LoweringContext::smem_load(const Operand &addr, const ir::Type &elem) {
 // ---- lowering -------------------------------------------------------------------------
 
 void LoweringContext::lower_ops(const ir::Block &blk) {
+  if (auto it = on_entry_.find(&blk); it != on_entry_.end()) {
+    std::vector<std::function<void()>> fs = std::move(it->second);
+    on_entry_.erase(it);
+    for (auto &f : fs)
+      f();
+  }
   for (const auto &op : blk.ops()) {
     if (ir::is_terminator(op->kind()))
       continue;
@@ -310,6 +317,8 @@ void LoweringContext::lower_op(const ir::Op &op) {
     }
   }
   b_.set_loc(op.loc());
+  if (op.kind() == K::Select && layout::is_wgmma_zeroing_select(op))
+    return; // the dot scales its accumulator instead (MmaLayouts.h)
   switch (op.kind()) {
   case K::Constant:
     lower_constant(*this, op);

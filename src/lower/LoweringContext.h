@@ -157,6 +157,10 @@ public:
   // `finish` (e.g. wgmma.wait_group 0) runs before the first op lowered outside `scope`
   // (a loop whose wgmma groups stay in flight across iterations), or at the kernel's end.
   void defer_past(const ir::Op *scope, std::function<void()> finish);
+  // `f` runs when lowering enters `blk` (before its first op).
+  void on_entry(const ir::Block *blk, std::function<void()> f) {
+    on_entry_[blk].push_back(std::move(f));
+  }
   // The block that falls through into `loop`'s header (where its carried values are
   // initialised): code appended there runs once before the loop.
   simt::BlockId block_before(const ir::Op *loop) const;
@@ -189,6 +193,7 @@ private:
   int64_t alloc_bytes_ = 0; // shared bytes allocate_shared gave out
   int64_t extra_bytes_ = 0; // scratch past it (ops without a large enough allocation)
   bool smem_readers_ = false;
+  std::map<const ir::Block *, std::vector<std::function<void()>>> on_entry_;
   const ir::Op *deferred_scope_ = nullptr;
   std::function<void()> deferred_;
   bool tma_stores_in_flight_ = false;

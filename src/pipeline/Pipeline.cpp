@@ -24,6 +24,7 @@
 #include "transforms/CSE.h"
 #include "transforms/Canonicalize.h"
 #include "transforms/DCE.h"
+#include "transforms/FlattenLoops.h"
 #include "transforms/LICM.h"
 #include "transforms/PipelineLoads.h"
 #include "transforms/StrengthReduce.h"
@@ -57,6 +58,9 @@ const std::vector<Stage> &stages() {
       {"cse", transforms::cse},
       {"dce", transforms::dce},
       {"cleanup", transforms::canonicalize}, // fold what LICM/CSE/DCE exposed
+      // GPU only: tl.range(..., flatten=True) nests become one loop (FlattenLoops.h), so
+      // the rings planned next run on across the outer iterations
+      {"flatten-loops", transforms::flatten_loops, true},
       // GPU only: pointer tiles of the loop variable become carried (about what ptxas
       // makes of them), before the pipelining that shifts them by iterations
       {"strength-reduce", transforms::strength_reduce, true},
@@ -155,8 +159,8 @@ struct ThreadIr {
   simt::Function *const *fn = nullptr;
   int sm = 0;
 };
-void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first,
-                const Hook &hook, ThreadIr thread = {}) {
+void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first, const Hook &hook,
+                ThreadIr thread = {}) {
   bool gpu = stages()[first].gpu;
   if (!opts.stop_after.empty() && !is_stage(opts.stop_after, gpu))
     throw CompileError(SourceLoc{}, "unknown pipeline stage '" + opts.stop_after +
@@ -201,7 +205,7 @@ void run_stages(CompiledTileKernel &k, const PipelineOptions &opts, size_t first
       }
     }
     if (dump.wants(s.name)) {
-      k.dumps.emplace_back(s.name, text      ? *text
+      k.dumps.emplace_back(s.name, text           ? *text
                                    : s.run_thread ? simt::dump(*tfn)
                                                   : ir::print(*k.module));
       if (dump.to_stderr) {
@@ -285,8 +289,8 @@ void run_gpu_stages(CompiledTileKernel &k, const PipelineOptions &opts,
   run_stages(
       k, opts, first,
       [&](const Stage &s) -> std::optional<std::string> {
-        const std::function<std::string()> &f = std::string(s.name) == "lower" ? hooks.lower
-                                                                                : hooks.ptx;
+        const std::function<std::string()> &f =
+            std::string(s.name) == "lower" ? hooks.lower : hooks.ptx;
         TILEC_ASSERT(f, std::string("no hook for GPU stage '") + s.name + "'");
         return f();
       },

@@ -1,11 +1,42 @@
 #include "transforms/LoopShift.h"
 
+#include <map>
+
 namespace tilec::transforms {
 
 using namespace ir;
 
-LoopShift::LoopShift(Op &loop, bool reuse_current)
-    : loop_(loop), body_(*loop.region(0)->block()), reuse_current_(reuse_current) {}
+namespace {
+
+// An `if` whose regions hold only pure ops without regions (a flattened loop's once-a-tile
+// prologue: FlattenLoops.h) is recomputed as a whole.
+bool pure_if(const Op *op) {
+  if (op->kind() != OpKind::If)
+    return false;
+  for (size_t r = 0; r < op->num_regions(); ++r)
+    for (const auto &in : op->region(r)->block()->ops())
+      if (in->kind() != OpKind::Yield && (!is_pure(in->kind()) || in->num_regions() != 0))
+        return false;
+  return true;
+}
+
+// `f` on each operand of the ops in `op`'s regions defined outside them.
+template <typename F> bool each_outer_operand(const Op *op, F &&f) {
+  for (size_t r = 0; r < op->num_regions(); ++r) {
+    const Block *blk = op->region(r)->block();
+    for (const auto &in : blk->ops())
+      for (Value *o : in->operands())
+        if (!(o->def && o->def->parent() == blk) && !f(o))
+          return false;
+  }
+  return true;
+}
+
+} // namespace
+
+LoopShift::LoopShift(Op &loop, bool reuse_current, std::set<const Op *> visible)
+    : loop_(loop), body_(*loop.region(0)->block()), reuse_current_(reuse_current),
+      visible_(std::move(visible)) {}
 
 bool LoopShift::inside(const Value *v) const {
   const Block *b = v->def ? v->def->parent() : v->owner;
@@ -23,9 +54,11 @@ bool LoopShift::recomputable(Value *v) {
     ok = v->index == 0 || recomputable(body_.terminator()->operand(v->index - 1));
   else {
     Op *op = v->def;
-    ok = is_pure(op->kind()) && op->num_regions() == 0;
+    ok = (is_pure(op->kind()) && op->num_regions() == 0) || pure_if(op);
     for (size_t i = 0; ok && i < op->num_operands(); ++i)
       ok = recomputable(op->operand(i));
+    if (ok && op->num_regions())
+      ok = each_outer_operand(op, [&](Value *o) { return recomputable(o); });
   }
   ok_[v] = ok;
   return ok;
@@ -48,17 +81,38 @@ Value *LoopShift::offset_iv(Value *base, int d, Builder &b) {
 }
 
 Value *LoopShift::clone(Op *op, unsigned index, bool start, int d, Builder &b) {
+  auto shifted = [&](Value *o) { return start ? from_start(o, d, b) : ahead(o, d, b); };
   std::vector<Value *> ops;
   for (Value *o : op->operands()) {
-    Value *x = start ? from_start(o, d, b) : ahead(o, d, b);
+    Value *x = shifted(o);
     if (!x)
       return nullptr;
     ops.push_back(x);
   }
+  // a pure `if`: what its regions read from outside, shifted before it
+  std::map<const Value *, Value *> outer;
+  if (!each_outer_operand(op, [&](Value *o) { return (outer[o] = shifted(o)) != nullptr; }))
+    return nullptr;
   std::vector<Type> types;
   for (size_t i = 0; i < op->num_results(); ++i)
     types.push_back(op->result(i)->type);
-  Op *c = b.create(op->kind(), ops, types, op->attrs(), op->loc());
+  Op *c = b.create(op->kind(), ops, types, op->attrs(), op->loc(),
+                   static_cast<unsigned>(op->num_regions()));
+  for (size_t r = 0; r < op->num_regions(); ++r) {
+    Builder in(c->region(r)->ensure_block());
+    std::map<const Value *, Value *> map = outer;
+    for (const auto &o : op->region(r)->block()->ops()) {
+      std::vector<Value *> xs;
+      for (Value *x : o->operands())
+        xs.push_back(map.at(x));
+      std::vector<Type> ts;
+      for (size_t i = 0; i < o->num_results(); ++i)
+        ts.push_back(o->result(i)->type);
+      Op *n = in.create(o->kind(), xs, ts, o->attrs(), o->loc());
+      for (size_t i = 0; i < o->num_results(); ++i)
+        map[o->result(i)] = n->result(i);
+    }
+  }
   for (size_t i = 0; i < op->num_results(); ++i)
     memo_[{op->result(i), start, d}] = c->result(i);
   return c->result(index);
@@ -78,16 +132,66 @@ Value *LoopShift::ahead(Value *v, int d, Builder &b) {
       r = v;
     else // what iteration i + d - 1 yields
       r = ahead(body_.terminator()->operand(v->index - 1), d - 1, b);
-  } else if (d == 0 && reuse_current_) {
+  } else if (d == 0 && (reuse_current_ || visible_.count(v->def))) {
     r = v;
   } else {
     Op *op = v->def;
-    if (!is_pure(op->kind()) || op->num_regions() != 0)
+    if ((!is_pure(op->kind()) || op->num_regions() != 0) && !pure_if(op))
       return nullptr;
-    r = clone(op, v->index, false, d, b);
+    if (op->int_attr(kCacheAttr, 0) && (reuse_current_ || visible_.count(op)))
+      r = cached_ahead(op, v->index, d, b);
+    if (!r)
+      r = clone(op, v->index, false, d, b);
   }
   memo_[key] = r;
   return r;
+}
+
+Value *LoopShift::cached_ahead(Op *op, unsigned index, int d, Builder &b) {
+  const Block *then = op->region(0)->block();
+  SourceLoc loc = op->loc();
+  Value *same = nullptr;
+  std::map<const Value *, Value *> map;
+  for (const auto &in : then->ops())
+    for (Value *o : in->operands()) {
+      if ((o->def && o->def->parent() == then) || map.count(o))
+        continue;
+      Value *x = ahead(o, d, b);
+      if (!x || (inside(o) && (o->type.is_tile() || o->type.is_ptr())))
+        return nullptr; // compared below: scalar numbers only
+      map[o] = x;
+      if (!inside(o))
+        continue;
+      Value *eq =
+          b.create(OpKind::Cmp, {x, o}, {Type(DType::I1)}, {{"pred", std::string("eq")}}, loc)
+              ->result();
+      same = same ? b.create(OpKind::And, {same, eq}, {eq->type}, {}, loc)->result() : eq;
+    }
+  if (!same) // nothing it reads changes in the loop
+    return op->result(index);
+  std::vector<Type> types;
+  std::vector<Value *> current;
+  for (size_t i = 0; i < op->num_results(); ++i) {
+    types.push_back(op->result(i)->type);
+    current.push_back(op->result(i));
+  }
+  Op *c = b.create(OpKind::If, {same}, types, {}, loc, 2);
+  Builder(c->region(0)->ensure_block()).create(OpKind::Yield, current, {}, {}, loc);
+  Builder in(c->region(1)->ensure_block());
+  for (const auto &o : then->ops()) {
+    std::vector<Value *> xs;
+    for (Value *x : o->operands())
+      xs.push_back(map.at(x));
+    std::vector<Type> ts;
+    for (size_t i = 0; i < o->num_results(); ++i)
+      ts.push_back(o->result(i)->type);
+    Op *n = in.create(o->kind(), xs, ts, o->attrs(), o->loc());
+    for (size_t i = 0; i < o->num_results(); ++i)
+      map[o->result(i)] = n->result(i);
+  }
+  for (size_t i = 0; i < op->num_results(); ++i)
+    memo_[{op->result(i), false, d}] = c->result(i);
+  return c->result(index);
 }
 
 Value *LoopShift::from_start(Value *v, int s, Builder &b) {
@@ -106,7 +210,7 @@ Value *LoopShift::from_start(Value *v, int s, Builder &b) {
       r = from_start(body_.terminator()->operand(v->index - 1), s - 1, b);
   } else {
     Op *op = v->def;
-    if (!is_pure(op->kind()) || op->num_regions() != 0)
+    if ((!is_pure(op->kind()) || op->num_regions() != 0) && !pure_if(op))
       return nullptr;
     r = clone(op, v->index, true, s, b);
   }

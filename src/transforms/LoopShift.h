@@ -3,7 +3,8 @@
 // iteration ahead in registers; layout/PipelineLoops: num_stages - 1 ahead into a
 // shared-memory ring). The recomputation clones the pure ops between the value and the
 // loop's induction variable, carried values and invariants, with their types (layouts
-// included).
+// included), and `if`s whose regions hold only such ops (a flattened loop's once-a-tile
+// prologue, transforms/FlattenLoops.h), cloned whole.
 #pragma once
 
 #include <map>
@@ -14,12 +15,21 @@
 
 namespace tilec::transforms {
 
+// On an `if` in a loop body: its results are always what its then-region computes from
+// the region's inputs, the else-region yielding the previous iteration's (a cache: a
+// flattened loop's once-a-tile prologue, FlattenLoops.h). Ahead of the current iteration
+// they are recomputed only when an input differs (one branch), not through the chain of
+// earlier iterations' `if`s.
+inline constexpr const char *kCacheAttr = "cache";
+
 class LoopShift {
 public:
   // `reuse_current`: a body value of the current iteration (d = 0) is used as it is (the
   // ops are emitted where it is visible, e.g. before the yield); otherwise it is
   // recomputed (the ops are emitted before it is defined, e.g. at the top of the body).
-  LoopShift(ir::Op &loop, bool reuse_current);
+  // `visible`: body ops whose results may be used as they are in the current iteration
+  // even without reuse_current (those before the insertion point).
+  LoopShift(ir::Op &loop, bool reuse_current, std::set<const ir::Op *> visible = {});
 
   // Whether `v` can be recomputed for any iteration: it depends on the body only through
   // pure ops without regions, the induction variable and carried values whose yields are
@@ -38,10 +48,14 @@ private:
   // iv + d * step (from_start: lb + d * step)
   ir::Value *offset_iv(ir::Value *base, int d, ir::Builder &b);
   ir::Value *clone(ir::Op *op, unsigned index, bool start, int d, ir::Builder &b);
+  // a kCacheAttr `if` d >= 1 iterations ahead, its current results visible; null when its
+  // inputs are not scalar numbers
+  ir::Value *cached_ahead(ir::Op *op, unsigned index, int d, ir::Builder &b);
 
   ir::Op &loop_;
   ir::Block &body_;
   bool reuse_current_;
+  std::set<const ir::Op *> visible_;
   std::map<std::tuple<ir::Value *, bool, int>, ir::Value *> memo_; // (v, from start, d)
   std::map<ir::Value *, bool> ok_;
 };

@@ -67,7 +67,7 @@ TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
   EXPECT_FALSE(k.thread_ir);
   EXPECT_EQ(
       pipeline::gpu_stage_names(),
-      (std::vector<std::string>{"strength-reduce", "plan-rings", "pipeline-loads", "layouts",
+      (std::vector<std::string>{"flatten-loops", "strength-reduce", "plan-rings", "pipeline-loads", "layouts",
                                 "remove-conversions", "pipeline-loops", "allocate-shared", "lower",
                                 "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs",
                                 "coalesce-copies", "overlap-wgmma", "defer-wgmma-wait", "ptx"}));

@@ -135,7 +135,8 @@ TEST(Pipeline, UnknownDumpStageWarns) {
   EXPECT_NE(
       err.find(
           "tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
-          "canonicalize, licm, cse, dce, cleanup, strength-reduce, plan-rings, pipeline-loads, "
+          "canonicalize, licm, cse, dce, cleanup, flatten-loops, strength-reduce, plan-rings, "
+          "pipeline-loads, "
           "layouts, remove-conversions, pipeline-loops, allocate-shared, lower, "
           "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, coalesce-copies, "
           "overlap-wgmma, defer-wgmma-wait, ptx)"),

@@ -1,0 +1,154 @@
+"""tl.range(..., flatten=True): a persistent matmul's tile loop and its K loop become one
+loop (transforms/FlattenLoops.h), so the rings run on from one tile into the next; the
+accumulator restarts through the first wgmma's scale-d (no copy of it), the epilogue runs
+in an `if` on the tile's last K step after the wgmma group is retired, and a K loop of no
+iteration runs the nest as written. The SIMT simulator runs the lowered code (wgmma, TMA,
+cp.async rings); GPU runs check the same on the device."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tilec as triton
+import tilec.language as tl
+from tilec.tools.tensor_descriptor import TensorDescriptor
+
+
+@triton.jit
+def flat_tma(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+             BK: tl.constexpr, PROGRAMS: tl.constexpr, SPLIT: tl.constexpr):
+    num_n = tl.cdiv(N, BN)
+    tiles = tl.cdiv(M, BM) * num_n
+    tile_c = tl.program_id(0) - PROGRAMS  # carried by the tile loop, as tutorial 09's
+    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, flatten=True):
+        pm = tile // num_n
+        pn = tile % num_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(tl.cdiv(K, BK)):
+            acc = tl.dot(a_desc.load([pm * BM, k * BK]), b_desc.load([k * BK, pn * BN]), acc)
+        tile_c += PROGRAMS
+        cm = (tile_c // num_n) * BM
+        cn = (tile_c % num_n) * BN
+        if SPLIT:
+            c0, c1 = acc.reshape(BM, 2, BN // 2).permute(0, 2, 1).split()
+            c_desc.store([cm, cn], c0.to(c_desc.dtype))
+            c_desc.store([cm, cn + BN // 2], c1.to(c_desc.dtype))
+        else:
+            c_desc.store([cm, cn], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def flat_ptr(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+             PROGRAMS: tl.constexpr):
+    num_n = tl.cdiv(N, BN)
+    tiles = tl.cdiv(M, BM) * num_n
+    rk = tl.arange(0, BK)
+    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, flatten=True):
+        rm = (tile // num_n) * BM + tl.arange(0, BM)
+        rn = (tile % num_n) * BN + tl.arange(0, BN)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            x = tl.load(a + rm[:, None] * K + (k + rk)[None, :],
+                        mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+            y = tl.load(b + (k + rk)[:, None] * N + rn[None, :],
+                        mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(x, y, acc)
+        tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _operands(M, N, K, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 4, (M, K)).astype(np.float16)
+    b = rng.integers(-3, 4, (K, N)).astype(np.float16)
+    return a, b, (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+
+
+@pytest.fixture
+def simulator(monkeypatch):
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    monkeypatch.setenv("TILEC_TMA", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+
+
+def _check_flattened(k, rings=True):
+    assert "flattened = 1" in k.asm["flatten-loops"]
+    ptx = k.asm["ptx"]
+    # the first K step's wgmma scales the carried accumulator by a predicate: no copy of it
+    assert re.search(r"wgmma\.mma_async[^;]*\}, [^;]*%p\d+, 1, 1", ptx)
+    if rings:  # operands from rings: the flattened loop keeps a group in flight
+        assert ptx.count("mbarrier.init") + ptx.count("cp.async.cg") > 0
+        assert "wgmma.wait_group.sync.aligned 1;" in ptx
+
+
+# (M, N, K, programs): tiles over fewer programs, K not a multiple of BK, one K step, more
+# programs than tiles
+CASES = [(128, 192, 96, 4), (128, 128, 80, 3), (128, 128, 16, 3), (64, 64, 64, 3)]
+
+
+@pytest.mark.parametrize("M,N,K,P", CASES)
+@pytest.mark.parametrize("split", [False, True])
+def test_tma_nest_on_the_simulator(simulator, M, N, K, P, split):
+    a, b, ref = _operands(M, N, K, seed=M + N + K)
+    c = np.full((M, N), np.nan, np.float16)
+    k = flat_tma[(P,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                       TensorDescriptor.from_tensor(b, [32, 64]),
+                       TensorDescriptor.from_tensor(c, [64, 32 if split else 64]), M, N, K,
+                       BM=64, BN=64, BK=32, PROGRAMS=P, SPLIT=split, num_stages=3)
+    np.testing.assert_array_equal(c, ref)
+    _check_flattened(k)
+
+
+def test_no_k_step_runs_the_nest_as_written(simulator):
+    """The kernel's K is 0 (its descriptors have columns): the versioned nest runs, each
+    tile's epilogue storing zeros."""
+    M, N = 128, 192
+    a, b, _ = _operands(M, N, 32, seed=9)
+    c = np.full((M, N), np.nan, np.float16)
+    k = flat_tma[(4,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                       TensorDescriptor.from_tensor(b, [32, 64]),
+                       TensorDescriptor.from_tensor(c, [64, 64]), M, N, 0,
+                       BM=64, BN=64, BK=32, PROGRAMS=4, SPLIT=False, num_stages=3)
+    np.testing.assert_array_equal(c, np.zeros((M, N), np.float16))
+    _check_flattened(k)
+
+
+# the K loop reads through pointers: left as written (FlattenLoops.h), still correct
+@pytest.mark.parametrize("M,N,K,P", [(128, 192, 96, 4), (96, 80, 72, 2), (64, 64, 0, 2)])
+def test_pointer_nest_stays_as_written(simulator, M, N, K, P):
+    a, b, ref = _operands(M, N, K, seed=7 + K)
+    c = np.full((M, N), np.nan, np.float16)
+    k = flat_ptr[(P,)](a, b, c, M, N, K, BM=64, BN=64, BK=32, PROGRAMS=P, num_stages=3)
+    np.testing.assert_array_equal(c, ref)
+    assert "flattened" not in k.asm["flatten-loops"]
+
+
+def test_the_interpreter_runs_the_nest_as_written(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    M, N, K = 128, 128, 80
+    a, b, ref = _operands(M, N, K, seed=3)
+    c = np.full((M, N), np.nan, np.float16)
+    flat_ptr[(3,)](a, b, c, M, N, K, BM=64, BN=64, BK=32, PROGRAMS=3)
+    np.testing.assert_array_equal(c, ref)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("split", [False, True])
+@pytest.mark.parametrize("K", [512, 200])
+def test_tma_nest_on_the_gpu(monkeypatch, K, split):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("TMA needs an sm_90 GPU")
+    monkeypatch.setenv("TILEC_TMA", "1")
+    M, N = 1024, 768
+    g = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn((M, K), device="cuda", generator=g).half()
+    b = torch.randn((K, N), device="cuda", generator=g).half()
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    k = flat_tma[(7,)](TensorDescriptor.from_tensor(a, [128, 64]),
+                       TensorDescriptor.from_tensor(b, [64, 128]),
+                       TensorDescriptor.from_tensor(c, [128, 64 if split else 128]), M, N, K,
+                       BM=128, BN=128, BK=64, PROGRAMS=7, SPLIT=split, num_stages=3)
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=1e-2)
+    _check_flattened(k)
