@@ -32,6 +32,23 @@ template <typename F> bool each_outer_operand(const Op *op, F &&f) {
   return true;
 }
 
+// The ops of `from` (pure, region-free, then a yield) appended to `to`, their operands
+// through `map` (which holds every value from outside `from` they read).
+void copy_ops(const Block &from, Block &to, std::map<const Value *, Value *> &map) {
+  Builder in(&to);
+  for (const auto &o : from.ops()) {
+    std::vector<Value *> xs;
+    for (Value *x : o->operands())
+      xs.push_back(map.at(x));
+    std::vector<Type> ts;
+    for (size_t i = 0; i < o->num_results(); ++i)
+      ts.push_back(o->result(i)->type);
+    Op *n = in.create(o->kind(), xs, ts, o->attrs(), o->loc());
+    for (size_t i = 0; i < o->num_results(); ++i)
+      map[o->result(i)] = n->result(i);
+  }
+}
+
 } // namespace
 
 LoopShift::LoopShift(Op &loop, bool reuse_current, std::set<const Op *> visible)
@@ -99,19 +116,8 @@ Value *LoopShift::clone(Op *op, unsigned index, bool start, int d, Builder &b) {
   Op *c = b.create(op->kind(), ops, types, op->attrs(), op->loc(),
                    static_cast<unsigned>(op->num_regions()));
   for (size_t r = 0; r < op->num_regions(); ++r) {
-    Builder in(c->region(r)->ensure_block());
     std::map<const Value *, Value *> map = outer;
-    for (const auto &o : op->region(r)->block()->ops()) {
-      std::vector<Value *> xs;
-      for (Value *x : o->operands())
-        xs.push_back(map.at(x));
-      std::vector<Type> ts;
-      for (size_t i = 0; i < o->num_results(); ++i)
-        ts.push_back(o->result(i)->type);
-      Op *n = in.create(o->kind(), xs, ts, o->attrs(), o->loc());
-      for (size_t i = 0; i < o->num_results(); ++i)
-        map[o->result(i)] = n->result(i);
-    }
+    copy_ops(*op->region(r)->block(), *c->region(r)->ensure_block(), map);
   }
   for (size_t i = 0; i < op->num_results(); ++i)
     memo_[{op->result(i), start, d}] = c->result(i);
@@ -177,18 +183,7 @@ Value *LoopShift::cached_ahead(Op *op, unsigned index, int d, Builder &b) {
   }
   Op *c = b.create(OpKind::If, {same}, types, {}, loc, 2);
   Builder(c->region(0)->ensure_block()).create(OpKind::Yield, current, {}, {}, loc);
-  Builder in(c->region(1)->ensure_block());
-  for (const auto &o : then->ops()) {
-    std::vector<Value *> xs;
-    for (Value *x : o->operands())
-      xs.push_back(map.at(x));
-    std::vector<Type> ts;
-    for (size_t i = 0; i < o->num_results(); ++i)
-      ts.push_back(o->result(i)->type);
-    Op *n = in.create(o->kind(), xs, ts, o->attrs(), o->loc());
-    for (size_t i = 0; i < o->num_results(); ++i)
-      map[o->result(i)] = n->result(i);
-  }
+  copy_ops(*then, *c->region(1)->ensure_block(), map);
   for (size_t i = 0; i < op->num_results(); ++i)
     memo_[{op->result(i), false, d}] = c->result(i);
   return c->result(index);
