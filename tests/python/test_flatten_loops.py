@@ -152,7 +152,7 @@ def test_tma_nest_on_the_gpu(monkeypatch, K, split):
                        TensorDescriptor.from_tensor(c, [128, 64 if split else 128]), M, N, K,
                        BM=128, BN=128, BK=64, PROGRAMS=7, SPLIT=split, num_stages=3)
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=1e-2)
-    # (the whole GPU suite's run of 2026-11-30 compiled this kernel without host tensor
-    # maps, so unflattened: say so first if it happens again)
-    assert "cp.async.bulk.tensor" in k.asm["ptx"], "compiled without TMA"
+    assert "cp.async.bulk.tensor" in k.asm["ptx"]
+    # the stages' IR, recompiled on first access, with TMA as the kernel was built (it was
+    # recompiled without, so with no maps and unflattened, before 2026-11-30's fix)
     _check_flattened(k)

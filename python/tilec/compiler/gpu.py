@@ -83,6 +83,9 @@ class GpuCompiledKernel(CompiledKernel):
         self.name = native.name
         self._fp_fusion, self._maxnreg = options.enable_fp_fusion, options.maxnreg
         self._reflect_ftz = options.enable_reflect_ftz
+        # TMA as the kernel was built (made now, after its build): the stages' IR is
+        # recompiled with it, else descriptors come back without maps (nor TMA rings)
+        self._tma = bool(_C.env_flag("TILEC_TMA"))
         meta = native.metadata
         self.metadata = _introspect.Metadata(
             name=self.name, num_warps=meta["num_warps"], num_stages=options.num_stages,
@@ -109,7 +112,7 @@ class GpuCompiledKernel(CompiledKernel):
                     k = _C.compile_simt(fs, specs, m.num_warps, m.num_stages, m.debug, m.arch,
                                         enable_fp_fusion=self._fp_fusion,
                                         maxnreg=self._maxnreg or 0,
-                                        enable_reflect_ftz=self._reflect_ftz)
+                                        enable_reflect_ftz=self._reflect_ftz, tma=self._tma)
                     st = {s: k.ir(s) for s in k.stages}
                     st["thread_ir"] = k.thread_ir
                     return _introspect.ir_aliases(st)
