@@ -124,6 +124,41 @@ def test_pointer_nest_stays_as_written(simulator, M, N, K, P):
     assert "flattened" not in k.asm["flatten-loops"]
 
 
+def test_a_gpu_kernels_stage_ir_is_recompiled_with_its_tma(simulator, monkeypatch):
+    """A GPU kernel's asm[stage] is recompiled on first access (a kernel holds only PTX and
+    cubin): with TMA as the kernel was built, so its descriptors keep their maps and the
+    nest shows flattened (here with a stand-in for the loaded binary)."""
+    from tilec import _C
+    from tilec._options import CompileOptions
+    from tilec.compiler import gpu
+
+    seen, real = {}, _C.compile_simt
+
+    def spy(fs, specs, *args, **kwargs):
+        seen["source"] = (fs, specs)
+        return real(fs, specs, *args, **kwargs)
+
+    monkeypatch.setattr(_C, "compile_simt", spy)
+    a, b, _ = _operands(64, 64, 64, seed=4)
+    c = np.zeros((64, 64), np.float16)
+    flat_tma[(1,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                   TensorDescriptor.from_tensor(b, [32, 64]),
+                   TensorDescriptor.from_tensor(c, [64, 64]), 64, 64, 64,
+                   BM=64, BN=64, BK=32, PROGRAMS=1, SPLIT=False, num_stages=3)
+    monkeypatch.setattr(_C, "compile_simt", real)
+
+    class Loaded:  # what a GPU kernel's native object offers the constructor
+        name, ptx, cubin = "flat_tma", "", b""
+        metadata = {"num_warps": 4, "shared": 0, "compiler": "tilec", "params": []}
+
+    for tma in ("1", "0"):
+        monkeypatch.setenv("TILEC_TMA", tma)  # as when the kernel was built
+        k = gpu.GpuCompiledKernel(Loaded(), flat_tma, CompileOptions(num_stages=3), "sm_90a",
+                                  source=seen["source"])
+        monkeypatch.setenv("TILEC_TMA", "1" if tma == "0" else "0")  # not when read
+        assert ("flattened = 1" in k.asm["flatten-loops"]) == (tma == "1")
+
+
 def test_the_interpreter_runs_the_nest_as_written(monkeypatch):
     monkeypatch.setenv("TILEC_INTERPRET", "1")
     M, N, K = 128, 128, 80
