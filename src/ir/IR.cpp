@@ -274,6 +274,16 @@ Value *Builder::constant_float(Type t, double v, SourceLoc loc) {
   return create(OpKind::Constant, {}, {t}, {{"value", v}}, loc)->result();
 }
 
+bool defined_outside(const Value *v, const Op *op) {
+  for (const Block *b = v->def ? v->def->parent() : v->owner; b;) {
+    const Op *owner = b->parent() ? b->parent()->parent() : nullptr;
+    if (owner == op)
+      return false;
+    b = owner ? owner->parent() : nullptr;
+  }
+  return true;
+}
+
 bool has_schedule_barriers(Block *b, bool stores_ok) {
   bool found = false;
   walk(b, [&](Op *op) {

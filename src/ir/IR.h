@@ -200,6 +200,9 @@ template <typename F> void for_each_loop(Block &b, F &&f) {
   }
 }
 
+// Whether `v` is defined outside `op` (not in a block nested in one of its regions).
+bool defined_outside(const Value *v, const Op *op);
+
 // Whether `b` (nested regions included) holds an op loads may not be moved across by a
 // loop schedule: a store, atomic, barrier, print, assert, grid-dependency control, or a
 // shared-memory ring op (a loop pipelined already). PipelineLoads and the rings leave

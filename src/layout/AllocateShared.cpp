@@ -1,7 +1,6 @@
 #include "layout/AllocateShared.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <tuple>
 
@@ -9,6 +8,7 @@
 #include "layout/Layouts.h"
 #include "layout/MmaLayouts.h"
 #include "layout/TmaCopies.h"
+#include "layout/ViewLayouts.h"
 
 namespace tilec::layout {
 
@@ -25,73 +25,20 @@ bool needs_smem(const LinearLayout &src, const LinearLayout &dst) {
   return k != ConversionKind::None && k != ConversionKind::Registers;
 }
 
-// The layout of a tile of `shape` holding, at each hardware index of `result`, the
-// operand element that the result element there comes from (`f`: linear map of
-// coordinates, result -> operand).
-LinearLayout pull_back(const LinearLayout &result, const ir::Shape &shape,
-                       const std::function<LinearLayout::Basis(const LinearLayout::Basis &)> &f) {
-  std::vector<LinearLayout::InDim> ins;
-  for (const auto &in : result.in_dims()) {
-    LinearLayout::InDim d{in.name, {}};
-    for (const auto &b : in.bases)
-      d.bases.push_back(f(b));
-    ins.push_back(std::move(d));
-  }
-  std::vector<LinearLayout::OutDim> outs;
-  for (size_t k = 0; k < shape.size(); ++k)
-    outs.push_back({dim_name(static_cast<int>(k)), static_cast<int32_t>(shape[k])});
-  return LinearLayout(std::move(ins), std::move(outs));
-}
-
 // Does a shape op move data between threads with these layouts?
 bool view_needs_smem(const ir::Op &op) {
   const ir::Type &a = op.operand(0)->type, &r = op.result(0)->type;
   if (!a.is_tile() || !a.layout || !r.layout)
     return false;
-  LinearLayout rl = to_linear(r), al = to_linear(a);
-  LinearLayout want;
   switch (op.kind()) {
   case OpKind::Broadcast:
-    want = pull_back(rl, a.shape, [&](const LinearLayout::Basis &b) {
-      LinearLayout::Basis o = b;
-      for (size_t d = 0; d < o.size(); ++d)
-        if (a.shape[d] == 1)
-          o[d] = 0;
-      return o;
-    });
-    break;
-  case OpKind::ExpandDims: {
-    size_t axis = static_cast<size_t>(op.int_attr("axis"));
-    want = pull_back(rl, a.shape, [&](const LinearLayout::Basis &b) {
-      LinearLayout::Basis o;
-      for (size_t d = 0; d < b.size(); ++d)
-        if (d != axis)
-          o.push_back(b[d]);
-      return o;
-    });
-    break;
-  }
-  case OpKind::Permute: {
-    std::vector<int64_t> order = op.ints_attr("order");
-    want = pull_back(rl, a.shape, [&](const LinearLayout::Basis &b) {
-      LinearLayout::Basis o(b.size());
-      for (size_t i = 0; i < order.size(); ++i)
-        o[static_cast<size_t>(order[i])] = b[i];
-      return o;
-    });
-    break;
-  }
-  case OpKind::Reshape: {
-    std::vector<LinearLayout::OutDim> outs;
-    for (size_t k = 0; k < a.shape.size(); ++k)
-      outs.push_back({dim_name(static_cast<int>(k)), static_cast<int32_t>(a.shape[k])});
-    want = rl.reshape_outs(outs);
-    break;
-  }
+  case OpKind::ExpandDims:
+  case OpKind::Permute:
+  case OpKind::Reshape:
+    return needs_smem(to_linear(a), view_operand_layout(op, to_linear(r)));
   default:
     return true;
   }
-  return needs_smem(al, want);
 }
 
 // Does join / split move data between threads (lower_join / lower_split: the halves'

@@ -4,6 +4,7 @@
 
 #include "layout/Layouts.h"
 #include "layout/MmaLayouts.h"
+#include "layout/ViewLayouts.h"
 
 namespace tilec::layout::rules {
 

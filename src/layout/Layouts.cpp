@@ -258,31 +258,4 @@ std::vector<int32_t> coords_of(const LinearLayout &l, int32_t reg, int32_t lane,
   return out;
 }
 
-LinearLayout paired_layout(const LinearLayout &half, const ir::Shape &paired) {
-  std::vector<LinearLayout::InDim> ins;
-  bool reg = false;
-  for (const LinearLayout::InDim &in : half.in_dims()) {
-    LinearLayout::InDim n{in.name, {}};
-    for (const LinearLayout::Basis &b : in.bases) {
-      n.bases.push_back(b);
-      n.bases.back().push_back(0);
-    }
-    if (in.name == kRegister) {
-      n.bases.emplace_back(paired.size(), 0);
-      n.bases.back().back() = 1;
-      reg = true;
-    }
-    ins.push_back(std::move(n));
-  }
-  if (!reg) {
-    LinearLayout::Basis top(paired.size(), 0);
-    top.back() = 1;
-    ins.insert(ins.begin(), LinearLayout::InDim{kRegister, {top}});
-  }
-  std::vector<LinearLayout::OutDim> outs;
-  for (size_t d = 0; d < paired.size(); ++d)
-    outs.push_back({dim_name(static_cast<int>(d)), static_cast<int32_t>(paired[d])});
-  return LinearLayout(std::move(ins), std::move(outs));
-}
-
 } // namespace tilec::layout

@@ -45,12 +45,6 @@ LinearLayout fit_to_shape(const LinearLayout &cta, const ir::Shape &shape,
 // dropped (a thread keeps one copy). Output dims are renamed dim0..dim(r-1).
 LinearLayout slice(const LinearLayout &parent, int dim);
 
-// join / split: `half` (the layout of each of two tiles) as a layout of the tile of shape
-// `paired` holding them side by side along a new last dim of 2, the top register bit
-// stepping it. join's operands then are its result's registers as they are, and split's
-// results the two halves of its operand's registers (when the layouts agree).
-LinearLayout paired_layout(const LinearLayout &half, const ir::Shape &paired);
-
 // Shared memory, offset (in elements) -> coordinates. `order` fastest dim first.
 // Unswizzled: row-major along `order`.
 LinearLayout shared_unswizzled(const std::vector<int32_t> &order, const ir::Shape &shape);

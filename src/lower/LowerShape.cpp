@@ -9,12 +9,12 @@
 #include <cmath>
 
 #include "layout/Layouts.h"
+#include "layout/ViewLayouts.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
 
 using layout::LinearLayout;
-using layout::log2i;
 
 namespace {} // namespace
 
@@ -87,24 +87,6 @@ void lower_arange(LoweringContext &c, const ir::Op &op) {
   c.set(r, std::move(out));
 }
 
-// The layout a tile of `shape` would need so that register r / lane / warp of `l`
-// (a layout of the result) hold the operand element the result element comes from:
-// every basis of `l` mapped through `f` (result coordinates -> operand coordinates).
-LinearLayout pull_back(const LinearLayout &l, const ir::Shape &shape,
-                       const std::function<std::vector<int32_t>(const std::vector<int32_t> &)> &f) {
-  std::vector<LinearLayout::InDim> ins;
-  for (const LinearLayout::InDim &in : l.in_dims()) {
-    LinearLayout::InDim n{in.name, {}};
-    for (const LinearLayout::Basis &bv : in.bases)
-      n.bases.push_back(f(bv));
-    ins.push_back(std::move(n));
-  }
-  std::vector<LinearLayout::OutDim> outs;
-  for (size_t d = 0; d < shape.size(); ++d)
-    outs.push_back({layout::dim_name(static_cast<int>(d)), static_cast<int32_t>(shape[d])});
-  return LinearLayout(std::move(ins), std::move(outs));
-}
-
 // `l` (a layout of a tile of `from` shape) embedded into a tile of `to` shape (same rank,
 // each dim at least as large) with one more register bit stepping `extra` (the
 // registers of a second operand follow the first's).
@@ -138,58 +120,7 @@ void lower_view(LoweringContext &c, const ir::Op &op) {
     c.set(r, std::vector<Reg>(static_cast<size_t>(c.num_regs(r->type)), c.scalar(src)));
     return;
   }
-  const ir::Shape &ss = src->type.shape, &rs = r->type.shape;
-  std::function<std::vector<int32_t>(const std::vector<int32_t> &)> f;
-  switch (op.kind()) {
-  case ir::OpKind::Broadcast:
-    f = [&](const std::vector<int32_t> &x) {
-      std::vector<int32_t> y(x);
-      for (size_t d = 0; d < y.size(); ++d)
-        if (ss[d] == 1)
-          y[d] = 0;
-      return y;
-    };
-    break;
-  case ir::OpKind::ExpandDims: {
-    auto axis = static_cast<size_t>(op.int_attr("axis"));
-    f = [axis](const std::vector<int32_t> &x) {
-      std::vector<int32_t> y;
-      for (size_t d = 0; d < x.size(); ++d)
-        if (d != axis)
-          y.push_back(x[d]);
-      return y;
-    };
-    break;
-  }
-  case ir::OpKind::Reshape:
-    // Power-of-two dims: the row-major flat index is the concatenation of the coordinate
-    // bits, so the reinterpretation is linear.
-    f = [&](const std::vector<int32_t> &x) {
-      int64_t flat = 0;
-      for (size_t d = 0; d < x.size(); ++d)
-        flat = (flat << log2i(rs[d])) | x[d];
-      std::vector<int32_t> y(ss.size());
-      for (size_t d = ss.size(); d-- > 0;) {
-        y[d] = static_cast<int32_t>(flat & (ss[d] - 1));
-        flat >>= log2i(ss[d]);
-      }
-      return y;
-    };
-    break;
-  case ir::OpKind::Permute: {
-    std::vector<int64_t> order = op.ints_attr("order");
-    f = [order](const std::vector<int32_t> &x) {
-      std::vector<int32_t> y(x.size());
-      for (size_t i = 0; i < order.size(); ++i)
-        y[static_cast<size_t>(order[i])] = x[i];
-      return y;
-    };
-    break;
-  }
-  default:
-    TILEC_ASSERT(false, "lower_view: not a view op");
-  }
-  LinearLayout want = pull_back(c.layout_of(r->type), ss, f);
+  LinearLayout want = layout::view_operand_layout(op, c.layout_of(r->type));
   c.set(r, operand_in(c, op, src, want));
 }
 
@@ -245,7 +176,7 @@ void lower_cat(LoweringContext &c, const ir::Op &op) {
   if (c.layout_of(bv->type) != la)
     rb = convert_regs(c, op, rb, c.layout_of(bv->type), la, bv->type.element());
   const ir::Shape &rs = r->type.shape;
-  LinearLayout emb = pull_back(la, rs, [](const std::vector<int32_t> &x) { return x; });
+  LinearLayout emb = layout::map_bases(la, rs, [](const LinearLayout::Basis &x) { return x; });
   std::vector<int32_t> extra(rs.size(), 0);
   extra[0] = static_cast<int32_t>(a->type.shape[0]);
   LinearLayout src = with_extra_register(emb, rs, extra);

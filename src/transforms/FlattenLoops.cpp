@@ -15,16 +15,6 @@ using namespace ir;
 
 namespace {
 
-bool defined_outside(const Value *v, const Op *loop) {
-  for (const Block *b = v->def ? v->def->parent() : v->owner; b;) {
-    const Op *owner = b->parent() ? b->parent()->parent() : nullptr;
-    if (owner == loop)
-      return false;
-    b = owner ? owner->parent() : nullptr;
-  }
-  return true;
-}
-
 std::optional<int64_t> positive_constant(const Value *v) {
   auto c = constant_value(v);
   if (!c || c->i <= 0)

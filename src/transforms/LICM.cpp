@@ -8,25 +8,6 @@ using namespace ir;
 
 namespace {
 
-// Is `b` (transitively) inside a region of `op`?
-bool is_inside(const Block *b, const Op *op) {
-  while (b) {
-    const Region *r = b->parent();
-    const Op *owner = r ? r->parent() : nullptr;
-    if (!owner)
-      return false;
-    if (owner == op)
-      return true;
-    b = owner->parent();
-  }
-  return false;
-}
-
-bool defined_outside(const Value *v, const Op *loop) {
-  const Block *b = v->def ? v->def->parent() : v->owner;
-  return !is_inside(b, loop);
-}
-
 // Integer division can trap at run time; hoisting it out of a loop that runs zero
 // times would introduce that fault. Safe only with a constant divisor other than 0, -1.
 bool may_fault(const Op &op) {
