@@ -9,6 +9,7 @@
 #include <map>
 
 #include "lower/LowerMath.h"
+#include "support/Env.h"
 #include "lower/LoweringContext.h"
 
 namespace tilec::lower {
@@ -347,6 +348,13 @@ std::vector<int> constant_run_heads(LoweringContext &c, const ir::Value *v, int 
   return head;
 }
 
+// tl.exp on f32 over enough elements of a thread that one test for them all (a min each)
+// costs less than ptxas's subnormal handling of each (a compare and two multiplies).
+bool exp_tile(const ir::Op &op, size_t n) {
+  return op.kind() == K::Exp && n >= 4 && env::get(env::Var::ExpTile) != "0" && !op.operand(0)->type.ptr &&
+         op.operand(0)->type.elem == ir::DType::F32;
+}
+
 } // namespace
 
 void lower_elementwise(LoweringContext &c, const ir::Op &op) {
@@ -357,11 +365,12 @@ void lower_elementwise(LoweringContext &c, const ir::Op &op) {
     ins.push_back(&c.get(v));
   std::vector<int> head = constant_run_heads(c, r, n);
   // Elements whose operands are the same registers (splats) are computed once.
-  std::map<std::vector<uint32_t>, Reg> memo;
-  std::vector<Reg> out;
+  std::map<std::vector<uint32_t>, int> memo; // operand registers -> the slot computing them
+  std::vector<std::vector<Reg>> slots;       // each distinct element's operands
+  std::vector<int> slot_of;                  // element -> its slot
   for (int i = 0; i < n; ++i) {
     if (int h = head[static_cast<size_t>(i)]; h < i) {
-      out.push_back(out[static_cast<size_t>(h)]);
+      slot_of.push_back(slot_of[static_cast<size_t>(h)]);
       continue;
     }
     std::vector<Reg> args;
@@ -371,15 +380,24 @@ void lower_elementwise(LoweringContext &c, const ir::Op &op) {
       args.push_back(a);
       key.push_back(a.id);
     }
-    auto it = memo.find(key);
-    if (it != memo.end()) {
-      out.push_back(it->second);
-      continue;
-    }
-    Reg res = emit_one(c, op, args);
-    memo.emplace(std::move(key), res);
-    out.push_back(res);
+    auto [it, fresh] = memo.emplace(std::move(key), static_cast<int>(slots.size()));
+    if (fresh)
+      slots.push_back(std::move(args));
+    slot_of.push_back(it->second);
   }
+  std::vector<Reg> res;
+  if (exp_tile(op, slots.size())) {
+    std::vector<Reg> xs;
+    for (const auto &a : slots)
+      xs.push_back(a[0]);
+    res = emit_exp_f32_tile(c, xs);
+  } else {
+    for (const auto &a : slots)
+      res.push_back(emit_one(c, op, a));
+  }
+  std::vector<Reg> out;
+  for (int s : slot_of)
+    out.push_back(res[static_cast<size_t>(s)]);
   c.set(r, std::move(out));
 }
 

@@ -8,6 +8,11 @@ namespace tilec::lower {
 
 // `op` is the math op (its kind and attributes pick the instruction); t is F32 or F64.
 Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x);
+// tl.exp over n f32 registers of a thread, bit for bit what emit_math gives each (Triton's
+// ex2.approx.f32, whose subnormal results cost ptxas a compare and two multiplies an
+// element), by ex2.approx.ftz -- the same MUFU.EX2 -- unless an input is below -126,
+// which sends the warp through the exact form once more.
+std::vector<Reg> emit_exp_f32_tile(LoweringContext &c, const std::vector<Reg> &xs);
 // exp, exp2, log, log2, sin, cos, erf on fp64 (LowerMath64.cpp).
 Reg emit_math_f64(LoweringContext &c, const ir::Op &op, Reg x);
 // C fmod (the sign of the dividend), exact while |a / b| < 2^mantissa.

@@ -216,6 +216,7 @@ def test_attention_dots_interleaved_by_tiles_when_asked(monkeypatch, tmp_path):
     """TILEC_WGMMA_OVERLAP=1: one wgmma group per 64-row tile; the first tile's softmax runs
     while the second tile's q k^T does (wait_group 1), and ptxas keeps the wgmmas async."""
     monkeypatch.setenv("TILEC_WGMMA_OVERLAP", "1")
+    monkeypatch.setenv("TILEC_EXP_TILE", "0")  # the pass reorders one-block loop bodies
     body = loop_body(attention_ptx())
     assert body.count("wgmma.commit_group") == 4
     first_softmax = body.index("ex2.approx")
@@ -243,6 +244,7 @@ def test_attention_p_v_runs_on_across_the_back_edge(monkeypatch):
     and the loop's exit waits for it. With TILEC_WGMMA_DEFER=1 only: by default ("auto")
     a body of two groups keeps p v's wait (it ran slower deferred on an H200)."""
     monkeypatch.setenv("TILEC_WGMMA_DEFER", "1")
+    monkeypatch.setenv("TILEC_EXP_TILE", "0")  # the pass reorders one-block loop bodies
     ptx = attention_ptx()
     body = loop_body(ptx)
     assert body.count("wgmma.commit_group") == 2 and body.count("wgmma.wait_group") == 1
