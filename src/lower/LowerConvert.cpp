@@ -432,6 +432,22 @@ bool stmatrix_store(LoweringContext &c, const std::vector<Reg> &regs, const Line
 // b32 words
 Ty word_ty(int v, int esize) { return v > 1 && esize < 4 ? Ty::B32 : simt::ty_bits_of(esize * 8); }
 
+// Two byte elements neighbouring in shared memory as one b16 (low byte `lo`); the bytes
+// live in 16-bit registers, sign- or zero-extended. fuse-cvt-packs makes a pair of fp8
+// encodings of f32 values one packed cvt.
+Reg pack_byte_pair(LoweringContext &c, Reg lo, Reg hi) {
+  simt::Builder &b = c.b();
+  Reg low = b.and_(Ty::B16, lo, simt::imm(0xff));
+  return b.or_(Ty::B16, low, b.shl(Ty::B16, hi, simt::imm(8)));
+}
+
+// Whether registers r and r + 1 hold neighbouring bytes (r's first) in every thread.
+bool byte_pair(const LinearLayout &off, int32_t r, const std::vector<bool> &uniq) {
+  return r % 2 == 0 && r + 1 < off.in_dim_size(layout::kRegister) && uniq[size_t(r) + 1] &&
+         reg_offset(off, r) % 2 == 0 && (thread_span(off) & 1) == 0 &&
+         reg_offset(off, r + 1) == reg_offset(off, r) + 1;
+}
+
 } // namespace
 
 void store_to_shared(LoweringContext &c, const std::vector<Reg> &regs, const LinearLayout &off,
@@ -447,6 +463,12 @@ void store_to_shared(LoweringContext &c, const std::vector<Reg> &regs, const Lin
       continue;
     }
     int v = smem_run(off, r, max, esize, &uniq);
+    if (v == 1 && esize == 1 && reg_ty(elem) != Ty::Pred && byte_pair(off, r, uniq)) { // as a b16 (runs of 4 pack b32s)
+      Reg h = pack_byte_pair(c, regs[static_cast<size_t>(r)], regs[static_cast<size_t>(r) + 1]);
+      b.st(simt::Space::Shared, Ty::B16, c.smem_operand(off, base, esize, r), {h});
+      r += 2;
+      continue;
+    }
     if (v == 1)
       c.smem_store(c.smem_operand(off, base, esize, r), regs[static_cast<size_t>(r)], elem);
     else

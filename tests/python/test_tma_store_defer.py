@@ -147,3 +147,102 @@ def test_persistent_matmul_on_the_gpu(monkeypatch, defer, split):
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=1e-2)
     # 128 fp16 columns: two 128-byte boxes; split: two stores of one
     _check_waits(k.asm["ptx"], defer == "1", stores=2 if split else 1, boxes=1 if split else 2)
+
+
+def _fp8_bits(x):
+    """float32 -> e4m3fn bytes (round to nearest even, saturating), for exact small ints."""
+    out = np.zeros(x.shape, np.uint8)
+    for idx, v in np.ndenumerate(x):
+        s = 0x80 if v < 0 else 0
+        a = min(abs(float(v)), 448.0)
+        if a == 0:
+            out[idx] = s
+            continue
+        e = int(np.floor(np.log2(a)))
+        m = round(a / 2.0 ** e * 8) - 8  # exact for the small integers used here
+        if m == 8:
+            e, m = e + 1, 0
+        out[idx] = s | ((e + 7) << 3) | m
+    return out
+
+
+@pytest.mark.parametrize("split", [False, True])
+@pytest.mark.parametrize("out", ["int8", "fp8"])
+def test_byte_outputs_staged_two_bytes_a_store(simulator, split, out):
+    """A tile of bytes (an mma accumulator as int8 or fp8) is staged for the TMA store two
+    neighbouring bytes a st.shared.b16; fp8 made from f32 in the same block is encoded a
+    pair per cvt (as Triton's fp8 epilogue), not one cvt and one byte store an element."""
+    M, N, K = 64, 128, 32
+    a, b, ref = _operands(M, N, K, seed=3)
+    ref = np.clip(ref, -100, 100)  # exact in int8 and (small integers) in e4m3
+    if out == "int8":
+        c = np.full((M, N), 77, np.int8)
+        view = c
+    else:
+        c = np.full((M, N), 0x7f, np.uint8)
+        view = triton.reinterpret(c, tl.float8e4nv)
+        ref = ref.astype(np.float32)
+    a_c = np.clip(a.astype(np.float32) @ b.astype(np.float32), -100, 100)
+    assert (a_c == ref).all()
+    k = persistent_mm_clip[(2,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                                 TensorDescriptor.from_tensor(b, [32, 64]),
+                                 TensorDescriptor.from_tensor(view, [64, 32 if split else 64]),
+                                 M, N, K, BM=64, BN=64, BK=32, PROGRAMS=2, SPLIT=split,
+                                 num_stages=2)
+    if out == "int8":
+        np.testing.assert_array_equal(c, ref.astype(np.int8))
+    else:
+        np.testing.assert_array_equal(c, _fp8_bits(ref))
+    ptx = k.asm["ptx"]
+    body = ptx[ptx.index(".entry"):]
+    assert "st.shared.b8" not in body and "st.shared.u8" not in body
+    assert body.count("st.shared.b16") >= 16  # 64 x 64 bytes, 128 threads: 16 pairs each
+    if out == "fp8":  # one cvt a pair
+        assert body.count("cvt.rn.satfinite.e4m3x2.f32") == body.count("st.shared.b16")
+
+
+@triton.jit
+def persistent_mm_clip(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                       BK: tl.constexpr, PROGRAMS: tl.constexpr, SPLIT: tl.constexpr):
+    num_n = tl.cdiv(N, BN)
+    tiles = tl.cdiv(M, BM) * num_n
+    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS):
+        pm = tile // num_n
+        pn = tile % num_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            acc = tl.dot(a_desc.load([pm * BM, k]), b_desc.load([k, pn * BN]), acc)
+        c = tl.clamp(acc, -100.0, 100.0).to(c_desc.dtype)
+        if SPLIT:
+            c0, c1 = c.reshape(BM, 2, BN // 2).permute(0, 2, 1).split()
+            c_desc.store([pm * BM, pn * BN], c0)
+            c_desc.store([pm * BM, pn * BN + BN // 2], c1)
+        else:
+            c_desc.store([pm * BM, pn * BN], c)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("split", [False, True])
+@pytest.mark.parametrize("out", ["int8", "fp8"])
+def test_byte_outputs_on_the_gpu(monkeypatch, split, out):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("TMA needs an sm_90 GPU")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    M, N, K = 512, 384, 256
+    g = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn((M, K), device="cuda", generator=g).half()
+    b = torch.randn((K, N), device="cuda", generator=g).half()
+    dt = torch.int8 if out == "int8" else torch.float8_e4m3fn
+    c = torch.zeros((M, N), device="cuda", dtype=dt)
+    k = persistent_mm_clip[(5,)](TensorDescriptor.from_tensor(a, [128, 64]),
+                                 TensorDescriptor.from_tensor(b, [64, 128]),
+                                 TensorDescriptor.from_tensor(c, [128, 64 if split else 128]),
+                                 M, N, K, BM=128, BN=128, BK=64, PROGRAMS=5, SPLIT=split,
+                                 num_stages=3)
+    acc = (a.float() @ b.float()).clamp(-100, 100)
+    if out == "int8":  # truncation toward zero, as the kernel's cast: exact but for ties
+        assert (c.float() - acc.trunc()).abs().max().item() <= 1
+    else:  # the accumulation order differs: compare within one e4m3 step
+        torch.testing.assert_close(c.float(), acc.to(dt).float(), atol=0.5, rtol=0.13)
+    assert "st.shared.b16" in k.asm["ptx"] and "st.shared.b8" not in k.asm["ptx"]
