@@ -3,7 +3,10 @@
 //   cvt.rn.f16.f32 a, x;  cvt.rn.f16.f32 b, y;  mov.b32 d, {a, b};
 // become one packed conversion, cvt.rn.f16x2.f32 d, y, x (d = {y:hi, x:lo}). The
 // rounding of each half is the scalar one (same mode, no other modifiers), so results
-// are bit-identical; the scalar cvts are deleted when nothing else reads them.
+// are bit-identical; the scalar cvts are deleted when nothing else reads them. Likewise
+// two f32 -> fp8 encodings (cvt.rn.satfinite.e4m3x2.f32 a, 0, x) that are only put side
+// by side in a b16 (LowerConvert's byte pairs: or(and(a, 0xff), shl(b, 8))) become one
+// cvt.rn.satfinite.e4m3x2.f32 d, y, x (e5m2 alike).
 #pragma once
 
 #include "simt/ThreadIR.h"
