@@ -157,8 +157,7 @@ void remove_unread_chains(simt::Function &f, const std::vector<std::vector<size_
     for (size_t b = 0; b < chains.size(); ++b)
       for (size_t i : chains[b]) {
         const Instr &in = f.blocks[b].instrs[i];
-        if (!dead[b][i] && in.dst.size() == 1 && in.dst[0].is_reg() &&
-            reads[in.dst[0].index] == 0)
+        if (!dead[b][i] && in.dst.size() == 1 && in.dst[0].is_reg() && reads[in.dst[0].index] == 0)
           dead[b][i] = more = true;
       }
   }

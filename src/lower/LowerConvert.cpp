@@ -463,7 +463,8 @@ void store_to_shared(LoweringContext &c, const std::vector<Reg> &regs, const Lin
       continue;
     }
     int v = smem_run(off, r, max, esize, &uniq);
-    if (v == 1 && esize == 1 && reg_ty(elem) != Ty::Pred && byte_pair(off, r, uniq)) { // as a b16 (runs of 4 pack b32s)
+    // two bytes as a b16 (runs of 4 and more pack b32s)
+    if (v == 1 && esize == 1 && reg_ty(elem) != Ty::Pred && byte_pair(off, r, uniq)) {
       Reg h = pack_byte_pair(c, regs[static_cast<size_t>(r)], regs[static_cast<size_t>(r) + 1]);
       b.st(simt::Space::Shared, Ty::B16, c.smem_operand(off, base, esize, r), {h});
       r += 2;

@@ -9,8 +9,8 @@
 #include <map>
 
 #include "lower/LowerMath.h"
-#include "support/Env.h"
 #include "lower/LoweringContext.h"
+#include "support/Env.h"
 
 namespace tilec::lower {
 
@@ -351,8 +351,8 @@ std::vector<int> constant_run_heads(LoweringContext &c, const ir::Value *v, int 
 // tl.exp on f32 over enough elements of a thread that one test for them all (a min each)
 // costs less than ptxas's subnormal handling of each (a compare and two multiplies).
 bool exp_tile(const ir::Op &op, size_t n) {
-  return op.kind() == K::Exp && n >= 4 && env::get(env::Var::ExpTile) != "0" && !op.operand(0)->type.ptr &&
-         op.operand(0)->type.elem == ir::DType::F32;
+  return op.kind() == K::Exp && n >= 4 && env::get(env::Var::ExpTile) != "0" &&
+         !op.operand(0)->type.ptr && op.operand(0)->type.elem == ir::DType::F32;
 }
 
 } // namespace
