@@ -136,6 +136,9 @@ public:
   // --- statements (SemaStmt.cpp) ---
   Exit lower_seq(const ast::StmtList &stmts, size_t start, const Cont *next);
   void lower_stmt(const ast::Stmt &s);
+  // `tl.multiple_of(x, ...)` (or max_contiguous / max_constancy) as a statement: rebinds x
+  // to the hinted value (SemaStmt.cpp).
+  void keep_statement_hint(const ast::Expr &e, const Val &result);
   void lower_assign(const ast::AssignStmt &s);
   void lower_aug_assign(const ast::AugAssignStmt &s);
   void lower_ann_assign(const ast::AnnAssignStmt &s);

@@ -118,8 +118,9 @@ void Lowerer::lower_stmt(const ast::Stmt &s) {
   case ast::StmtKind::Expr: {
     const ast::Expr &value = *static_cast<const ast::ExprStmt &>(s).value;
     dropped_ = &value; // eval_call checks @must_use_result callees against it
-    eval(value);
+    Val result = eval(value);
     dropped_ = nullptr;
+    keep_statement_hint(value, result);
     return;
   }
   case ast::StmtKind::Pass:
@@ -145,6 +146,29 @@ void Lowerer::lower_stmt(const ast::Stmt &s) {
   default:
     reject_stmt(s);
   }
+}
+
+// Triton's hints annotate the value they are given (its defining op, or the loop argument
+// it is), so `tl.multiple_of(a_ptrs, [16, 16])` with its result dropped still holds for
+// a_ptrs: tutorial 08 hints its loop-carried pointer tiles that way, and without it their
+// loads, from pointers read from memory, are not vectorised. Here the variable named by
+// the hint's input is rebound to the hinted value, so the uses after the statement see it.
+void Lowerer::keep_statement_hint(const ast::Expr &e, const Val &result) {
+  if (e.kind != ast::ExprKind::Call || !result.is_tensor() || !result.tensor->def ||
+      result.tensor->def->kind() != ir::OpKind::Hint)
+    return;
+  const auto &call = static_cast<const ast::CallExpr &>(e);
+  const ast::Expr *input = call.args.empty() ? nullptr : call.args[0].get();
+  for (const ast::Keyword &k : call.keywords)
+    if (k.name == "input")
+      input = k.value.get();
+  if (!input || input->kind != ast::ExprKind::Name)
+    return;
+  const std::string &name = static_cast<const ast::NameExpr &>(*input).id;
+  auto it = frame().scope.find(name);
+  if (it != frame().scope.end() && it->second.is_tensor() &&
+      it->second.tensor == result.tensor->def->operand(0))
+    set_var(name, result);
 }
 
 void Lowerer::reject_stmt(const ast::Stmt &s) {
