@@ -130,3 +130,21 @@ def test_grouped_gemm_on_the_gpu():
         torch.testing.assert_close(z.float(), x.float() @ y.float(), atol=0.1, rtol=1e-2)
     copies = [line for line in k.asm["ptx"].splitlines() if "cp.async.cg.shared.global" in line]
     assert copies and all(line.rstrip(";").split(",")[2].strip() == "16" for line in copies)
+
+
+def test_nested_hints_as_a_statement():
+    """Triton's test_vectorization_hints: max_contiguous(multiple_of(offsets, 1024), 1024)
+    as a statement makes the loads of `src + offsets` 16-byte vectors."""
+    @triton.jit
+    def k(dst, src, off, N, BLOCK_SIZE: tl.constexpr, HINT: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        offsets = offsets + tl.load(off)
+        if HINT:
+            tl.max_contiguous(tl.multiple_of(offsets, 1024), 1024)
+        x = tl.load(src + offsets, mask=offsets < N)
+        tl.store(dst + offsets, x, mask=offsets < N)
+
+    for hint in (True, False):
+        text = triton.compile(k, "*fp32:16,*fp32:16,*i32:16,i32:16", {"BLOCK_SIZE": 1024,
+                                                                  "HINT": hint}).asm["ptx"]
+        assert ("ld.global.v4.b32" in text) == hint

@@ -152,22 +152,29 @@ void Lowerer::lower_stmt(const ast::Stmt &s) {
 // it is), so `tl.multiple_of(a_ptrs, [16, 16])` with its result dropped still holds for
 // a_ptrs: tutorial 08 hints its loop-carried pointer tiles that way, and without it their
 // loads, from pointers read from memory, are not vectorised. Here the variable named by
-// the hint's input is rebound to the hinted value, so the uses after the statement see it.
+// the hint's input (through nested hints: `tl.max_contiguous(tl.multiple_of(x, 8), 8)`)
+// is rebound to the hinted value, so the uses after the statement see it.
 void Lowerer::keep_statement_hint(const ast::Expr &e, const Val &result) {
-  if (e.kind != ast::ExprKind::Call || !result.is_tensor() || !result.tensor->def ||
-      result.tensor->def->kind() != ir::OpKind::Hint)
+  if (!result.is_tensor())
     return;
-  const auto &call = static_cast<const ast::CallExpr &>(e);
-  const ast::Expr *input = call.args.empty() ? nullptr : call.args[0].get();
-  for (const ast::Keyword &k : call.keywords)
-    if (k.name == "input")
-      input = k.value.get();
+  const ir::Value *hinted = result.tensor; // down the chain of hints to what they annotate
+  while (hinted->def && hinted->def->kind() == ir::OpKind::Hint)
+    hinted = hinted->def->operand(0);
+  if (hinted == result.tensor)
+    return;
+  const ast::Expr *input = &e; // down the nested calls' inputs to a name
+  while (input && input->kind == ast::ExprKind::Call) {
+    const auto &call = static_cast<const ast::CallExpr &>(*input);
+    input = call.args.empty() ? nullptr : call.args[0].get();
+    for (const ast::Keyword &k : call.keywords)
+      if (k.name == "input")
+        input = k.value.get();
+  }
   if (!input || input->kind != ast::ExprKind::Name)
     return;
   const std::string &name = static_cast<const ast::NameExpr &>(*input).id;
   auto it = frame().scope.find(name);
-  if (it != frame().scope.end() && it->second.is_tensor() &&
-      it->second.tensor == result.tensor->def->operand(0))
+  if (it != frame().scope.end() && it->second.is_tensor() && it->second.tensor == hinted)
     set_var(name, result);
 }
 
