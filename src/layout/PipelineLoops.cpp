@@ -134,7 +134,7 @@ std::optional<Candidate> candidate(Op &load, Block &body, LoopShift &sh,
   for (int i = 0; i < stage->in_dim_bits(kOffset); ++i)
     c.stage_bases.push_back(stage->basis(kOffset, i));
   if (tma_load && c.readers.size() == 1 &&
-      tma_map_usable(load, body.parent()->parent(), ax, kernel_maps))
+      tma_map_usable(load, body.parent()->parent(), kernel_maps))
     c.tma = tma_plan(load, *dot, c.chain, *stage);
   for (size_t i = 4; c.tma && i < load.num_operands(); ++i)
     if (!sh.recomputable(load.operand(i)))

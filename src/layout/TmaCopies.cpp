@@ -44,8 +44,7 @@ std::optional<TmaCopyPlan> tma_copy_plan(const LinearLayout &stage, int64_t rows
   return std::nullopt;
 }
 
-bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::AxisInfoAnalysis &ax,
-                    bool kernel_maps) {
+bool tma_map_usable(const ir::Op &load, const ir::Op *loop, bool kernel_maps) {
   const ir::Value *map = load.operand(3);
   const ir::Op *d = map->def;
   if (!d) { // a kernel argument: a host descriptor's map
@@ -58,8 +57,17 @@ bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::Axis
        b = b->parent()->parent()->parent())
     if (!loop || b->parent()->parent() == loop)
       return false; // built in the loop: the copies of later iterations would need it first
-  int64_t eb = static_cast<int64_t>(ir::byte_size(d->operand(0)->type.elem));
-  const analysis::AxisInfo &base = ax.get(d->operand(0)), &stride = ax.get(d->operand(3));
+  // Triton's contract for tl.make_tensor_descriptor: a 16-byte aligned base and strides in
+  // whole 16-byte units (Triton builds every such map on Hopper). Where axis info cannot
+  // prove it (tutorial 08 reads its bases and strides from memory), the lowering checks it
+  // when it builds the map (tma_map_provably_aligned).
+  return true;
+}
+
+bool tma_map_provably_aligned(const ir::Op &make_tmap, const analysis::AxisInfoAnalysis &ax) {
+  int64_t eb = static_cast<int64_t>(ir::byte_size(make_tmap.operand(0)->type.elem));
+  const analysis::AxisInfo &base = ax.get(make_tmap.operand(0)),
+                           &stride = ax.get(make_tmap.operand(3));
   return base.rank() == 1 && base.divisibility[0] % 16 == 0 && stride.rank() == 1 &&
          (stride.divisibility[0] * eb) % 16 == 0;
 }
@@ -117,7 +125,7 @@ void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
     std::vector<ir::Op *> stores;
     ir::walk(f->entry(), [&](ir::Op *op) {
       if (op->kind() == ir::OpKind::Store && op->int_attr("tma", 0) && op->num_operands() == 7 &&
-          tma_map_usable(*op, nullptr, ax, kernel_maps) &&
+          tma_map_usable(*op, nullptr, kernel_maps) &&
           whole_units(ax, op->operand(4), ir::byte_size(op->operand(1)->type.elem)))
         stores.push_back(op);
     });
@@ -141,8 +149,8 @@ void make_tma_stores(ir::Module &m, std::map<ir::Value *, TmaCopyPlan> &boxes) {
                                           {"panels", p->panels}};
       if (defer && outermost_loop(*op))
         attrs.push_back({"defer", int64_t{1}});
-      b.create(ir::OpKind::TmaStore, {v, map, op->operand(5), op->operand(6)}, {},
-               std::move(attrs), op->loc());
+      b.create(ir::OpKind::TmaStore, {v, map, op->operand(5), op->operand(6)}, {}, std::move(attrs),
+               op->loc());
       op->erase();
     }
   }

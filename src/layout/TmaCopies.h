@@ -38,14 +38,17 @@ int64_t tma_element_offset(const TmaCopyPlan &p, int64_t r, int64_t c, int elem_
 
 // Whether copies issued before and in `loop` may use the tensor map that the tma load
 // `load` carries: a host descriptor's (a kernel argument, checked by the launch), or one
-// the kernel builds (make_tmap) outside the loop whose base is 16-byte aligned and whose
-// strides are whole 16-byte units, as TMA requires (proved by axis info; else the load
-// keeps cp.async).
+// the kernel builds (make_tmap) outside the loop. TMA needs a 16-byte aligned base and
+// strides of whole 16-byte units: tl.make_tensor_descriptor's contract, as in Triton (a
+// map built from values axis info cannot prove so checks them when it is built).
 // `loop` may be null: no loop (a store's map, which must then be made in the function's
 // body, outside every loop). `kernel_maps`: the target builds maps (module attribute
 // kKernelMapsAttr: tensormap.replace is sm_90a's).
-bool tma_map_usable(const ir::Op &load, const ir::Op *loop, const analysis::AxisInfoAnalysis &ax,
-                    bool kernel_maps);
+bool tma_map_usable(const ir::Op &load, const ir::Op *loop, bool kernel_maps);
+
+// Whether axis info proves `make_tmap`'s base 16-byte aligned and its stride whole 16-byte
+// units; otherwise its lowering checks them when the kernel runs (Triton's contract).
+bool tma_map_provably_aligned(const ir::Op &make_tmap, const analysis::AxisInfoAnalysis &ax);
 
 // The module attribute that lets kernels build tensor maps (set for sm_90a targets).
 inline constexpr const char *kKernelMapsAttr = "kernel_maps";

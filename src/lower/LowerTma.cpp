@@ -123,8 +123,17 @@ void lower_make_tmap(LoweringContext &c, const ir::Op &op) {
   int64_t swz = op.int_attr("swizzle", 0);
   int64_t swizzle_mode = swz == 128 ? 3 : swz == 64 ? 2 : swz == 32 ? 1 : 0;
   Reg global = b.add(Ty::U64, c.global_scratch(), simt::imm(128 * op.int_attr("slot")));
-  // the stride in bytes (tma_map_usable proved it a multiple of 16)
-  Reg stride = b.mul(Ty::S64, c.scalar(op.operand(3)), simt::imm(eb));
+  Reg stride = b.mul(Ty::S64, c.scalar(op.operand(3)), simt::imm(eb)); // in bytes
+  if (!layout::tma_map_provably_aligned(op, c.axis())) {
+    // tl.make_tensor_descriptor's contract, which TMA needs: a clear error where it fails,
+    // not what the copies would make of the map
+    Reg low = b.and_(Ty::B64, b.or_(Ty::B64, c.scalar(op.operand(0)), stride), simt::imm(15));
+    auto g = b.guarded(b.setp(simt::Cmp::Ne, Ty::B64, low, simt::imm(0)));
+    b.assert_fail("tl.make_tensor_descriptor: the base must be 16-byte aligned and the "
+                  "strides multiples of 16 bytes",
+                  op.str_attr("file"), static_cast<int>(op.int_attr("line", 0)),
+                  op.str_attr("func"));
+  }
   int64_t off = (c.scratch(op, 256) + 127) & ~int64_t{127};
   c.smem_before_write();
   Reg map = b.shared_addr(off);

@@ -2,14 +2,16 @@
 # loop's wgmma ring copies its blocks by TMA: warp 0 zeroes 128 bytes of shared memory,
 # thread 0 sets each field (innermost dim first; PTX ISA 8.6, whose ptxas reads the stride
 # in bytes), the warp copies the map to the program's slot of global scratch (the kernel's
-# last parameter) and fences it for the tensor-map proxy; the copies then read it there. B's stride N is not
-# known to be a multiple of 16 bytes (i32 without :16), which TMA needs: B's map is not
-# built, but keeps its slot (256 bytes a program: Triton's count, one map a descriptor).
+# last parameter) and fences it for the tensor-map proxy; the copies then read it there.
+# TMA needs strides of whole 16-byte units: A's (K, i32:16) is proved so, B's (N, an i32
+# without :16) is not, so B's map is built after a check that stops the kernel with
+# __assertfail when it does not hold (the descriptor's contract, as in Triton).
 # CMD: tilec ptx %s:mm --signature "*fp16:16,*fp16:16,*fp32:16,i32:16,i32,i32:16" --constexpr BM=128 --constexpr BN=128 --constexpr BK=64 --num-stages 3 --arch sm_90a --tma
 # CHECK: .version 8.6
 # CHECK: .param .u64 mm_param_6
 # CHECK: ld.param.u64 %rd{{[0-9]+}}, [mm_param_6];
 # CHECK: mul.wide.u32 %rd{{[0-9]+}}, %r{{[0-9]+}}, 256;
+# CHECK-NOT: call __assertfail,
 # CHECK: st.shared.b32
 # CHECK: bar.warp.sync
 # CHECK: tensormap.replace.tile.global_address.shared::cta.b1024.b64
@@ -22,7 +24,9 @@
 # CHECK: tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%r{{[0-9]+}}], 0;
 # CHECK: tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd{{[0-9]+}}], [%r{{[0-9]+}}], 128;
 # CHECK: fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
-# CHECK-NOT: tensormap.replace
+# CHECK: call __assertfail,
+# CHECK: tensormap.replace.tile.global_address.shared::cta.b1024.b64
+# CHECK: fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
 # CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 # CHECK: wgmma.mma_async.sync.aligned
 import tilec

@@ -5,9 +5,11 @@ memory, tensormap.cp_fenceproxy to global) and the copies read it there. Launche
 the scratch through triton.set_allocator's allocator, or stream-ordered driver memory when
 none is set; the SIMT simulator models the instructions and its own scratch.
 
-Results must equal numpy / torch (edges and NaN padding included), and where TMA's rules
-cannot be proved (a stride not known to be a multiple of 16 bytes, a descriptor made inside
-the loop) the loads keep the ordinary path."""
+Results must equal numpy / torch (edges and NaN padding included). A descriptor made inside
+the loop keeps the ordinary loads. TMA's rules for the map (a 16-byte aligned base, strides
+of whole 16-byte units) are tl.make_tensor_descriptor's contract, as in Triton: where axis
+info cannot prove them the kernel checks them when it builds the map, and a map that
+breaks them is a device assertion naming the make_tensor_descriptor line."""
 
 import numpy as np
 import pytest
@@ -160,22 +162,32 @@ def test_nan_padding_keeps_the_ordinary_loads(simulator):
     assert _maps(k.asm["ptx"]) == 0
 
 
-@pytest.mark.parametrize("M, N, K, maps", [
-    (64, 72, 64, 1),   # N = 72: B's stride not known to be 16-byte units (divisibility 8)
-    (64, 72, 100, 0),  # K = 100 as well: no map at all, no scratch parameter
-])
-def test_unprovable_strides_keep_the_ordinary_loads(simulator, M, N, K, maps):
+def test_unprovable_strides_are_checked_when_the_map_is_built(simulator):
+    # N = 72: B's stride is not known to be 16-byte units (72 is not a multiple of 16), but
+    # 144 bytes are: both maps are built, after a check that passes
+    M, N, K = 64, 72, 64
     a, b, c = _operands(M, N, K)
     k = dmm[_grid(M, N, 64, 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_stages=2)
     np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
     ptx = k.asm["ptx"]
-    assert _maps(ptx) == maps
-    assert (".param .u64 dmm_param_6" in ptx) == (maps > 0)
-    c = np.full((M, N), np.nan, np.float32)  # N = 72: the store's map is not provable either
+    # the check: B's map only (A's stride K = 64 is specialised as a multiple of 16)
+    assert _maps(ptx) == 2 and ptx.count("__assertfail(") == 1
+    c = np.full((M, N), np.nan, np.float32)  # the store's extent N is not provable: no TMA store
     k = dmm[_grid(M, N, 64, 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, STORE=True,
                                  num_stages=2)
     np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
-    assert _maps(k.asm["ptx"]) == maps and STORE not in k.asm["ptx"]
+    assert _maps(k.asm["ptx"]) == 2 and STORE not in k.asm["ptx"]
+
+
+def test_a_map_breaking_the_contract_is_a_device_assertion(simulator):
+    # K = 100 fp16: A's rows are 200 bytes apart, not whole 16-byte units, which TMA needs
+    # (Triton's documented contract for tl.make_tensor_descriptor)
+    M, N, K = 64, 64, 100
+    a, b, c = _operands(M, N, K)
+    with pytest.raises(Exception, match="16-byte aligned and the strides multiples of 16 "
+                                        "bytes") as e:
+        dmm[_grid(M, N, 64, 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_stages=2)
+    assert "make_tensor_descriptor(a_ptr" in str(e.value)
 
 
 def test_a_map_made_in_the_loop_is_not_used(simulator):
@@ -274,3 +286,48 @@ def test_kernel_map_store_leaves_the_padding_alone_on_the_gpu(monkeypatch, cols)
     torch.testing.assert_close(y[:, :cols], 2 * x[:, :cols], atol=0, rtol=0)
     assert y[:, cols:].isnan().all()
     assert (STORE in k.asm["ptx"]) == (cols == 64)
+
+
+@triton.jit
+def grouped_tma_mm(group_a, group_b, group_c, sizes, BM: tl.constexpr, BN: tl.constexpr,
+                   BK: tl.constexpr):
+    """Tutorial 08's TMA kernel, one tile a program and group: bases and strides read from
+    memory, so nothing proves them aligned; the kernel checks them as it builds the maps."""
+    g = tl.program_id(0)
+    M = tl.load(sizes + g * 3)
+    N = tl.load(sizes + g * 3 + 1)
+    K = tl.load(sizes + g * 3 + 2)
+    a_desc = tl.make_tensor_descriptor(tl.load(group_a + g).to(tl.pointer_type(tl.float16)),
+                                       [M, K], [K, 1], [BM, BK])
+    b_desc = tl.make_tensor_descriptor(tl.load(group_b + g).to(tl.pointer_type(tl.float16)),
+                                       [N, K], [K, 1], [BN, BK])
+    c_ptr = tl.load(group_c + g).to(tl.pointer_type(tl.float16))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([0, k * BK]), b_desc.load([0, k * BK]).T, acc)
+    tl.store(c_ptr + tl.arange(0, BM)[:, None] * N + tl.arange(0, BN)[None, :], acc.to(tl.float16))
+
+
+@pytest.mark.gpu
+def test_grouped_maps_from_memory_on_the_gpu(monkeypatch):
+    torch = _gpu()
+    monkeypatch.setenv("TILEC_TMA", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    g = torch.Generator(device="cuda").manual_seed(11)
+    shapes = [(64, 64, 128), (64, 64, 256)]
+    a = [torch.randn((m, k), device="cuda", generator=g).half() for m, n, k in shapes]
+    b = [torch.randn((n, k), device="cuda", generator=g).half() for m, n, k in shapes]
+    c = [torch.zeros((m, n), device="cuda", dtype=torch.float16) for m, n, k in shapes]
+    ptrs = [torch.tensor([t.data_ptr() for t in ts], device="cuda", dtype=torch.uint64)
+            for ts in (a, b, c)]
+    sizes = torch.tensor([v for s in shapes for v in s], device="cuda", dtype=torch.int32)
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8,
+                                                                 device="cuda"))
+    try:
+        k = grouped_tma_mm[(len(shapes),)](*ptrs, sizes, BM=64, BN=64, BK=64, num_stages=2)
+    finally:
+        triton.set_allocator(None)
+    for x, y, z in zip(a, b, c):
+        torch.testing.assert_close(z.float(), x.float() @ y.float().T, atol=0.1, rtol=1e-2)
+    ptx = k.asm["ptx"]
+    assert _maps(ptx) == 2 and "cp.async.bulk.tensor" in ptx and "call __assertfail," in ptx

@@ -195,7 +195,9 @@ Val make_tensor_descriptor(Emitter &e, const Args &a) {
     std::vector<Value *> ops;
     for (const Val &p : parts)
       ops.push_back(p.tensor);
-    std::vector<ir::NamedAttr> attrs;
+    std::vector<ir::NamedAttr> attrs = {{"file", e.file_path(a.loc())},
+                                        {"line", static_cast<int64_t>(a.loc().line)},
+                                        {"func", e.function_name()}};
     if (info.nan_padding)
       attrs.push_back({"nan", int64_t{1}});
     parts.push_back(Val::of(emit(e, ir::OpKind::MakeTmap, ops, Type::pointer_to(DType::U8), a.loc(),
