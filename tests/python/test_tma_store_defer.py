@@ -18,7 +18,8 @@ WAIT = "cp.async.bulk.wait_group.read 0;"
 
 @triton.jit
 def persistent_mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr, PROGRAMS: tl.constexpr, SPLIT: tl.constexpr = False):
+                  BK: tl.constexpr, PROGRAMS: tl.constexpr, SPLIT: tl.constexpr = False,
+                  CLIP: tl.constexpr = False):
     num_n = tl.cdiv(N, BN)
     tiles = tl.cdiv(M, BM) * num_n
     for tile in tl.range(tl.program_id(0), tiles, PROGRAMS):
@@ -29,6 +30,8 @@ def persistent_mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.cons
             a = a_desc.load([pm * BM, k])
             b = b_desc.load([k, pn * BN])
             acc = tl.dot(a, b, acc)
+        if CLIP:  # into int8 / fp8's exact range
+            acc = tl.clamp(acc, -100.0, 100.0)
         c = acc.to(c_desc.dtype)
         if SPLIT:  # two stores a tile (tutorial 09's EPILOGUE_SUBTILE): two stagings
             c0, c1 = c.reshape(BM, 2, BN // 2).permute(0, 2, 1).split()
@@ -184,11 +187,11 @@ def test_byte_outputs_staged_two_bytes_a_store(simulator, split, out):
         ref = ref.astype(np.float32)
     a_c = np.clip(a.astype(np.float32) @ b.astype(np.float32), -100, 100)
     assert (a_c == ref).all()
-    k = persistent_mm_clip[(2,)](TensorDescriptor.from_tensor(a, [64, 32]),
-                                 TensorDescriptor.from_tensor(b, [32, 64]),
-                                 TensorDescriptor.from_tensor(view, [64, 32 if split else 64]),
-                                 M, N, K, BM=64, BN=64, BK=32, PROGRAMS=2, SPLIT=split,
-                                 num_stages=2)
+    k = persistent_mm[(2,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                            TensorDescriptor.from_tensor(b, [32, 64]),
+                            TensorDescriptor.from_tensor(view, [64, 32 if split else 64]),
+                            M, N, K, BM=64, BN=64, BK=32, PROGRAMS=2, SPLIT=split,
+                            CLIP=True, num_stages=2)
     if out == "int8":
         np.testing.assert_array_equal(c, ref.astype(np.int8))
     else:
@@ -199,26 +202,6 @@ def test_byte_outputs_staged_two_bytes_a_store(simulator, split, out):
     assert body.count("st.shared.b16") >= 16  # 64 x 64 bytes, 128 threads: 16 pairs each
     if out == "fp8":  # one cvt a pair
         assert body.count("cvt.rn.satfinite.e4m3x2.f32") == body.count("st.shared.b16")
-
-
-@triton.jit
-def persistent_mm_clip(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                       BK: tl.constexpr, PROGRAMS: tl.constexpr, SPLIT: tl.constexpr):
-    num_n = tl.cdiv(N, BN)
-    tiles = tl.cdiv(M, BM) * num_n
-    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS):
-        pm = tile // num_n
-        pn = tile % num_n
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, K, BK):
-            acc = tl.dot(a_desc.load([pm * BM, k]), b_desc.load([k, pn * BN]), acc)
-        c = tl.clamp(acc, -100.0, 100.0).to(c_desc.dtype)
-        if SPLIT:
-            c0, c1 = c.reshape(BM, 2, BN // 2).permute(0, 2, 1).split()
-            c_desc.store([pm * BM, pn * BN], c0)
-            c_desc.store([pm * BM, pn * BN + BN // 2], c1)
-        else:
-            c_desc.store([pm * BM, pn * BN], c)
 
 
 @pytest.mark.gpu
@@ -235,11 +218,11 @@ def test_byte_outputs_on_the_gpu(monkeypatch, split, out):
     b = torch.randn((K, N), device="cuda", generator=g).half()
     dt = torch.int8 if out == "int8" else torch.float8_e4m3fn
     c = torch.zeros((M, N), device="cuda", dtype=dt)
-    k = persistent_mm_clip[(5,)](TensorDescriptor.from_tensor(a, [128, 64]),
-                                 TensorDescriptor.from_tensor(b, [64, 128]),
-                                 TensorDescriptor.from_tensor(c, [128, 64 if split else 128]),
-                                 M, N, K, BM=128, BN=128, BK=64, PROGRAMS=5, SPLIT=split,
-                                 num_stages=3)
+    k = persistent_mm[(5,)](TensorDescriptor.from_tensor(a, [128, 64]),
+                            TensorDescriptor.from_tensor(b, [64, 128]),
+                            TensorDescriptor.from_tensor(c, [128, 64 if split else 128]),
+                            M, N, K, BM=128, BN=128, BK=64, PROGRAMS=5, SPLIT=split,
+                            CLIP=True, num_stages=3)
     acc = (a.float() @ b.float()).clamp(-100, 100)
     if out == "int8":  # truncation toward zero, as the kernel's cast: exact but for ties
         assert (c.float() - acc.trunc()).abs().max().item() <= 1
