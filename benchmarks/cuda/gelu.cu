@@ -1,5 +1,5 @@
 // GELU (tanh approximation, through exp, as the seed's Triton kernel writes it) in CUDA
-// C++: the hand-written reference of issue 22's GELU row (benchmarks/gelu_cuda.py builds
+// C++: the hand-written reference of issue 22's GELU row (benchmarks/gpu_gelu_cuda.py builds
 // it with nvcc and times it beside tilec's kernel and torch's). Four elements a thread
 // through 16-byte loads and stores; n must be a multiple of 4.
 extern "C" __global__ void gelu_f32x4(const float4 *__restrict__ x, float4 *__restrict__ y,

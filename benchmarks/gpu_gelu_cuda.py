@@ -3,7 +3,7 @@ importable) against torch's gelu(approximate="tanh") and a hand-written CUDA C++
 the same formula (benchmarks/cuda/gelu.cu, built here by nvcc -O3 for the GPU's
 architecture, and again with --use_fast_math), fp32, in one run.
 
-    python benchmarks/gelu_cuda.py [--sizes 26,24] [--reps 100] [--json PATH]
+    python benchmarks/gpu_gelu_cuda.py [--sizes 26,24] [--reps 100] [--json PATH]
                                    [--cubin-dir DIR]
 
 GB/s: the input read once and the output written once. Time: CUDA events around each
@@ -135,9 +135,11 @@ def main():
               f"tilec / cuda {gbps['tilec'] / gbps['cuda gelu']:.3f}, "
               f"tilec / cuda fast-math {gbps['tilec'] / gbps['cuda gelu_fast']:.3f}; "
               f"checks {checks}")
-    if args.json:
+    if args.json:  # "table": the lines scripts/gpu_check.sh prints
+        table = [[f"GELU fp32 n={r['n']} GB/s"] +
+                 [f"{k} {g:.0f}" for k, g in r["gbps"].items()] for r in rows]
         with open(args.json, "w") as f:
-            json.dump(dict(device=name, rows=rows), f, indent=1)
+            json.dump(dict(device=name, rows=rows, table=table), f, indent=1)
 
 
 if __name__ == "__main__":
