@@ -1,4 +1,5 @@
 #include "lower/FuseCvtPacks.h"
+#include "lower/RemoveUnread.h"
 
 #include <unordered_map>
 
@@ -134,45 +135,11 @@ int fuse_block(std::vector<Instr> &instrs, std::vector<size_t> &cvts, std::vecto
   return n;
 }
 
-// Removes the instructions at chains[b] whose result nothing reads, then those only they
-// read, and so on (a byte pair's and/shl, then its cvts, then their zeros).
-void remove_unread_chains(simt::Function &f, const std::vector<std::vector<size_t>> &chains) {
-  std::vector<std::vector<bool>> dead(f.blocks.size());
-  for (size_t b = 0; b < f.blocks.size(); ++b)
-    dead[b].assign(f.blocks[b].instrs.size(), false);
-  for (bool more = true; more;) {
-    more = false;
-    std::vector<int> reads(f.regs.size(), 0);
-    for (size_t b = 0; b < f.blocks.size(); ++b)
-      for (size_t i = 0; i < f.blocks[b].instrs.size(); ++i) {
-        const Instr &in = f.blocks[b].instrs[i];
-        if (dead[b][i])
-          continue;
-        for (const simt::Operand &o : in.src)
-          if (o.is_reg())
-            ++reads[o.index];
-        if (in.guard.active())
-          ++reads[in.guard.pred.id];
-      }
-    for (size_t b = 0; b < chains.size(); ++b)
-      for (size_t i : chains[b]) {
-        const Instr &in = f.blocks[b].instrs[i];
-        if (!dead[b][i] && in.dst.size() == 1 && in.dst[0].is_reg() && reads[in.dst[0].index] == 0)
-          dead[b][i] = more = true;
-      }
-  }
-  for (size_t b = 0; b < f.blocks.size(); ++b) {
-    std::vector<Instr> &instrs = f.blocks[b].instrs;
-    size_t w = 0;
-    for (size_t i = 0; i < instrs.size(); ++i) {
-      if (dead[b][i])
-        continue;
-      if (w != i) // not onto itself: a self-move empties its vectors
-        instrs[w] = std::move(instrs[i]);
-      ++w;
-    }
-    instrs.resize(w);
-  }
+// What fuse_block leaves behind: scalar cvts, a byte pair's and/shl, lone fp8 cvts and
+// their zeros -- all pure, each with one result.
+bool leftover(const Instr &in) {
+  return !in.guard.active() &&
+         (in.op == Op::Cvt || in.op == Op::And || in.op == Op::Shl || in.op == Op::Mov);
 }
 
 } // namespace
@@ -187,7 +154,7 @@ int fuse_cvt_packs(simt::Function &f, int sm) {
   if (n == 0)
     return 0;
   // the scalar cvts, and byte pairs' and/shl/cvts/zeros, nothing reads any more
-  remove_unread_chains(f, dead);
+  remove_unread(f, dead, leftover);
   return n;
 }
 

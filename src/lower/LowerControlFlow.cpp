@@ -16,26 +16,6 @@ namespace {
 
 using simt::Cmp;
 
-// A branch whose target is patched later.
-struct PendingBranch {
-  simt::BlockId block = 0;
-  size_t index = 0;
-};
-
-PendingBranch branch(LoweringContext &c, Reg cond, bool negate) {
-  simt::Builder &b = c.b();
-  if (cond.valid())
-    b.bra_if(cond, 0, negate);
-  else
-    b.bra(0);
-  b.last().m.uni = true;
-  return {b.block(), c.fn().blocks[b.block()].instrs.size() - 1};
-}
-
-void patch(LoweringContext &c, PendingBranch p, simt::BlockId target) {
-  c.fn().blocks[p.block].instrs[p.index].src[0] = Operand::label(target);
-}
-
 std::vector<Reg> fresh_regs(LoweringContext &c, const ir::Type &t) {
   return c.b().regs(reg_ty(t), c.num_regs(t));
 }
@@ -104,22 +84,22 @@ void lower_if(LoweringContext &c, const ir::Op &op) {
   const ir::Block *then_b = op.num_regions() > 0 ? op.region(0)->block() : nullptr;
   const ir::Block *else_b = op.num_regions() > 1 ? op.region(1)->block() : nullptr;
   bool else_needed = has_ops(else_b) || !res.flat.empty();
-  PendingBranch to_else = branch(c, cond, /*negate=*/true);
+  auto to_else = c.branch_ahead(cond, /*negate=*/true);
   c.new_block("then");
   if (then_b)
     c.lower_ops(*then_b);
   c.set_loc(op.loc());
   yield_into(c, then_b, res.flat);
   if (else_needed) {
-    PendingBranch to_end = branch(c, Reg{}, false);
-    patch(c, to_else, c.new_block("else"));
+    auto to_end = c.branch_ahead(Reg{}, false);
+    c.patch(to_else, c.new_block("else"));
     if (else_b)
       c.lower_ops(*else_b);
     c.set_loc(op.loc());
     yield_into(c, else_b, res.flat);
-    patch(c, to_end, c.new_block("endif"));
+    c.patch(to_end, c.new_block("endif"));
   } else {
-    patch(c, to_else, c.new_block("endif"));
+    c.patch(to_else, c.new_block("endif"));
   }
   for (size_t i = 0; i < op.num_results(); ++i)
     c.set(op.result(i), res.per_value[i]);
@@ -161,7 +141,7 @@ void lower_for(LoweringContext &c, const ir::Op &op) {
     Reg lt = b.setp(Cmp::Lt, it, iv, ubr), gt = b.setp(Cmp::Gt, it, iv, ubr);
     cont = b.or_(Ty::Pred, b.and_(Ty::Pred, up, lt), b.and_(Ty::Pred, b.not_(Ty::Pred, up), gt));
   }
-  PendingBranch exit = branch(c, cont, /*negate=*/true);
+  auto exit = c.branch_ahead(cont, /*negate=*/true);
   c.new_block("body");
   c.set(body->arg(0), {iv});
   for (size_t i = 0; i < k.per_value.size(); ++i)
@@ -171,7 +151,7 @@ void lower_for(LoweringContext &c, const ir::Op &op) {
   yield_into(c, body, k.flat);
   b.mov_to(iv, c.b().add(it, iv, stepr));
   b.bra(header, true);
-  patch(c, exit, c.new_block("endloop"));
+  c.patch(exit, c.new_block("endloop"));
   for (size_t i = 0; i < op.num_results(); ++i)
     c.set(op.result(i), k.per_value[i]);
 }
@@ -201,7 +181,7 @@ void lower_while(LoweringContext &c, const ir::Op &op) {
   c.set_loc(op.loc());
   std::vector<ir::Value *> forwarded(cond->operands().begin() + 1, cond->operands().end());
   parallel_move(c, fwd.flat, flat_regs(c, forwarded));
-  PendingBranch exit = branch(c, c.scalar(cond->operand(0)), /*negate=*/true);
+  auto exit = c.branch_ahead(c.scalar(cond->operand(0)), /*negate=*/true);
   c.new_block("while_body");
   for (size_t i = 0; i < fwd.per_value.size(); ++i)
     c.set(after->arg(i), fwd.per_value[i]);
@@ -209,7 +189,7 @@ void lower_while(LoweringContext &c, const ir::Op &op) {
   c.set_loc(op.loc());
   yield_into(c, after, k.flat);
   b.bra(header, true);
-  patch(c, exit, c.new_block("endwhile"));
+  c.patch(exit, c.new_block("endwhile"));
   for (size_t i = 0; i < op.num_results(); ++i)
     c.set(op.result(i), fwd.per_value[i]);
 }

@@ -171,22 +171,15 @@ std::vector<Reg> emit_exp_f32_tile(LoweringContext &c, const std::vector<Reg> &x
   // computes the results from the inputs, so no input outlives them (computing the ftz
   // results before the test took 38 more registers in attention, for the same speed).
   Reg any = b.vote(simt::VoteMode::Any, low);
-  b.bra_if(any, 0, /*negate=*/true); // to the ftz block, patched below
-  b.last().m.uni = true;
-  simt::BlockId test = b.block();
-  size_t to_ftz = c.fn().blocks[test].instrs.size() - 1;
+  auto to_ftz = c.branch_ahead(any, /*negate=*/true);
   c.new_block("exp_exact");
   for (Reg a : args)
     ys.push_back(b.approx(Op::Ex2, t, a));
-  b.bra(0, true); // to the join
-  simt::BlockId exact = b.block();
-  size_t to_join = c.fn().blocks[exact].instrs.size() - 1;
-  simt::BlockId ftz = c.new_block("exp_ftz");
-  c.fn().blocks[test].instrs[to_ftz].src = {Operand::label(ftz)};
+  auto to_join = c.branch_ahead(Reg{}, false);
+  c.patch(to_ftz, c.new_block("exp_ftz"));
   for (size_t i = 0; i < args.size(); ++i)
     b.mov_to(ys[i], approx_ftz(b, Op::Ex2, t, args[i]));
-  simt::BlockId join = c.new_block("exp_done");
-  c.fn().blocks[exact].instrs[to_join].src = {Operand::label(join)};
+  c.patch(to_join, c.new_block("exp_done"));
   return ys;
 }
 

@@ -205,6 +205,19 @@ simt::BlockId LoweringContext::new_block(const std::string &hint) {
   return id;
 }
 
+LoweringContext::PendingBranch LoweringContext::branch_ahead(Reg cond, bool negate) {
+  if (cond.valid())
+    b_.bra_if(cond, 0, negate);
+  else
+    b_.bra(0);
+  b_.last().m.uni = true;
+  return {b_.block(), out_.blocks[b_.block()].instrs.size() - 1};
+}
+
+void LoweringContext::patch(PendingBranch p, simt::BlockId target) {
+  out_.blocks[p.block].instrs[p.index].src[0] = Operand::label(target);
+}
+
 // ---- shared memory --------------------------------------------------------------------
 
 int64_t LoweringContext::scratch(const ir::Op &op, int64_t bytes) {

@@ -134,6 +134,14 @@ public:
   Reg imm_reg(Ty t, int64_t bits);
   // Starts a new block (after a branch or at a join point).
   simt::BlockId new_block(const std::string &hint);
+  // A uniform forward branch (conditional when `cond` is valid) whose target block does not
+  // exist yet, and its patching once it does.
+  struct PendingBranch {
+    simt::BlockId block = 0;
+    size_t index = 0;
+  };
+  PendingBranch branch_ahead(Reg cond, bool negate);
+  void patch(PendingBranch p, simt::BlockId target);
   // Current source location for emitted instructions.
   void set_loc(SourceLoc l) { b_.set_loc(l); }
 

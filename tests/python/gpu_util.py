@@ -17,3 +17,18 @@ def _have_gpu():
 
 
 HAVE_GPU = _have_gpu()
+
+
+def grouped_operands(torch, shapes, seed, b_transposed=False):
+    """Tutorial 08's inputs for (M, N, K) groups: fp16 A (M, K), B (K, N) or (N, K), a zero
+    C (M, N) each, the device tables of their addresses (u64) and of the sizes (i32 M, N, K
+    a group): (a, b, c, [a_ptrs, b_ptrs, c_ptrs], sizes)."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = [torch.randn((m, k), device="cuda", generator=g).half() for m, n, k in shapes]
+    b = [torch.randn((n, k) if b_transposed else (k, n), device="cuda", generator=g).half()
+         for m, n, k in shapes]
+    c = [torch.zeros((m, n), device="cuda", dtype=torch.float16) for m, n, k in shapes]
+    ptrs = [torch.tensor([t.data_ptr() for t in ts], device="cuda", dtype=torch.uint64)
+            for ts in (a, b, c)]
+    sizes = torch.tensor([v for s in shapes for v in s], device="cuda", dtype=torch.int32)
+    return a, b, c, ptrs, sizes

@@ -117,14 +117,9 @@ def test_grouped_gemm_on_the_gpu():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
-    g = torch.Generator(device="cuda").manual_seed(8)
+    from gpu_util import grouped_operands
     shapes = [(64, 64, 128), (64, 64, 256), (64, 64, 64)]
-    a = [torch.randn((m, k), device="cuda", generator=g).half() for m, n, k in shapes]
-    b = [torch.randn((k, n), device="cuda", generator=g).half() for m, n, k in shapes]
-    c = [torch.zeros((m, n), device="cuda", dtype=torch.float16) for m, n, k in shapes]
-    ptrs = [torch.tensor([t.data_ptr() for t in ts], device="cuda", dtype=torch.uint64)
-            for ts in (a, b, c)]
-    sizes = torch.tensor([v for s in shapes for v in s], device="cuda", dtype=torch.int32)
+    a, b, c, ptrs, sizes = grouped_operands(torch, shapes, seed=8)
     k = grouped_mm[(len(shapes),)](*ptrs, sizes, len(shapes), BM=64, BN=64, BK=32)
     for x, y, z in zip(a, b, c):
         torch.testing.assert_close(z.float(), x.float() @ y.float(), atol=0.1, rtol=1e-2)

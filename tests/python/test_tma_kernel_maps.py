@@ -313,14 +313,9 @@ def test_grouped_maps_from_memory_on_the_gpu(monkeypatch):
     torch = _gpu()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
-    g = torch.Generator(device="cuda").manual_seed(11)
+    from gpu_util import grouped_operands
     shapes = [(64, 64, 128), (64, 64, 256)]
-    a = [torch.randn((m, k), device="cuda", generator=g).half() for m, n, k in shapes]
-    b = [torch.randn((n, k), device="cuda", generator=g).half() for m, n, k in shapes]
-    c = [torch.zeros((m, n), device="cuda", dtype=torch.float16) for m, n, k in shapes]
-    ptrs = [torch.tensor([t.data_ptr() for t in ts], device="cuda", dtype=torch.uint64)
-            for ts in (a, b, c)]
-    sizes = torch.tensor([v for s in shapes for v in s], device="cuda", dtype=torch.int32)
+    a, b, c, ptrs, sizes = grouped_operands(torch, shapes, seed=11, b_transposed=True)
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8,
                                                                  device="cuda"))
     try:
