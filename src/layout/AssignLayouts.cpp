@@ -236,7 +236,7 @@ private:
   }
 
   // ---- backward: flexible values take the layout their users want ---------------------
-  LayoutRef wanted(const ir::Value *v) const {
+  LayoutRef wanted(const ir::Value *v, int depth = 0) const {
     // memory users first: their layouts are the anchors everything else follows
     for (int memory_pass = 1; memory_pass >= 0; --memory_pass)
       for (const ir::Op *u : v->users) {
@@ -247,6 +247,14 @@ private:
             if (LayoutRef w = rules::operand_want(*u, i, anchors_))
               return w;
       }
+    // A hint not laid out yet is transparent: a loop-carried pointer tile whose only user
+    // is `tl.multiple_of(ptrs, …)` before a load (tutorial 08) takes the load's layout,
+    // not a default that each iteration converts through shared memory.
+    if (depth < 4)
+      for (const ir::Op *u : v->users)
+        if (u->kind() == OpKind::Hint && unset(u->result(0)))
+          if (LayoutRef w = wanted(u->result(0), depth + 1))
+            return w;
     return nullptr;
   }
 

@@ -47,6 +47,9 @@ def test_statement_hint_vectorises_the_loads(hint):
     copies = [line for line in text.splitlines() if "cp.async.cg.shared.global" in line]
     assert copies and all(line.rstrip(";").split(",")[2].strip() == "16" for line in copies)
     assert "wgmma.mma_async" in text
+    # the loop-carried pointer tiles take the loads' layout through the hint: no pointer
+    # tile goes through shared memory to change layout (64-bit shared stores)
+    assert "st.shared.b64" not in text and "st.shared.v2.b64" not in text
 
 
 def test_without_the_hint_the_loads_stay_narrow():
