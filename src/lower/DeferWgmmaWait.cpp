@@ -49,6 +49,7 @@ bool may_overlap(const Instr &in) {
   case Op::Mbarrier:
   case Op::Vprintf:
   case Op::AssertFail:
+  case Op::AssertTrap:
   case Op::InlineAsm:
   case Op::GriddepWait:
   case Op::GriddepLaunch:

@@ -52,6 +52,7 @@ bool orders_memory(const Instr &in) {
   case Op::GriddepLaunch:
   case Op::Vprintf:
   case Op::AssertFail:
+  case Op::AssertTrap:
   case Op::Trap:
   case Op::Exit:
   case Op::Ret:

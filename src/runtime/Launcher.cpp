@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "runtime/LaunchProfile.h"
+#include "simt/ThreadIR.h"
 #include "support/Env.h"
 
 namespace tilec::runtime {
@@ -32,6 +33,12 @@ std::array<std::atomic<const std::string *>, kMaxDevices> &last_kernels() {
   return last;
 }
 
+// The trap notes (trap_notes) of the last kernel tilec launched on each device.
+std::array<std::atomic<const std::string *>, kMaxDevices> &last_trap_notes() {
+  static std::array<std::atomic<const std::string *>, kMaxDevices> last{};
+  return last;
+}
+
 // Errors that mean an earlier kernel faulted and the context is unusable.
 bool is_sticky(CUresult r) {
   return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED ||
@@ -43,6 +50,9 @@ std::string fault_note(int device) {
   std::string note = "A kernel faulted on device " + std::to_string(device);
   if (!last.empty())
     note += "; the last kernel tilec launched there was '" + last + "'";
+  const std::string *traps = last_trap_notes()[device].load(std::memory_order_relaxed);
+  if (traps && !traps->empty())
+    note += ", which traps (an illegal instruction) where one of its checks fails: " + *traps;
   note += ". The CUDA context is now unusable: restart the process (run with "
           "CUDA_LAUNCH_BLOCKING=1 to stop at the faulting launch).";
   return note;
@@ -226,8 +236,24 @@ const DeviceProps &device_props(int device) {
   return *cache[device];
 }
 
+std::string trap_notes(std::string_view ptx) {
+  std::string notes;
+  const std::string_view prefix = simt::kTrapNotePrefix;
+  for (size_t at = 0; at < ptx.size();) {
+    size_t end = std::min(ptx.find('\n', at), ptx.size());
+    std::string_view line = ptx.substr(at, end - at);
+    if (line.substr(0, prefix.size()) == prefix)
+      notes += (notes.empty() ? "" : "; ") + std::string(line.substr(prefix.size()));
+    else if (!line.empty() && line[0] != '/')
+      break; // the notes are in the header, before any directive
+    at = end + 1;
+  }
+  return notes;
+}
+
 GpuKernel::GpuKernel(KernelBinary bin)
     : bin_(std::move(bin)), interned_name_(intern(bin_.meta.name)),
+      interned_traps_(intern(trap_notes(bin_.ptx))),
       scratch_param_(scratch_param_index(bin_.meta)) {}
 
 const GpuKernel::Loaded *GpuKernel::find(CUcontext ctx, int device) {
@@ -382,6 +408,7 @@ void GpuKernel::launch(int device, LaunchGrid g, CUstream stream, void **params,
   }
   if (r == CUDA_SUCCESS) {
     last_kernels()[device].store(interned_name_, std::memory_order_relaxed);
+    last_trap_notes()[device].store(interned_traps_, std::memory_order_relaxed);
     return;
   }
   if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -120,11 +121,16 @@ private:
 
   KernelBinary bin_;
   const std::string *interned_name_; // lives for the process: last-launch tracking
+  const std::string *interned_traps_; // trap_notes(ptx), interned likewise
   int scratch_param_;                // the Scratch .param (LaunchScratch.h), or -1
   std::mutex mu_;
   std::vector<std::unique_ptr<Loaded>> loaded_; // modules are never unloaded
   std::atomic<const Loaded *> last_{nullptr};   // the last one launched: no lock to find it
 };
+
+// The checks a kernel's PTX says trap (simt::kTrapNotePrefix lines in its header: "FILE:LINE:
+// MESSAGE"), joined with "; "; a fault after launching it names them.
+std::string trap_notes(std::string_view ptx);
 
 // The name of the last kernel tilec launched on `device` ("" when none).
 std::string last_launched_kernel(int device);

@@ -506,8 +506,8 @@ void Builder::inline_asm(const std::string &text, const std::vector<Reg> &dst,
 }
 
 void Builder::assert_fail(const std::string &msg, const std::string &file, int line,
-                          const std::string &func) {
-  Instr in = make(Op::AssertFail, Ty::None);
+                          const std::string &func, bool trap) {
+  Instr in = make(trap ? Op::AssertTrap : Op::AssertFail, Ty::None);
   in.src = {Operand::string(fn_.add_string(msg)), Operand::string(fn_.add_string(file)), imm(line),
             Operand::string(fn_.add_string(func))};
   emit(std::move(in));

@@ -183,8 +183,9 @@ public:
   void inline_asm(const std::string &text, const std::vector<Reg> &dst,
                   const std::vector<Reg> &src);
   void vprintf(const std::string &fmt, const std::vector<Reg> &args);
+  // `trap`: an AssertTrap (a plain trap in PTX, Instrs.def) instead of an __assertfail call.
   void assert_fail(const std::string &msg, const std::string &file, int line,
-                   const std::string &func);
+                   const std::string &func, bool trap = false);
 
 private:
   Function &fn_;

@@ -360,7 +360,7 @@ std::string format_instr(const Function &fn, const RegNames &rn, const Instr &in
       s += (i > 1 ? ", " : "") + format_operand(fn, rn, in.src[i], src_operand_ty(fn, in, i));
     return s + "};";
   }
-  if (in.op == Op::Vprintf || in.op == Op::AssertFail) {
+  if (in.op == Op::Vprintf || in.op == Op::AssertFail || in.op == Op::AssertTrap) {
     s += std::string(op_mnemonic(in.op)) + "(";
     for (size_t i = 0; i < in.src.size(); ++i)
       s += (i ? ", " : "") + format_operand(fn, rn, in.src[i], src_operand_ty(fn, in, i));

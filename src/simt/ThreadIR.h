@@ -343,6 +343,10 @@ struct RegInfo {
   Ty ty = Ty::B32;
 };
 
+// The PTX printer writes a line `<prefix>FILE:LINE: MESSAGE` in the header for each
+// AssertTrap (Instrs.def); the launcher reads them back into its note on a fault.
+inline constexpr const char *kTrapNotePrefix = "// tilec trap: ";
+
 struct Function {
   std::string name;
   int num_warps = 4;         // -> .reqntid (num_warps * 32)

@@ -414,6 +414,7 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
   case Op::InlineAsm:
     return o.is_reg() ? fn.reg_ty(o.reg()) : Ty::U32;
   case Op::AssertFail:
+  case Op::AssertTrap:
     return Ty::S32;
   case Op::Mma: {
     MmaRegs r = mma_regs(in);

@@ -162,8 +162,9 @@ private:
       break;
     case K::String:
       want(o.index < fn_.strings.size(), "no such string");
-      want(in.op == Op::Mov || in.op == Op::Vprintf || in.op == Op::AssertFail,
-           "a string is used only by mov, vprintf and __assertfail");
+      want(in.op == Op::Mov || in.op == Op::Vprintf || in.op == Op::AssertFail ||
+               in.op == Op::AssertTrap,
+           "a string is used only by mov, vprintf and assertions");
       break;
     case K::Param:
       want(in.op == Op::CvtaParam, "a parameter is read with ld.param");
@@ -307,6 +308,7 @@ private:
         want(fn_.reg_ty(d.reg()) != Ty::Pred, "inline_asm results are non-predicate registers");
       break;
     case Op::AssertFail:
+    case Op::AssertTrap:
       want(in.src[0].kind == Operand::Kind::String && in.src[1].kind == Operand::Kind::String &&
                in.src[2].is_imm() && in.src[3].kind == Operand::Kind::String,
            "__assertfail(message, file, line, function)");

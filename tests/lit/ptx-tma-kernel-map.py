@@ -4,14 +4,16 @@
 # in bytes), the warp copies the map to the program's slot of global scratch (the kernel's
 # last parameter) and fences it for the tensor-map proxy; the copies then read it there.
 # TMA needs strides of whole 16-byte units: A's (K, i32:16) is proved so, B's (N, an i32
-# without :16) is not, so B's map is built after a check that stops the kernel with
-# __assertfail when it does not hold (the descriptor's contract, as in Triton).
+# without :16) is not, so B's map is built after a check that stops the kernel when it
+# does not hold (the descriptor's contract, as in Triton): a trap, not __assertfail, in
+# this kernel of wgmma dots (a call would serialise them), which the PTX header notes.
 # CMD: tilec ptx %s:mm --signature "*fp16:16,*fp16:16,*fp32:16,i32:16,i32,i32:16" --constexpr BM=128 --constexpr BN=128 --constexpr BK=64 --num-stages 3 --arch sm_90a --tma
+# CHECK: // tilec trap: {{.*}}ptx-tma-kernel-map.py:{{[0-9]+}}: tl.make_tensor_descriptor: the base must be 16-byte aligned
 # CHECK: .version 8.6
 # CHECK: .param .u64 mm_param_6
 # CHECK: ld.param.u64 %rd{{[0-9]+}}, [mm_param_6];
 # CHECK: mul.wide.u32 %rd{{[0-9]+}}, %r{{[0-9]+}}, 256;
-# CHECK-NOT: call __assertfail,
+# CHECK-NOT: __assertfail
 # CHECK: st.shared.b32
 # CHECK: bar.warp.sync
 # CHECK: tensormap.replace.tile.global_address.shared::cta.b1024.b64
@@ -24,7 +26,7 @@
 # CHECK: tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%r{{[0-9]+}}], 0;
 # CHECK: tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd{{[0-9]+}}], [%r{{[0-9]+}}], 128;
 # CHECK: fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
-# CHECK: call __assertfail,
+# CHECK: @%p{{[0-9]+}} trap; // {{.*}}ptx-tma-kernel-map.py:{{[0-9]+}}: tl.make_tensor_descriptor
 # CHECK: tensormap.replace.tile.global_address.shared::cta.b1024.b64
 # CHECK: fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
 # CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

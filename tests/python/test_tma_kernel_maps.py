@@ -9,7 +9,17 @@ Results must equal numpy / torch (edges and NaN padding included). A descriptor 
 the loop keeps the ordinary loads. TMA's rules for the map (a 16-byte aligned base, strides
 of whole 16-byte units) are tl.make_tensor_descriptor's contract, as in Triton: where axis
 info cannot prove them the kernel checks them when it builds the map, and a map that
-breaks them is a device assertion naming the make_tensor_descriptor line."""
+breaks them is a device assertion naming the make_tensor_descriptor line. In a kernel with
+wgmma dots the check is a plain trap (ptxas serialises every wgmma of a function that makes
+a call, __assertfail's included): the PTX header notes it, the launcher's fault report and
+the simulator name it."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -170,8 +180,10 @@ def test_unprovable_strides_are_checked_when_the_map_is_built(simulator):
     k = dmm[_grid(M, N, 64, 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_stages=2)
     np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
     ptx = k.asm["ptx"]
-    # the check: B's map only (A's stride K = 64 is specialised as a multiple of 16)
-    assert _maps(ptx) == 2 and ptx.count("__assertfail(") == 1
+    # the check: B's map only (A's stride K = 64 is specialised as a multiple of 16); a trap,
+    # not an __assertfail call, in this kernel of wgmma dots
+    assert _maps(ptx) == 2 and ptx.count("\n// tilec trap: ") == 1
+    assert "__assertfail" not in ptx and len(re.findall(r"@%p\d+ trap;", ptx)) == 1
     c = np.full((M, N), np.nan, np.float32)  # the store's extent N is not provable: no TMA store
     k = dmm[_grid(M, N, 64, 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, STORE=True,
                                  num_stages=2)
@@ -188,6 +200,33 @@ def test_a_map_breaking_the_contract_is_a_device_assertion(simulator):
                                         "bytes") as e:
         dmm[_grid(M, N, 64, 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_stages=2)
     assert "make_tensor_descriptor(a_ptr" in str(e.value)
+
+
+def test_checks_keep_the_wgmma_pipeline(simulator):
+    # ptxas serialises every wgmma of a function that makes a call (C7510): the checks of
+    # unprovable maps must not be calls where the kernel has wgmma dots (tutorial 08's TMA
+    # kernel ran 1.2 x slower), and stay __assertfail (a message from the GPU) elsewhere
+    ptxas = shutil.which("ptxas")
+    M, N, K = 64, 72, 64  # B's stride N: unprovable, checked
+    a, b, c = _operands(M, N, K)
+    dot = dmm[_grid(M, N, 64, 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32,
+                                   num_stages=2).asm["ptx"]
+    x = np.arange(64 * 72, dtype=np.float32).reshape(64, 72)
+    y = np.zeros_like(x)
+    copy = built_copy[(1, 1)](x, y, 64, 64, 72, BM=64, BN=64).asm["ptx"]
+    np.testing.assert_array_equal(y[:, :64], 2 * x[:, :64])
+    assert "wgmma.mma_async" in dot and "trap;" in dot and "__assertfail" not in dot
+    assert "wgmma" not in copy and "trap;" not in copy and "__assertfail, (" in copy
+    if ptxas is None:
+        pytest.skip("no ptxas on this machine")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "dmm.ptx")
+        with open(path, "w") as f:
+            f.write(dot)
+        r = subprocess.run([ptxas, "-arch=sm_90a", "-v", path, "-o", os.path.join(d, "o")],
+                           capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "C7510" not in r.stderr and "serialized" not in r.stderr, r.stderr
 
 
 def test_a_map_made_in_the_loop_is_not_used(simulator):
@@ -252,6 +291,47 @@ def test_kernel_maps_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, alloca
         assert calls == [(maps * 128 * grid[0] * grid[1], 128, stream)] * 2
     else:
         assert calls == []
+
+
+_BROKEN_CONTRACT = """
+import torch, tilec as triton, tilec.language as tl
+
+@triton.jit
+def dmm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [BK, BN])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([0, k]), b_desc.load([k, 0]), acc)
+    tl.store(c_ptr + tl.arange(0, BM)[:, None] * N + tl.arange(0, BN)[None, :], acc)
+
+M, N, K = 64, 64, 100  # A's rows 200 bytes apart: not whole 16-byte units
+a = torch.zeros((M, K), device="cuda", dtype=torch.float16)
+b = torch.zeros((K, N), device="cuda", dtype=torch.float16)
+c = torch.zeros((M, N), device="cuda")
+dmm[(1,)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_stages=2)
+try:
+    triton.synchronize()
+except Exception as e:
+    print("RAISED", type(e).__name__, e)
+"""
+
+
+@pytest.mark.gpu
+def test_a_broken_contract_traps_naming_the_line_on_the_gpu(monkeypatch):
+    # in its own process: the trap poisons the CUDA context
+    _gpu()
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "broken.py")
+        with open(path, "w") as f:
+            f.write(_BROKEN_CONTRACT)
+        env = dict(os.environ, TILEC_TMA="1", TILEC_CACHE_DIR=d)
+        r = subprocess.run([sys.executable, path], capture_output=True, text=True, env=env,
+                           timeout=300)
+    out = r.stdout + r.stderr
+    assert "RAISED CudaError" in out, out
+    assert "broken.py:6: tl.make_tensor_descriptor: the base must be 16-byte aligned and " \
+           "the strides multiples of 16 bytes" in out, out
 
 
 @pytest.mark.gpu

@@ -194,4 +194,9 @@ void exec_AssertFail(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t ma
   m.fault(c, d, t, "device assertion failed: " + s.at(in.src[0].index));
 }
 
+// The GPU traps without printing (Instrs.def); the simulator reports it as __assertfail does.
+void exec_AssertTrap(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  exec_AssertFail(m, c, d, warp, mask);
+}
+
 } // namespace tilec::simt::sim

@@ -294,6 +294,38 @@ TEST(Launcher, FaultingKernelIsNamedAtTheNextSynchronisation) {
       testing::ExitedWithCode(0), "");
 }
 
+TEST(Launcher, TrapNotesAreReadFromThePtxHeader) {
+  EXPECT_EQ(trap_notes(test_kernels::kTrapPtx),
+            "kernels.py:12: the base must be 16-byte aligned; kernels.py:14: the strides must be "
+            "multiples of 16 bytes");
+  EXPECT_EQ(trap_notes(test_kernels::kFaultPtx), "");
+  // only the header counts: a note after the first directive is not one
+  EXPECT_EQ(trap_notes(".version 8.0\n// tilec trap: x.py:1: late\n"), "");
+}
+
+TEST(Launcher, TrappingKernelsFaultNamesItsChecks) {
+  REQUIRE_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe"); // the trap poisons the context
+  EXPECT_EXIT(
+      {
+        GpuKernel k =
+            make_kernel(test_kernels::kTrapPtx, "trap_kernel", {{"unused", ParamKind::Ptr}}, 1);
+        PackedParams p(1);
+        k.launch(0, LaunchGrid{}, nullptr, p.ptrs.data());
+        try {
+          synchronize();
+        } catch (const CudaError &e) {
+          std::string m = e.what();
+          bool good = m.find("trap_kernel") != std::string::npos &&
+                      m.find("kernels.py:12: the base must be 16-byte aligned") !=
+                          std::string::npos;
+          std::exit(good ? 0 : 1);
+        }
+        std::exit(2);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
 TEST(LaunchProfile, HostTimedSamplesNeedNoDriver) {
   static const std::string name = "host_kernel";
   profile::drain(); // what earlier tests left
