@@ -27,6 +27,7 @@
 #include "transforms/FlattenLoops.h"
 #include "transforms/LICM.h"
 #include "transforms/PipelineLoads.h"
+#include "transforms/SinkPastLoops.h"
 #include "transforms/StrengthReduce.h"
 
 namespace tilec::pipeline {
@@ -41,6 +42,7 @@ struct Stage {
   // neither: done by the caller ("frontend"; "lower", "ptx")
 };
 
+void sink_past_loops(ir::Module &m) { transforms::sink_past_loops(m); }
 void sink_fragment_loads(simt::Function &f, int) { lower::sink_fragment_loads(f); }
 void fuse_cvt_packs(simt::Function &f, int sm) { lower::fuse_cvt_packs(f, sm); }
 void fold_xor_pairs(simt::Function &f, int) { lower::fold_xor_pairs(f); }
@@ -72,6 +74,8 @@ const std::vector<Stage> &stages() {
       {"layouts", layout::assign_layouts, true}, // each tile's layout, conversions between
       {"remove-conversions", layout::remove_conversions, true},
       {"pipeline-loops", layout::pipeline_loops, true}, // the cp.async rings of dot loops
+      // pure ops used only after a loop move below it (SinkPastLoops.h)
+      {"sink-past-loops", sink_past_loops, true},
       {"allocate-shared", layout::allocate_shared, true},
       {"lower", nullptr, true}, // Tile IR -> Thread IR
       // Thread IR: mma operands loaded step by step (SinkFragmentLoads.h)

@@ -120,9 +120,9 @@ private:
   void check_grid(int device, LaunchGrid g) const;
 
   KernelBinary bin_;
-  const std::string *interned_name_; // lives for the process: last-launch tracking
+  const std::string *interned_name_;  // lives for the process: last-launch tracking
   const std::string *interned_traps_; // trap_notes(ptx), interned likewise
-  int scratch_param_;                // the Scratch .param (LaunchScratch.h), or -1
+  int scratch_param_;                 // the Scratch .param (LaunchScratch.h), or -1
   std::mutex mu_;
   std::vector<std::unique_ptr<Loaded>> loaded_; // modules are never unloaded
   std::atomic<const Loaded *> last_{nullptr};   // the last one launched: no lock to find it

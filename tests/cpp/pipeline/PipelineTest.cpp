@@ -137,7 +137,7 @@ TEST(Pipeline, UnknownDumpStageWarns) {
           "tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
           "canonicalize, licm, cse, dce, cleanup, flatten-loops, strength-reduce, plan-rings, "
           "pipeline-loads, "
-          "layouts, remove-conversions, pipeline-loops, allocate-shared, lower, "
+          "layouts, remove-conversions, pipeline-loops, sink-past-loops, allocate-shared, lower, "
           "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, coalesce-copies, "
           "overlap-wgmma, defer-wgmma-wait, ptx)"),
       std::string::npos)

@@ -316,9 +316,9 @@ TEST(Launcher, TrappingKernelsFaultNamesItsChecks) {
           synchronize();
         } catch (const CudaError &e) {
           std::string m = e.what();
-          bool good = m.find("trap_kernel") != std::string::npos &&
-                      m.find("kernels.py:12: the base must be 16-byte aligned") !=
-                          std::string::npos;
+          bool good =
+              m.find("trap_kernel") != std::string::npos &&
+              m.find("kernels.py:12: the base must be 16-byte aligned") != std::string::npos;
           std::exit(good ? 0 : 1);
         }
         std::exit(2);
