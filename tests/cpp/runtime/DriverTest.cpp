@@ -271,27 +271,37 @@ TEST(Launcher, GridLimitsAndEmptyGrids) {
   synchronize(0);
 }
 
-TEST(Launcher, FaultingKernelIsNamedAtTheNextSynchronisation) {
-  REQUIRE_GPU();
-  GTEST_FLAG_SET(death_test_style, "threadsafe"); // the fault poisons the context
+namespace {
+
+// Launches the one-parameter kernel `name` of `ptx` in a child process (its fault poisons
+// the context) and expects the next synchronisation's CudaError to name it and say `wanted`.
+void expect_fault_report(const char *ptx, const std::string &name,
+                         const std::vector<std::string> &wanted) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
-        GpuKernel k =
-            make_kernel(test_kernels::kFaultPtx, "fault_kernel", {{"unused", ParamKind::Ptr}}, 1);
+        GpuKernel k = make_kernel(ptx, name, {{"unused", ParamKind::Ptr}}, 1);
         PackedParams p(1);
         k.launch(0, LaunchGrid{}, nullptr, p.ptrs.data());
         try {
           synchronize();
         } catch (const CudaError &e) {
           std::string m = e.what();
-          bool good = m.find("fault_kernel") != std::string::npos &&
-                      m.find("CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos &&
-                      e.kernel() == "fault_kernel";
+          bool good = m.find(name) != std::string::npos && e.kernel() == name;
+          for (const std::string &w : wanted)
+            good = good && m.find(w) != std::string::npos;
           std::exit(good ? 0 : 1);
         }
         std::exit(2);
       },
       testing::ExitedWithCode(0), "");
+}
+
+} // namespace
+
+TEST(Launcher, FaultingKernelIsNamedAtTheNextSynchronisation) {
+  REQUIRE_GPU();
+  expect_fault_report(test_kernels::kFaultPtx, "fault_kernel", {"CUDA_ERROR_ILLEGAL_ADDRESS"});
 }
 
 TEST(Launcher, TrapNotesAreReadFromThePtxHeader) {
@@ -305,25 +315,8 @@ TEST(Launcher, TrapNotesAreReadFromThePtxHeader) {
 
 TEST(Launcher, TrappingKernelsFaultNamesItsChecks) {
   REQUIRE_GPU();
-  GTEST_FLAG_SET(death_test_style, "threadsafe"); // the trap poisons the context
-  EXPECT_EXIT(
-      {
-        GpuKernel k =
-            make_kernel(test_kernels::kTrapPtx, "trap_kernel", {{"unused", ParamKind::Ptr}}, 1);
-        PackedParams p(1);
-        k.launch(0, LaunchGrid{}, nullptr, p.ptrs.data());
-        try {
-          synchronize();
-        } catch (const CudaError &e) {
-          std::string m = e.what();
-          bool good =
-              m.find("trap_kernel") != std::string::npos &&
-              m.find("kernels.py:12: the base must be 16-byte aligned") != std::string::npos;
-          std::exit(good ? 0 : 1);
-        }
-        std::exit(2);
-      },
-      testing::ExitedWithCode(0), "");
+  expect_fault_report(test_kernels::kTrapPtx, "trap_kernel",
+                      {"kernels.py:12: the base must be 16-byte aligned"});
 }
 
 TEST(LaunchProfile, HostTimedSamplesNeedNoDriver) {
