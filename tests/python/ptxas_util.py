@@ -11,9 +11,14 @@ import pytest
 import tilec._C as _C
 
 
+def find_ptxas():
+    """The ptxas tilec's runtime would run, or None."""
+    return _C.gpu_find_ptxas()
+
+
 def ptxas_report(ptx, arch="sm_90a"):
     """ptxas -v's stderr for `ptx`; fails the test when ptxas rejects it."""
-    ptxas = _C.gpu_find_ptxas()
+    ptxas = find_ptxas()
     if not ptxas:
         pytest.skip("no ptxas on this machine")
     with tempfile.TemporaryDirectory() as d:

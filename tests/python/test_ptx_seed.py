@@ -2,15 +2,14 @@
 tilec._C.compile_ptx: the launch metadata, the instructions the performance targets rest
 on (16-byte vector accesses, warp shuffles) and ptxas acceptance for sm_90a and sm_80."""
 
-import os
 import re
-import shutil
 import subprocess
 
 import pytest
 
 from tilec import _C, _sources
 import seed_kernels as sk
+from ptxas_util import find_ptxas
 
 
 def ptr(dtype="fp32", aligned=True):
@@ -61,13 +60,6 @@ def compile_case(name, arch):
     kernel, specs, warps, _ = CASES[name]
     fs = _sources.function_source(jit_fn(kernel))
     return _C.compile_ptx(fs, specs, warps, 3, False, arch)
-
-
-def find_ptxas():
-    for cand in [os.environ.get("TILEC_PTXAS"), shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"]:
-        if cand and os.path.exists(cand):
-            return cand
-    return None
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -10,12 +10,12 @@ not run here."""
 
 import concurrent.futures
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from ptxas_util import find_ptxas
 
 HERE = Path(__file__).resolve().parent
 SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
@@ -31,15 +31,6 @@ DESELECT: dict = {  # suite -> a pytest -k expression of tests not to run here
     # an out-of-range gather index is an interpreter fault; the GPU path wraps it
     "test_lang_gather.py": "not test_gather_index_out_of_range_is_a_fault",
 }
-
-
-def find_ptxas():
-    if os.environ.get("TILEC_PTXAS"):
-        return os.environ["TILEC_PTXAS"]
-    for cand in [shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"]:
-        if cand and os.path.exists(cand):
-            return cand
-    return None
 
 
 def ptxas_errors(ptxas, files):
