@@ -37,7 +37,7 @@ int sink_block(ir::Block &b) {
     ir::Op *op = *it;
     if (!movable(*op))
       continue;
-    // the first op of `b` holding a user, and whether an op with regions comes before it
+    // the first op of `b` holding a user (the earliest one)
     ir::Op *first = nullptr;
     for (size_t i = 0; i < op->num_results() && first != op; ++i)
       for (const ir::Op *u : op->result(i)->users) {
