@@ -13,6 +13,7 @@
 #include "layout/PlanRings.h"
 #include "layout/RemoveConversions.h"
 #include "lower/CoalesceCopies.h"
+#include "lower/ContractFma.h"
 #include "lower/DeferWgmmaWait.h"
 #include "lower/FoldXorPairs.h"
 #include "lower/FuseCvtPacks.h"
@@ -46,6 +47,7 @@ void sink_past_loops(ir::Module &m) { transforms::sink_past_loops(m); }
 void sink_fragment_loads(simt::Function &f, int) { lower::sink_fragment_loads(f); }
 void fuse_cvt_packs(simt::Function &f, int sm) { lower::fuse_cvt_packs(f, sm); }
 void fold_xor_pairs(simt::Function &f, int) { lower::fold_xor_pairs(f); }
+void contract_fma(simt::Function &f, int) { lower::contract_fma(f); }
 void coalesce_copies(simt::Function &f, int) { lower::coalesce_copies(f); }
 void overlap_wgmma(simt::Function &f, int) { lower::overlap_wgmma(f); }
 void defer_wgmma_wait(simt::Function &f, int) { lower::defer_wgmma_wait(f); }
@@ -82,6 +84,8 @@ const std::vector<Stage> &stages() {
       {"sink-fragment-loads", nullptr, true, sink_fragment_loads},
       {"fuse-cvt-packs", nullptr, true, fuse_cvt_packs}, // cvt, cvt, pack -> one cvt.f16x2
       {"fold-xor-pairs", nullptr, true, fold_xor_pairs}, // tl.sort's x ^ (x ^ partner)
+      // enable_fp_fusion: mul + add -> fma.rn, as LLVM contracts them (ContractFma.h)
+      {"contract-fma", nullptr, true, contract_fma},
       // a loop's yield writes its carried registers directly
       {"coalesce-copies", nullptr, true, coalesce_copies},
       // attention's two dots interleaved with the softmax by tiles (OverlapWgmma.h)

@@ -289,6 +289,7 @@ struct Mods {
   bool a_regs = false;  // wgmma: A comes from registers
   Ty b_ty = Ty::None;   // wgmma: B's element type where it is not A's (fp8: e4m3 with e5m2)
   TmapField tmap = TmapField::None; // tensormap.replace
+  bool operator==(const Mods &) const = default;
 };
 
 // ---- instructions ---------------------------------------------------------------------

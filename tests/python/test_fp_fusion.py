@@ -50,10 +50,12 @@ def ptx_of(kernel, sig, cx, **kw):
 
 
 def test_user_ops_lose_rn_with_fusion():
+    # x * y + x - y: the product and its one add contract to fma.rn (contract-fma, as LLVM
+    # does for Triton); the sub keeps no modifier, so ptxas may still contract it
     sig = "*fp32:16,*fp32:16,*fp32:16,i32"
-    on = ops(ptx_of(axpb, sig, {"BLOCK": 256}))
+    text = ptx_of(axpb, sig, {"BLOCK": 256})
     off = ops(ptx_of(axpb, sig, {"BLOCK": 256}, enable_fp_fusion=False))
-    assert on == {"mul": 2, "add": 2, "sub": 2}, on
+    assert ops(text) == {"sub": 2} and text.count("fma.rn.f32") == 2, text
     assert off == {"mul.rn": 2, "add.rn": 2, "sub.rn": 2}, off
 
 
@@ -65,7 +67,8 @@ def test_default_is_fusion_on():
 
 def test_f64_follows_the_option():
     sig = "*fp64:16,*fp64:16,*fp64:16,i32"
-    assert ops(ptx_of(axpb, sig, {"BLOCK": 128}), "f64") == {"mul": 1, "add": 1, "sub": 1}
+    text = ptx_of(axpb, sig, {"BLOCK": 128})
+    assert ops(text, "f64") == {"sub": 1} and text.count("fma.rn.f64") == 1
     assert ops(ptx_of(axpb, sig, {"BLOCK": 128}, enable_fp_fusion=False), "f64") == \
         {"mul.rn": 1, "add.rn": 1, "sub.rn": 1}
 
@@ -107,3 +110,33 @@ def test_ptxas_accepts_seed_layernorm(fusion):
                       target="sm_90a", enable_fp_fusion=fusion, maxnreg=128)
     assert k.asm.get("cubin"), "ptxas produced no cubin"
     assert ".maxnreg 128" in k.asm["ptx"]
+
+
+@tilec.jit
+def mul_add(X, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < N)
+    tl.store(X + offs, x * 1.5 + 1.0, mask=offs < N)
+
+
+def test_a_product_and_its_add_are_one_fma_as_in_triton():
+    # Triton's test_enable_fp_fusion reads its PTX for (mad|fma).rn.f32
+    on = ptx_of(mul_add, "*fp32:16,i32", {"BLOCK": 128})
+    off = ptx_of(mul_add, "*fp32:16,i32", {"BLOCK": 128}, enable_fp_fusion=False)
+    assert re.search(r"(mad|fma)\.r[nzmp]\.(ftz\.)?f32", on)
+    assert not re.search(r"(mad|fma)\.r[nzmp]\.(ftz\.)?f32", off)
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+def test_the_simulator_rounds_the_fma_once(monkeypatch, fusion):
+    # rounded once (fma) or twice (mul.rn, add.rn): the two differ on some inputs
+    np = pytest.importorskip("numpy")
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    x = np.random.default_rng(0).standard_normal(128).astype(np.float32)
+    once = (x.astype(np.float64) * 1.5 + 1.0).astype(np.float32)  # exact, then rounded
+    twice = (x * np.float32(1.5)) + np.float32(1.0)
+    assert (once != twice).any()
+    y = x.copy()
+    tilec.jit(mul_add.fn)[(1,)](y, 128, BLOCK=128, enable_fp_fusion=fusion)
+    np.testing.assert_array_equal(y, once if fusion else twice)
+

@@ -118,9 +118,10 @@ def test_thread_columns_from_the_thread_index_in_one_shift():
 
 
 def test_layernorm_sum_of_squares_in_running_chains():
-    # 32 columns a thread (8192 over 8 warps): xmean * xmean is summed by 4 running chains,
-    # so all but the first add of each chain takes one product and one partial sum, which
-    # ptxas turns into one fma per element (a halving tree adds 16 pairs of products)
+    # 32 columns a thread (8192 over 8 warps): xmean * xmean is summed by 4 running chains of
+    # 8, each add taking one product and the chain's partial sum (the first two products),
+    # so each is one fma.rn (contract-fma; ptxas made the same of the mul + add pairs before;
+    # a halving tree would add 16 pairs of products), and 3 adds join the chains
     kernel, specs, _, _ = CASES["layernorm"]
     specs = list(specs)
     specs[-1] = cx(8192)
@@ -128,12 +129,14 @@ def test_layernorm_sum_of_squares_in_running_chains():
                             "sm_90a")
     start = ptx.index("selp.f32")
     body = ptx[start:ptx.index("shfl.sync.bfly", start)].splitlines()
-    products = {l.split()[1].rstrip(",") for l in body if l.strip().startswith("mul.f32")}
-    adds = [l.replace(",", " ").replace(";", " ").split() for l in body
-            if l.strip().startswith("add.f32")]
-    both = sum(1 for a in adds if a[2] in products and a[3] in products)
-    assert len(products) == 32 and len(adds) == 31, body
-    assert both == 4, body
+    ops = [l.replace(",", " ").replace(";", " ").split() for l in body if l.strip()]
+    products = {o[1] for o in ops if o[0] == "mul.f32"}
+    fmas = [o for o in ops if o[0] == "fma.rn.f32"]
+    adds = [o for o in ops if o[0] == "add.f32"]
+    # each chain's first fma takes its second product as the addend
+    firsts = sum(1 for f in fmas if f[4] in products)
+    assert len(products) == 4 and len(fmas) == 28 and len(adds) == 3, body
+    assert firsts == 4 and all(f[2] == f[3] for f in fmas), body
 
 
 def test_softmax_row_max_is_one_chain_in_load_order():

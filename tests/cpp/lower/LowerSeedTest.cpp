@@ -69,7 +69,7 @@ TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
             (std::vector<std::string>{
                 "flatten-loops", "strength-reduce", "plan-rings", "pipeline-loads", "layouts",
                 "remove-conversions", "pipeline-loops", "sink-past-loops", "allocate-shared",
-                "lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs",
+                "lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs", "contract-fma",
                 "coalesce-copies", "overlap-wgmma", "defer-wgmma-wait", "ptx"}));
 }
 
