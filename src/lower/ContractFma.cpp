@@ -1,7 +1,5 @@
 #include "lower/ContractFma.h"
 
-#include <unordered_map>
-
 #include "lower/RemoveUnread.h"
 
 namespace tilec::lower {
@@ -23,13 +21,7 @@ bool contractable_mul(const Instr &in) { return contractable(in, Op::Mul); }
 int contract_block(std::vector<Instr> &instrs, const std::vector<int> &reads,
                    const std::vector<int> &writes, std::vector<size_t> &muls) {
   int n = 0;
-  std::unordered_map<uint32_t, size_t> last_write; // register -> index of its latest write
-  auto written_after = [&](const simt::Operand &o, size_t at) {
-    if (!o.is_reg())
-      return false;
-    auto it = last_write.find(o.index);
-    return it != last_write.end() && it->second > at;
-  };
+  BlockWrites writes_so_far;
   for (size_t i = 0; i < instrs.size(); ++i) {
     Instr &in = instrs[i];
     if (contractable(in, Op::Add))
@@ -37,13 +29,13 @@ int contract_block(std::vector<Instr> &instrs, const std::vector<int> &reads,
         const simt::Operand &t = in.src[side];
         if (!t.is_reg() || reads[t.index] != 1 || writes[t.index] != 1)
           continue;
-        auto def = last_write.find(t.index);
-        if (def == last_write.end() || !contractable_mul(instrs[def->second]))
+        std::optional<size_t> def = writes_so_far.last(t.index);
+        if (!def || !contractable_mul(instrs[*def]))
           continue;
-        const Instr &mul = instrs[def->second];
+        const Instr &mul = instrs[*def];
         // the product's factors must still hold what it was computed from
-        if (mul.ty != in.ty || written_after(mul.src[0], def->second) ||
-            written_after(mul.src[1], def->second))
+        if (mul.ty != in.ty || writes_so_far.written_after(mul.src[0], *def) ||
+            writes_so_far.written_after(mul.src[1], *def))
           continue;
         Instr fma;
         fma.op = Op::Fma;
@@ -52,14 +44,12 @@ int contract_block(std::vector<Instr> &instrs, const std::vector<int> &reads,
         fma.dst = in.dst;
         fma.src = {mul.src[0], mul.src[1], in.src[1 - side]};
         fma.loc = in.loc;
-        muls.push_back(def->second);
+        muls.push_back(*def);
         in = std::move(fma);
         ++n;
         break;
       }
-    for (const simt::Operand &o : instrs[i].dst)
-      if (o.is_reg())
-        last_write[o.index] = i;
+    writes_so_far.note(instrs[i], i);
   }
   return n;
 }

@@ -1,8 +1,6 @@
 #include "lower/FoldXorPairs.h"
 #include "lower/RemoveUnread.h"
 
-#include <unordered_map>
-
 namespace tilec::lower {
 
 namespace {
@@ -20,28 +18,26 @@ bool plain_xor(const Instr &in) {
 // Folds the pairs of one block; `defs` collects the xors that may now be dead.
 int fold_block(std::vector<Instr> &instrs, std::vector<size_t> &defs) {
   int n = 0;
-  std::unordered_map<uint32_t, size_t> last_write; // register -> index of its latest write
-  auto written_after = [&](uint32_t reg, size_t at) {
-    auto it = last_write.find(reg);
-    return it != last_write.end() && it->second > at;
-  };
+  BlockWrites writes_so_far;
   for (size_t i = 0; i < instrs.size(); ++i) {
     Instr &in = instrs[i];
     if (plain_xor(in)) {
       for (int side = 0; side < 2; ++side) {
-        uint32_t a = in.src[side].index, t = in.src[1 - side].index;
-        auto def = last_write.find(t);
-        if (def == last_write.end() || !plain_xor(instrs[def->second]))
+        uint32_t t = in.src[1 - side].index;
+        std::optional<size_t> def = writes_so_far.last(t);
+        if (!def || !plain_xor(instrs[*def]))
           continue;
-        const Instr &x = instrs[def->second];
+        const Instr &x = instrs[*def];
         if (x.ty != in.ty || x.dst[0].index == x.src[0].index || x.dst[0].index == x.src[1].index)
           continue;
+        uint32_t a = in.src[side].index;
         int k = x.src[0].index == a ? 1 : x.src[1].index == a ? 0 : -1;
         // a and b must still hold what t was computed from
-        if (k < 0 || written_after(a, def->second) || written_after(x.src[k].index, def->second))
+        if (k < 0 || writes_so_far.written_after(in.src[side], *def) ||
+            writes_so_far.written_after(x.src[k], *def))
           continue;
         simt::Operand b = x.src[k];
-        defs.push_back(def->second);
+        defs.push_back(*def);
         Instr mov;
         mov.op = Op::Mov;
         mov.ty = in.ty;
@@ -53,9 +49,7 @@ int fold_block(std::vector<Instr> &instrs, std::vector<size_t> &defs) {
         break;
       }
     }
-    for (const simt::Operand &o : instrs[i].dst)
-      if (o.is_reg())
-        last_write[o.index] = i;
+    writes_so_far.note(instrs[i], i);
   }
   return n;
 }
