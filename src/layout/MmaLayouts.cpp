@@ -231,14 +231,14 @@ bool dot_uses_wgmma(const ir::Op &dot, int num_warps) {
   return wgs[0] * wgs[1] == num_warps / 4;
 }
 
-namespace {
-
 bool is_wgmma_dot(const ir::Op &op) {
   if (op.kind() != ir::OpKind::Dot)
     return false;
   const ir::LayoutRef &l = op.result(0)->type.layout;
   return l && l->kind == ir::LayoutKind::Mma && l->mma_version == 3;
 }
+
+namespace {
 
 // Whether an op nested in `blk` other than `except` is a wgmma dot or, when `scratch`,
 // uses shared scratch (which may overlap the scratch `except` stages its operands in; a dot
@@ -332,7 +332,8 @@ const ir::Op *wgmma_pipelined_loop(const ir::Op &dot) {
       next_op = it != outer->ops().end() && !ir::is_terminator((*it)->kind());
       break;
     }
-  return next_op && !other_scratch_user(*body, dot, wgmma_dot_buffer_bytes(dot) > 0) ? loop : nullptr;
+  return next_op && !other_scratch_user(*body, dot, wgmma_dot_buffer_bytes(dot) > 0) ? loop
+                                                                                     : nullptr;
 }
 
 const ir::Op *wgmma_invariant_operand_loop(const ir::Op &dot, int i) {

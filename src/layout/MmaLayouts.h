@@ -46,6 +46,8 @@ bool dot_uses_mma(const ir::Op &dot, bool f64 = false);
 // num_warps a multiple of 4, M a multiple of 64 with every warpgroup given its own
 // 64-row x N/wg_n block (none replicated), N >= 16, K >= 16.
 bool dot_uses_wgmma(const ir::Op &dot, int num_warps);
+// Whether `op` is a dot laid out for wgmma (its result #mma<v=3>).
+bool is_wgmma_dot(const ir::Op &op);
 // The loop whose K iterations a #mma<v=3> dot pipelines (null: none): the dot accumulates
 // into a loop-carried fp32 or int32 tile (acc is a `for` body argument used only by the
 // dot, or by its zeroing select below; the result yielded back into it, and maybe read in

@@ -19,11 +19,6 @@ constexpr bool kWgmmaRingTf32 = false;
 
 int elem_bytes(const ir::Type &t) { return ir::bits(t.elem) / 8; }
 
-bool is_wgmma(const ir::Op &dot) {
-  const ir::LayoutRef &l = dot.result(0)->type.layout;
-  return l && l->kind == ir::LayoutKind::Mma && l->mma_version == 3;
-}
-
 bool is_mma_sync_operand(const ir::Op &dot, int operand) {
   const ir::LayoutRef &l = dot.operand(static_cast<size_t>(operand))->type.layout;
   return l && l->kind == ir::LayoutKind::DotOperand && l->parent &&
@@ -38,7 +33,7 @@ bool eligible(const ir::Op &dot, int operand) {
   if (t.rank() != 2 || t.ptr)
     return false;
   int eb = elem_bytes(t);
-  if (is_wgmma(dot))
+  if (is_wgmma_dot(dot))
     return eb == 2 || eb == 4 || eb == 1; // fp16/bf16, tf32, int8 (K-major only for 4 and 1)
   return is_mma_sync_operand(dot, operand) && eb == 2;
 }
@@ -48,7 +43,7 @@ bool eligible(const ir::Op &dot, int operand) {
 bool ring_consumer_supported(const ir::Op &dot, int operand) {
   if (!eligible(dot, operand))
     return false;
-  if (is_wgmma(dot))
+  if (is_wgmma_dot(dot))
     return kWgmmaRingLowered &&
            (kWgmmaRingTf32 || elem_bytes(dot.operand(static_cast<size_t>(operand))->type) != 4);
   return kMmaSyncRingLowered;
@@ -89,7 +84,7 @@ std::optional<WgmmaOperandSmem> wgmma_stage(const ir::Op &dot, int operand, int 
 
 std::optional<WgmmaOperandSmem> ring_wgmma_smem(const ir::Op &dot, int operand,
                                                 int contiguous_dim) {
-  if (!eligible(dot, operand) || !is_wgmma(dot))
+  if (!eligible(dot, operand) || !is_wgmma_dot(dot))
     return std::nullopt;
   return wgmma_stage(dot, operand, contiguous_dim, dot.result(0)->type.layout->instr_shape[1]);
 }
@@ -112,7 +107,7 @@ std::optional<LinearLayout> wgmma_ring_stage_before_layouts(const ir::Op &dot, i
 std::optional<LinearLayout> ring_stage_layout(const ir::Op &dot, int operand, int contiguous_dim) {
   if (!eligible(dot, operand) || (contiguous_dim != 0 && contiguous_dim != 1))
     return std::nullopt;
-  if (is_wgmma(dot)) {
+  if (is_wgmma_dot(dot)) {
     std::optional<WgmmaOperandSmem> s = ring_wgmma_smem(dot, operand, contiguous_dim);
     if (!s)
       return std::nullopt;

@@ -24,6 +24,7 @@
 
 #include "layout/AllocateShared.h"
 #include "layout/Layouts.h"
+#include "layout/MmaLayouts.h"
 #include "layout/RingLayouts.h"
 #include "lower/MemoryAccess.h"
 #include "simt/AsyncInstrs.h"
@@ -177,11 +178,8 @@ void lower_async_copy(LoweringContext &c, const ir::Op &op) {
 void lower_local_load(LoweringContext &c, const ir::Op &op) {
   const ir::Value *res = op.result(0);
   bool wgmma_only = !res->users.empty();
-  for (const ir::Op *u : res->users) {
-    const ir::LayoutRef &l = u->num_results() ? u->result(0)->type.layout : ir::LayoutRef{};
-    wgmma_only &=
-        u->kind() == ir::OpKind::Dot && l && l->kind == ir::LayoutKind::Mma && l->mma_version == 3;
-  }
+  for (const ir::Op *u : res->users)
+    wgmma_only &= layout::is_wgmma_dot(*u);
   if (wgmma_only) // LowerWgmma reads the stage in place: the value has no registers
     return;
   RingView ring = ring_view(c, op);

@@ -17,6 +17,7 @@
 #include <iterator>
 
 #include "layout/AllocateShared.h"
+#include "layout/MmaLayouts.h"
 #include "layout/RingLayouts.h"
 #include "layout/TmaCopies.h"
 #include "lower/LowerRing.h"
@@ -106,12 +107,7 @@ void tma_copy(LoweringContext &c, const ir::Op &op) {
 // kernel ran 1.2 x slower for its map checks' __assertfail), so there the check traps.
 bool has_wgmma_dot(const ir::Function &f) {
   bool any = false;
-  ir::walk(f.entry(), [&](ir::Op *op) {
-    if (op->kind() != ir::OpKind::Dot)
-      return;
-    const ir::LayoutRef &l = op->result(0)->type.layout;
-    any |= l && l->kind == ir::LayoutKind::Mma && l->mma_version == 3;
-  });
+  ir::walk(f.entry(), [&](ir::Op *op) { any |= layout::is_wgmma_dot(*op); });
   return any;
 }
 

@@ -19,6 +19,15 @@ def _have_gpu():
 HAVE_GPU = _have_gpu()
 
 
+def sm90_torch(what="TMA"):
+    """torch, for a GPU test that needs an sm_90 GPU (TMA, wgmma); skips the test otherwise."""
+    import pytest
+    if torch is None or not torch.cuda.is_available() or \
+            torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip(f"{what} needs an sm_90 GPU")
+    return torch
+
+
 def grouped_operands(torch, shapes, seed, b_transposed=False):
     """Tutorial 08's inputs for (M, N, K) groups: fp16 A (M, K), B (K, N) or (N, K), a zero
     C (M, N) each, the device tables of their addresses (u64) and of the sizes (i32 M, N, K

@@ -13,6 +13,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
+from gpu_util import sm90_torch
 
 
 @triton.jit
@@ -172,9 +173,7 @@ def test_the_interpreter_runs_the_nest_as_written(monkeypatch):
 @pytest.mark.parametrize("split", [False, True])
 @pytest.mark.parametrize("K", [512, 200])
 def test_tma_nest_on_the_gpu(monkeypatch, K, split):
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
-        pytest.skip("TMA needs an sm_90 GPU")
+    torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     M, N = 1024, 768

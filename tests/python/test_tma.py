@@ -12,6 +12,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
+from gpu_util import sm90_torch
 
 
 @triton.jit
@@ -92,9 +93,7 @@ def test_tma_off_keeps_cp_async(monkeypatch):
                          CASES + [(1000, 1000, 1000, 128, 128, 64, 3)])
 @pytest.mark.parametrize("bt", [False, True])
 def test_tma_matmul_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, bt):
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
-        pytest.skip("TMA needs an sm_90 GPU")
+    torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     g = torch.Generator(device="cuda").manual_seed(M + K)

@@ -25,6 +25,7 @@ import pytest
 
 import tilec as triton
 import tilec.language as tl
+from gpu_util import sm90_torch
 from ptxas_util import ptxas_report
 
 
@@ -238,20 +239,13 @@ def test_tma_off_builds_no_map(monkeypatch):
     assert "tensormap" not in k.asm["ptx"]
 
 
-def _gpu():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
-        pytest.skip("TMA needs an sm_90 GPU")
-    return torch
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("M, N, K, BM, BN, BK, stages",
                          CASES + [(1000, 1008, 1024, 128, 128, 64, 3)])
 @pytest.mark.parametrize("allocator", [True, False])
 @pytest.mark.parametrize("store", [False, True])
 def test_kernel_maps_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, allocator, store):
-    torch = _gpu()
+    torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     calls = []
@@ -311,7 +305,7 @@ except Exception as e:
 @pytest.mark.gpu
 def test_a_broken_contract_traps_naming_the_line_on_the_gpu(monkeypatch):
     # in its own process: the trap poisons the CUDA context
-    _gpu()
+    sm90_torch()
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "broken.py")
         with open(path, "w") as f:
@@ -330,7 +324,7 @@ def test_a_broken_contract_traps_naming_the_line_on_the_gpu(monkeypatch):
 def test_host_descriptor_tma_store_on_the_gpu(monkeypatch, cols):
     # the first `cols` columns of 1000 x 528: an H200's TMA store writes 522 fp32 (2088
     # bytes) up to column 523, so only 528 takes one
-    torch = _gpu()
+    torch = sm90_torch()
     from tilec.tools.tensor_descriptor import TensorDescriptor
 
     monkeypatch.setenv("TILEC_TMA", "1")
@@ -348,7 +342,7 @@ def test_host_descriptor_tma_store_on_the_gpu(monkeypatch, cols):
 @pytest.mark.gpu
 @pytest.mark.parametrize("cols", [64, 58])
 def test_kernel_map_store_leaves_the_padding_alone_on_the_gpu(monkeypatch, cols):
-    torch = _gpu()
+    torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     x = torch.randn((80, 96), device="cuda")
@@ -381,7 +375,7 @@ def grouped_tma_mm(group_a, group_b, group_c, sizes, BM: tl.constexpr, BN: tl.co
 
 @pytest.mark.gpu
 def test_grouped_maps_from_memory_on_the_gpu(monkeypatch):
-    torch = _gpu()
+    torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     from gpu_util import grouped_operands

@@ -11,6 +11,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
+from gpu_util import sm90_torch
 
 STORE = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
 WAIT = "cp.async.bulk.wait_group.read 0;"
@@ -131,9 +132,7 @@ def test_kernel_built_maps_on_the_simulator(simulator):
 @pytest.mark.parametrize("split", [False, True])
 @pytest.mark.parametrize("defer", ["1", "0"])
 def test_persistent_matmul_on_the_gpu(monkeypatch, defer, split):
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
-        pytest.skip("TMA needs an sm_90 GPU")
+    torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     monkeypatch.setenv("TILEC_TMA_STORE_DEFER", defer)
@@ -208,9 +207,7 @@ def test_byte_outputs_staged_two_bytes_a_store(simulator, split, out):
 @pytest.mark.parametrize("split", [False, True])
 @pytest.mark.parametrize("out", ["int8", "fp8"])
 def test_byte_outputs_on_the_gpu(monkeypatch, split, out):
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
-        pytest.skip("TMA needs an sm_90 GPU")
+    torch = sm90_torch()
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     M, N, K = 512, 384, 256
     g = torch.Generator(device="cuda").manual_seed(5)

@@ -10,6 +10,7 @@ import pytest
 
 import tilec as triton
 import tilec.language as tl
+from gpu_util import sm90_torch
 
 
 @triton.jit
@@ -79,9 +80,7 @@ def test_the_views_take_no_shared_memory(monkeypatch):
 
 @pytest.mark.gpu
 def test_split_halves_of_a_wgmma_accumulator_on_the_gpu():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9:
-        pytest.skip("wgmma needs an sm_90 GPU")
+    torch = sm90_torch("wgmma")
     args, ref = _run(BM=128, BN=256, BK=64)
     dev = [torch.from_numpy(x).cuda() for x in args]
     halves[(1,)](*dev, BM=128, BN=256, BK=64, num_warps=8)
