@@ -130,6 +130,7 @@ void bind_gpu_kernel(nb::module_ &m);
 void bind_gpu_dispatch(nb::module_ &m);
 void bind_gpu_launch_objects(nb::module_ &m); // GpuBoundLaunch.cpp
 void bind_gpu_profile(nb::module_ &m);        // GpuProfile.cpp
-bool debug_env();                             // TILEC_DEBUG or TRITON_DEBUG (GpuDebugFlag.cpp)
+bool debug_env();     // TILEC_DEBUG or TRITON_DEBUG (GpuEnvFlags.cpp)
+bool fp_fusion_env(); // TRITON_DEFAULT_FP_FUSION, true when unset (GpuEnvFlags.cpp)
 
 } // namespace tilec::python::gpu

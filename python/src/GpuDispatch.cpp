@@ -345,6 +345,9 @@ void bind_gpu_dispatch(nb::module_ &m) {
   m.def("debug_env", &debug_env,
         "TILEC_DEBUG or TRITON_DEBUG, from os.environ: launches without a debug= option "
         "compile kernels with device_assert on.");
+  m.def("fp_fusion_env", &fp_fusion_env,
+        "TRITON_DEFAULT_FP_FUSION, from os.environ (true when unset): launches without an "
+        "enable_fp_fusion= option contract float mul-adds when it is true.");
   bind_gpu_launch_objects(m);
 }
 

@@ -29,6 +29,7 @@ inline constexpr const char *kOptionNames[] = {"num_warps",
 inline constexpr int kNumOptions = 10;
 inline constexpr int kStreamOption = 8;
 inline constexpr int kDebugOption = 4;
+inline constexpr int kFpFusionOption = 5;
 inline constexpr int kCooperativeOption = 6;
 inline constexpr int kPdlOption = 7;
 inline constexpr int kNumCtasOption = 2;

@@ -83,6 +83,9 @@ Status Dispatcher::prepare(const CallArgs &args, Bound &b) {
   // does) decides whether asserts are compiled in: part of the key
   if (!b.options[kDebugOption] || b.options[kDebugOption] == Py_None)
     key.push_back(debug_env() ? 1 : 0);
+  // so does TRITON_DEFAULT_FP_FUSION (knobs.language.default_fp_fusion) for enable_fp_fusion
+  if (!b.options[kFpFusionOption] || b.options[kFpFusionOption] == Py_None)
+    key.push_back(fp_fusion_env() ? 1 : 0);
   int device = -1;
   int first_gpu = -1, first_host = -1;
   for (size_t i = 0; i < n; ++i) {

@@ -11,7 +11,7 @@ import os
 import re
 import textwrap
 
-from . import _C, _args, _gpu, _hooks, _interpret, _jit_cache, _sources, _utils
+from . import _C, _args, _gpu, _hooks, _interpret, _jit_cache, _sources, _utils, knobs
 from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._interface import KernelInterface, Variant
 from ._options import CompileOptions
@@ -308,7 +308,7 @@ class JITFunction(JITCallable, KernelInterface):
     def _options(self, kwargs) -> CompileOptions:
         """The compile options of a launch, popping launch options out of kwargs."""
         num_warps, num_stages, debug = 4, 3, self.debug
-        fp_fusion, maxnreg, reflect_ftz = True, None, True
+        fp_fusion, maxnreg, reflect_ftz = None, None, True
         if kwargs:
             for k in LAUNCH_OPTIONS:
                 if k in kwargs and k not in self._index:
@@ -337,6 +337,8 @@ class JITFunction(JITCallable, KernelInterface):
                 raise LaunchOptionError(bad)
         if debug is None:
             debug = _C.debug_env()
+        if fp_fusion is None:  # the launch fast path keys TRITON_DEFAULT_FP_FUSION likewise
+            fp_fusion = knobs.language.default_fp_fusion
         return CompileOptions(num_warps, num_stages, bool(debug), fp_fusion, maxnreg, reflect_ftz)
 
     # -- launching ------------------------------------------------------------------------

@@ -58,3 +58,31 @@ def test_reflect_ftz_compiles_a_variant_each(fake_gpu):  # noqa: F811
     assert [c[2][5] for c in compiles] == [True, False]
     assert sorted(v.options["enable_reflect_ftz"] for v in add.compiled_variants()) == \
         [False, True]
+
+
+def test_default_fp_fusion_knob_decides_launches_without_the_option(fake_gpu,  # noqa: F811
+                                                                      monkeypatch):
+    """knobs.language.default_fp_fusion (TRITON_DEFAULT_FP_FUSION) is enable_fp_fusion's
+    default, as in Triton: a launch without the option compiles with it, and the fast path,
+    which reads the variable at each launch, hands out the kernel of the current value."""
+    import tilec
+    launches, compiles = fake_gpu
+    monkeypatch.delenv("TRITON_DEFAULT_FP_FUSION", raising=False)
+    add = make_add()
+    x, y, out = tensors()
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    monkeypatch.setattr(tilec.knobs.language, "default_fp_fusion", False)
+    assert tilec.knobs.language.default_fp_fusion is False
+    for _ in range(2):  # the second time from the fast path, keyed by the variable
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, enable_fp_fusion=True)
+    assert [c[2][3] for c in compiles] == [True, False]
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
+    before = add._gpu_dispatch.fast_launches
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert add._gpu_dispatch.fast_launches == before + 1
+    assert len(compiles) == 2
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "off")
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert len(compiles) == 2
+    assert add._gpu_dispatch.fast_launches == before + 2

@@ -1,10 +1,15 @@
-// Whether launches compile kernels in debug mode when no `debug=` option is given:
-// TILEC_DEBUG or Triton's TRITON_DEBUG (as TILEC_INTERPRET / TRITON_INTERPRET), read at
-// every launch as Triton reads its knob.
-// Both are looked up in os.environ's own dict (what Python code sets; Triton reads
+// The environment's say in a launch's compile options, read at every launch (as Triton reads
+// its knobs) where the launch gives no option of its own:
+// - debug: TILEC_DEBUG or Triton's TRITON_DEBUG (as TILEC_INTERPRET / TRITON_INTERPRET);
+// - enable_fp_fusion: TRITON_DEFAULT_FP_FUSION (knobs.language.default_fp_fusion, which
+//   writes it; unset means true).
+// They are looked up in os.environ's own dict (what Python code sets; Triton reads
 // os.environ too): two dict lookups with cached hashes, where getenv scans the whole
 // environment (~290 instructions a launch in a large one).
+#include <cctype>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 
 #include "Gpu.h"
 #include "support/Env.h"
@@ -13,11 +18,22 @@ namespace tilec::python::gpu {
 
 namespace {
 
+constexpr const char *kFpFusionVar = "TRITON_DEFAULT_FP_FUSION";
+
+// Triton's reading of a boolean knob's variable: 1 / y / yes / on / true, in any case.
+bool triton_true(std::string_view s) {
+  std::string l(s);
+  for (char &c : l)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l == "1" || l == "y" || l == "yes" || l == "on" || l == "true";
+}
+
 struct Environ {
   PyObject *os_dict = nullptr; // the os module's namespace (owned)
   PyObject *environ = nullptr; // the os.environ whose _data is below (owned)
   PyObject *data = nullptr;    // os.environ._data: bytes -> bytes on POSIX (owned)
   PyObject *keys[2] = {};      // b"TILEC_DEBUG", b"TRITON_DEBUG"
+  PyObject *fp_fusion_key = nullptr; // b"TRITON_DEFAULT_FP_FUSION"
   PyObject *environ_name = nullptr;
   bool usable = false;
 };
@@ -35,7 +51,8 @@ Environ &environ_state() {
     e.environ_name = PyUnicode_InternFromString("environ");
     e.keys[0] = PyBytes_FromString(env::info(env::Var::Debug).name);
     e.keys[1] = PyBytes_FromString("TRITON_DEBUG");
-    e.usable = e.environ_name && e.keys[0] && e.keys[1];
+    e.fp_fusion_key = PyBytes_FromString(kFpFusionVar);
+    e.usable = e.environ_name && e.keys[0] && e.keys[1] && e.fp_fusion_key;
     if (!e.usable)
       PyErr_Clear();
     return e;
@@ -82,6 +99,20 @@ bool debug_env() {
     if (const char *s = std::getenv(name); s && env::flag_value(s))
       return true;
   return false;
+}
+
+bool fp_fusion_env() {
+  Environ &e = environ_state();
+  if (PyObject *data = environ_data(e)) {
+    PyObject *v = PyDict_GetItemWithError(data, e.fp_fusion_key); // borrowed
+    if (v && PyBytes_Check(v))
+      return triton_true(PyBytes_AS_STRING(v));
+    if (!v && PyErr_Occurred())
+      PyErr_Clear();
+    return true;
+  }
+  const char *s = std::getenv(kFpFusionVar);
+  return !s || triton_true(s);
 }
 
 } // namespace tilec::python::gpu
