@@ -1,0 +1,345 @@
+"""The seed attention's PTX, variant by variant, through one runtime (tilec's), to measure
+a change to its loop before a compiler pass makes it:
+
+    python benchmarks/attention_ptx_ab.py [--reps 50] [--ns 1024,4096] [--stages 2]
+
+Rows (D 64, Z 4, H 32, BLOCK 128 x 64, 4 warps; TFLOP/s by CUDA events, median):
+  seed               the seed kernel through its wrapper's launch (tilec)
+  PTX                its PTX (tilec.compile, the launch's signature) through _C.gpu_build
+  PTX, no 2nd bar    the barrier after q k^T's wait removed: the copies that follow write
+                     the stage the previous iteration read, which every warp retired
+                     before the loop's first barrier (no wgmma group is deferred here)
+  PTX, early copies  that, and the next block's copies moved from after q k^T's wait to
+                     right after the loop's first barrier (they then run under q k^T)
+  PTX, exp mul in branches / exp sub+mul in branches
+                     the exponential's multiply by log2(e) (and the subtraction before it)
+                     moved into the exact and the ftz blocks, next to each ex2, the vote's
+                     minimum taken over their inputs (monotonic rounding)
+  PTX, exp tail dup  the body after the exponential's join copied into its ftz block
+  PTX, exp vote trap  the vote kept, its exact path a trap (not taken by this data)
+  PTX, exp early vote  the vote from the scores before the subtraction (rows' minima),
+                     then straight-line ex2.ftz; its exact path a trap (not taken here)
+  PTX, exp vote from s  the vote's minimum from the scores (as above), the branches kept
+  PTX, exp ftz always  the vote's branch always taken (ex2.approx.ftz; not tl.exp's
+                     numerics: the bound on what the vote costs)
+  exp2 form          benchmarks/attention_variants.py's exp2 copy of the seed (tl.math.exp2,
+                     ex2.approx.ftz: what the exponential would cost without its vote)
+  SDPA               torch's scaled_dot_product_attention (scale 1)
+Each row is checked against SDPA. It reports; it never fails.
+
+Measured on an H200 (2026-11-30, N 4096, TFLOP/s, rows of one run each; SDPA moved 394-450
+between runs): PTX 345-351; no 2nd bar 347-356 and early copies 346-356 (within noise);
+exp mul in branches 319 and sub+mul 337 (ptxas spills 160 / 64 bytes under the 3-CTA cap);
+tail dup 325 (spills); vote trap 357-359; early vote 375; ftz always 422-429, the exp2 form
+421-427. So tl.exp's exactness (Triton's ex2.approx.f32) costs the seed 18-22 %: the
+vote's minimum (63 FMNMX a thread and K step) and the ex2s waiting for it; with the vote
+in its cheapest place found (early vote) 12 %.
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attention_ahead import SIG  # noqa: E402
+from attention_variants import exp2_kernel  # noqa: E402
+from gpu_kernels import load_seeds  # noqa: E402
+
+
+def _loop_marks(lines):
+    """(top barrier, q k^T's wait, the barrier after it, the copies' commit) line indices."""
+    start = next(i for i, l in enumerate(lines) if l.startswith("$L__loop:"))
+    top = next(i for i in range(start, len(lines)) if lines[i].strip() == "bar.sync 0;")
+    wait = next(i for i in range(top, len(lines))
+                if "wgmma.wait_group.sync.aligned 0" in lines[i])
+    assert lines[wait + 1].strip() == "bar.sync 0;", lines[wait + 1]
+    commit = next(i for i in range(wait, len(lines)) if "cp.async.commit_group" in lines[i])
+    return top, wait, wait + 1, commit
+
+
+def no_second_bar(ptx):
+    lines = ptx.split("\n")
+    _, _, bar, _ = _loop_marks(lines)
+    del lines[bar]
+    return "\n".join(lines)
+
+
+def early_copies(ptx):
+    lines = ptx.split("\n")
+    top, _, bar, commit = _loop_marks(lines)
+    moved = lines[bar + 1:commit + 1]
+    rest = lines[:bar] + lines[commit + 1:]
+    return "\n".join(rest[:top + 1] + moved + rest[top + 1:])
+
+
+LOG2E = "0f3FB8AA3B"
+
+
+def _exp_tile(lines):
+    """The loop's big tl.exp tile: (first sub, last mul, min tree end = setp, exact label,
+    ftz label, done label) indices, and the (x, s, m) of each sub and (t, x) of each mul."""
+    start = next(i for i, l in enumerate(lines) if l.startswith("$L__exp_done:"))  # alpha's
+    exact = next(i for i in range(start, len(lines)) if lines[i].startswith("$L__exp_exact_1:"))
+    setp = max(i for i in range(start, exact) if lines[i].strip().startswith("setp.lt.f32"))
+    mins = [i for i in range(start, setp) if lines[i].strip().startswith("min.f32")]
+    muls = [i for i in range(start, mins[0]) if LOG2E in lines[i] and "mul.rn.f32" in lines[i]]
+    subs = [i for i in range(start, muls[0]) if lines[i].strip().startswith("sub.f32")]
+    subs = subs[-len(muls):]
+    ftz = next(i for i in range(exact, len(lines)) if lines[i].startswith("$L__exp_ftz_1:"))
+    done = next(i for i in range(ftz, len(lines)) if lines[i].startswith("$L__exp_done_1:"))
+    regs = lambda i: re.findall(r"%\w+", lines[i])  # noqa: E731
+    return subs, muls, mins, setp, exact, ftz, done, regs
+
+
+def exp_mul_in_branches(ptx, with_sub=False):
+    """The exponential's multiply by log2(e) (and with_sub, the subtraction before it) done
+    inside the exact and ftz blocks, next to each ex2, the vote's minimum taken over the
+    inputs (monotonic: the minimum of the rounded products is the rounded product of the
+    minimum; with_sub: per subtrahend, over the minuends)."""
+    lines = ptx.split("\n")
+    subs, muls, mins, setp, exact, ftz, done, regs = _exp_tile(lines)
+    mul_of = {regs(i)[0]: regs(i)[1] for i in muls}          # t -> x
+    sub_of = {regs(i)[0]: (regs(i)[1], regs(i)[2]) for i in subs}  # x -> (s, m)
+    if with_sub:
+        assert all(x in sub_of for x in mul_of.values())
+    n = [0]
+
+    def fresh():
+        n[0] += 1
+        return f"%ab{n[0]}"
+
+    def tree(leaves):
+        out = []
+        while len(leaves) > 1:
+            nxt = []
+            for a, b in zip(leaves[0::2], leaves[1::2]):
+                r = fresh()
+                out.append(f"  min.f32 {r}, {a}, {b};")
+                nxt.append(r)
+            if len(leaves) % 2:
+                nxt.append(leaves[-1])
+            leaves = nxt
+        return out, leaves[0]
+
+    code = []
+    if with_sub:
+        groups = {}
+        for t, x in mul_of.items():
+            s_, m_ = sub_of[x]
+            groups.setdefault(m_, []).append(s_)
+        lows = []
+        for m_, ss in groups.items():
+            c, lo = tree(ss)
+            code += c
+            r = fresh()
+            code.append(f"  sub.f32 {r}, {lo}, {m_};")
+            lows.append(r)
+        c, lo = tree(lows)
+    else:
+        c, lo = tree(list(mul_of.values()))
+    code += c
+    tmin = fresh()
+    code.append(f"  mul.rn.f32 {tmin}, {lo}, {LOG2E};")
+    setp_line = re.sub(r"(setp\.lt\.f32 %\w+, )%\w+", lambda m: m.group(1) + tmin, lines[setp])
+    code.append(setp_line)
+
+    def branch(lo_, hi_):
+        body = []
+        for i in range(lo_, hi_):
+            l = lines[i]
+            if "ex2.approx" in l:
+                t = regs(i)[1]
+                x = mul_of[t]
+                if with_sub:
+                    s_, m_ = sub_of[x]
+                    body.append(f"  sub.f32 {x}, {s_}, {m_};")
+                body.append(f"  mul.rn.f32 {t}, {x}, {LOG2E};")
+            body.append(l)
+        return body
+
+    drop = set(muls) | set(mins) | {setp} | (set(subs) if with_sub else set())
+    head = [l for i, l in enumerate(lines[:setp + 1]) if i not in drop]
+    out = head + code + lines[setp + 1:exact + 1] + branch(exact + 1, ftz) + [lines[ftz]] + \
+        branch(ftz + 1, done) + lines[done:]
+    decl = next(i for i, l in enumerate(out) if l.strip().startswith(".reg "))
+    out.insert(decl, f"  .reg .b32 %ab<{n[0] + 1}>;")
+    return "\n".join(out)
+
+
+def exp_tail_dup(ptx):
+    """The loop body after the exponential's join copied into its ftz block: the common
+    path is then one block from the vote to the back edge (ptxas schedules the ex2s
+    among the sum, the conversions and p v's issue), the exact path keeps the original."""
+    lines = ptx.split("\n")
+    subs, muls, mins, setp, exact, ftz, done, regs = _exp_tile(lines)
+    back = next(i for i in range(done, len(lines)) if lines[i].strip() == "bra.uni $L__loop;")
+    assert not any(l.startswith("$L") for l in lines[done + 1:back])
+    return "\n".join(lines[:done] + lines[done + 1:back + 1] + lines[done:])
+
+
+def exp_vote_trap(ptx):
+    """The vote and its minimum kept, p's exact path a trap (never taken by this
+    data; alpha's is, in the first iteration):
+    what the vote costs without its branches."""
+    lines = ptx.split("\n")
+    out = []
+    for l in lines:
+        m = re.match(r"\s*@!(%p\d+) bra\.uni \$L__exp_ftz_1;", l)  # p's (alpha's is hit)
+        out.append(f"  @{m.group(1)} trap;\n  bra.uni $L__exp_ftz_1;" if m else l)
+    return "\n".join(out)
+
+
+def exp_early_vote(ptx, keep_branch=False):
+    """The vote taken from the scores before the subtraction (per row, the minimum of s
+    minus the row's m, rounded as each element is: the rounding is monotonic), its exact
+    path a trap (not taken by this data), the exponentials straight-line ex2.ftz: what a
+    version of the body for each outcome of an early vote would run."""
+    lines = ptx.split("\n")
+    subs, muls, mins, setp, exact, ftz, done, regs = _exp_tile(lines)
+    groups = {}
+    for i in subs:
+        x, a, b = regs(i)[:3]
+        groups.setdefault(b, []).append(a)
+    n = [0]
+
+    def fresh():
+        n[0] += 1
+        return f"%ev{n[0]}"
+
+    def tree(leaves, out):
+        while len(leaves) > 1:
+            nxt = []
+            for a, b in zip(leaves[0::2], leaves[1::2]):
+                r = fresh()
+                out.append(f"  min.f32 {r}, {a}, {b};")
+                nxt.append(r)
+            if len(leaves) % 2:
+                nxt.append(leaves[-1])
+            leaves = nxt
+        return leaves[0]
+
+    code, lows = [], []
+    for b, ss in groups.items():
+        r = fresh()
+        code.append(f"  sub.f32 {r}, {tree(ss, code)}, {b};")
+        lows.append(r)
+    t = fresh()
+    code.append(f"  mul.rn.f32 {t}, {tree(lows, code)}, {LOG2E};")
+    if keep_branch:  # the original vote and branch, fed by this minimum
+        code.append(re.sub(r"(setp\.lt\.f32 %\w+, )%\w+", lambda m: m.group(1) + t,
+                           lines[setp]))
+        drop = set(mins) | {setp}
+        out = [l for i, l in enumerate(lines[:subs[0]]) if i not in drop] + code + \
+            [l for i, l in enumerate(lines[subs[0]:], subs[0]) if i not in drop]
+        decl = next(i for i, l in enumerate(out) if l.strip().startswith(".reg "))
+        out.insert(decl, f"  .reg .b32 %ev<{n[0] + 1}>;")
+        return "\n".join(out)
+    code += ["  .reg .pred %evp<2>;", f"  setp.lt.f32 %evp0, {t}, 0fC2FC0000;",
+             "  vote.sync.any.pred %evp1, %evp0, 4294967295;", "  @%evp1 trap;"]
+    drop = set(mins) | {setp}
+    out = [l for i, l in enumerate(lines[:subs[0]]) if i not in drop] + code + \
+        [l for i, l in enumerate(lines[subs[0]:exact], subs[0]) if i not in drop]
+    out = [l for l in out if "vote.sync.any.pred" not in l or "%evp" in l]
+    out = [re.sub(r"@!%p\d+ (bra\.uni \$L__exp_ftz_1)", r"\1", l) for l in out]
+    out += lines[exact:]
+    decl = next(i for i, l in enumerate(out) if l.strip().startswith(".reg "))
+    out.insert(decl, f"  .reg .b32 %ev<{n[0] + 1}>;")
+    return "\n".join(out)
+
+
+VARIANTS = {"no 2nd bar": no_second_bar, "early copies": early_copies,
+            "exp mul in branches": exp_mul_in_branches,
+            "exp sub+mul in branches": lambda p: exp_mul_in_branches(p, True),
+            "exp tail dup": exp_tail_dup, "exp vote trap": exp_vote_trap,
+            "exp early vote": exp_early_vote,
+            "exp vote from s": lambda p: exp_early_vote(p, keep_branch=True),
+            "exp ftz always": lambda p: re.sub(r"@!%p\d+ (bra\.uni \$L__exp_ftz)", r"\1", p)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--ns", default="1024,4096")
+    ap.add_argument("--stages", type=int, default=2)
+    ap.add_argument("--dump", help="write each variant's PTX into this directory")
+    ap.add_argument("--ptx", action="append", default=[], metavar="NAME=PATH",
+                    help="also a PTX file of the kernel (same parameters), as row NAME")
+    args = ap.parse_args()
+    import torch
+    import tilec
+    from tilec import _C
+
+    dev = torch.cuda.current_device()
+    arch = _C.gpu_device_arch(dev)
+    seed = load_seeds("tilec").fused_attention_kernel
+    exp2 = exp2_kernel()
+    consts = {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}
+    ck = tilec.compile(seed, signature=SIG, constexprs=consts, num_warps=4,
+                       num_stages=args.stages, target=arch)
+    ptx = ck.asm["ptx"]
+    md = ck.metadata
+    shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
+    kinds = ["ptr"] * 4 + ["i32"] * 15
+    names = [f"p{i}" for i in range(len(kinds))]
+    meta = {"name": "fused_attention_kernel", "params": list(zip(names, kinds)),
+            "num_warps": 4, "shared": max(int(shared), 256)}
+    texts = {"PTX": ptx, **{f"PTX, {k}": f(ptx) for k, f in VARIANTS.items()}}
+    for spec in args.ptx:
+        name, path = spec.split("=", 1)
+        with open(path) as f:
+            texts[name] = f.read()
+    built = {}
+    for name, text in texts.items():
+        if args.dump:
+            os.makedirs(args.dump, exist_ok=True)
+            with open(os.path.join(args.dump, name.replace(", ", "_").replace(" ", "_") +
+                                   ".ptx"), "w") as f:
+                f.write(text)
+        built[name] = _C.gpu_build(text, meta, arch, dev)
+    for n_ctx in map(int, args.ns.split(",")):
+        z, h, d = 4, 32, 64
+        g = torch.Generator(device="cuda").manual_seed(0)
+        q, k, v = (0.5 * torch.randn((z, h, n_ctx, d), device="cuda", generator=g).half()
+                   for _ in range(3))
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0).float()
+        flops = 4 * z * h * n_ctx * n_ctx * d
+        o = torch.empty_like(q)
+        grid = ((n_ctx + 127) // 128, z * h)
+        strides = [*q.stride(), *k.stride(), *v.stride(), *o.stride()]
+        kept = [s for i, s in enumerate(strides) if i % 4 != 3]  # the :1 strides are dropped
+        values = [q, k, v, o] + kept + [z, h, n_ctx]
+        rows = {
+            "seed": lambda: seed[grid](q, k, v, o, *strides, z, h, n_ctx, num_warps=4,
+                                       num_stages=args.stages, **consts),
+            "exp2 form": lambda: exp2[grid](q, k, v, o, *strides, z, h, n_ctx, num_warps=4,
+                                            num_stages=args.stages, FMA=False, **consts),
+            "SDPA": lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0),
+        }
+        for name, kern in built.items():
+            rows[name] = (lambda kern: lambda: kern.launch((grid[0], grid[1], 1), None, names,
+                                                           values, dev))(kern)
+        times = {name: [] for name in rows}
+        for name, run in rows.items():  # warm up and check
+            o.zero_()
+            run()
+            torch.cuda.synchronize()
+            err = 0.0 if name == "SDPA" else (o.float() - ref).abs().max().item()
+            if err > 1e-2:
+                print(f"{name}: max err {err:.2e}")
+        for _ in range(args.reps):  # interleaved rounds: clocks drift alike for every row
+            for name, run in rows.items():
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                run()
+                b.record()
+                b.synchronize()
+                times[name].append(a.elapsed_time(b))
+        sdpa = flops / statistics.median(times["SDPA"]) / 1e9
+        for name, ts in times.items():
+            tf = flops / statistics.median(ts) / 1e9
+            print(f"{name:>20} N{n_ctx}  {tf:7.1f} TFLOP/s  {tf / sdpa:5.3f} x SDPA", flush=True)
+
+
+if __name__ == "__main__":
+    main()
