@@ -5,7 +5,11 @@ a change to its loop before a compiler pass makes it:
 
 Rows (D 64, Z 4, H 32, BLOCK 128 x 64, 4 warps; TFLOP/s by CUDA events, median):
   seed               the seed kernel through its wrapper's launch (tilec)
-  PTX                its PTX (tilec.compile, the launch's signature) through _C.gpu_build
+  PTX                its PTX (tilec.compile, the launch's signature, TILEC_EXP_EARLY_VOTE=0:
+                     the vote after the subtraction) through _C.gpu_build; the rows below
+                     edit it
+  PTX, early vote (tilec)  its PTX as tilec now compiles it (the vote from the scores,
+                     the exact path's own copy: lower/ExpVoteTail.h), the same way
   PTX, no 2nd bar    the barrier after q k^T's wait removed: the copies that follow write
                      the stage the previous iteration read, which every warp retired
                      before the loop's first barrier (no wgmma group is deferred here)
@@ -19,6 +23,9 @@ Rows (D 64, Z 4, H 32, BLOCK 128 x 64, 4 warps; TFLOP/s by CUDA events, median):
   PTX, exp vote trap  the vote kept, its exact path a trap (not taken by this data)
   PTX, exp early vote  the vote from the scores before the subtraction (rows' minima),
                      then straight-line ex2.ftz; its exact path a trap (not taken here)
+  PTX, exp early vote, exact tail  that with a real exact path: a copy of the stretch
+                     from the vote to p v's wgmma with ex2.approx.f32, rejoining there
+  PTX, exp early vote, exact tail taken  the same, every warp sent down the exact path
   PTX, exp vote from s  the vote's minimum from the scores (as above), the branches kept
   PTX, exp ftz always  the vote's branch always taken (ex2.approx.ftz; not tl.exp's
                      numerics: the bound on what the vote costs)
@@ -248,11 +255,39 @@ def exp_early_vote(ptx, keep_branch=False):
     return "\n".join(out)
 
 
+def exp_early_vote_exact_tail(ptx):
+    """exp early vote with a real exact path: the common path straight-line from the vote
+    to p v's wgmma, the exact path a copy of that stretch with ex2.approx.f32 (rows whose
+    vote fails), rejoining at p v's wgmma (warps may take different paths; the wgmma, a
+    warpgroup instruction, is one instruction for all of them)."""
+    lines = exp_early_vote(ptx).split("\n")
+    v = next(i for i, l in enumerate(lines) if l.strip() == "@%evp1 trap;")
+    lines[v] = "  @%evp1 bra.uni $L__xtail;"
+    ex = next(i for i in range(v, len(lines)) if lines[i].startswith("$L__exp_exact_1:"))
+    ex_end = next(i for i in range(ex, len(lines)) if "bra.uni $L__exp_done_1;" in lines[i])
+    drop = set(range(ex, ex_end + 1))
+    drop |= {i for i in range(v, len(lines)) if lines[i].strip() in (
+        "bra.uni $L__exp_ftz_1;", "$L__exp_ftz_1:", "$L__exp_done_1:")}
+    lines = [l for i, l in enumerate(lines) if i not in drop]
+    fence = next(i for i in range(v + 1, len(lines))
+                 if "wgmma.fence.sync.aligned" in lines[i])
+    tail = lines[v + 1:fence]
+    assert not any(l.startswith("$L") or "bra" in l for l in tail), "control flow in the tail"
+    copy = ["$L__xtail:"] + [l.replace("ex2.approx.ftz.f32", "ex2.approx.f32") for l in tail]
+    copy.append("  bra.uni $L__pvjoin;")
+    lines = lines[:fence] + ["$L__pvjoin:"] + lines[fence:]
+    end = next(i for i, l in enumerate(lines) if l.startswith("$L__endloop:"))
+    return "\n".join(lines[:end] + copy + lines[end:])
+
+
 VARIANTS = {"no 2nd bar": no_second_bar, "early copies": early_copies,
             "exp mul in branches": exp_mul_in_branches,
             "exp sub+mul in branches": lambda p: exp_mul_in_branches(p, True),
             "exp tail dup": exp_tail_dup, "exp vote trap": exp_vote_trap,
             "exp early vote": exp_early_vote,
+            "exp early vote, exact tail": exp_early_vote_exact_tail,
+            "exp early vote, exact tail taken": lambda p: exp_early_vote_exact_tail(p).replace(
+                ", 0fC2FC0000;\n  vote.sync.any.pred %evp1", ", 0f7F800000;\n  vote.sync.any.pred %evp1"),
             "exp vote from s": lambda p: exp_early_vote(p, keep_branch=True),
             "exp ftz always": lambda p: re.sub(r"@!%p\d+ (bra\.uni \$L__exp_ftz)", r"\1", p)}
 
@@ -275,8 +310,18 @@ def main():
     seed = load_seeds("tilec").fused_attention_kernel
     exp2 = exp2_kernel()
     consts = {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}
-    ck = tilec.compile(seed, signature=SIG, constexprs=consts, num_warps=4,
-                       num_stages=args.stages, target=arch)
+    def compile_seed(early_vote):
+        old = os.environ.get("TILEC_EXP_EARLY_VOTE")
+        os.environ["TILEC_EXP_EARLY_VOTE"] = "1" if early_vote else "0"
+        try:
+            return tilec.compile(seed, signature=SIG, constexprs=consts, num_warps=4,
+                                 num_stages=args.stages, target=arch)
+        finally:
+            os.environ.pop("TILEC_EXP_EARLY_VOTE")
+            if old is not None:
+                os.environ["TILEC_EXP_EARLY_VOTE"] = old
+
+    ck = compile_seed(False)  # the variants below edit this form
     ptx = ck.asm["ptx"]
     md = ck.metadata
     shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
@@ -284,7 +329,13 @@ def main():
     names = [f"p{i}" for i in range(len(kinds))]
     meta = {"name": "fused_attention_kernel", "params": list(zip(names, kinds)),
             "num_warps": 4, "shared": max(int(shared), 256)}
-    texts = {"PTX": ptx, **{f"PTX, {k}": f(ptx) for k, f in VARIANTS.items()}}
+    texts = {"PTX": ptx}
+    for k, f in VARIANTS.items():
+        try:
+            texts[f"PTX, {k}"] = f(ptx)
+        except (StopIteration, AssertionError, ValueError) as e:  # the PTX has moved on
+            print(f"PTX, {k}: not applicable ({type(e).__name__})")
+    texts["PTX, early vote (tilec)"] = compile_seed(True).asm["ptx"]
     for spec in args.ptx:
         name, path = spec.split("=", 1)
         with open(path) as f:

@@ -8,7 +8,12 @@
 // are polynomials and series (LowerMath64.cpp).
 #include "lower/LowerMath.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
+
+#include "lower/ExpVoteTail.h"
+#include "support/Env.h"
 
 namespace tilec::lower {
 
@@ -97,6 +102,115 @@ Reg erf_f32(LoweringContext &c, Reg x) {
   return b.selp(t, x, r, nan);
 }
 
+// The min of `level` by a tree of min.f32 (NaN skipped, as min does).
+Reg min_tree(simt::Builder &b, std::vector<Operand> level) {
+  while (level.size() > 1) {
+    std::vector<Operand> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(b.min(Ty::F32, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level[0].reg();
+}
+
+bool writes_reg(const simt::Instr &in, const Operand &o) {
+  return o.is_reg() && simt::instr_writes(in, o.index);
+}
+
+// When every input is `sub.f32 x, a, b` of the current block, read by nothing after it,
+// whose a and b still hold what it read: the subs, taken out of the block (the caller
+// emits them again on each path), and below them the vote's "some input < -126" from
+// their operands: per subtrahend b, the min of its a's minus b, rounded as the sub rounds
+// (rounding is monotonic: min(fl(a - b)) = fl(min(a) - b)), then scaled as each element
+// is. The scores are ready before the subtractions, so the vote is too, and the scores
+// die in the paths' subtractions (an exact copy's and the common path's: ptxas interleaves
+// each sub, mul and ex2 there). Empty when the inputs are not such subs (at least four a
+// subtrahend), or when ptxas could contract a sub with a product feeding it (a
+// contractable sub whose operand some mul / fma / mad writes, directly or through movs):
+// x would not be fl(a - b).
+struct EarlyVote {
+  std::vector<simt::Instr> subs; // xs' subtractions, in xs' order
+  Reg low;                       // some input below -126 (this thread)
+};
+
+EarlyVote early_vote(LoweringContext &c, const std::vector<Reg> &xs) {
+  simt::Function &fn = c.fn();
+  std::vector<simt::Instr> &ins = fn.blocks[c.b().block()].instrs;
+  std::vector<size_t> at;
+  for (Reg x : xs) {
+    size_t k = ins.size();
+    while (k-- > 0 && !simt::instr_writes(ins[k], x.id)) {
+    }
+    if (k >= ins.size())
+      return {};
+    const simt::Instr &d = ins[k];
+    if (d.op != Op::Sub || d.ty != Ty::F32 || d.guard.active() || d.dst.size() != 1 ||
+        !d.src[0].is_reg() || !(d.src[1].is_reg() || d.src[1].is_imm()) ||
+        (!at.empty() && !(d.m == ins[at[0]].m)))
+      return {};
+    for (size_t j = k + 1; j < ins.size(); ++j)
+      if (simt::instr_reads(ins[j], x.id) || writes_reg(ins[j], d.src[0]) ||
+          writes_reg(ins[j], d.src[1]))
+        return {};
+    at.push_back(k);
+  }
+  if (ins[at[0]].m.rnd == Rnd::None) { // contractable: no product may feed it
+    std::set<uint32_t> operands;       // the subs' operands and what is moved into them
+    for (size_t k : at)
+      for (const Operand &o : ins[k].src)
+        if (o.is_reg())
+          operands.insert(o.index);
+    for (size_t grown = 1, round = 0; grown; ++round) {
+      if (round == 4) // a long chain of copies: give up
+        return {};
+      grown = 0;
+      for (const simt::Block &blk : fn.blocks)
+        for (const simt::Instr &in : blk.instrs)
+          for (const Operand &d : in.dst)
+            if (d.is_reg() && operands.count(d.index)) {
+              if (in.op == Op::Mul || in.op == Op::Fma || in.op == Op::Mad)
+                return {};
+              if (in.op == Op::Mov && in.src[0].is_reg())
+                grown += operands.insert(in.src[0].index).second;
+            }
+    }
+  }
+  std::vector<std::pair<Operand, std::vector<Operand>>> groups; // b -> its a's
+  for (size_t k : at) {
+    const Operand &bo = ins[k].src[1];
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto &e) {
+      return e.first.kind == bo.kind && e.first.index == bo.index && e.first.value == bo.value;
+    });
+    if (g == groups.end())
+      g = groups.insert(groups.end(), {bo, {}});
+    g->second.push_back(ins[k].src[0]);
+  }
+  if (groups.size() * 4 > at.size())
+    return {};
+  EarlyVote ev;
+  for (size_t k : at)
+    ev.subs.push_back(ins[k]);
+  std::vector<size_t> order = at;
+  std::sort(order.begin(), order.end());
+  for (size_t i = order.size(); i-- > 0;)
+    ins.erase(ins.begin() + static_cast<long>(order[i]));
+  simt::Builder &b = c.b();
+  std::vector<Operand> lows;
+  for (auto &[bo, as] : groups) {
+    Reg d = b.reg(Ty::F32);
+    simt::Instr in = ev.subs[0];
+    in.dst = {d};
+    in.src = {min_tree(b, as), bo};
+    b.emit(std::move(in));
+    lows.push_back(d);
+  }
+  Reg t = b.mul(Ty::F32, min_tree(b, lows), Operand::f32(kLog2e));
+  ev.low = b.setp(Cmp::Lt, Ty::F32, t, Operand::f32(-126.0f));
+  return ev;
+}
+
 } // namespace
 
 Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x) {
@@ -150,22 +264,47 @@ Reg emit_math(LoweringContext &c, const ir::Op &op, Ty t, Reg x) {
 std::vector<Reg> emit_exp_f32_tile(LoweringContext &c, const std::vector<Reg> &xs) {
   simt::Builder &b = c.b();
   Ty t = Ty::F32;
+  if (xs.size() >= kEarlyVoteMin && env::get(env::Var::ExpEarlyVote) != "0")
+    if (EarlyVote ev = early_vote(c, xs); ev.low.valid()) {
+      // Each path subtracts, scales and exponentiates; the exp-vote-tail stage
+      // (ExpVoteTail.h) then gives the exact path its own copy of what follows, up to the
+      // next warpgroup instruction, so that the common path runs on straight.
+      Reg any = b.vote(simt::VoteMode::Any, ev.low);
+      auto to_ftz = c.branch_ahead(any, /*negate=*/true);
+      std::vector<Reg> ys;
+      LoweringContext::PendingBranch to_join;
+      for (bool ftz : {false, true}) {
+        if (ftz)
+          c.patch(to_ftz, c.new_block(kExpVoteFtz));
+        else
+          c.new_block(kExpVoteExact);
+        for (size_t i = 0; i < xs.size(); ++i) {
+          b.emit(ev.subs[i]);
+          Reg a = b.mul(t, xs[i], Operand::f32(kLog2e));
+          simt::Instr e = b.last(); // the ex2, into ys[i] on both paths
+          e.op = Op::Ex2;
+          e.m = simt::Mods{};
+          e.m.approx = true;
+          e.m.ftz = ftz;
+          if (!ftz)
+            ys.push_back(b.reg(t));
+          e.dst = {ys[i]};
+          e.src = {a};
+          b.emit(std::move(e));
+        }
+        if (!ftz)
+          to_join = c.branch_ahead(Reg{}, false);
+      }
+      c.patch(to_join, c.new_block(kExpVoteDone));
+      return ys;
+    }
   std::vector<Reg> args, ys;
   for (Reg x : xs)
     args.push_back(b.mul(t, x, Operand::f32(kLog2e)));
   // ex2.approx.f32 is ex2.approx.ftz.f32 (one MUFU.EX2) unless its input is below -126,
   // where ptxas halves it and squares the result. min() skips NaN, which both forms map
   // alike; so does a -126 or above.
-  std::vector<Reg> level = args;
-  while (level.size() > 1) {
-    std::vector<Reg> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(b.min(t, level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  Reg low = b.setp(Cmp::Lt, t, level[0], Operand::f32(-126.0f));
+  Reg low = b.setp(Cmp::Lt, t, min_tree(b, {args.begin(), args.end()}), Operand::f32(-126.0f));
   // Control flow is uniform (conditions are scalars), so the whole warp votes and
   // branches together. The exact form comes first, the common one is a branch away; each
   // computes the results from the inputs, so no input outlives them (computing the ftz

@@ -15,6 +15,7 @@
 #include "lower/CoalesceCopies.h"
 #include "lower/ContractFma.h"
 #include "lower/DeferWgmmaWait.h"
+#include "lower/ExpVoteTail.h"
 #include "lower/FoldXorPairs.h"
 #include "lower/FuseCvtPacks.h"
 #include "lower/OverlapWgmma.h"
@@ -44,6 +45,7 @@ struct Stage {
 };
 
 void sink_past_loops(ir::Module &m) { transforms::sink_past_loops(m); }
+void exp_vote_tail(simt::Function &f, int) { lower::exp_vote_tail(f); }
 void sink_fragment_loads(simt::Function &f, int) { lower::sink_fragment_loads(f); }
 void fuse_cvt_packs(simt::Function &f, int sm) { lower::fuse_cvt_packs(f, sm); }
 void fold_xor_pairs(simt::Function &f, int) { lower::fold_xor_pairs(f); }
@@ -88,6 +90,9 @@ const std::vector<Stage> &stages() {
       {"contract-fma", nullptr, true, contract_fma},
       // a loop's yield writes its carried registers directly
       {"coalesce-copies", nullptr, true, coalesce_copies},
+      // tl.exp's exact path gets its own copy of what follows, the common one runs on
+      // straight (ExpVoteTail.h); after the passes that rewrite a block's instructions
+      {"exp-vote-tail", nullptr, true, exp_vote_tail},
       // attention's two dots interleaved with the softmax by tiles (OverlapWgmma.h)
       {"overlap-wgmma", nullptr, true, overlap_wgmma},
       // fewer wgmma waits: a group the block's next wait retires anyway; in bodies of

@@ -3,7 +3,11 @@ warp vote pick ex2.approx.ftz (the same MUFU.EX2 as Triton's ex2.approx.f32 when
 is below -126) or, for a warp with such an input, the exact form. Results must be bit for
 bit those of the element-by-element lowering (TILEC_EXP_TILE=0): subnormal results kept,
 NaN and infinities alike. PTX text here; the SIMT simulator runs both forms; the GPU test
-compares with ex2.approx.f32 written in inline PTX."""
+compares with ex2.approx.f32 written in inline PTX.
+
+When the inputs are `a - b` of their block (a softmax's x - max), the vote is taken from
+a and b before the subtraction, and the exp-vote-tail stage gives the exact path its own
+copy of what follows (lower/ExpVoteTail.h): the same results again."""
 import numpy as np
 import pytest
 
@@ -29,6 +33,20 @@ def exp_vs_asm_kernel(X, Y, R, N: tl.constexpr):
     tl.store(R + offs, ref)
 
 
+def softmax_exp_kernel(X, Y, S, R: tl.constexpr, C: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    x = tl.load(X + offs)
+    p = tl.exp(x - tl.max(x, axis=1)[:, None])
+    tl.store(Y + offs, p)
+    tl.store(S + tl.arange(0, R), tl.sum(p, axis=1))
+
+
+def scaled_exp_kernel(X, Y, K, R: tl.constexpr, C: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    x = tl.load(X + offs) * tl.load(K)
+    tl.store(Y + offs, tl.exp(x - tl.max(x, axis=1)[:, None]))
+
+
 def ptx(monkeypatch, mode, n, num_warps=4):
     monkeypatch.setenv("TILEC_EXP_TILE", mode)
     return triton.compile(triton.jit(exp_kernel), "*fp32:16,*fp32:16", {"N": n},
@@ -45,6 +63,71 @@ def test_ptx(monkeypatch, n, tiled):
     assert ("bra.uni $L__exp_ftz" in text) == tiled
     off = ptx(monkeypatch, "0", n)
     assert "vote.sync" not in off and "ex2.approx.ftz" not in off
+
+
+def test_ptx_early_vote(monkeypatch):
+    """x - max(x): the vote before any ex2, the exact path after the kernel's end with its
+    own stores; 32 elements a thread (32 x 128 over 128 threads)."""
+    monkeypatch.setenv("TILEC_EXP_TILE", "1")
+    text = triton.compile(triton.jit(softmax_exp_kernel), "*fp32:16,*fp32:16,*fp32:16",
+                          {"R": 32, "C": 128}).asm["ptx"]
+    assert "$L__exp_vote_exact:" in text and "$L__exp_ftz" not in text
+    assert text.index("vote.sync.any.pred") < text.index("ex2.approx")
+    assert text.count("ex2.approx.ftz.f32") == 32 and text.count("ex2.approx.f32") == 32
+    body, exact = text.split("$L__exp_vote_exact:")
+    assert "ret;" in body  # the copy comes after the kernel's end
+    assert exact.count("st.global") > 0 and "bra.uni $L__exp_vote_done" in exact
+
+
+def test_ptx_early_vote_off(monkeypatch):
+    """TILEC_EXP_EARLY_VOTE=0: the vote after the subtraction, no copy (to compare)."""
+    monkeypatch.setenv("TILEC_EXP_TILE", "1")
+    monkeypatch.setenv("TILEC_EXP_EARLY_VOTE", "0")
+    text = triton.compile(triton.jit(softmax_exp_kernel), "*fp32:16,*fp32:16,*fp32:16",
+                          {"R": 32, "C": 128}).asm["ptx"]
+    assert "$L__exp_vote_exact" not in text and "bra.uni $L__exp_ftz" in text
+    assert text.index("ex2.approx") > text.index("vote.sync.any.pred")
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+def test_ptx_product_before_the_sub(monkeypatch, fusion):
+    """x * k - max: with enable_fp_fusion ptxas may contract the product into the sub (an
+    fma, not fl(a - b)): the vote stays after the subtraction; without, it moves up."""
+    monkeypatch.setenv("TILEC_EXP_TILE", "1")
+    text = triton.compile(triton.jit(scaled_exp_kernel), "*fp32:16,*fp32:16,*fp32",
+                          {"R": 32, "C": 128}, enable_fp_fusion=fusion).asm["ptx"]
+    assert ("$L__exp_vote_exact:" in text) == (not fusion)
+    assert ("$L__exp_ftz" in text) == fusion
+
+
+def softmax_inputs(rows, cols, seed):
+    """Rows of moderate spread, rows with a few scores far below their max (subnormal
+    results: their warp takes the exact path), rows with NaN and infinities."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-20, 20, (rows, cols)).astype(np.float32)
+    x[3, 5] = x[3].max() - 95.0
+    x[9, :16] = rng.uniform(-104, -86, 16).astype(np.float32) + x[9].max()
+    x[17, 7], x[18, 3], x[19, 11] = np.nan, np.inf, -np.inf
+    x[25] = -np.inf
+    return x
+
+
+def test_simt_early_vote_matches_element_by_element(monkeypatch):
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    x = softmax_inputs(32, 128, 2)
+    got = {}
+    for m in ("0", "1"):
+        monkeypatch.setenv("TILEC_EXP_TILE", m)
+        y, s = np.full_like(x, 7.0), np.full(32, 7.0, np.float32)
+        k = triton.jit(softmax_exp_kernel)[(1,)](x, y, s, R=32, C=128)
+        assert ("$L__exp_vote_exact:" in k.asm["ptx"]) == (m == "1")  # the early vote ran
+        got[m] = (y, s)
+    for a, b in zip(got["0"], got["1"]):
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
+    y = got["1"][0]
+    assert 0 < y[3, 5] < np.finfo(np.float32).tiny  # subnormal, not flushed
+    np.testing.assert_allclose(y[0], np.exp(x[0] - x[0].max()), rtol=4e-6)
 
 
 def inputs(n, seed):
@@ -94,3 +177,33 @@ def test_gpu_bits_equal_ex2_approx(monkeypatch):
     assert bad.size == 0, f"{bad.size} differ, first x={x[bad[0]]!r}"
     sub = (x < LOW) & (x > -103)
     assert (r.cpu().numpy()[sub] > 0).all()  # ex2.approx.f32 keeps subnormal results
+
+
+def softmax_vs_asm_kernel(X, Y, R_, R: tl.constexpr, C: tl.constexpr):
+    offs = tl.program_id(0) * R * C + tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    x = tl.load(X + offs)
+    d = x - tl.max(x, axis=1)[:, None]
+    tl.store(Y + offs, tl.exp(d))
+    ref = tl.inline_asm_elementwise(
+        "{ .reg .f32 t; mul.rn.f32 t, $1, 0f3FB8AA3B; ex2.approx.f32 $0, t; }", "=r,r", [d],
+        dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(R_ + offs, ref)
+
+
+@pytest.mark.gpu
+def test_gpu_early_vote_bits_equal_ex2_approx(monkeypatch):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_EXP_TILE", "1")
+    blocks = 64
+    x = np.concatenate([softmax_inputs(32, 128, s) for s in range(blocks)])
+    x[5 * 32:6 * 32] -= np.random.default_rng(9).uniform(0, 110, (32, 128)).astype(np.float32)
+    xt = torch.from_numpy(x).cuda()
+    y, r = torch.full_like(xt, 7.0), torch.full_like(xt, 7.0)
+    k = triton.jit(softmax_vs_asm_kernel)[(blocks,)](xt, y, r, R=32, C=128)
+    assert "$L__exp_vote_exact:" in k.asm["ptx"]
+    yb, rb = y.cpu().numpy().view(np.uint32), r.cpu().numpy().view(np.uint32)
+    bad = np.argwhere(yb != rb)
+    assert bad.size == 0, f"{len(bad)} differ, first at {tuple(bad[0])}"

@@ -70,7 +70,7 @@ TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
                 "flatten-loops", "strength-reduce", "plan-rings", "pipeline-loads", "layouts",
                 "remove-conversions", "pipeline-loops", "sink-past-loops", "allocate-shared",
                 "lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs", "contract-fma",
-                "coalesce-copies", "overlap-wgmma", "defer-wgmma-wait", "ptx"}));
+                "coalesce-copies", "exp-vote-tail", "overlap-wgmma", "defer-wgmma-wait", "ptx"}));
 }
 
 TEST(LowerSeed, VectorAddAgrees) {

@@ -50,15 +50,22 @@ TEST(ThreadStages, EveryPassIsAStageWithItsOwnDump) {
   auto d = dumps(tilec::test::seed_kernel("fused_attention_kernel"), "fused_attention_kernel",
                  kAttentionSig, 90);
   for (const char *s : {"lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs",
-                        "coalesce-copies", "overlap-wgmma", "defer-wgmma-wait"})
+                        "coalesce-copies", "exp-vote-tail", "overlap-wgmma", "defer-wgmma-wait"})
     EXPECT_NE(d.at(s).find("func fused_attention_kernel("), std::string::npos) << s;
   // p.to(fp16) feeding the second wgmma: two cvts and a pack become one cvt.f16x2
   EXPECT_EQ(count(d.at("sink-fragment-loads"), "cvt.rn.f16x2.f32"), 0u);
   EXPECT_GT(count(d.at("fuse-cvt-packs"), "cvt.rn.f16x2.f32"), 0u);
   // the loop's yields write the carried registers directly: fewer copies
   EXPECT_LT(count(d.at("coalesce-copies"), "mov.f32"), count(d.at("fold-xor-pairs"), "mov.f32"));
+  // p = exp(s - m): the exact path's block moves past the loop's end with its own copy of
+  // the softmax up to p v's wgmma (and the common path's ex2s run on into it)
+  const std::string &before = d.at("coalesce-copies"), &after = d.at("exp-vote-tail");
+  EXPECT_LT(before.find("$L__exp_vote_exact:"), before.find("$L__endloop:"));
+  EXPECT_GT(after.find("$L__exp_vote_exact:"), after.find("$L__endloop:"));
+  EXPECT_EQ(count(after, "cvt.rn.f16x2.f32"), 2 * count(before, "cvt.rn.f16x2.f32") - 32)
+      << "the 32 packs of p copied (the epilogue's 32 not)";
   // overlap-wgmma is opt-in (TILEC_WGMMA_OVERLAP=1): nothing changes by default
-  EXPECT_EQ(d.at("overlap-wgmma"), d.at("coalesce-copies"));
+  EXPECT_EQ(d.at("overlap-wgmma"), d.at("exp-vote-tail"));
   // and defer-wgmma-wait's back-edge rule ("auto") leaves two-group bodies (q k^T, p v)
   // alone: p v is retired at once
   EXPECT_EQ(d.at("defer-wgmma-wait"), d.at("overlap-wgmma"));

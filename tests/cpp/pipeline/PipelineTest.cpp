@@ -139,7 +139,7 @@ TEST(Pipeline, UnknownDumpStageWarns) {
           "pipeline-loads, "
           "layouts, remove-conversions, pipeline-loops, sink-past-loops, allocate-shared, lower, "
           "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, contract-fma, coalesce-copies, "
-          "overlap-wgmma, defer-wgmma-wait, ptx)"),
+          "exp-vote-tail, overlap-wgmma, defer-wgmma-wait, ptx)"),
       std::string::npos)
       << err;
   ASSERT_EQ(k.dumps.size(), 1u);
