@@ -40,7 +40,9 @@ exp mul in branches 319 and sub+mul 337 (ptxas spills 160 / 64 bytes under the 3
 tail dup 325 (spills); vote trap 357-359; early vote 375; ftz always 422-429, the exp2 form
 421-427. So tl.exp's exactness (Triton's ex2.approx.f32) costs the seed 18-22 %: the
 vote's minimum (63 FMNMX a thread and K step) and the ex2s waiting for it; with the vote
-in its cheapest place found (early vote) 12 %.
+in its cheapest place found (early vote) 12 %. tilec now compiles that form (lower/
+ExpVoteTail.h): in one later run, N 1024 / 4096, PTX 298 / 354, early vote (tilec) 314 /
+371 (+5 %), the seed's own launch 307 / 366, ftz always 354 / 433, SDPA 285 / 411.
 """
 import argparse
 import os
