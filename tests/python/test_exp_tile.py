@@ -207,3 +207,31 @@ def test_gpu_early_vote_bits_equal_ex2_approx(monkeypatch):
     yb, rb = y.cpu().numpy().view(np.uint32), r.cpu().numpy().view(np.uint32)
     bad = np.argwhere(yb != rb)
     assert bad.size == 0, f"{len(bad)} differ, first at {tuple(bad[0])}"
+
+
+def test_simt_seed_attention_exact_path_in_the_loop(monkeypatch):
+    """The seed attention (128 x 64 blocks, 64 exps a thread: the early vote, whose exact
+    copy runs inside the K loop up to p v's wgmma) with keys whose scores sit 80-120 below
+    their row's max (subnormal and zero results: those warps take the exact copy), on the
+    SIMT simulator: the same bits as the vote after the subtraction."""
+    import seed_kernels as sk
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    rng = np.random.default_rng(11)
+    shape = (1, 1, 192, 64)
+    q = (np.abs(rng.standard_normal(shape)) * 0.5).astype(np.float16)
+    k, v = (rng.standard_normal(shape).astype(np.float16) * 0.5 for _ in range(2))
+    k[0, 0, 70:75] = -7.5  # q . k = -7.5 * sum(q): about -96 +- 20
+    k[0, 0, 150] = -40.0
+    out = {}
+    for early in ("0", "1"):
+        monkeypatch.setenv("TILEC_EXP_EARLY_VOTE", early)
+        o = np.full(shape, np.nan, dtype=np.float16)
+        st = [x // 2 for x in q.strides]
+        kern = sk.fused_attention_kernel[(2, 1)](q, k, v, o, *st, *st, *st, *st, 1, 1, 192,
+                                                 BLOCK_M=128, BLOCK_N=64, BLOCK_K=64,
+                                                 num_warps=4, num_stages=2)
+        assert ("$L__exp_vote_exact:" in kern.asm["ptx"]) == (early == "1")
+        out[early] = o
+    np.testing.assert_array_equal(out["0"].view(np.uint16), out["1"].view(np.uint16))
+    assert not np.isnan(out["1"]).any()
