@@ -21,7 +21,7 @@
 // A warp whose vote fails runs the copy; the warps of a warpgroup meet again at the cut,
 // so a warpgroup instruction is one instruction for all of them. ptxas then schedules the
 // ex2s of the common path among the reductions, conversions and multiplies after them
-// (the seed attention, H200: +4 % at N 4096, +10 % at N 1024;
+// (the seed attention, H200: +5 % at N 1024 and 4096;
 // benchmarks/attention_ptx_ab.py).
 #pragma once
 
