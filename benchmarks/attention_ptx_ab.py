@@ -101,6 +101,31 @@ def _exp_tile(lines):
     return subs, muls, mins, setp, exact, ftz, done, regs
 
 
+class _Fresh:
+    """New PTX registers %<prefix>1, %<prefix>2, ... (declared by the caller: .n of them)."""
+
+    def __init__(self, prefix):
+        self.prefix, self.n = prefix, 0
+
+    def new(self):
+        self.n += 1
+        return f"{self.prefix}{self.n}"
+
+
+def _min_tree(leaves, regs, out):
+    """Appends a min.f32 tree over `leaves` to `out`; returns the register of its root."""
+    while len(leaves) > 1:
+        nxt = []
+        for a, b in zip(leaves[0::2], leaves[1::2]):
+            r = regs.new()
+            out.append(f"  min.f32 {r}, {a}, {b};")
+            nxt.append(r)
+        if len(leaves) % 2:
+            nxt.append(leaves[-1])
+        leaves = nxt
+    return leaves[0]
+
+
 def exp_mul_in_branches(ptx, with_sub=False):
     """The exponential's multiply by log2(e) (and with_sub, the subtraction before it) done
     inside the exact and ftz blocks, next to each ex2, the vote's minimum taken over the
@@ -112,24 +137,12 @@ def exp_mul_in_branches(ptx, with_sub=False):
     sub_of = {regs(i)[0]: (regs(i)[1], regs(i)[2]) for i in subs}  # x -> (s, m)
     if with_sub:
         assert all(x in sub_of for x in mul_of.values())
-    n = [0]
-
-    def fresh():
-        n[0] += 1
-        return f"%ab{n[0]}"
+    new_regs = _Fresh("%ab")
+    fresh = new_regs.new
 
     def tree(leaves):
         out = []
-        while len(leaves) > 1:
-            nxt = []
-            for a, b in zip(leaves[0::2], leaves[1::2]):
-                r = fresh()
-                out.append(f"  min.f32 {r}, {a}, {b};")
-                nxt.append(r)
-            if len(leaves) % 2:
-                nxt.append(leaves[-1])
-            leaves = nxt
-        return out, leaves[0]
+        return out, _min_tree(leaves, new_regs, out)
 
     code = []
     if with_sub:
@@ -172,7 +185,7 @@ def exp_mul_in_branches(ptx, with_sub=False):
     out = head + code + lines[setp + 1:exact + 1] + branch(exact + 1, ftz) + [lines[ftz]] + \
         branch(ftz + 1, done) + lines[done:]
     decl = next(i for i, l in enumerate(out) if l.strip().startswith(".reg "))
-    out.insert(decl, f"  .reg .b32 %ab<{n[0] + 1}>;")
+    out.insert(decl, f"  .reg .b32 %ab<{new_regs.n + 1}>;")
     return "\n".join(out)
 
 
@@ -210,23 +223,11 @@ def exp_early_vote(ptx, keep_branch=False):
     for i in subs:
         x, a, b = regs(i)[:3]
         groups.setdefault(b, []).append(a)
-    n = [0]
-
-    def fresh():
-        n[0] += 1
-        return f"%ev{n[0]}"
+    new_regs = _Fresh("%ev")
+    fresh = new_regs.new
 
     def tree(leaves, out):
-        while len(leaves) > 1:
-            nxt = []
-            for a, b in zip(leaves[0::2], leaves[1::2]):
-                r = fresh()
-                out.append(f"  min.f32 {r}, {a}, {b};")
-                nxt.append(r)
-            if len(leaves) % 2:
-                nxt.append(leaves[-1])
-            leaves = nxt
-        return leaves[0]
+        return _min_tree(leaves, new_regs, out)
 
     code, lows = [], []
     for b, ss in groups.items():
@@ -242,7 +243,7 @@ def exp_early_vote(ptx, keep_branch=False):
         out = [l for i, l in enumerate(lines[:subs[0]]) if i not in drop] + code + \
             [l for i, l in enumerate(lines[subs[0]:], subs[0]) if i not in drop]
         decl = next(i for i, l in enumerate(out) if l.strip().startswith(".reg "))
-        out.insert(decl, f"  .reg .b32 %ev<{n[0] + 1}>;")
+        out.insert(decl, f"  .reg .b32 %ev<{new_regs.n + 1}>;")
         return "\n".join(out)
     code += ["  .reg .pred %evp<2>;", f"  setp.lt.f32 %evp0, {t}, 0fC2FC0000;",
              "  vote.sync.any.pred %evp1, %evp0, 4294967295;", "  @%evp1 trap;"]
@@ -253,7 +254,7 @@ def exp_early_vote(ptx, keep_branch=False):
     out = [re.sub(r"@!%p\d+ (bra\.uni \$L__exp_ftz_1)", r"\1", l) for l in out]
     out += lines[exact:]
     decl = next(i for i, l in enumerate(out) if l.strip().startswith(".reg "))
-    out.insert(decl, f"  .reg .b32 %ev<{n[0] + 1}>;")
+    out.insert(decl, f"  .reg .b32 %ev<{new_regs.n + 1}>;")
     return "\n".join(out)
 
 
