@@ -235,3 +235,36 @@ def test_simt_seed_attention_exact_path_in_the_loop(monkeypatch):
         out[early] = o
     np.testing.assert_array_equal(out["0"].view(np.uint16), out["1"].view(np.uint16))
     assert not np.isnan(out["1"]).any()
+
+
+def carried_diff_kernel(X, Y, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    d = tl.zeros([N], dtype=tl.float32)
+    acc = tl.zeros([N], dtype=tl.float32)
+    for i in range(3):
+        x = tl.load(X + i * N + offs)
+        d = x - tl.max(x, axis=0)
+        acc += tl.exp(d)
+    tl.store(Y + offs, acc + d)
+
+
+def test_simt_early_vote_of_a_carried_difference(monkeypatch):
+    """The subtraction's result is also the loop's carried value (its yield reads it after
+    the exponential): both paths define it; the same bits as the late vote."""
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    n = 2048  # 16 a thread
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-20, 20, 3 * n).astype(np.float32)
+    x[n + 100:n + 140] = -110.0  # the second iteration's warp 0 takes the exact path
+    out = {}
+    for early in ("0", "1"):
+        monkeypatch.setenv("TILEC_EXP_EARLY_VOTE", early)
+        y = np.full(n, 7.0, np.float32)
+        k = triton.jit(carried_diff_kernel)[(1,)](x, y, N=n)
+        assert ("$L__exp_vote_exact:" in k.asm["ptx"]) == (early == "1")
+        out[early] = y
+    np.testing.assert_array_equal(out["0"].view(np.uint32), out["1"].view(np.uint32))
+    ref = sum(np.exp((x[i * n:(i + 1) * n] - x[i * n:(i + 1) * n].max()).astype(np.float64))
+              for i in range(3)) + (x[2 * n:] - x[2 * n:].max())
+    np.testing.assert_allclose(out["1"], ref, rtol=1e-5, atol=1e-30)
