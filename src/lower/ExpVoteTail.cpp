@@ -58,7 +58,7 @@ bool is_branch_to(const Instr &in, BlockId target) {
 }
 
 // One exact block x (its V, F and J around it, as the lowering laid them out), rewritten;
-// false when the layout is not that or J starts with its cut.
+// false when the layout is not that, J starts with its cut or the stretch is too long.
 bool rewrite(simt::Function &f, BlockId x) {
   std::vector<Block> &bl = f.blocks;
   if (x == 0 || x + 2 >= bl.size())
@@ -72,7 +72,7 @@ bool rewrite(simt::Function &f, BlockId x) {
       !is_branch_to(bl[x].instrs.back(), j) || bl[x].instrs.back().guard.active())
     return false;
   size_t cut = cut_index(bl[j]);
-  if (cut == 0)
+  if (cut == 0 || cut > kExpVoteMaxCopy)
     return false;
   std::vector<Instr> stretch(bl[j].instrs.begin(), bl[j].instrs.begin() + cut);
   // V now branches to the exact block when the vote is taken and runs on into F (ids are

@@ -37,6 +37,10 @@ inline constexpr const char *kExpVoteDone = "exp_vote_done";
 // cost more than its ex2s' wait).
 inline constexpr size_t kEarlyVoteMin = 16;
 
+// The longest stretch copied: beyond it the copy's code size is not worth the common path's
+// scheduling (the exact path then keeps its branch back to the join).
+inline constexpr size_t kExpVoteMaxCopy = 4096;
+
 // Returns the number of exact paths given their own copy.
 int exp_vote_tail(simt::Function &f);
 

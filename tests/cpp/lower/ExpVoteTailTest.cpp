@@ -23,7 +23,7 @@ enum class Stop { Bar, Wgmma, Ret };
 
 // pre: @p bra after | V: vote; @!any bra F | X: ex2; bra J | F: ex2.ftz | J: add; st;
 // <stop>; ... | after: ret.  Two such tiles in a row with `twice` (the second's V is J).
-Function kernel(Stop stop, bool twice = false, bool copy_nothing = false) {
+Function kernel(Stop stop, bool twice = false, bool copy_nothing = false, size_t extra = 0) {
   Function fn;
   fn.name = "k";
   fn.params = {{"px", Ty::U64}, {"pv", Ty::F32}};
@@ -65,6 +65,8 @@ Function kernel(Stop stop, bool twice = false, bool copy_nothing = false) {
       y = b.add(Ty::F32, r, Operand::f32(1.0f));
       b.st(simt::Space::Global, Ty::F32, Operand::addr(ptr), {y});
     }
+    for (size_t i = 0; i < extra; ++i)
+      y = b.add(Ty::F32, y, Operand::f32(1.0f));
   }
   if (stop == Stop::Bar)
     b.bar_sync(0);
@@ -148,6 +150,15 @@ TEST(ExpVoteTail, TwoTilesInARowEachGetTheirCopy) {
   EXPECT_EQ(target(f, 3), "exp_vote_exact_1");
   EXPECT_EQ(target(f, 8), "exp_vote_done_1");
   EXPECT_EQ(f.blocks[5].instrs.front().op, Op::Bar);
+}
+
+TEST(ExpVoteTail, AStretchTooLongIsNotCopied) {
+  Function f = kernel(Stop::Bar, false, false, kExpVoteMaxCopy);
+  std::string before = simt::dump(f);
+  EXPECT_EQ(exp_vote_tail(f), 0);
+  EXPECT_EQ(simt::dump(f), before);
+  Function g = kernel(Stop::Bar, false, false, kExpVoteMaxCopy - 2); // add, st + these
+  EXPECT_EQ(exp_vote_tail(g), 1);
 }
 
 TEST(ExpVoteTail, NothingToCopyOrAnotherLayoutChangesNothing) {
