@@ -1,6 +1,7 @@
 #include "codegen/PtxPrinter.h"
 
 #include <algorithm>
+#include <set>
 
 #include "simt/AsyncInstrs.h"
 #include "simt/Format.h"
@@ -70,7 +71,11 @@ private:
         if (in.op == Op::AssertFail)
           uses_assert_ = true;
         if (in.op == Op::AssertTrap)
-          trap_notes_.push_back(trap_note(in));
+          trap_notes_.push_back(trap_note(in)); // its strings go to the header, not .global
+        else
+          for (const Operand &o : in.src)
+            if (o.kind == Operand::Kind::String)
+              strings_read_.insert(o.index);
         // swizzled operand layouts (wgmma, TMA) are functions of absolute address bits
         // (and the tensor maps staged in shared memory, 128-byte aligned)
         if (in.op == Op::Wgmma || in.op == Op::CpAsyncBulkTensor ||
@@ -111,14 +116,14 @@ private:
       line(".extern .func __assertfail(.param .b64 __assertfail_param_0, .param .b64 "
            "__assertfail_param_1, .param .b32 __assertfail_param_2, .param .b64 "
            "__assertfail_param_3, .param .b64 __assertfail_param_4);");
-    for (size_t i = 0; i < fn_.strings.size(); ++i) {
+    for (uint32_t i : strings_read_) {
       const std::string &s = fn_.strings[i];
       std::string bytes;
       for (unsigned char c : s)
         bytes += std::to_string(c) + ", ";
       bytes += "0";
-      line(".global .align 1 .b8 " + string_symbol(fn_, static_cast<uint32_t>(i)) + "[" +
-           std::to_string(s.size() + 1) + "] = {" + bytes + "};");
+      line(".global .align 1 .b8 " + string_symbol(fn_, i) + "[" + std::to_string(s.size() + 1) +
+           "] = {" + bytes + "};");
     }
     if (uses_shared_ || fn_.shared_bytes > 0)
       line(".extern .shared .align " + std::to_string(smem_align_) + " .b8 " + kSharedSymbol +
@@ -270,6 +275,7 @@ private:
   RegNames rn_;
   std::string out_;
   bool uses_vprintf_ = false, uses_assert_ = false, uses_shared_ = false;
+  std::set<uint32_t> strings_read_; // the strings some instruction reads as an address
   std::vector<std::string> trap_notes_;
   int smem_align_ = 16;
   int ptx_minor_ = 0; // the newest PTX ISA 8.x an instruction needs
