@@ -241,7 +241,11 @@ def run(jitfn, grid, warmup, args, kwargs):
             return None
     if jitfn.used_global_vals:
         _sources.check_globals(jitfn)
-    if not always and not watched and _watch_globals(jitfn):
+    # the fast path keys enable_fp_fusion's default by TRITON_DEFAULT_FP_FUSION: a kernel
+    # compiled from a knob set in Python only (knobs.propagate_env false) stays off it
+    fp_keyed = (kwargs.get("enable_fp_fusion") is not None or
+                options.enable_fp_fusion == _C.fp_fusion_env())
+    if not always and not watched and fp_keyed and _watch_globals(jitfn):
         _dispatcher(jitfn).add(args, kwargs, kernel)
     if warmup:
         return kernel

@@ -14,8 +14,9 @@ nothing in tilec):
 - `runtime.interpret` (TRITON_INTERPRET), beside tilec's TILEC_INTERPRET.
 - `compilation.always_compile` (TRITON_ALWAYS_COMPILE): GPU compiles skip the disk cache.
 - `language.default_fp_fusion` (TRITON_DEFAULT_FP_FUSION): enable_fp_fusion's value for
-  launches that do not pass it. The C++ launch fast path reads the variable, so a value set
-  only in Python (`propagate_env` false) may not reach kernels already launched.
+  launches that do not pass it. The C++ launch fast path keys kernels by the variable; a
+  value set only in Python (`propagate_env` false) is honoured by the Python path, whose
+  kernels then stay off the fast path while the two disagree.
 - `autotuning.cache` / `autotuning.print`, beside TILEC_CACHE_AUTOTUNING / _PRINT_.
 - `nvidia.ptxas` / `cuobjdump` / `nvdisasm`: the tool at TRITON_<TOOL>_PATH when it runs,
   else the one tilec finds (docs/ENV.md, TILEC_PTXAS); tilec itself compiles with the latter.

@@ -86,3 +86,24 @@ def test_default_fp_fusion_knob_decides_launches_without_the_option(fake_gpu,  #
     add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
     assert len(compiles) == 2
     assert add._gpu_dispatch.fast_launches == before + 2
+
+
+def test_default_fp_fusion_set_in_python_only(fake_gpu, monkeypatch):  # noqa: F811
+    """With knobs.propagate_env false the knob does not reach the environment: launches
+    still compile with it, and such a kernel never lands on the fast path (which keys by the
+    environment), so setting the knob back cannot hand it out to the other setting."""
+    import tilec
+    launches, compiles = fake_gpu
+    monkeypatch.delenv("TRITON_DEFAULT_FP_FUSION", raising=False)
+    monkeypatch.setattr(tilec.knobs, "propagate_env", False)
+    add = make_add()
+    x, y, out = tensors()
+    monkeypatch.setattr(tilec.knobs.language, "default_fp_fusion", False)
+    assert "TRITON_DEFAULT_FP_FUSION" not in __import__("os").environ
+    for _ in range(2):
+        add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert [c[2][3] for c in compiles] == [False]
+    assert add._gpu_dispatch is None or add._gpu_dispatch.fast_launches == 0
+    monkeypatch.setattr(tilec.knobs.language, "default_fp_fusion", True)
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert [c[2][3] for c in compiles] == [False, True]
