@@ -1,6 +1,8 @@
 """enable_fp_fusion and maxnreg at launch, on the stand-in GPU of test_gpu_fastpath.py: each
 setting is its own compiled variant, and the C++ fast path never hands a kernel compiled
 with one setting to a launch asking for the other."""
+import os
+
 import pytest
 
 from test_gpu_fastpath import fake_gpu, make_add, tensors  # noqa: F401 (fixture)
@@ -60,19 +62,30 @@ def test_reflect_ftz_compiles_a_variant_each(fake_gpu):  # noqa: F811
         [False, True]
 
 
+@pytest.fixture
+def fp_knob(monkeypatch):
+    """knobs.language, its default_fp_fusion forgotten again after the test (a value set
+    on the knob stays in Python; monkeypatch would put the old value back as a set one) and
+    TRITON_DEFAULT_FP_FUSION unset again (set first, so that monkeypatch removes it)."""
+    import tilec
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "1")
+    monkeypatch.delenv("TRITON_DEFAULT_FP_FUSION")
+    lang = tilec.knobs.language
+    yield lang
+    lang.__dict__.pop("default_fp_fusion", None)
+
+
 def test_default_fp_fusion_knob_decides_launches_without_the_option(fake_gpu,  # noqa: F811
-                                                                      monkeypatch):
+                                                                      fp_knob, monkeypatch):
     """knobs.language.default_fp_fusion (TRITON_DEFAULT_FP_FUSION) is enable_fp_fusion's
     default, as in Triton: a launch without the option compiles with it, and the fast path,
     which reads the variable at each launch, hands out the kernel of the current value."""
-    import tilec
     launches, compiles = fake_gpu
-    monkeypatch.delenv("TRITON_DEFAULT_FP_FUSION", raising=False)
     add = make_add()
     x, y, out = tensors()
     add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
-    monkeypatch.setattr(tilec.knobs.language, "default_fp_fusion", False)
-    assert tilec.knobs.language.default_fp_fusion is False
+    fp_knob.default_fp_fusion = False  # propagate_env: TRITON_DEFAULT_FP_FUSION=0 too
+    assert fp_knob.default_fp_fusion is False
     for _ in range(2):  # the second time from the fast path, keyed by the variable
         add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
     add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024, enable_fp_fusion=True)
@@ -88,22 +101,21 @@ def test_default_fp_fusion_knob_decides_launches_without_the_option(fake_gpu,  #
     assert add._gpu_dispatch.fast_launches == before + 2
 
 
-def test_default_fp_fusion_set_in_python_only(fake_gpu, monkeypatch):  # noqa: F811
+def test_default_fp_fusion_set_in_python_only(fake_gpu, fp_knob, monkeypatch):  # noqa: F811
     """With knobs.propagate_env false the knob does not reach the environment: launches
     still compile with it, and such a kernel never lands on the fast path (which keys by the
     environment), so setting the knob back cannot hand it out to the other setting."""
     import tilec
     launches, compiles = fake_gpu
-    monkeypatch.delenv("TRITON_DEFAULT_FP_FUSION", raising=False)
     monkeypatch.setattr(tilec.knobs, "propagate_env", False)
     add = make_add()
     x, y, out = tensors()
-    monkeypatch.setattr(tilec.knobs.language, "default_fp_fusion", False)
-    assert "TRITON_DEFAULT_FP_FUSION" not in __import__("os").environ
+    fp_knob.default_fp_fusion = False
+    assert "TRITON_DEFAULT_FP_FUSION" not in os.environ
     for _ in range(2):
         add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
     assert [c[2][3] for c in compiles] == [False]
     assert add._gpu_dispatch is None or add._gpu_dispatch.fast_launches == 0
-    monkeypatch.setattr(tilec.knobs.language, "default_fp_fusion", True)
+    fp_knob.default_fp_fusion = True
     add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
     assert [c[2][3] for c in compiles] == [False, True]
