@@ -268,3 +268,40 @@ def test_simt_early_vote_of_a_carried_difference(monkeypatch):
     ref = sum(np.exp((x[i * n:(i + 1) * n] - x[i * n:(i + 1) * n].max()).astype(np.float64))
               for i in range(3)) + (x[2 * n:] - x[2 * n:].max())
     np.testing.assert_allclose(out["1"], ref, rtol=1e-5, atol=1e-30)
+
+
+def block_softmax_kernel(X, Y, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    p = tl.exp(x - tl.max(x, axis=0))
+    tl.store(Y + offs, p / tl.sum(p, axis=0))
+
+
+def test_simt_exact_copy_stops_at_the_barrier(monkeypatch):
+    """A sum across warps after the exponential goes through shared memory and bar.sync: the
+    exact copy ends before that barrier, so warps that took different paths meet at one
+    barrier instruction. Warp 3's inputs take the exact path, the others do not."""
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    n = 2048  # 16 a thread, 4 warps
+    rng = np.random.default_rng(8)
+    x = rng.uniform(-5, 5, n).astype(np.float32)
+    k = triton.compile(triton.jit(block_softmax_kernel), "*fp32:16,*fp32:16", {"N": n})
+    text = k.asm["ptx"]
+    exact = text.split("$L__exp_vote_exact:")[1]
+    assert "bar.sync" not in exact and "bar.sync" in text  # the copy stops before it
+    inputs = []
+    for seed in range(2):
+        xs = x.copy()
+        xs[rng.integers(0, n, 4)] = -100.0 - 10 * seed  # some warps' inputs < -126
+        inputs.append(xs)
+    out = {}
+    for early in ("0", "1"):
+        monkeypatch.setenv("TILEC_EXP_EARLY_VOTE", early)
+        for seed, xs in enumerate(inputs):
+            y = np.full(n, 7.0, np.float32)
+            triton.jit(block_softmax_kernel)[(1,)](xs, y, N=n)
+            out[early, seed] = y
+    for seed in range(2):
+        np.testing.assert_array_equal(out["0", seed].view(np.uint32),
+                                      out["1", seed].view(np.uint32))
