@@ -75,6 +75,33 @@ def ahead_kernel():
     return attn_ahead
 
 
+class Case:
+    """One problem of the seed attention's benchmarks (D 64, Z 4, H 32, 128-row blocks):
+    q, k, v, the output o, SDPA's result, the FLOPs, the grid, the strides as the kernel
+    takes them, and `values`: the arguments of its PTX built by _C.gpu_build (the :1
+    strides dropped, as the signature SIG specialises them)."""
+
+    def __init__(self, torch, n_ctx):
+        z, h, d = 4, 32, 64
+        g = torch.Generator(device="cuda").manual_seed(0)
+        self.q, self.k, self.v = (
+            0.5 * torch.randn((z, h, n_ctx, d), device="cuda", generator=g).half()
+            for _ in range(3))
+        self.ref = torch.nn.functional.scaled_dot_product_attention(
+            self.q, self.k, self.v, scale=1.0).float()
+        self.flops = 4 * z * h * n_ctx * n_ctx * d
+        self.o = torch.empty_like(self.q)
+        self.grid = ((n_ctx + 127) // 128, z * h)
+        self.strides = [*self.q.stride(), *self.k.stride(), *self.v.stride(), *self.o.stride()]
+        kept = [s for i, s in enumerate(self.strides) if i % 4 != 3]
+        self.tail = [z, h, n_ctx]
+        self.values = [self.q, self.k, self.v, self.o] + kept + self.tail
+
+    def args(self):
+        """The kernel's arguments, for kernel[grid](*args, ...)."""
+        return [self.q, self.k, self.v, self.o, *self.strides, *self.tail]
+
+
 def defer_first_wait(ptx):
     """Drop the loop's first `wgmma.wait_group.sync.aligned 0` (the one right after the
     next block's q k^T is committed); None when the loop has no such wait."""
@@ -122,22 +149,14 @@ def main():
     else:
         built["ahead PTX, defer"] = _C.gpu_build(deferred, meta, arch, dev)
     for n_ctx in map(int, args.ns.split(",")):
-        z, h, d = 4, 32, 64
-        g = torch.Generator(device="cuda").manual_seed(0)
-        q, k, v = (0.5 * torch.randn((z, h, n_ctx, d), device="cuda", generator=g).half()
-                   for _ in range(3))
-        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0).float()
-        flops = 4 * z * h * n_ctx * n_ctx * d
-        o = torch.empty_like(q)
-        grid = ((n_ctx + 127) // 128, z * h)
-        strides = [*q.stride(), *k.stride(), *v.stride(), *o.stride()]
-        kept = [s for i, s in enumerate(strides) if i % 4 != 3]  # the :1 strides are dropped
-        values = [q, k, v, o] + kept + [z, h, n_ctx]
+        c = Case(torch, n_ctx)
+        q, k, v, o, ref, flops, grid, values = (c.q, c.k, c.v, c.o, c.ref, c.flops, c.grid,
+                                                c.values)
         rows = {
-            "seed": lambda: seed[grid](q, k, v, o, *strides, z, h, n_ctx, num_warps=4,
-                                       num_stages=args.stages, **consts),
-            "ahead": lambda: ahead[grid](q, k, v, o, *strides, z, h, n_ctx, num_warps=4,
-                                         num_stages=args.stages, **consts),
+            "seed": lambda: seed[grid](*c.args(), num_warps=4, num_stages=args.stages,
+                                       **consts),
+            "ahead": lambda: ahead[grid](*c.args(), num_warps=4, num_stages=args.stages,
+                                         **consts),
             "SDPA": lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0),
         }
         for name, kern in built.items():

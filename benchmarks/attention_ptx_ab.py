@@ -51,7 +51,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attention_ahead import SIG  # noqa: E402
+from attention_ahead import SIG, Case  # noqa: E402
 from attention_variants import exp2_kernel  # noqa: E402
 from gpu_kernels import load_seeds  # noqa: E402
 
@@ -352,22 +352,14 @@ def main():
                 f.write(text)
         built[name] = _C.gpu_build(text, meta, arch, dev)
     for n_ctx in map(int, args.ns.split(",")):
-        z, h, d = 4, 32, 64
-        g = torch.Generator(device="cuda").manual_seed(0)
-        q, k, v = (0.5 * torch.randn((z, h, n_ctx, d), device="cuda", generator=g).half()
-                   for _ in range(3))
-        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0).float()
-        flops = 4 * z * h * n_ctx * n_ctx * d
-        o = torch.empty_like(q)
-        grid = ((n_ctx + 127) // 128, z * h)
-        strides = [*q.stride(), *k.stride(), *v.stride(), *o.stride()]
-        kept = [s for i, s in enumerate(strides) if i % 4 != 3]  # the :1 strides are dropped
-        values = [q, k, v, o] + kept + [z, h, n_ctx]
+        c = Case(torch, n_ctx)
+        q, k, v, o, ref, flops, grid, values = (c.q, c.k, c.v, c.o, c.ref, c.flops, c.grid,
+                                                c.values)
         rows = {
-            "seed": lambda: seed[grid](q, k, v, o, *strides, z, h, n_ctx, num_warps=4,
-                                       num_stages=args.stages, **consts),
-            "exp2 form": lambda: exp2[grid](q, k, v, o, *strides, z, h, n_ctx, num_warps=4,
-                                            num_stages=args.stages, FMA=False, **consts),
+            "seed": lambda: seed[grid](*c.args(), num_warps=4, num_stages=args.stages,
+                                       **consts),
+            "exp2 form": lambda: exp2[grid](*c.args(), num_warps=4, num_stages=args.stages,
+                                            FMA=False, **consts),
             "SDPA": lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0),
         }
         for name, kern in built.items():
