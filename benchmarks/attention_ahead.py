@@ -102,6 +102,17 @@ class Case:
         return [self.q, self.k, self.v, self.o, *self.strides, *self.tail]
 
 
+def build_meta(ck, name):
+    """(parameter names, metadata) for _C.gpu_build of the PTX `ck` (tilec.compile at SIG)
+    holds: 4 pointers and 15 i32 (the :1 strides dropped), 4 warps, its shared memory."""
+    md = ck.metadata
+    shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
+    kinds = ["ptr"] * 4 + ["i32"] * 15
+    names = [f"p{i}" for i in range(len(kinds))]
+    return names, {"name": name, "params": list(zip(names, kinds)), "num_warps": 4,
+                   "shared": max(int(shared), 256)}
+
+
 def defer_first_wait(ptx):
     """Drop the loop's first `wgmma.wait_group.sync.aligned 0` (the one right after the
     next block's q k^T is committed); None when the loop has no such wait."""
@@ -136,12 +147,7 @@ def main():
     ck = tilec.compile(ahead, signature=SIG, constexprs=consts, num_warps=4,
                        num_stages=args.stages, target=arch)
     ptx = ck.asm["ptx"]
-    md = ck.metadata
-    shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
-    kinds = ["ptr"] * 4 + ["i32"] * 15
-    names = [f"p{i}" for i in range(len(kinds))]
-    meta = {"name": "attn_ahead", "params": list(zip(names, kinds)), "num_warps": 4,
-            "shared": max(int(shared), 256)}
+    names, meta = build_meta(ck, "attn_ahead")
     built = {"ahead PTX": _C.gpu_build(ptx, meta, arch, dev)}
     deferred = defer_first_wait(ptx)
     if deferred is None:

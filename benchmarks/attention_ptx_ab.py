@@ -51,7 +51,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attention_ahead import SIG, Case  # noqa: E402
+from attention_ahead import SIG, Case, build_meta  # noqa: E402
 from attention_variants import exp2_kernel  # noqa: E402
 from gpu_kernels import load_seeds  # noqa: E402
 
@@ -313,6 +313,7 @@ def main():
     seed = load_seeds("tilec").fused_attention_kernel
     exp2 = exp2_kernel()
     consts = {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}
+
     def compile_seed(early_vote):
         old = os.environ.get("TILEC_EXP_EARLY_VOTE")
         os.environ["TILEC_EXP_EARLY_VOTE"] = "1" if early_vote else "0"
@@ -326,12 +327,7 @@ def main():
 
     ck = compile_seed(False)  # the variants below edit this form
     ptx = ck.asm["ptx"]
-    md = ck.metadata
-    shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
-    kinds = ["ptr"] * 4 + ["i32"] * 15
-    names = [f"p{i}" for i in range(len(kinds))]
-    meta = {"name": "fused_attention_kernel", "params": list(zip(names, kinds)),
-            "num_warps": 4, "shared": max(int(shared), 256)}
+    names, meta = build_meta(ck, "fused_attention_kernel")
     texts = {"PTX": ptx}
     for k, f in VARIANTS.items():
         try:

@@ -20,8 +20,13 @@ namespace {
 
 constexpr const char *kFpFusionVar = "TRITON_DEFAULT_FP_FUSION";
 
-// Triton's reading of a boolean knob's variable: 1 / y / yes / on / true, in any case.
+// Triton's reading of a boolean knob's variable (knobs.getenv_bool): 1 / y / yes / on /
+// true, in any case, around blanks.
 bool triton_true(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
   std::string l(s);
   for (char &c : l)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -29,10 +34,10 @@ bool triton_true(std::string_view s) {
 }
 
 struct Environ {
-  PyObject *os_dict = nullptr; // the os module's namespace (owned)
-  PyObject *environ = nullptr; // the os.environ whose _data is below (owned)
-  PyObject *data = nullptr;    // os.environ._data: bytes -> bytes on POSIX (owned)
-  PyObject *keys[2] = {};      // b"TILEC_DEBUG", b"TRITON_DEBUG"
+  PyObject *os_dict = nullptr;       // the os module's namespace (owned)
+  PyObject *environ = nullptr;       // the os.environ whose _data is below (owned)
+  PyObject *data = nullptr;          // os.environ._data: bytes -> bytes on POSIX (owned)
+  PyObject *keys[2] = {};            // b"TILEC_DEBUG", b"TRITON_DEBUG"
   PyObject *fp_fusion_key = nullptr; // b"TRITON_DEFAULT_FP_FUSION"
   PyObject *environ_name = nullptr;
   bool usable = false;

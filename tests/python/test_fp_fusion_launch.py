@@ -95,10 +95,16 @@ def test_default_fp_fusion_knob_decides_launches_without_the_option(fake_gpu,  #
     add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
     assert add._gpu_dispatch.fast_launches == before + 1
     assert len(compiles) == 2
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", " Yes ")  # as knobs reads it: true
+    from tilec import _C, knobs as tilec_knobs
+    assert _C.fp_fusion_env() is True
+    assert tilec_knobs.getenv_bool("TRITON_DEFAULT_FP_FUSION", False) is True
+    add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert len(compiles) == 2 and add._gpu_dispatch.fast_launches == before + 2
     monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "off")
     add[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
     assert len(compiles) == 2
-    assert add._gpu_dispatch.fast_launches == before + 2
+    assert add._gpu_dispatch.fast_launches == before + 3
 
 
 def test_default_fp_fusion_set_in_python_only(fake_gpu, fp_knob, monkeypatch):  # noqa: F811
