@@ -33,9 +33,20 @@ bool is_dead(const Op &op) {
   return !has_side_effects(op);
 }
 
-// The pure ops of `body` computed from carried value `arg` (its forward slice), when they
-// feed nothing but each other and yield operand j; false when something else reads them.
-bool carried_slice(Block &body, Value *arg, size_t j, std::set<Op *> &slice) {
+// The `if` op directly in `body` whose region `y` (a yield) ends, or null.
+Op *body_if_of(const Op &y, const Block &body) {
+  Region *r = y.parent() ? y.parent()->parent() : nullptr;
+  Op *f = r ? r->parent() : nullptr;
+  return f && f->kind() == OpKind::If && f->parent() == &body ? f : nullptr;
+}
+
+// What carried value `arg` feeds inside `body` (its forward slice), when that makes nothing
+// but the next value (yield operand j): the pure ops computed from it, and the results of
+// `if` ops of the body that pass it on (a value versioned by an `if`, e.g. a flattened
+// loop's per-tile pointers, recomputed in one branch and passed on in the other). False
+// when anything else reads them.
+bool carried_slice(Block &body, Value *arg, size_t j, std::set<Op *> &slice,
+                   std::set<std::pair<Op *, size_t>> &if_results) {
   Op *yield = body.terminator();
   std::vector<Value *> work = {arg};
   while (!work.empty()) {
@@ -48,6 +59,15 @@ bool carried_slice(Block &body, Value *arg, size_t j, std::set<Op *> &slice) {
             return false;
         continue;
       }
+      if (u->kind() == OpKind::Yield) {
+        Op *f = body_if_of(*u, body);
+        if (!f)
+          return false;
+        for (size_t k = 0; k < u->num_operands(); ++k)
+          if (u->operand(k) == v && if_results.insert({f, k}).second)
+            work.push_back(f->result(k));
+        continue;
+      }
       if (u->parent() != &body || !is_pure(u->kind()) || u->num_regions())
         return false;
       if (slice.insert(u).second)
@@ -56,6 +76,14 @@ bool carried_slice(Block &body, Value *arg, size_t j, std::set<Op *> &slice) {
     }
   }
   return true;
+}
+
+// Drops result k of `if` op f and what each branch yields for it.
+void drop_if_result(Op &f, size_t k) {
+  for (size_t r = 0; r < f.num_regions(); ++r)
+    if (Op *y = f.region(r)->block()->terminator())
+      y->erase_operand(k);
+  f.erase_result(k);
 }
 
 // A `for` loop's carried values whose result is unused and whose slice only makes their
@@ -67,17 +95,26 @@ bool drop_dead_carried(Op &loop) {
   bool changed = false;
   for (size_t j = loop.num_results(); j-- > 0;) {
     std::set<Op *> slice;
+    std::set<std::pair<Op *, size_t>> if_results;
     Value *arg = body.arg(j + 1); // arg 0: the induction variable
     if (!loop.result(j)->users.empty() || !yield || yield->num_operands() != loop.num_results() ||
-        !carried_slice(body, arg, j, slice))
+        !carried_slice(body, arg, j, slice, if_results))
       continue;
     yield->erase_operand(j);
+    for (Op *op : slice) // their reads of the ifs' results go first
+      op->drop_operands();
+    // The body's ifs last to first (a later one's branches yield an earlier one's
+    // results), each one's results from the highest index down.
     for (auto it = body.ops().end(); it != body.ops().begin();) {
       Op *op = (--it)->get();
-      if (slice.count(op)) {
-        op->drop_operands();
+      for (auto r = if_results.rbegin(); r != if_results.rend(); ++r)
+        if (r->first == op)
+          drop_if_result(*op, r->second);
+    }
+    for (auto it = body.ops().end(); it != body.ops().begin();) {
+      Op *op = (--it)->get();
+      if (slice.count(op))
         it = body.ops().erase(it);
-      }
     }
     body.erase_arg(j + 1);
     loop.erase_operand(3 + j); // (lb, ub, step, inits...)
