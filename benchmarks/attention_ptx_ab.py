@@ -32,7 +32,12 @@ Rows (D 64, Z 4, H 32, BLOCK 128 x 64, 4 warps; TFLOP/s by CUDA events, median):
   exp2 form          benchmarks/attention_variants.py's exp2 copy of the seed (tl.math.exp2,
                      ex2.approx.ftz: what the exponential would cost without its vote)
   SDPA               torch's scaled_dot_product_attention (scale 1)
-Each row is checked against SDPA. It reports; it never fails.
+Each row is checked against SDPA, then timed as benchmarks/gpu_kernels.py times (its Timer:
+rounds of every row in rotated order, the L2 flushed before each launch, no sync between
+launches). Until 2026-11-30 each launch was followed by a sync, which counted the host's
+dispatch before the kernel: SDPA then measured 393-416 TFLOP/s at N 4096 where ncu and
+gpu_kernels.py give it 480 (the seed 0.84-0.91 x SDPA by that measure, 0.80 x by GPU time).
+It reports; it never fails.
 
 Measured on an H200 (2026-11-30, N 4096, TFLOP/s, rows of one run each; SDPA moved 394-450
 between runs): PTX 345-351; no 2nd bar 347-356 and early copies 346-356 (within noise);
@@ -42,7 +47,13 @@ tail dup 325 (spills); vote trap 357-359; early vote 375; ftz always 422-429, th
 vote's minimum (63 FMNMX a thread and K step) and the ex2s waiting for it; with the vote
 in its cheapest place found (early vote) 12 %. tilec now compiles that form (lower/
 ExpVoteTail.h): in one later run, N 1024 / 4096, PTX 298 / 354, early vote (tilec) 314 /
-371 (+5 %), the seed's own launch 307 / 366, ftz always 354 / 433, SDPA 285 / 411.
+371 (+5 %), the seed's own launch 307 / 366, ftz always 354 / 433, SDPA 285 / 411. Later
+(H200, same day, N 4096, --ptx rows): on the early-vote PTX, the second barrier removed
++0.3 %, the copies moved early +0.2 % (noise); its exact path replaced by a trap (exp early
+vote) +3.5 % (ptxas lays the exact copy out inside the loop, so the common path takes a
+branch over it every iteration); an in-thread max of four chains instead of one: no
+change; alpha's 4-element exponential element by element instead of voted: -3 %. All of
+these with the old sync-per-launch timing (SDPA deflated; ratios between PTX rows hold).
 """
 import argparse
 import os
@@ -53,7 +64,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attention_ahead import SIG, Case, build_meta  # noqa: E402
 from attention_variants import exp2_kernel  # noqa: E402
-from gpu_kernels import load_seeds  # noqa: E402
+from gpu_kernels import Timer, load_seeds  # noqa: E402
 
 
 def _loop_marks(lines):
@@ -361,22 +372,17 @@ def main():
         for name, kern in built.items():
             rows[name] = (lambda kern: lambda: kern.launch((grid[0], grid[1], 1), None, names,
                                                            values, dev))(kern)
-        times = {name: [] for name in rows}
-        for name, run in rows.items():  # warm up and check
+        for name, run in rows.items():  # check
             o.zero_()
             run()
             torch.cuda.synchronize()
             err = 0.0 if name == "SDPA" else (o.float() - ref).abs().max().item()
             if err > 1e-2:
                 print(f"{name}: max err {err:.2e}")
-        for _ in range(args.reps):  # interleaved rounds: clocks drift alike for every row
-            for name, run in rows.items():
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                run()
-                b.record()
-                b.synchronize()
-                times[name].append(a.elapsed_time(b))
+        # Interleaved rounds (clocks drift alike for every row), no sync between launches:
+        # the host's time before a kernel starts stays out of the numbers (a sync after each
+        # launch counted SDPA's dispatch, ~15 % of its time at N 4096 on an H200).
+        times = Timer(torch, args.reps, flush=True).interleaved_samples(rows)
         sdpa = flops / statistics.median(times["SDPA"]) / 1e9
         for name, ts in times.items():
             tf = flops / statistics.median(ts) / 1e9
