@@ -56,13 +56,18 @@ std::vector<Reg> split_words(LoweringContext &c, const std::vector<Reg> &words, 
       continue;
     }
     for (int k = 0; k < per; ++k) { // bytes
-      Reg v;
       if (word_bits == 32) {
-        Reg t = k ? b.shr(Ty::U32, w, simt::imm(8 * k)) : w;
-        v = b.cvt(Ty::U16, Ty::U32, t);
-      } else {
-        v = k ? b.shr(Ty::U16, w, simt::imm(8 * k)) : w;
+        // One prmt: byte k, zero-extended (the other three select bytes of 0) or
+        // sign-extended (selector bit 3: byte k's sign), where shr, cvt and and cost ptxas
+        // two instructions a byte (SHF, LOP3). Tutorial 03's fp8 matmul unpacks 128 bytes
+        // of its N-major B a K step so.
+        int64_t fill = rt == Ty::S16 ? 8 | k : 4;
+        Reg t = b.ternary(simt::Op::Prmt, Ty::B32, w, simt::imm(0),
+                          simt::imm(k | fill << 4 | fill << 8 | fill << 12));
+        out.push_back(rt == Ty::S16 ? b.cvt(Ty::S16, Ty::S32, t) : b.cvt(Ty::U16, Ty::U32, t));
+        continue;
       }
+      Reg v = k ? b.shr(Ty::U16, w, simt::imm(8 * k)) : w;
       v = rt == Ty::S16 ? b.cvt(Ty::S16, Ty::S8, v) : b.and_(Ty::B16, v, simt::imm(0xff));
       out.push_back(v);
     }
