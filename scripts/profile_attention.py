@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A few calls of the seed fused attention (tilec, its host wrapper's config) or of torch's
 SDPA on the same problem, nothing else, for a profiler to look at one kernel; it also
-prints TFLOP/s over --calls back-to-back calls:
+prints the median TFLOP/s of --calls calls (gpu_kernels.py's Timer, no L2 flush):
 
     ncu --clock-control none -k regex:fused_attention --launch-skip 3 --launch-count 1 \\
         --section SpeedOfLight --section WarpStateStats --section InstructionStats \\
@@ -33,16 +33,8 @@ def main():
         call = lambda: seeds.attention(q, k, v)
     else:
         call = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0)
-    for _ in range(3):
-        call()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(a.calls):
-        call()
-    end.record()
-    end.synchronize()
-    ms = start.elapsed_time(end) / a.calls
+    from gpu_kernels import Timer
+    ms = Timer(torch, a.calls, flush=False).median_ms(call, warmup=3)
     flops = 4.0 * 4 * 32 * a.n * a.n * a.d
     print(f"{a.which} N {a.n} D {a.d}: {ms:.4f} ms, {flops / ms / 1e9:.1f} TFLOP/s")
 
