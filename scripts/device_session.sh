@@ -5,6 +5,9 @@
 #                                               # (logs in $OUT/check.tgz)
 #   CAP=470 bash scripts/device_session.sh conf # Triton's suite on tilec (about 360 s)
 #   bash scripts/device_session.sh t06 [ARGS]   # benchmarks/tutorial06.py (T06TARGETS)
+#   bash scripts/device_session.sh bench        # tutorial 03's fp8 row (tutorials.py), the
+#                                               # seed rows (gpu_kernels.py) and the seed
+#                                               # attention's PTX A/B, each with a time limit
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/device-session}
@@ -33,5 +36,11 @@ case $mode in
     install
     timeout 560 $PY benchmarks/tutorial06.py --targets "${T06TARGETS:-tilec;triton}" \
       --json "$OUT/tutorial06.json" "$@" 2>&1 | tail -60 ;;
-  *) echo "device_session.sh: modes check | conf | t06" >&2; exit 2 ;;
+  bench)
+    install
+    timeout 270 $PY benchmarks/tutorials.py --parts matmul --dtypes fp8 \
+      --json "$OUT/tutorials.json" 2>&1 | tail -8
+    timeout 140 $PY benchmarks/gpu_kernels.py --json "$OUT/gpu_kernels.json" 2>&1 | tail -18
+    timeout 100 $PY benchmarks/attention_ptx_ab.py --ns 4096 --reps 30 2>&1 | tail -20 ;;
+  *) echo "device_session.sh: modes check | conf | t06 | bench" >&2; exit 2 ;;
 esac
