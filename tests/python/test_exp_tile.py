@@ -158,13 +158,20 @@ def test_simt_matches_element_by_element(monkeypatch):
     np.testing.assert_allclose(y[normal], np.exp(x[normal].astype(np.float64)), rtol=4e-6)
 
 
-@pytest.mark.gpu
-def test_gpu_bits_equal_ex2_approx(monkeypatch):
+@pytest.fixture
+def gpu_torch(monkeypatch):
+    """torch with a GPU (else skip), every launch compiled afresh with the tiled tl.exp."""
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     monkeypatch.setenv("TILEC_EXP_TILE", "1")
+    return torch
+
+
+@pytest.mark.gpu
+def test_gpu_bits_equal_ex2_approx(gpu_torch):
+    torch = gpu_torch
     n, blocks = 1024, 64
     x = np.concatenate([inputs(n, s) for s in range(blocks)])
     x[5 * n:6 * n] = np.random.default_rng(9).uniform(-130, 0, n)  # many slow warps
@@ -191,12 +198,8 @@ def softmax_vs_asm_kernel(X, Y, R_, R: tl.constexpr, C: tl.constexpr):
 
 
 @pytest.mark.gpu
-def test_gpu_early_vote_bits_equal_ex2_approx(monkeypatch):
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("needs a GPU")
-    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
-    monkeypatch.setenv("TILEC_EXP_TILE", "1")
+def test_gpu_early_vote_bits_equal_ex2_approx(gpu_torch):
+    torch = gpu_torch
     blocks = 64
     x = np.concatenate([softmax_inputs(32, 128, s) for s in range(blocks)])
     x[5 * 32:6 * 32] -= np.random.default_rng(9).uniform(0, 110, (32, 128)).astype(np.float32)
