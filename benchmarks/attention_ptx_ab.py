@@ -29,6 +29,12 @@ Rows (D 64, Z 4, H 32, BLOCK 128 x 64, 4 warps; TFLOP/s by CUDA events, median):
   PTX, exp vote from s  the vote's minimum from the scores (as above), the branches kept
   PTX, exp ftz always  the vote's branch always taken (ex2.approx.ftz; not tl.exp's
                      numerics: the bound on what the vote costs)
+  spec trap / keep s / rewgmma / rewgmma taken  (on tilec's early-vote PTX) the ftz ex2s
+                     issued before the vote's minimum, in one block with it, the vote after
+                     them: its exact path a trap; tilec's (from the scores, which then stay
+                     live); or a CTA-wide vote (bar.red.or) whose exact path first redoes
+                     q k^T's wgmmas (the K stage is still in place), so the scores die at the
+                     minimum; "taken" sends every iteration down that path
   exp2 form          benchmarks/attention_variants.py's exp2 copy of the seed (tl.math.exp2,
                      ex2.approx.ftz: what the exponential would cost without its vote)
   SDPA               torch's scaled_dot_product_attention (scale 1)
@@ -54,6 +60,12 @@ vote) +3.5 % (ptxas lays the exact copy out inside the loop, so the common path 
 branch over it every iteration); an in-thread max of four chains instead of one: no
 change; alpha's 4-element exponential element by element instead of voted: -3 %. All of
 these with the old sync-per-launch timing (SDPA deflated; ratios between PTX rows hold).
+With the Timer (H200, 2026-11-30, `--only`, N 1024 / 4096, x SDPA): early vote (tilec)
+0.824 / 0.797, spec trap 0.832 / 0.816, spec keep s 0.755 / 0.722 (ptxas spills 256 B),
+spec rewgmma 0.746 / 0.705 (the barrier, descriptors moved to uniform registers), rewgmma
+taken 0.424 / 0.375, ftz always 0.942 / 0.937. Issuing the ex2s ahead of the vote gains at
+most 1-2.5 %: the vote's cost is its 63 FMNMX a thread and K step themselves (ALU pipe, two
+issue cycles a warp), not their place before the ex2s.
 """
 import argparse
 import os
@@ -294,6 +306,59 @@ def exp_early_vote_exact_tail(ptx):
     return "\n".join(lines[:end] + copy + lines[end:])
 
 
+def _spec_parts(lines):
+    """tilec's early-vote PTX: (alpha's join, the vote line, the ftz label, the end of the
+    ftz block's exponentials, the exact label) indices."""
+    join = next(i for i, l in enumerate(lines) if l.startswith("$L__exp_done:"))
+    ftz = next(i for i in range(join, len(lines)) if lines[i].startswith("$L__exp_vote_ftz:"))
+    vote = ftz - 2
+    assert "vote.sync.any.pred" in lines[vote] and "bra.uni $L__exp_vote_exact" in lines[ftz - 1]
+    done = next(i for i in range(ftz, len(lines)) if lines[i].startswith("$L__exp_vote_done:"))
+    last_ex2 = max(i for i in range(ftz, done) if "ex2.approx.ftz.f32" in lines[i])
+    exact = next(i for i, l in enumerate(lines) if l.startswith("$L__exp_vote_exact:"))
+    return join, vote, ftz, last_ex2, exact
+
+
+def exp_speculative(ptx, mode):
+    """The ftz exponentials issued before the vote's minimum (one block: ptxas interleaves
+    the min tree with the ex2s), the vote after them. mode "trap": the exact path a trap
+    (what the vote costs off the ex2s' path); "keep s": the exact path as tilec has it,
+    recomputing from the scores, which then stay live across the ex2s; "rewgmma": the vote
+    CTA-wide (bar.red.or), the exact path first recomputing the scores with q k^T's wgmmas
+    (the K stage is still in place), so the scores die at the minimum; "rewgmma taken":
+    that with every iteration sent down the exact path (its cost)."""
+    lines = ptx.split("\n")
+    join, vote, ftz, last_ex2, exact = _spec_parts(lines)
+    pv, pin = re.findall(r"%p\d+", lines[vote])[:2]
+    exps = lines[ftz + 1:last_ex2 + 1]
+    tree = lines[join + 1:vote]
+    if mode == "trap":
+        tail = [f"  @{pv} trap;"]
+        vote_lines = [lines[vote]]
+    elif mode == "keep s":
+        tail = [lines[ftz - 1]]
+        vote_lines = [lines[vote]]
+    else:
+        if mode == "rewgmma taken":
+            setp = max(i for i, l in enumerate(tree) if "setp.lt.f32" in l)
+            tree[setp] = re.sub(r"0fC2FC0000;", "0f7F800000;", tree[setp])
+        vote_lines = [f"  bar.red.or.pred {pv}, 1, 128, {pin};"]
+        tail = [lines[ftz - 1]]
+    out = lines[:join + 1] + exps + tree + vote_lines + tail + [lines[ftz]] + \
+        lines[last_ex2 + 1:]
+    if mode.startswith("rewgmma"):
+        loop = next(i for i, l in enumerate(out) if l.startswith("$L__loop:"))
+        f0 = next(i for i in range(loop, len(out)) if "wgmma.fence.sync.aligned" in out[i])
+        w0 = next(i for i in range(f0, len(out)) if "wgmma.wait_group.sync.aligned 0" in out[i])
+        x = next(i for i, l in enumerate(out) if l.startswith("$L__exp_vote_exact:"))
+        out = out[:x + 1] + out[f0:w0 + 1] + out[x + 1:]
+    return "\n".join(out)
+
+
+SPEC_VARIANTS = {m: (lambda m: lambda p: exp_speculative(p, m))(m)
+                 for m in ("trap", "keep s", "rewgmma", "rewgmma taken")}
+
+
 VARIANTS = {"no 2nd bar": no_second_bar, "early copies": early_copies,
             "exp mul in branches": exp_mul_in_branches,
             "exp sub+mul in branches": lambda p: exp_mul_in_branches(p, True),
@@ -314,6 +379,8 @@ def main():
     ap.add_argument("--dump", help="write each variant's PTX into this directory")
     ap.add_argument("--ptx", action="append", default=[], metavar="NAME=PATH",
                     help="also a PTX file of the kernel (same parameters), as row NAME")
+    ap.add_argument("--only", help="';'-separated PTX rows to keep (e.g. 'PTX, early vote "
+                    "(tilec);spec trap')")
     args = ap.parse_args()
     import torch
     import tilec
@@ -345,7 +412,15 @@ def main():
             texts[f"PTX, {k}"] = f(ptx)
         except (StopIteration, AssertionError, ValueError) as e:  # the PTX has moved on
             print(f"PTX, {k}: not applicable ({type(e).__name__})")
-    texts["PTX, early vote (tilec)"] = compile_seed(True).asm["ptx"]
+    texts["PTX, early vote (tilec)"] = ev = compile_seed(True).asm["ptx"]
+    for k, f in SPEC_VARIANTS.items():
+        try:
+            texts[f"spec {k}"] = f(ev)
+        except (StopIteration, AssertionError, ValueError) as e:
+            print(f"spec {k}: not applicable ({type(e).__name__})")
+    if args.only:
+        keep = set(args.only.split(";"))
+        texts = {k: v for k, v in texts.items() if k in keep}
     for spec in args.ptx:
         name, path = spec.split("=", 1)
         with open(path) as f:

@@ -28,7 +28,7 @@ bf16 is opt-in (--dtypes fp16,fp8,bf16): the kernel takes bf16 operands, but the
 wrapper allocates an fp16 C and casts the accumulator to fp16, so it is a bf16-in/fp16-out
 GEMM (torch: bf16 torch.matmul), and a third autotuning in each target.
 persistent (opt-in: --parts persistent), TFLOP/s: tutorial 09's wrappers as its bench(K)
-calls them (M = N = 8192, K in --ks; fp16, or e4m3 for fp8): matmul (naive), persistent,
+calls them (M = N = 8192 or --mn, K in --ks; fp16, or e4m3 for fp8): matmul (naive), persistent,
 tma, tma_persistent, descriptor_persistent, none warp-specialised; torch: cuBLAS (fp16
 torch.matmul; fp8 torch._scaled_mm with fast accumulation, as the tutorial's binding), the
 same row beside each. --t09-config keeps only the first config of each of its autotuners
@@ -233,14 +233,15 @@ def child(spec):
             if dt not in ("fp16", "fp8"):
                 continue
             for kk in spec["ks"]:
-                torch.manual_seed(0)  # as the tutorial's bench(K): M = N = 8192, b as (N, K)
-                a = torch.randn((8192, kk), device="cuda", dtype=torch.float16)
-                b = torch.randn((kk, 8192), device="cuda", dtype=torch.float16).T.contiguous()
+                mn = spec["mn"]  # the tutorial's bench(K): M = N = 8192, b as (N, K)
+                torch.manual_seed(0)
+                a = torch.randn((mn, kk), device="cuda", dtype=torch.float16)
+                b = torch.randn((kk, mn), device="cuda", dtype=torch.float16).T.contiguous()
                 if dt == "fp8":
                     a, b = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
                 ref = torch.matmul(a.half(), b.half().T)
                 one = torch.ones((), device="cuda", dtype=torch.float32)
-                work = 2.0 * 8192 * 8192 * kk * 1e-9
+                work = 2.0 * mn * mn * kk * 1e-9
                 if spec["torch"]:  # cuBLAS (fp16 matmul; e4m3 fast accumulation), one row
                     row = dict(part="persistent", case=f"{dt} cublas", size=kk, provider="torch")
                     fn = (lambda: scaled_mm(a, b.T, one, True)) if dt == "fp8" else \
@@ -312,6 +313,7 @@ def run_target(target, args, out, with_torch):
                 sizes=[int(x) for x in args.sizes.split(",") if x],
                 ns=[int(x) for x in args.ns.split(",") if x],
                 ks=[int(x) for x in args.ks.split(",") if x],
+                mn=args.mn,
                 t09_config=json.loads(args.t09_config) if args.t09_config else None)
     t0 = time.time()
     try:
@@ -390,7 +392,9 @@ def main():
     ap.add_argument("--sizes", default="4096,8192", help="matmul M = N = K")
     ap.add_argument("--dtypes", default="fp16,fp8", help="matmul: fp16, fp8 (e5m2), bf16")
     ap.add_argument("--ns", default="1024,2048,4096,8192,16384", help="layer norm N (M 4096)")
-    ap.add_argument("--ks", default="512,4096", help="persistent (tutorial 09): K (M = N = 8192)")
+    ap.add_argument("--ks", default="512,4096", help="persistent (tutorial 09): K (M = N = --mn)")
+    ap.add_argument("--mn", type=int, default=8192,
+                    help="persistent: M = N (the tutorial's 8192 by default)")
     ap.add_argument("--t09-config", default="",
                     help='persistent: keep only the first autotune config matching this JSON, '
                          'e.g. \'{"BLOCK_SIZE_N": 256, "num_stages": 3, "num_warps": 8}\'')
