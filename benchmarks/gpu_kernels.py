@@ -1,6 +1,7 @@
 """The seed kernels on the GPU: tilec against torch and Triton (issue 3's speed targets).
 
     python benchmarks/gpu_kernels.py [--json PATH] [--reps N] [--only SUBSTRING] [--no-flush]
+                                     [--gpu-time]
 
 For each kernel and size, GB/s of tilec (the seed kernel compiled by tilec), torch (its own
 kernel for the same operation) and Triton (the same seed kernel compiled by Triton, when
@@ -9,7 +10,10 @@ read once and each output written once. Time: CUDA events around each launch, me
 --reps launches after warm-up, L2 flushed (a 256 MiB memset) before each launch. The
 implementations are timed in interleaved rounds (each launched once per round, the order
 rotated), and tilec twice: the "A/A" column is the difference between tilec's two medians,
-the noise floor any comparison in that row stands on.
+the noise floor any comparison in that row stands on. --gpu-time times the same launches
+again queued behind a GPU sleep (no host time between them) and adds tilec's speed over
+torch's and Triton's by that GPU time: where the two timings disagree, the host's launch
+path shows between the kernels of the default timing.
 
 Also measured in the same run: the device copy ceiling (torch clone of a 1 GiB tensor,
 bytes read + written) and the first call of the GELU kernel with an empty tilec cache
@@ -71,11 +75,15 @@ def short_error(e, limit=70):
 
 
 class Timer:
-    """Median milliseconds of a launch, by CUDA events, L2 flushed before each launch."""
+    """Median milliseconds of a launch, by CUDA events, L2 flushed before each launch.
+    behind_sleep: the timed launches are queued behind a GPU sleep long enough for the host
+    to enqueue them all, so that no host time between launches shows (GPU time; host gaps
+    then show only as the difference from the default timing)."""
 
-    def __init__(self, torch, reps, flush):
+    def __init__(self, torch, reps, flush, behind_sleep=False):
         self.torch = torch
         self.reps = reps
+        self.behind_sleep = behind_sleep
         self.cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda") if flush else None
 
     def median_ms(self, fn, warmup=5):
@@ -97,6 +105,8 @@ class Timer:
             for _ in range(warmup):
                 fn()
         torch.cuda.synchronize()
+        if self.behind_sleep:  # ~0.5 s at 2 GHz: far longer than enqueueing the rounds
+            torch.cuda._sleep(1_000_000_000)
         events = {n: [] for n in names}
         for i in range(self.reps):
             for j in range(len(names)):
@@ -277,7 +287,7 @@ def rate_unit(name):
     return ("GB/s", 1e9)
 
 
-def measure_case(torch, timer, case, impls, errors):
+def measure_case(torch, timer, case, impls, errors, gpu_timer=None):
     name, size, factory, (must_ref, must_factor) = case
     row = {"kernel": name, "size": size, "gbps": {}, "ms": {}, "check": "n/a",
            "must": f">= {must_factor:g} x {must_ref}" if must_factor != 1 else f">= {must_ref}"}
@@ -325,6 +335,14 @@ def measure_case(torch, timer, case, impls, errors):
     if "tilec" in ms:
         a, b = ms["tilec"], ms["tilec (again)"]
         row["aa_spread"] = abs(a - b) / min(a, b)
+    if gpu_timer is not None and fns:  # the same launches with no host time between them
+        try:
+            gms = gpu_timer.interleaved_ms(fns)
+            row["gpu_ms"] = {("tilec_again" if k == "tilec (again)" else k): v
+                             for k, v in gms.items()}
+        except Exception as e:
+            errors.append(f"{name} {size} [GPU timing]: {traceback.format_exc()}")
+            row.setdefault("errors", {})["gpu time"] = short_error(e)
     ours = row["gbps"].get("tilec")
     ref = row["gbps"].get(must_ref)
     row["must_met"] = row["within_1pct"] = None
@@ -383,12 +401,22 @@ def fmt(v, spec=".0f"):
     return "n/a" if v is None else format(v, spec)
 
 
+def gpu_ratio(row, ref):
+    """tilec's speed over ref's by GPU time (the --gpu-time timing), as text."""
+    g = row.get("gpu_ms", {})
+    return fmt(g[ref] / g["tilec"] if g.get("tilec") and g.get(ref) else None, ".3f")
+
+
 def table_rows(copy_gbps, rows, first):
     header = ["kernel", "size", "tilec GB/s", "torch", "Triton", "tilec/torch", "tilec/Triton",
               "must", "met", "check", "A/A"]
+    gpu = any("gpu_ms" in r for r in rows)
+    if gpu:
+        header += ["GPU: tilec/torch", "tilec/Triton"]
+    pad = [""] * (len(header) - 11)
     out = [header]
     out.append(["copy ceiling (torch clone)", "1 GiB", "", fmt(copy_gbps), "", "", "", "", "",
-                "", ""])
+                "", ""] + pad)
     for r in rows:
         g = r["gbps"]
         t, to, tr = g.get("tilec"), g.get("torch"), g.get("Triton")
@@ -402,16 +430,17 @@ def table_rows(copy_gbps, rows, first):
                     cell("Triton", tr), fmt(t / to if t and to else None, ".2f"),
                     fmt(t / tr if t and tr else None, ".2f"), r["must"], met,
                     r.get("error", r["check"]),
-                    fmt(r["aa_spread"] * 100, ".1f") + "%" if "aa_spread" in r else ""])
+                    fmt(r["aa_spread"] * 100, ".1f") + "%" if "aa_spread" in r else ""] +
+                   ([gpu_ratio(r, "torch"), gpu_ratio(r, "Triton")] if gpu else []))
     cold, warm, ok, err = first
     if err:
         out.append(["GELU first call, empty cache", "2^20", "ERR " + err[:70], "", "", "", "",
-                    "<= 60 ms", "n/a", "", ""])
+                    "<= 60 ms", "n/a", "", ""] + pad)
     else:
         out.append(["GELU first call, empty cache", "2^20", f"{cold:.1f} ms", "", "", "", "",
-                    "<= 60 ms", "yes" if cold <= 60 else "NO", "ok" if ok else "WRONG", ""])
+                    "<= 60 ms", "yes" if cold <= 60 else "NO", "ok" if ok else "WRONG", ""] + pad)
         out.append(["GELU first call, disk cache", "2^20", f"{warm:.1f} ms", "", "", "", "", "",
-                    "", "", ""])
+                    "", "", ""] + pad)
     widths = [max(len(str(r[i])) for r in out) for i in range(len(header))]
     return [[str(c).ljust(w) for c, w in zip(r, widths)] for r in out]
 
@@ -423,6 +452,9 @@ def main():
     ap.add_argument("--only", default="", help="run only the kernels whose name contains this")
     ap.add_argument("--no-flush", action="store_true", help="do not flush L2 between launches")
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--gpu-time", action="store_true",
+                    help="also time each row's launches queued behind a GPU sleep (GPU time, "
+                    "no host gaps) and give the ratios by that time")
     args = ap.parse_args()
     t_start = time.perf_counter()
     try:
@@ -450,6 +482,8 @@ def main():
             print(f"Triton not measured: {short_error(e, 200)}", file=sys.stderr)
 
     timer = Timer(torch, args.reps, not args.no_flush)
+    gpu_timer = Timer(torch, args.reps, not args.no_flush, behind_sleep=True) \
+        if args.gpu_time else None
     try:
         copy_gbps = copy_ceiling(torch, timer)
     except Exception as e:
@@ -459,7 +493,7 @@ def main():
     for case in CASES:
         if args.only and args.only.lower() not in case[0].lower():
             continue
-        rows.append(measure_case(torch, timer, case, impls, errors))
+        rows.append(measure_case(torch, timer, case, impls, errors, gpu_timer))
         torch.cuda.empty_cache()
     try:
         first = first_call()
