@@ -40,7 +40,7 @@ case $mode in
     install
     timeout 270 $PY benchmarks/tutorials.py --parts matmul --dtypes fp8 \
       --json "$OUT/tutorials.json" 2>&1 | tail -8
-    timeout 140 $PY benchmarks/gpu_kernels.py --json "$OUT/gpu_kernels.json" 2>&1 | tail -18
+    timeout 170 $PY benchmarks/gpu_kernels.py --gpu-time --json "$OUT/gpu_kernels.json" 2>&1 | tail -18
     timeout 100 $PY benchmarks/attention_ptx_ab.py --ns 4096 --reps 30 2>&1 | tail -20 ;;
   *) echo "device_session.sh: modes check | conf | t06 | bench" >&2; exit 2 ;;
 esac
