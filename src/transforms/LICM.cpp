@@ -117,6 +117,8 @@ void reassociate_invariant_offset(Op &op, Op &loop) {
 }
 
 void hoist(Op &loop) {
+  if (loop.int_attr("disable_licm", 0)) // tl.range(..., disable_licm=True), as Triton's LICM
+    return;
   Block *body = loop.region(0)->block();
   Block *outer = loop.parent();
   for (auto it = body->ops().begin(); it != body->ops().end();) {

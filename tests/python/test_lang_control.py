@@ -156,6 +156,28 @@ def test_for_constexpr_bounds_and_tl_range():
     np.testing.assert_array_equal(z, [45, 1 + 5 + 9, 0 + 2 + 4 + 6 + 8, 10])
 
 
+def test_tl_range_disable_licm_keeps_invariant_code_in_the_loop():
+    # Triton's tl.range(disable_licm=True): the loop-invariant exp stays in the body
+    @triton.jit
+    def k(X, Z, n, OFF: tl.constexpr):
+        x = tl.load(X + tl.arange(0, 16))
+        acc = tl.zeros([16], tl.float32)
+        for i in tl.range(0, n, disable_licm=OFF):
+            acc += tl.exp(x)
+        tl.store(Z + tl.arange(0, 16), acc)
+
+    def in_loop(off):
+        ir = triton.compile(k, signature="*fp32,*fp32,i32", constexprs={"OFF": off}).asm["ttir"]
+        body = ir[ir.index(" for "):]
+        return " exp " in body[:body.index("yield")]
+
+    assert not in_loop(False) and in_loop(True)
+    x = np.linspace(-1, 1, 16).astype(np.float32)
+    z = np.zeros(16, np.float32)
+    k[(1,)](x, z, 3, OFF=True)
+    np.testing.assert_allclose(z, 3 * np.exp(x), rtol=1e-6)
+
+
 def test_for_negative_constexpr_step():
     @triton.jit
     def k(Z, n):
