@@ -49,16 +49,10 @@ void split_invariant_offset(Op &op, Op &loop) {
   op.set_operand(1, inside.create(OpKind::Splat, {var}, {o->type}, {}, op.loc())->result());
 }
 
-// addptr(X, b) with b invariant and X = addptr(s, a) (possibly broadcast) with s invariant
-// and `a` not: applying b first makes addptr(s, b) invariant (the same bytes mod 2^64, each
-// offset sign-extended as before), as LLVM's LICM reassociates GEPs. A pointer tile
-// `base + rows(iv) * stride + cols` then adds its column offsets before the loop and one row
-// offset an element inside it (the seed attention's K and V copies: 20 fewer instructions
-// a K step, +2-3 % on an H200).
 // Whether the offsets `v` step by one element along the dim they vary in (an arange
 // through expand_dims / broadcast, plus an invariant splat): the columns of a row-major
 // tile. Such a pointer tile is read in runs, so a thread keeps one hoisted address a run;
-// strided offsets would keep one a element live across the loop, where recomputing them
+// strided offsets would keep one an element live across the loop, where recomputing them
 // each iteration held none.
 bool unit_steps(const Value *v) {
   const Op *d = v->def;
@@ -80,6 +74,12 @@ bool unit_steps(const Value *v) {
   }
 }
 
+// addptr(X, b) with b invariant and of unit steps, X = addptr(s, a) (possibly broadcast),
+// s invariant and `a` not: applying b first makes addptr(s, b) invariant (the same bytes
+// mod 2^64, each offset sign-extended as before), as LLVM's LICM reassociates GEPs. A pointer tile
+// `base + rows(iv) * stride + cols` then adds its column offsets before the loop and one row
+// offset an element inside it (the seed attention's K and V copies: 20 fewer instructions
+// a K step, +2-3 % on an H200).
 void reassociate_invariant_offset(Op &op, Op &loop) {
   if (op.kind() != OpKind::AddPtr || !defined_outside(op.operand(1), &loop) ||
       defined_outside(op.operand(0), &loop) || !unit_steps(op.operand(1)))
