@@ -101,6 +101,9 @@ def test_backends_and_options():
         (4, 1, 0)
     with pytest.raises(ValueError, match="power of 2"):
         be.parse_options({"num_warps": 3})
+    assert be.parse_options({"num_ctas": 2}).num_ctas == 2  # clusters on sm90
+    with pytest.raises(ValueError, match=r"num_ctas > 1 requires NVIDIA SM90\+"):
+        be.parse_options({"num_ctas": 2, "arch": "sm80"})
     assert BaseBackend.parse_attr("D") == DIV16 and BaseBackend.parse_attr("") == []
     assert tilec.runtime.driver.active.utils.get_device_properties(0)["warpSize"] == 32
 

@@ -67,6 +67,10 @@ class CUDABackend(TilecBackend):
         args.update({k: v for k, v in opts.items()
                      if k in CUDAOptions.__dataclass_fields__ and v is not None})
         cc = capability_of(args["arch"])
+        if args.get("num_ctas", 1) > 1 and cc < 90:  # Triton's check, its words
+            raise ValueError(f"num_ctas > 1 requires NVIDIA SM90+ (Hopper). Current target is "
+                             f"sm_{cc}. This configuration will fail. Please set num_ctas=1 or "
+                             f"target an SM90+ GPU.")
         if "supported_fp8_dtypes" not in args:
             fp8 = set(CUDAOptions.supported_fp8_dtypes) | ({"fp8e4nv"} if cc >= 89 else set())
             args["supported_fp8_dtypes"] = tuple(sorted(fp8))
