@@ -181,6 +181,22 @@ void lower_make_tmap(LoweringContext &c, const ir::Op &op) {
   c.set(op.result(0), {global});
 }
 
+// How many bulk groups a deferred store may leave in flight when it waits for its own
+// previous boxes: the block's other deferred stores. Each has staging of its own and
+// commits one group each time the block runs, so between two runs of this store the
+// others committed after it; any other group (a store that waits at once, one in another
+// block) only retires more. A tile's two epilogue halves thus no longer wait for the
+// first half's boxes before staging the second (tutorial 09's split epilogue).
+namespace {
+int deferred_keep(const ir::Op &op) {
+  int n = 0;
+  for (const auto &o : op.parent()->ops())
+    if (o->kind() == ir::OpKind::TmaStore && o->int_attr("defer", 0))
+      ++n;
+  return n - 1;
+}
+} // namespace
+
 // tma_store (Ops.def): every thread writes its elements where the boxes place them in
 // shared scratch (1024-byte aligned: the swizzle is a function of address bits); after a
 // proxy fence and a barrier, thread 0 stores each box and waits until they have read the
@@ -201,7 +217,7 @@ void lower_tma_store(LoweringContext &c, const ir::Op &op) {
   if (defer) { // the previous iteration's boxes have left the staging
     {
       auto g = b.guarded(c.thread0_pred());
-      simt::cp_async_bulk_wait_read(b, 0);
+      simt::cp_async_bulk_wait_read(b, deferred_keep(op));
     }
     c.smem_unknown();
     c.tma_stores_in_flight();

@@ -74,16 +74,19 @@ def simulator(monkeypatch):
 
 
 def _check_waits(ptx, deferred, stores=1, boxes=1):
-    """`stores` tma_store ops of `boxes` boxes each; deferred: a wait before each staging and
-    one right before the kernel's `ret`, none after a commit; else one after each commit."""
+    """`stores` tma_store ops of `boxes` boxes each; deferred: a wait before each staging,
+    which leaves the other stores' groups in flight (each has its own staging), and one for
+    all right before the kernel's `ret`, none after a commit; else one after each commit."""
     body = ptx[ptx.index(".entry"):]
     assert body.count(STORE) == stores * boxes
     commits = body.split("cp.async.bulk.commit_group;\n")[1:]
     assert len(commits) == stores
     after = [c.split("\n")[0].strip() for c in commits]
     if deferred:
-        assert body.count(WAIT) == stores + 1
-        assert not any(WAIT in line for line in after)
+        keep = f"cp.async.bulk.wait_group.read {stores - 1};"
+        assert body.count(keep) == stores + (stores == 1)
+        assert body.count("cp.async.bulk.wait_group.read") == stores + 1
+        assert not any("wait_group.read" in line for line in after)
         assert body[body.rindex(WAIT):].split("\n")[1].strip() == "ret;"
     else:
         assert body.count(WAIT) == stores
@@ -110,10 +113,11 @@ def test_two_stores_a_tile_on_the_simulator(simulator):
     M, N, K = 128, 128, 64
     a, b, ref = _operands(M, N, K, seed=1)
     c = np.full((M, N), np.nan, np.float16)
-    k = persistent_mm[(3,)](TensorDescriptor.from_tensor(a, [64, 32]),
+    # 4 tiles over 2 programs: a tile's halves stage while the previous tile's are in flight
+    k = persistent_mm[(2,)](TensorDescriptor.from_tensor(a, [64, 32]),
                             TensorDescriptor.from_tensor(b, [32, 64]),
                             TensorDescriptor.from_tensor(c, [64, 32]), M, N, K,
-                            BM=64, BN=64, BK=32, PROGRAMS=3, SPLIT=True, num_stages=2)
+                            BM=64, BN=64, BK=32, PROGRAMS=2, SPLIT=True, num_stages=2)
     np.testing.assert_array_equal(c, ref.astype(np.float16))
     _check_waits(k.asm["ptx"], True, stores=2)
 
