@@ -228,6 +228,17 @@ int64_t LoweringContext::scratch(const ir::Op &op, int64_t bytes) {
   return (alloc_bytes_ + 15) & ~int64_t{15};
 }
 
+void LoweringContext::uniform_if(Reg cond, const std::function<void()> &body) {
+  bool readers = smem_readers_;
+  PendingBranch skip = branch_ahead(cond, /*negate=*/true);
+  new_block("uniform_if");
+  smem_readers_ = readers;
+  body();
+  readers = smem_readers_;
+  patch(skip, new_block("uniform_endif"));
+  smem_readers_ = readers;
+}
+
 void LoweringContext::smem_before_write() {
   if (smem_readers_)
     b_.bar_sync(0);

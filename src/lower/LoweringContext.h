@@ -142,6 +142,10 @@ public:
   };
   PendingBranch branch_ahead(Reg cond, bool negate);
   void patch(PendingBranch p, simt::BlockId target);
+  // Emits `body` behind a uniform branch taken when the warp-uniform `cond` is false (the
+  // whole warp skips it). The scratch state after is what `body` left it: code that may be
+  // skipped must not be what makes scratch safe to write.
+  void uniform_if(Reg cond, const std::function<void()> &body);
   // Current source location for emitted instructions.
   void set_loc(SourceLoc l) { b_.set_loc(l); }
 
