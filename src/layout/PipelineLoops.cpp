@@ -299,7 +299,8 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
       break;
     before_dot.insert(op.get());
   }
-  LoopShift mid(loop, false, std::move(before_dot));
+  LoopShift mid(loop, false, std::move(before_dot), /*carry_caches=*/true);
+  mid.starts_from(sh);
   Builder end;
   end.set_insertion_point(std::next(first_dot->self_iterator())->get());
   Value *ok = cmp(end, "lt", mid.ahead(iv, static_cast<int>(S - 1), end), ub, loc);
@@ -328,6 +329,7 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
         select(end, wrap,
                end.create(OpKind::Xor, {phase, i32(end, 1, loc)}, {phase->type}, {}, loc)->result(),
                phase, loc));
+  mid.close(); // the once-a-tile values it carried for the copies
 
   // the top: wait for iteration i's group; the dots read their stage
   Builder top;

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "support/Diagnostics.h"
+
 namespace tilec::transforms {
 
 using namespace ir;
@@ -51,9 +53,26 @@ void copy_ops(const Block &from, Block &to, std::map<const Value *, Value *> &ma
 
 } // namespace
 
-LoopShift::LoopShift(Op &loop, bool reuse_current, std::set<const Op *> visible)
+LoopShift::LoopShift(Op &loop, bool reuse_current, std::set<const Op *> visible,
+                     bool carry_caches)
     : loop_(loop), body_(*loop.region(0)->block()), reuse_current_(reuse_current),
-      visible_(std::move(visible)) {}
+      visible_(std::move(visible)), carry_caches_(carry_caches) {}
+
+void LoopShift::close() {
+  for (auto &[arg, next] : carried_) {
+    TILEC_ASSERT(next, "LoopShift: a carried value without its next value");
+    body_.terminator()->add_operand(next);
+  }
+  carried_.clear();
+}
+
+Value *LoopShift::carry(Value *initial) {
+  loop_.add_operand(initial);
+  loop_.add_result(initial->type);
+  Value *arg = body_.add_arg(initial->type);
+  carried_.push_back({arg, nullptr});
+  return arg;
+}
 
 bool LoopShift::inside(const Value *v) const {
   const Block *b = v->def ? v->def->parent() : v->owner;
@@ -144,7 +163,9 @@ Value *LoopShift::ahead(Value *v, int d, Builder &b) {
     Op *op = v->def;
     if ((!is_pure(op->kind()) || op->num_regions() != 0) && !pure_if(op))
       return nullptr;
-    if (op->int_attr(kCacheAttr, 0) && (reuse_current_ || visible_.count(op)))
+    if (op->int_attr(kCacheAttr, 0) && carry_caches_ && d >= 1)
+      r = carried_ahead(op, v->index, d, b);
+    if (!r && op->int_attr(kCacheAttr, 0) && (reuse_current_ || visible_.count(op)))
       r = cached_ahead(op, v->index, d, b);
     if (!r)
       r = clone(op, v->index, false, d, b);
@@ -186,6 +207,64 @@ Value *LoopShift::cached_ahead(Op *op, unsigned index, int d, Builder &b) {
   copy_ops(*then, *c->region(1)->ensure_block(), map);
   for (size_t i = 0; i < op->num_results(); ++i)
     memo_[{op->result(i), false, d}] = c->result(i);
+  return c->result(index);
+}
+
+// Carried: the inputs and results of the `if` at iteration i + d - 1 (from the start:
+// those of iteration d - 1). The results at i + d are the carried ones when the inputs
+// are the same, else the then-region's on the new inputs; both go on to the next
+// iteration.
+Value *LoopShift::carried_ahead(Op *op, unsigned index, int d, Builder &b) {
+  const Block *then = op->region(0)->block();
+  SourceLoc loc = op->loc();
+  std::map<const Value *, Value *> map;
+  std::vector<std::pair<const Value *, Value *>> varying; // (input, its value at i + d)
+  for (const auto &in : then->ops())
+    for (Value *o : in->operands()) {
+      if ((o->def && o->def->parent() == then) || map.count(o))
+        continue;
+      Value *x = ahead(o, d, b);
+      if (!x || (inside(o) && (o->type.is_tile() || o->type.is_ptr())))
+        return nullptr; // compared below: scalar numbers only
+      map[o] = x;
+      if (inside(o))
+        varying.push_back({o, x});
+    }
+  if (varying.empty())
+    return nullptr;
+  Builder pre;
+  pre.set_insertion_point(&loop_);
+  std::vector<Value *> first; // the inputs and results at iteration d - 1
+  for (auto &[o, x] : varying)
+    first.push_back(start_->from_start(const_cast<Value *>(o), d - 1, pre));
+  for (size_t i = 0; i < op->num_results(); ++i)
+    first.push_back(start_->from_start(op->result(i), d - 1, pre));
+  for (Value *f : first)
+    if (!f)
+      return nullptr;
+  size_t at = carried_.size();
+  std::vector<Value *> prev;
+  for (Value *f : first)
+    prev.push_back(carry(f));
+  Value *same = nullptr;
+  for (size_t j = 0; j < varying.size(); ++j) {
+    Value *eq = b.create(OpKind::Cmp, {varying[j].second, prev[j]}, {Type(DType::I1)},
+                         {{"pred", std::string("eq")}}, loc)
+                    ->result();
+    same = same ? b.create(OpKind::And, {same, eq}, {eq->type}, {}, loc)->result() : eq;
+    carried_[at + j].second = varying[j].second;
+  }
+  std::vector<Type> types;
+  std::vector<Value *> kept(prev.begin() + static_cast<long>(varying.size()), prev.end());
+  for (size_t i = 0; i < op->num_results(); ++i)
+    types.push_back(op->result(i)->type);
+  Op *c = b.create(OpKind::If, {same}, types, {}, loc, 2);
+  Builder(c->region(0)->ensure_block()).create(OpKind::Yield, kept, {}, {}, loc);
+  copy_ops(*then, *c->region(1)->ensure_block(), map);
+  for (size_t i = 0; i < op->num_results(); ++i) {
+    memo_[{op->result(i), false, d}] = c->result(i);
+    carried_[at + varying.size() + i].second = c->result(i);
+  }
   return c->result(index);
 }
 

@@ -10,6 +10,8 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "ir/IR.h"
 
@@ -19,7 +21,11 @@ namespace tilec::transforms {
 // the region's inputs, the else-region yielding the previous iteration's (a cache: a
 // flattened loop's once-a-tile prologue, FlattenLoops.h). Ahead of the current iteration
 // they are recomputed only when an input differs (one branch), not through the chain of
-// earlier iterations' `if`s.
+// earlier iterations' `if`s. With `carry_caches`, the comparison is with the inputs of
+// the iteration before the shifted one, carried with its results: d iterations ahead of
+// a once-a-tile prologue, it recomputes once a tile, not on each of the d iterations
+// whose shifted tile differs from the current one (tutorial 09: 2 of a tile's 8 K steps),
+// and the current iteration's `if` is left to those who read it.
 inline constexpr const char *kCacheAttr = "cache";
 
 class LoopShift {
@@ -29,7 +35,15 @@ public:
   // recomputed (the ops are emitted before it is defined, e.g. at the top of the body).
   // `visible`: body ops whose results may be used as they are in the current iteration
   // even without reuse_current (those before the insertion point).
-  LoopShift(ir::Op &loop, bool reuse_current, std::set<const ir::Op *> visible = {});
+  LoopShift(ir::Op &loop, bool reuse_current, std::set<const ir::Op *> visible = {},
+            bool carry_caches = false);
+
+  // With carry_caches: appends the yields of the values it carried (after the caller's
+  // own carried values, which it must have added to the body before any `ahead`).
+  void close();
+  // The carried values' initial ones through `other`'s from_start (which may have them
+  // already: the prologue's copies of a ring), not recomputed before the loop.
+  void starts_from(LoopShift &other) { start_ = &other; }
 
   // Whether `v` can be recomputed for any iteration: it depends on the body only through
   // pure ops without regions, the induction variable and carried values whose yields are
@@ -51,6 +65,9 @@ private:
   // a kCacheAttr `if` d >= 1 iterations ahead, its current results visible; null when its
   // inputs are not scalar numbers
   ir::Value *cached_ahead(ir::Op *op, unsigned index, int d, ir::Builder &b);
+  // the same with the carried comparison (carry_caches); null when it does not apply
+  ir::Value *carried_ahead(ir::Op *op, unsigned index, int d, ir::Builder &b);
+  ir::Value *carry(ir::Value *initial); // a new carried value, yielded at close()
 
   ir::Op &loop_;
   ir::Block &body_;
@@ -58,6 +75,9 @@ private:
   std::set<const ir::Op *> visible_;
   std::map<std::tuple<ir::Value *, bool, int>, ir::Value *> memo_; // (v, from start, d)
   std::map<ir::Value *, bool> ok_;
+  bool carry_caches_;
+  LoopShift *start_ = this;
+  std::vector<std::pair<ir::Value *, ir::Value *>> carried_; // (body arg, its next value)
 };
 
 } // namespace tilec::transforms

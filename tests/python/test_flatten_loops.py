@@ -101,6 +101,30 @@ def test_tma_nest_on_the_simulator(simulator, M, N, K, P, split):
     _check_flattened(k)
 
 
+def test_tile_values_are_recomputed_once_a_tile(simulator):
+    """The copies S - 1 = 2 steps ahead recompute the tile's values (pm, pn: a div and a
+    rem) when the shifted tile differs from the one before it, carried with its values
+    (LoopShift carry_caches), not when it differs from the current tile: the loop holds
+    that recompute and the epilogue's, and the current step's caching `if` is gone."""
+    M, N, K, P = 128, 192, 96, 4
+    a, b, ref = _operands(M, N, K, seed=7)
+    c = np.full((M, N), np.nan, np.float16)
+    k = flat_tma[(P,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                       TensorDescriptor.from_tensor(b, [32, 64]),
+                       TensorDescriptor.from_tensor(c, [64, 64]), M, N, K,
+                       BM=64, BN=64, BK=32, PROGRAMS=P, SPLIT=False, num_stages=3)
+    np.testing.assert_array_equal(c, ref)
+    ir = k.asm["pipeline-loops"]
+    loop = ir[ir.index("{flattened = 1}"):]
+    loop = loop[:loop.index("\n    }\n")]  # up to the flattened loop's end
+    assert "cache = 1" not in loop
+    assert len(re.findall(r"= div ", loop)) == 2 and len(re.findall(r"= rem ", loop)) == 2
+    ahead = re.search(r"= cmp (%\d+), (%\d+) \{pred = \"eq\"\} : i32 -> i1\n\s+%\d+:2 = if", loop)
+    assert ahead, "the shifted tile compared with the carried one"
+    carried = re.search(r"\^bb\(([^)]*)\)", loop).group(1)
+    assert ahead.group(2) in carried
+
+
 def test_no_k_step_runs_the_nest_as_written(simulator):
     """The kernel's K is 0 (its descriptors have columns): the versioned nest runs, each
     tile's epilogue storing zeros."""
