@@ -58,7 +58,7 @@ std::optional<Nest> match(Op &outer) {
   walk(n.inner, [&](Op *op) {
     tma_only = tma_only && (op->kind() != OpKind::Load || op->int_attr("tma", 0));
   });
-  if (!tma_only)
+  if (!tma_only && env::get(env::Var::Flatten) != "all")
     return std::nullopt;
   for (size_t i = 3; i < n.inner->num_operands(); ++i) { // carried: a zero to start from
     const Type &t = n.inner->operand(i)->type;

@@ -139,14 +139,21 @@ def test_no_k_step_runs_the_nest_as_written(simulator):
     _check_flattened(k)
 
 
-# the K loop reads through pointers: left as written (FlattenLoops.h), still correct
-@pytest.mark.parametrize("M,N,K,P", [(128, 192, 96, 4), (96, 80, 72, 2), (64, 64, 0, 2)])
-def test_pointer_nest_stays_as_written(simulator, M, N, K, P):
+# the K loop reads through pointers: left as written (FlattenLoops.h), still correct;
+# TILEC_FLATTEN=all flattens it too (cp.async rings across tiles), for an A/B
+@pytest.mark.parametrize("M,N,K,P", [(128, 192, 96, 4), (96, 80, 72, 2), (64, 64, 0, 2),
+                                     (128, 128, 16, 3)])
+@pytest.mark.parametrize("flatten", ["1", "all"])
+def test_pointer_nest(simulator, monkeypatch, M, N, K, P, flatten):
+    monkeypatch.setenv("TILEC_FLATTEN", flatten)
     a, b, ref = _operands(M, N, K, seed=7 + K)
     c = np.full((M, N), np.nan, np.float16)
     k = flat_ptr[(P,)](a, b, c, M, N, K, BM=64, BN=64, BK=32, PROGRAMS=P, num_stages=3)
     np.testing.assert_array_equal(c, ref)
-    assert "flattened" not in k.asm["flatten-loops"]
+    if flatten == "all":
+        assert "flattened = 1" in k.asm["flatten-loops"]
+    else:
+        assert "flattened" not in k.asm["flatten-loops"]
 
 
 def test_a_gpu_kernels_stage_ir_is_recompiled_with_its_tma(simulator, monkeypatch):
