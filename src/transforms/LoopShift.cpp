@@ -53,8 +53,7 @@ void copy_ops(const Block &from, Block &to, std::map<const Value *, Value *> &ma
 
 } // namespace
 
-LoopShift::LoopShift(Op &loop, bool reuse_current, std::set<const Op *> visible,
-                     bool carry_caches)
+LoopShift::LoopShift(Op &loop, bool reuse_current, std::set<const Op *> visible, bool carry_caches)
     : loop_(loop), body_(*loop.region(0)->block()), reuse_current_(reuse_current),
       visible_(std::move(visible)), carry_caches_(carry_caches) {}
 

@@ -99,3 +99,84 @@ TEST(LoopShift, WithoutReuseTheCurrentIterationIsRecomputed) {
   EXPECT_EQ(p1->def->operand(0), f.p);
   ir::verify(*f.m);
 }
+
+namespace {
+
+// A flattened loop's once-a-tile prologue: t = i / 4 (the tile), its value v = t * 16
+// computed in a caching `if` when the step starts a tile (r == 0), else carried.
+const char *kCached = R"(tt.func @k(%a: ptr<i32>, %n: i32) {
+  %0 = constant {value = 0} : i32
+  %1 = constant {value = 1} : i32
+  %2 = constant {value = 4} : i32
+  %3 = constant {value = 16} : i32
+  %4:1 = for %0, %n, %1, %0 : i32, i32, i32, i32 -> i32 {
+  ^bb(%i: i32, %v: i32):
+    %t = div %i, %2 : i32
+    %r = rem %i, %2 : i32
+    %z = cmp %r, %0 {pred = "eq"} : i32 -> i1
+    %c = if %z {cache = 1} : i1 -> i32 {
+      %m = mul %t, %3 : i32
+      yield %m
+    } {
+      yield %v
+    }
+    %q = addptr %a, %c : ptr<i32>, i32 -> ptr<i32>
+    store %q, %i
+    yield %c
+  }
+  return
+}
+)";
+
+} // namespace
+
+// carry_caches: two steps ahead, the `if` compares t(i + 2) with a carried t (that of
+// step i + 1; before the loop, step 1's) and yields the carried value when equal; both go
+// on to the next step at close(), after the caller's own carried values.
+TEST(LoopShift, CarriedCacheComparesWithTheStepBefore) {
+  auto m = ir::parse_module(kCached);
+  ir::Op *loop = nullptr;
+  for (auto &op : m->functions[0]->entry()->ops())
+    if (op->kind() == ir::OpKind::For)
+      loop = op.get();
+  ir::Block *body = loop->region(0)->block();
+  ir::Value *c = nullptr;
+  for (auto &op : body->ops())
+    if (op->kind() == ir::OpKind::If)
+      c = op->result();
+  size_t args = body->num_args(), inits = loop->num_operands();
+  transforms::LoopShift prologue(*loop, true);
+  transforms::LoopShift sh(*loop, false, {}, /*carry_caches=*/true);
+  sh.starts_from(prologue);
+  ir::Value *own = body->add_arg(ir::Type(ir::DType::I32)); // the caller's carried value
+  loop->add_operand(loop->operand(0));
+  loop->add_result(ir::Type(ir::DType::I32));
+  ir::Builder end;
+  end.set_insertion_point(body->terminator());
+  ir::Value *c2 = sh.ahead(c, 2, end);
+  ASSERT_TRUE(c2 && c2->def && c2->def->kind() == ir::OpKind::If);
+  EXPECT_FALSE(c2->def->int_attr("cache", 0)); // its own cache, not the current step's
+  // carried: t and c of the step before, after the caller's value
+  ASSERT_EQ(body->num_args(), args + 3);
+  ir::Value *prev_t = body->arg(args + 1), *prev_c = body->arg(args + 2);
+  const ir::Op *same = c2->def->operand(0)->def;
+  ASSERT_TRUE(same && same->kind() == ir::OpKind::Cmp);
+  EXPECT_EQ(same->operand(1), prev_t);
+  const ir::Op *then_yield = c2->def->region(0)->block()->terminator();
+  EXPECT_EQ(then_yield->operand(0), prev_c);
+  // the initial ones come from before the loop (step 1: t = 1 / 4, c through the chain)
+  EXPECT_EQ(loop->num_operands(), inits + 3);
+  for (size_t k = inits + 1; k < inits + 3; ++k) {
+    const ir::Value *init = loop->operand(k);
+    ASSERT_TRUE(init->def);
+    EXPECT_EQ(init->def->parent(), m->functions[0]->entry());
+  }
+  body->terminator()->add_operand(own); // the caller's yield first
+  sh.close();
+  const ir::Op *y = body->terminator();
+  ASSERT_EQ(y->num_operands(), args + 2); // the original yield, own, t(i + 2), c(i + 2)
+  EXPECT_EQ(y->operand(args - 1), own);
+  EXPECT_EQ(y->operand(args), same->operand(0));
+  EXPECT_EQ(y->operand(args + 1), c2);
+  ir::verify(*m);
+}
