@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import weakref
 
-from . import _C, _args, _fastpath, _hooks, _jit_cache, _sources
+from . import _C, _args, _fastpath, _hooks, _introspect, _jit_cache, _options, _sources, knobs
 from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._tensors import TensorWrapper
 # The compile step and the kernel it gives live in the compiler package; their names stay
 # importable from here, where tests and benchmarks have always found them.
-from .compiler.gpu import GpuCompiledKernel, compile_launch, launch_arguments, set_ptx_generator
+from .compiler.gpu import (GpuCompiledKernel, compile_launch, compile_specs, launch_arguments,
+                           set_ptx_generator)
 from .language import core
 from .tools.tensor_descriptor import TensorDescriptor
 
@@ -204,6 +205,25 @@ def _always_compile() -> bool:
     return _C.env_flag("TILEC_ALWAYS_COMPILE")
 
 
+def _other_target(device_arch, target, num_ctas, warmup):
+    """The ptxas architecture of a launch's `arch=` (or TRITON_OVERRIDE_ARCH) when it is not
+    the device's, else None; Triton's num_ctas check on the target either way. A kernel for
+    another GPU is only compiled (warmup), as its cubin would not load on this one."""
+    cc = _options.capability_of(target) if target else \
+        _options.capability_of(device_arch)
+    _options.check_num_ctas(num_ctas, cc)
+    if not target:
+        return None
+    c, specific = _introspect.parse_target(f"cuda:{cc}")  # as Triton compiles for it
+    arch = f"sm_{c}{'a' if specific else ''}"
+    if arch == device_arch:
+        return None
+    if not warmup:
+        raise ValueError(f"arch={target!r}: a kernel compiled for {arch} cannot run on this "
+                         f"GPU ({device_arch}); compile it with warmup(..., arch=...)")
+    return arch
+
+
 def run(jitfn, grid, warmup, args, kwargs):
     """JITFunction.run for launches with GPU arguments. With TILEC_ALWAYS_COMPILE=1 (read
     when the launch gets here) the in-memory caches and the fast path are bypassed too."""
@@ -220,6 +240,8 @@ def run(jitfn, grid, warmup, args, kwargs):
     attrs = {k: kw.get(k) for k in LAUNCH_ATTRIBUTES if k not in jitfn._index}
     if "num_ctas" not in jitfn._index:  # scales the scratch request only (one CTA a program)
         attrs["num_ctas"] = kw.get("num_ctas")
+    target = (kw.get("arch") if "arch" not in jitfn._index else None) or \
+        knobs.runtime.override_arch  # Triton's arch option, TRITON_OVERRIDE_ARCH
     options = jitfn._options(kw)
     values = list(jitfn._bind(args, kw))
     ok, why = _C.gpu_driver_available()
@@ -230,15 +252,20 @@ def run(jitfn, grid, warmup, args, kwargs):
     info = _C.gpu_classify(values, jitfn.arg_names)
     specs, keys, device = _specialize(jitfn, values, info)
     arch = _C.gpu_device_arch(device)
+    other = _other_target(arch, target, attrs.get("num_ctas"), warmup)
+    if other:
+        arch = other
     ck = (tuple(keys), options, arch)
     kernels = jitfn.__dict__.setdefault("_gpu_kernels", {})  # in-memory, by specialisation
     kernel = None if always else kernels.get(ck)
     if kernel is None:  # compiled into _gpu_kernels, through Triton's compile hooks
-        kernel = _jit_cache.compile(
-            jitfn, ck, options, device, warmup,
-            lambda: compile_launch(jitfn, specs, keys, options, arch, device), values)
+        build = (lambda: compile_specs(jitfn, specs, options, arch)) if other else \
+            (lambda: compile_launch(jitfn, specs, keys, options, arch, device))
+        kernel = _jit_cache.compile(jitfn, ck, options, device, warmup, build, values)
         if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
             return None
+    if other:  # compiled for another GPU: never on the fast path, never launched here
+        return kernel
     if jitfn.used_global_vals:
         _sources.check_globals(jitfn)
     # the fast path keys enable_fp_fusion's default by TRITON_DEFAULT_FP_FUSION: a kernel

@@ -8,6 +8,7 @@ by value, and equal to the plain tuple with the same fields in this order."""
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple, Optional
 
 
@@ -31,4 +32,23 @@ class CompileOptions(NamedTuple):
                 + ("" if self.enable_reflect_ftz else ";reflect_ftz=0"))
 
 
-__all__ = ["CompileOptions"]
+def capability_of(arch) -> int:
+    """90 for "sm90" or "sm90a" (Triton's spelling of its `arch` option and of
+    TRITON_OVERRIDE_ARCH), "sm_90a" (tilec's) or 90."""
+    if isinstance(arch, int) and not isinstance(arch, bool) and arch > 0:
+        return arch
+    m = re.fullmatch(r"sm_?(\d+)a?", arch) if isinstance(arch, str) else None
+    if not m:
+        raise ValueError(f"arch must look like 'sm90', got {arch!r}")
+    return int(m.group(1))
+
+
+def check_num_ctas(num_ctas, cc: int) -> None:
+    """Triton's check (its words): a cluster of CTAs needs Hopper."""
+    if num_ctas is not None and num_ctas > 1 and cc < 90:
+        raise ValueError(f"num_ctas > 1 requires NVIDIA SM90+ (Hopper). Current target is "
+                         f"sm_{cc}. This configuration will fail. Please set num_ctas=1 or "
+                         f"target an SM90+ GPU.")
+
+
+__all__ = ["CompileOptions", "capability_of", "check_num_ctas"]

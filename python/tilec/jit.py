@@ -14,7 +14,7 @@ import textwrap
 from . import _C, _args, _gpu, _hooks, _interpret, _jit_cache, _sources, _utils, knobs
 from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._interface import KernelInterface, Variant
-from ._options import CompileOptions
+from ._options import CompileOptions, capability_of, check_num_ctas
 from ._tensors import MockTensor
 from .compiler import CompiledKernel, compile_kernel
 from .errors import LaunchOptionError
@@ -23,7 +23,7 @@ from .language import core
 # Launch keywords that configure the compilation rather than bind a parameter.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
                   "enable_reflect_ftz", "launch_cooperative_grid", "launch_pdl", "stream",
-                  "extern_libs")
+                  "extern_libs", "arch")
 # (LAUNCH_ATTRIBUTES, _grid.py: those the GPU launch passes to the driver.)
 
 
@@ -309,6 +309,7 @@ class JITFunction(JITCallable, KernelInterface):
         """The compile options of a launch, popping launch options out of kwargs."""
         num_warps, num_stages, debug = 4, 3, self.debug
         fp_fusion, maxnreg, reflect_ftz = None, None, True
+        num_ctas = kwargs.get("num_ctas") if "num_ctas" not in self._index else None
         if kwargs:
             for k in LAUNCH_OPTIONS:
                 if k in kwargs and k not in self._index:
@@ -330,6 +331,8 @@ class JITFunction(JITCallable, KernelInterface):
                         maxnreg = v
                     elif k == "extern_libs" and v is not None:
                         _check_extern_libs(v)
+                    elif k == "arch" and v is not None:  # the GPU target (_gpu.run)
+                        check_num_ctas(num_ctas, capability_of(v))
                     elif k in LAUNCH_ATTRIBUTES and v is not None and not isinstance(v, int):
                         raise TypeError(f"{k} must be a bool, got {type(v).__name__}")
             bad = _C.launch_options_error(num_warps, num_stages, maxnreg or 0)

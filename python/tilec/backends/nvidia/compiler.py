@@ -7,10 +7,10 @@ end adds (`add_stages`) have no counterpart: tilec's stages are C++ passes."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Optional
 
 from ... import _C, knobs
+from ..._options import capability_of, check_num_ctas
 from ..compiler import GPUTarget, OptionsBase, TilecBackend
 
 
@@ -41,14 +41,6 @@ class CUDAOptions(OptionsBase):
     instrumentation_mode: str = ""
 
 
-def capability_of(arch: str) -> int:
-    """90 for "sm90" (Triton's spelling of an options.arch)."""
-    m = re.fullmatch(r"sm(\d+)a?", str(arch))
-    if not m:
-        raise ValueError(f"arch must look like 'sm90', got {arch!r}")
-    return int(m.group(1))
-
-
 class CUDABackend(TilecBackend):
     binary_ext = "cubin"
 
@@ -67,10 +59,7 @@ class CUDABackend(TilecBackend):
         args.update({k: v for k, v in opts.items()
                      if k in CUDAOptions.__dataclass_fields__ and v is not None})
         cc = capability_of(args["arch"])
-        if args.get("num_ctas", 1) > 1 and cc < 90:  # Triton's check, its words
-            raise ValueError(f"num_ctas > 1 requires NVIDIA SM90+ (Hopper). Current target is "
-                             f"sm_{cc}. This configuration will fail. Please set num_ctas=1 or "
-                             f"target an SM90+ GPU.")
+        check_num_ctas(args.get("num_ctas", 1), cc)
         if "supported_fp8_dtypes" not in args:
             fp8 = set(CUDAOptions.supported_fp8_dtypes) | ({"fp8e4nv"} if cc >= 89 else set())
             args["supported_fp8_dtypes"] = tuple(sorted(fp8))
