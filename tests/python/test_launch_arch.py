@@ -85,3 +85,16 @@ def test_on_the_cpu_arch_is_checked_and_runs():
         scale[(1,)](x, y, 100, B=128, arch="sm80", num_ctas=2)
     with pytest.raises(ValueError, match="arch must look like 'sm90'"):
         scale[(1,)](x, y, 100, B=128, arch="gfx942")
+
+
+def test_after_fast_launches_arch_still_applies(fake_gpu):  # noqa: F811
+    launches, compiles = fake_gpu
+    x, y, _ = tensors()
+    for _ in range(3):  # the C++ fast path takes the later ones
+        scale[(1,)](x, y, 100, B=128)
+    assert len(launches) == 3 and len(compiles) <= 1  # (compiled by an earlier test)
+    with pytest.raises(ValueError, match="cannot run on this GPU"):
+        scale[(1,)](x, y, 100, B=128, arch="sm80")
+    with pytest.raises(ValueError, match=r"num_ctas > 1 requires NVIDIA SM90\+"):
+        scale[(1,)](x, y, 100, B=128, arch="sm80", num_ctas=2)
+    assert len(launches) == 3
