@@ -82,6 +82,7 @@ struct Table {
     add_math_builtins(defs);
     add_linalg_builtins(defs);
     add_reduce_builtins(defs);
+    add_map_elementwise_builtins(defs);
     add_python_builtins(defs);
     add_random_builtins(defs);
     add_block_ptr_builtins(defs);

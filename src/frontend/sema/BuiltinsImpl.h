@@ -115,6 +115,7 @@ void add_memory_builtins(std::vector<Def> &t);  // BuiltinsMemory.cpp
 void add_math_builtins(std::vector<Def> &t);    // BuiltinsMath.cpp
 void add_linalg_builtins(std::vector<Def> &t);  // BuiltinsLinalg.cpp
 void add_reduce_builtins(std::vector<Def> &t);  // BuiltinsReduce.cpp
+void add_map_elementwise_builtins(std::vector<Def> &t); // BuiltinsMapElementwise.cpp
 void add_python_builtins(std::vector<Def> &t);  // BuiltinsPython.cpp
 void add_random_builtins(std::vector<Def> &t);  // BuiltinsRandom.cpp
 void add_block_ptr_builtins(std::vector<Def> &t); // BuiltinsBlockPtr.cpp

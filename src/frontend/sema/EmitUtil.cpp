@@ -265,13 +265,6 @@ std::pair<Value *, Value *> broadcast_pair(Emitter &e, Value *a, Value *b, Sourc
 }
 
 namespace {
-// Restores the builder's insertion point when the region is done (or on error).
-struct InsertionGuard {
-  Emitter &e;
-  ir::Builder saved;
-  explicit InsertionGuard(Emitter &em) : e(em), saved(em.builder()) {}
-  ~InsertionGuard() { e.builder() = saved; }
-};
 
 ir::Op *make_combiner_op(Emitter &e, OpKind kind, const std::vector<Value *> &inputs,
                          std::vector<Type> results, std::vector<ir::NamedAttr> attrs,
@@ -283,7 +276,7 @@ ir::Op *make_combiner_op(Emitter &e, OpKind kind, const std::vector<Value *> &in
     for (Value *in : inputs)
       args.push_back(b->add_arg(in->type.element()));
   try {
-    InsertionGuard guard(e);
+    InsertionScope guard(e);
     e.builder().set_insertion_point_to_end(b);
     std::vector<Value *> ys = combine(args);
     TILEC_ASSERT(ys.size() == inputs.size(), "combiner yields the wrong number of values");

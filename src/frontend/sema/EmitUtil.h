@@ -70,6 +70,16 @@ std::pair<ir::Value *, ir::Value *> binary_operands(Emitter &e, const Val &a, co
                                                     bool arithmetic, bool div_or_mod,
                                                     SourceLoc loc);
 
+// Restores the emitter's insertion point when a region is done (or on error).
+struct InsertionScope {
+  Emitter &e;
+  ir::Builder saved;
+  explicit InsertionScope(Emitter &em) : e(em), saved(em.builder()) {}
+  ~InsertionScope() { e.builder() = saved; }
+  InsertionScope(const InsertionScope &) = delete;
+  InsertionScope &operator=(const InsertionScope &) = delete;
+};
+
 // Builds a reduce or scan op over `inputs` along `axis`. `combine` receives the region's
 // block arguments (acc1..accN, x1..xN, scalars) with the builder inside the region and
 // returns the N values to yield. Returns the op (its results are the reductions).
