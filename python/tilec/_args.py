@@ -261,6 +261,8 @@ def _ckey(v):
         return ("dtype", v.ir_type if v.unsupported_reason() is None else v.name)
     if _is_jit(v):
         return _jit_key(v)
+    if getattr(v, "_tilec_builtin", None):
+        return ("builtin", v._tilec_builtin)
     if is_named_tuple_class(v):
         return ("namedtuple-class", v.__qualname__, tuple(v._fields))
     return (type(v).__name__, v)
@@ -275,8 +277,8 @@ def constexpr_value(name: str, v):
     if isinstance(v, core.constexpr):
         v = v.value
     if v is None or isinstance(v, (bool, int, float, str, core.dtype)) or _is_jit(v) or \
-            is_named_tuple_class(v):
-        return v
+            is_named_tuple_class(v) or getattr(v, "_tilec_builtin", None):
+        return v  # (a builtin: `func=tl.extra.cuda.globaltimer`, as Triton takes it)
     if isinstance(v, np.generic) and not isinstance(v, np.ndarray):
         return v.item()
     if is_named_tuple(v):

@@ -270,9 +270,14 @@ def to_global(v, resolve_jit):
     if _is_breakpoint(v):  # pdb.set_trace / breakpoint: a stop of the kernel debugger
         return _C.BuiltinRef("builtins.breakpoint")
     if getattr(v, "_tilec_builtin", None):  # `from tilec.language import load` style
-        name = v._tilec_builtin  # "load", "math.exp" (= exp), "libdevice.exp" (its own)
-        return _C.BuiltinRef(name if _stubs.has_own_namespace(name) else name.rsplit(".", 1)[-1])
+        return _builtin_ref(v)
     return _C.Unsupported(_describe(v))
+
+
+def _builtin_ref(v):
+    """A language builtin's stub as the compiler names it."""
+    name = v._tilec_builtin  # "load", "math.exp" (= exp), "libdevice.exp" (its own)
+    return _C.BuiltinRef(name if _stubs.has_own_namespace(name) else name.rsplit(".", 1)[-1])
 
 
 def constexpr_result(v):
@@ -331,6 +336,8 @@ def _wire(v):
         return function_source(v.jit_function)
     if _args.is_named_tuple_class(v):
         return named_tuple_type(v)
+    if getattr(v, "_tilec_builtin", None):  # `func=tl.extra.cuda.globaltimer`
+        return _builtin_ref(v)
     return v
 
 
