@@ -173,26 +173,45 @@ Value *LoopShift::ahead(Value *v, int d, Builder &b) {
   return r;
 }
 
-Value *LoopShift::cached_ahead(Op *op, unsigned index, int d, Builder &b) {
+bool LoopShift::shifted_inputs(Op *op, int d, Builder &b, std::map<const Value *, Value *> &map,
+                               std::vector<std::pair<Value *, Value *>> &varying) {
   const Block *then = op->region(0)->block();
-  SourceLoc loc = op->loc();
-  Value *same = nullptr;
-  std::map<const Value *, Value *> map;
   for (const auto &in : then->ops())
     for (Value *o : in->operands()) {
       if ((o->def && o->def->parent() == then) || map.count(o))
         continue;
       Value *x = ahead(o, d, b);
       if (!x || (inside(o) && (o->type.is_tile() || o->type.is_ptr())))
-        return nullptr; // compared below: scalar numbers only
+        return false; // compared: scalar numbers only
       map[o] = x;
-      if (!inside(o))
-        continue;
-      Value *eq =
-          b.create(OpKind::Cmp, {x, o}, {Type(DType::I1)}, {{"pred", std::string("eq")}}, loc)
-              ->result();
-      same = same ? b.create(OpKind::And, {same, eq}, {eq->type}, {}, loc)->result() : eq;
+      if (inside(o))
+        varying.push_back({o, x});
     }
+  return true;
+}
+
+namespace {
+// x0 == y0 && x1 == y1 && ...
+Value *all_equal(Builder &b, const std::vector<std::pair<Value *, Value *>> &xy, SourceLoc loc) {
+  Value *same = nullptr;
+  for (auto &[x, y] : xy) {
+    Value *eq =
+        b.create(OpKind::Cmp, {x, y}, {Type(DType::I1)}, {{"pred", std::string("eq")}}, loc)
+            ->result();
+    same = same ? b.create(OpKind::And, {same, eq}, {eq->type}, {}, loc)->result() : eq;
+  }
+  return same;
+}
+} // namespace
+
+Value *LoopShift::cached_ahead(Op *op, unsigned index, int d, Builder &b) {
+  const Block *then = op->region(0)->block();
+  SourceLoc loc = op->loc();
+  std::map<const Value *, Value *> map;
+  std::vector<std::pair<Value *, Value *>> varying; // (input, its value at i + d)
+  if (!shifted_inputs(op, d, b, map, varying))
+    return nullptr;
+  Value *same = all_equal(b, varying, loc);
   if (!same) // nothing it reads changes in the loop
     return op->result(index);
   std::vector<Type> types;
@@ -217,25 +236,16 @@ Value *LoopShift::carried_ahead(Op *op, unsigned index, int d, Builder &b) {
   const Block *then = op->region(0)->block();
   SourceLoc loc = op->loc();
   std::map<const Value *, Value *> map;
-  std::vector<std::pair<const Value *, Value *>> varying; // (input, its value at i + d)
-  for (const auto &in : then->ops())
-    for (Value *o : in->operands()) {
-      if ((o->def && o->def->parent() == then) || map.count(o))
-        continue;
-      Value *x = ahead(o, d, b);
-      if (!x || (inside(o) && (o->type.is_tile() || o->type.is_ptr())))
-        return nullptr; // compared below: scalar numbers only
-      map[o] = x;
-      if (inside(o))
-        varying.push_back({o, x});
-    }
+  std::vector<std::pair<Value *, Value *>> varying; // (input, its value at i + d)
+  if (!shifted_inputs(op, d, b, map, varying))
+    return nullptr;
   if (varying.empty())
     return nullptr;
   Builder pre;
   pre.set_insertion_point(&loop_);
   std::vector<Value *> first; // the inputs and results at iteration d - 1
   for (auto &[o, x] : varying)
-    first.push_back(start_->from_start(const_cast<Value *>(o), d - 1, pre));
+    first.push_back(start_->from_start(o, d - 1, pre));
   for (size_t i = 0; i < op->num_results(); ++i)
     first.push_back(start_->from_start(op->result(i), d - 1, pre));
   for (Value *f : first)
@@ -245,14 +255,12 @@ Value *LoopShift::carried_ahead(Op *op, unsigned index, int d, Builder &b) {
   std::vector<Value *> prev;
   for (Value *f : first)
     prev.push_back(carry(f));
-  Value *same = nullptr;
+  std::vector<std::pair<Value *, Value *>> now_prev;
   for (size_t j = 0; j < varying.size(); ++j) {
-    Value *eq = b.create(OpKind::Cmp, {varying[j].second, prev[j]}, {Type(DType::I1)},
-                         {{"pred", std::string("eq")}}, loc)
-                    ->result();
-    same = same ? b.create(OpKind::And, {same, eq}, {eq->type}, {}, loc)->result() : eq;
+    now_prev.push_back({varying[j].second, prev[j]});
     carried_[at + j].second = varying[j].second;
   }
+  Value *same = all_equal(b, now_prev, loc);
   std::vector<Type> types;
   std::vector<Value *> kept(prev.begin() + static_cast<long>(varying.size()), prev.end());
   for (size_t i = 0; i < op->num_results(); ++i)

@@ -68,6 +68,12 @@ private:
   // the same with the carried comparison (carry_caches); null when it does not apply
   ir::Value *carried_ahead(ir::Op *op, unsigned index, int d, ir::Builder &b);
   ir::Value *carry(ir::Value *initial); // a new carried value, yielded at close()
+  // the values `op`'s then-region reads from outside it, d iterations ahead, into `map`;
+  // those defined in the body also into `varying` (input, shifted); false when one is not
+  // a recomputable scalar number
+  bool shifted_inputs(ir::Op *op, int d, ir::Builder &b,
+                      std::map<const ir::Value *, ir::Value *> &map,
+                      std::vector<std::pair<ir::Value *, ir::Value *>> &varying);
 
   ir::Op &loop_;
   ir::Block &body_;
