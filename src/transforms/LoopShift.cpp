@@ -195,9 +195,8 @@ namespace {
 Value *all_equal(Builder &b, const std::vector<std::pair<Value *, Value *>> &xy, SourceLoc loc) {
   Value *same = nullptr;
   for (auto &[x, y] : xy) {
-    Value *eq =
-        b.create(OpKind::Cmp, {x, y}, {Type(DType::I1)}, {{"pred", std::string("eq")}}, loc)
-            ->result();
+    Value *eq = b.create(OpKind::Cmp, {x, y}, {Type(DType::I1)}, {{"pred", std::string("eq")}}, loc)
+                    ->result();
     same = same ? b.create(OpKind::And, {same, eq}, {eq->type}, {}, loc)->result() : eq;
   }
   return same;
