@@ -198,6 +198,80 @@ def test_broadcast_inputs_nested_ifs_and_calls(backend):
     np.testing.assert_array_equal(z, _ref_clamp_sum(x[:, None], y[None, :]))
 
 
+@triton.jit
+def count_to(x):  # a trip count of the element's own: x iterations (none for x <= 0)
+    r = 0
+    for i in range(x):
+        r += i + 1
+    return r
+
+
+@triton.jit
+def count_down_by(x, s):  # per-element bounds and step, counting down
+    r = 0
+    for i in range(x, 0, -s):
+        r = r * 2 + i
+    return r
+
+
+@triton.jit
+def log2_floor(x):  # a while loop with a per-element condition
+    n = 0
+    while x > 1:
+        x = x // 2
+        n += 1
+    return n
+
+
+@triton.jit
+def collatz_steps(x):  # a loop inside a branch; the branch not taken runs no steps
+    n = -1
+    if x > 0:
+        n = 0
+        while x != 1:
+            if x % 2 == 0:
+                x = x // 2
+            else:
+                x = 3 * x + 1
+            n += 1
+    return n
+
+
+def test_per_element_trip_counts(backend):
+    x = (np.arange(64) % 9 - 2).astype(np.int32)
+    y = np.zeros_like(x)
+    k_unary[(1,)](x, y, BLOCK=64, FN=count_to, PACK=1)
+    np.testing.assert_array_equal(y, np.where(x > 0, x * (x + 1) // 2, 0))
+    s = (np.arange(64) % 3 + 1).astype(np.int32)
+    k_binary[(1,)](x, s, y, BLOCK=64, FN=count_down_by)
+
+    def ref(a, b):
+        r = 0
+        for i in range(a, 0, -b):
+            r = r * 2 + i
+        return r
+    np.testing.assert_array_equal(y, [ref(a, b) for a, b in zip(x, s)])
+
+
+def test_while_loops(backend):
+    x = np.array([1, 2, 3, 4, 7, 8, 1000, 1 << 30] * 4, np.int32)
+    y = np.zeros_like(x)
+    k_unary[(1,)](x, y, BLOCK=32, FN=log2_floor, PACK=1)
+    np.testing.assert_array_equal(y, np.floor(np.log2(x)).astype(np.int32))
+    x = (np.arange(32) - 3).astype(np.int32)
+    k_unary[(1,)](x, y, BLOCK=32, FN=collatz_steps, PACK=1)
+
+    def steps(v):
+        if v <= 0:
+            return -1
+        n = 0
+        while v != 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            n += 1
+        return n
+    np.testing.assert_array_equal(y, [steps(int(v)) for v in x])
+
+
 # -- what the mapped function may not do ----------------------------------------------------
 
 @triton.jit
@@ -212,25 +286,11 @@ def k_stores(X, Y, BLOCK: tl.constexpr):
     tl.store(Y + tl.arange(0, BLOCK), tl.map_elementwise(stores, x, Y))
 
 
-@triton.jit
-def count_down(x):  # a loop whose trip count is the element's own value
-    r = 0
-    for _ in range(x):
-        r += 1
-    return r
-
-
 def test_side_effects_are_a_clear_error():
     x = np.zeros(16, np.float32)
     with pytest.raises(CompilationError, match=r"tl.map_elementwise: `store` in the mapped "
                                                r"function: the function may only compute"):
         k_stores[(1,)](x, np.zeros_like(x), BLOCK=16)
-
-
-def test_a_per_element_trip_count_is_a_clear_error():
-    x = np.arange(16, dtype=np.int32)
-    with pytest.raises(CompilationError, match="its bounds depend on the mapped elements"):
-        k_unary[(1,)](x, np.zeros_like(x), BLOCK=16, FN=count_down, PACK=1)
 
 
 def test_pack_must_divide_the_last_dim():

@@ -4,7 +4,8 @@
 // of the arguments' shape: elementwise ops on tiles, an `if` as both branches and a select
 // per result (the function may only compute, so running the other branch changes nothing;
 // an integer division there divides by 1 instead: the interpreter faults on 0), a loop
-// whose bounds are the same for every element as a loop carrying tiles. Triton lowers a
+// whose bounds are the same for every element as a loop carrying tiles, one whose trip
+// count differs per element as a loop while any element runs. Triton lowers a
 // region per element instead; the results are the same. With `pack` = k the function takes
 // k elements of each argument (neighbours along the last dim) and returns k of each result.
 #include <map>
@@ -51,6 +52,10 @@ private:
   void op_on_tiles(const Op &op, Value *pred);
   void if_on_tiles(const Op &op, Value *pred);
   void for_on_tiles(const Op &op, Value *pred);
+  void for_per_element(const Op &op, Value *pred);
+  void while_on_tiles(const Op &op, Value *pred);
+  Value *all_true() { return make_int(e_, Type(ir::DType::I1).with_shape(shape_), 1, loc_); }
+  Value *any(Value *mask);
 
   Emitter &e_;
   ir::Shape shape_;
@@ -74,7 +79,7 @@ Value *Vectorizer::tile(Value *v) {
 std::vector<Value *> Vectorizer::run(const ir::Block &from, Value *pred) {
   for (const auto &p : from.ops()) {
     const Op &op = *p;
-    if (op.kind() == OpKind::Yield) {
+    if (op.kind() == OpKind::Yield || op.kind() == OpKind::Condition) {
       std::vector<Value *> ys;
       for (Value *y : op.operands())
         ys.push_back(tile(y));
@@ -86,10 +91,15 @@ std::vector<Value *> Vectorizer::run(const ir::Block &from, Value *pred) {
     if (op.kind() == OpKind::If) {
       if_on_tiles(op, pred);
     } else if (op.kind() == OpKind::For) {
-      for_on_tiles(op, pred);
+      if (varies(op.operand(0)) || varies(op.operand(1)) || varies(op.operand(2)))
+        for_per_element(op, pred);
+      else
+        for_on_tiles(op, pred);
+    } else if (op.kind() == OpKind::While) {
+      while_on_tiles(op, pred);
     } else if (op.num_regions() != 0 || !ir::is_pure(op.kind())) {
       unsupported(op, "the function may only compute (arithmetic, comparisons, math, casts, "
-                      "`if`, and loops whose bounds are the same for every element)");
+                      "`if`, loops)");
     } else if (!any_varies) { // the same for every element: a scalar copy
       std::vector<Value *> xs;
       for (Value *x : op.operands())
@@ -136,11 +146,126 @@ void Vectorizer::if_on_tiles(const Op &op, Value *pred) {
     tiles_[op.result(i)] = emit(e_, OpKind::Select, {c, t.at(i), f.at(i)}, t[i]->type, op.loc());
 }
 
+// Whether any element of the i1 tile `mask` is set, as a scalar.
+Value *Vectorizer::any(Value *mask) {
+  Value *r = cast_dtype(e_, mask, ir::DType::I32, loc_);
+  CombineFn max = [this](const std::vector<Value *> &xy) {
+    return std::vector<Value *>{emit(e_, OpKind::Max, {xy[0], xy[1]}, xy[0]->type, loc_)};
+  };
+  while (r->type.is_tile())
+    r = make_reduce(e_, {r}, r->type.rank() - 1, max, loc_)->result();
+  return compare(e_, "ne", r, make_int(e_, r->type, 0, loc_), loc_);
+}
+
+// A loop whose trip count may differ from one element to another runs while any element
+// is active (mask A, carried); an element that has finished keeps its values, so what the
+// loop gives it at the end is what it had when it finished. Its body runs under A.
+void Vectorizer::while_on_tiles(const Op &op, Value *pred) {
+  const ir::Block &before = *op.region(0)->block(), &after = *op.region(1)->block();
+  std::vector<Value *> inits;
+  std::vector<Type> cts, fts; // carried, forwarded
+  for (Value *x : op.operands()) {
+    inits.push_back(tile(x));
+    cts.push_back(inits.back()->type);
+  }
+  for (size_t i = 0; i < op.num_results(); ++i)
+    fts.push_back(op.result(i)->type.with_shape(shape_));
+  Value *a0 = pred ? pred : all_true();
+  inits.push_back(a0);
+  std::vector<Type> rts = fts; // forwarded: F..., A, C...
+  rts.push_back(a0->type);
+  rts.insert(rts.end(), cts.begin(), cts.end());
+  Op *w = e_.builder().create(OpKind::While, inits, rts, op.attrs(), op.loc(), 2);
+  ir::Block *bb = w->region(0)->ensure_block(), *ab = w->region(1)->ensure_block();
+  std::vector<Value *> c_b, f_a, c_a;
+  for (size_t i = 0; i < cts.size(); ++i)
+    tiles_[before.arg(i)] = c_b.emplace_back(bb->add_arg(cts[i]));
+  Value *a_b = bb->add_arg(a0->type);
+  for (size_t i = 0; i < fts.size(); ++i)
+    tiles_[after.arg(i)] = f_a.emplace_back(ab->add_arg(fts[i]));
+  Value *a_a = ab->add_arg(a0->type);
+  for (const Type &t : cts)
+    c_a.push_back(ab->add_arg(t));
+  {
+    InsertionScope guard(e_);
+    e_.builder().set_insertion_point_to_end(bb);
+    std::vector<Value *> ys = run(before, a_b); // cond, forwarded...
+    Value *a2 = emit(e_, OpKind::And, {a_b, ys[0]}, a_b->type, loc_);
+    std::vector<Value *> fwd(ys.begin() + 1, ys.end());
+    fwd.push_back(a2);
+    fwd.insert(fwd.end(), c_b.begin(), c_b.end());
+    std::vector<Value *> cond = {any(a2)};
+    cond.insert(cond.end(), fwd.begin(), fwd.end());
+    e_.builder().create(OpKind::Condition, cond, {}, {}, op.loc());
+  }
+  {
+    InsertionScope guard(e_);
+    e_.builder().set_insertion_point_to_end(ab);
+    std::vector<Value *> ys = run(after, a_a), next;
+    for (size_t i = 0; i < ys.size(); ++i)
+      next.push_back(emit(e_, OpKind::Select, {a_a, ys[i], c_a[i]}, ys[i]->type, loc_));
+    next.push_back(a_a);
+    e_.builder().create(OpKind::Yield, next, {}, {}, op.loc());
+  }
+  for (size_t i = 0; i < op.num_results(); ++i)
+    tiles_[op.result(i)] = w->result(i);
+}
+
+// `for` with bounds that differ per element: a while over (iv, carried..., A) as above.
+void Vectorizer::for_per_element(const Op &op, Value *pred) {
+  Value *lb = tile(op.operand(0)), *ub = tile(op.operand(1)), *step = tile(op.operand(2));
+  std::vector<Value *> inits = {lb};
+  std::vector<Type> ts = {lb->type};
+  for (size_t i = 3; i < op.num_operands(); ++i) {
+    inits.push_back(tile(op.operand(i)));
+    ts.push_back(inits.back()->type);
+  }
+  Value *a0 = pred ? pred : all_true();
+  inits.push_back(a0);
+  ts.push_back(a0->type);
+  Op *w = e_.builder().create(OpKind::While, inits, ts, {}, op.loc(), 2);
+  ir::Block *bb = w->region(0)->ensure_block(), *ab = w->region(1)->ensure_block();
+  std::vector<Value *> vb, va;
+  for (const Type &t : ts) {
+    vb.push_back(bb->add_arg(t));
+    va.push_back(ab->add_arg(t));
+  }
+  {
+    InsertionScope guard(e_);
+    e_.builder().set_insertion_point_to_end(bb);
+    Value *iv = vb[0], *a = vb.back();
+    Value *zero = make_int(e_, step->type, 0, loc_);
+    Value *up = compare(e_, "gt", step, zero, loc_);
+    Value *go = emit(e_, OpKind::Select,
+                     {up, compare(e_, "lt", iv, ub, loc_), compare(e_, "gt", iv, ub, loc_)},
+                     up->type, loc_);
+    Value *a2 = emit(e_, OpKind::And, {a, go}, a->type, loc_);
+    std::vector<Value *> cond = {any(a2)};
+    cond.insert(cond.end(), vb.begin(), vb.end() - 1);
+    cond.push_back(a2);
+    e_.builder().create(OpKind::Condition, cond, {}, {}, op.loc());
+  }
+  {
+    InsertionScope guard(e_);
+    e_.builder().set_insertion_point_to_end(ab);
+    const ir::Block &body = *op.region(0)->block();
+    Value *iv = va[0], *a = va.back();
+    for (size_t i = 0; i < body.num_args(); ++i)
+      tiles_[body.arg(i)] = va[i];
+    std::vector<Value *> ys = run(body, a);
+    std::vector<Value *> next = {emit(e_, OpKind::Select,
+                                      {a, emit(e_, OpKind::Add, {iv, step}, iv->type, loc_), iv},
+                                      iv->type, loc_)};
+    for (size_t i = 0; i < ys.size(); ++i)
+      next.push_back(emit(e_, OpKind::Select, {a, ys[i], va[i + 1]}, ys[i]->type, loc_));
+    next.push_back(a);
+    e_.builder().create(OpKind::Yield, next, {}, {}, op.loc());
+  }
+  for (size_t i = 0; i < op.num_results(); ++i)
+    tiles_[op.result(i)] = w->result(i + 1);
+}
+
 void Vectorizer::for_on_tiles(const Op &op, Value *pred) {
-  for (size_t i = 0; i < 3; ++i)
-    if (varies(op.operand(i)))
-      unsupported(op, "its bounds depend on the mapped elements (the trip count would differ "
-                      "from one element to another)");
   std::vector<Value *> xs;
   for (size_t i = 0; i < op.num_operands(); ++i)
     xs.push_back(i < 3 ? uniform(op.operand(i)) : tile(op.operand(i)));
