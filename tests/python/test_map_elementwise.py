@@ -165,6 +165,26 @@ def test_a_branch_not_taken_does_not_divide(backend):
     np.testing.assert_array_equal(z, np.where(y == 0, -1, np.trunc(x / safe).astype(np.int32)))
 
 
+@triton.jit
+def uniform_div(x, n, m):  # n // m is the same everywhere; m is 0 and the branch not taken
+    if x > 100:
+        return n // m
+    return x
+
+
+@triton.jit
+def k_uniform_div(X, Y, n, m, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    tl.store(Y + tl.arange(0, BLOCK), tl.map_elementwise(uniform_div, x, n, m))
+
+
+def test_a_branch_not_taken_does_not_divide_by_a_scalar(backend):
+    x = np.arange(64, dtype=np.int32)
+    y = np.zeros_like(x)
+    k_uniform_div[(1,)](x, y, 7, 0, BLOCK=64)
+    np.testing.assert_array_equal(y, x)
+
+
 def test_pack_takes_neighbours_along_the_last_dim(backend):
     x = np.arange(32, dtype=np.int32)
     y = np.zeros(32, np.int32)

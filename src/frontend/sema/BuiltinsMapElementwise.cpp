@@ -88,6 +88,10 @@ std::vector<Value *> Vectorizer::run(const ir::Block &from, Value *pred) {
     bool any_varies = false;
     for (Value *x : op.operands())
       any_varies |= varies(x);
+    // an integer division under a condition divides only where it holds (below)
+    bool int_div = (op.kind() == OpKind::Div || op.kind() == OpKind::Rem) &&
+                   !ir::is_float(op.result()->type.elem);
+    any_varies |= pred && int_div;
     if (op.kind() == OpKind::If) {
       if_on_tiles(op, pred);
     } else if (op.kind() == OpKind::For) {
