@@ -1,5 +1,6 @@
 #include "transforms/LoopShift.h"
 
+#include <algorithm>
 #include <map>
 
 #include "support/Diagnostics.h"
@@ -162,9 +163,7 @@ Value *LoopShift::ahead(Value *v, int d, Builder &b) {
     Op *op = v->def;
     if ((!is_pure(op->kind()) || op->num_regions() != 0) && !pure_if(op))
       return nullptr;
-    if (op->int_attr(kCacheAttr, 0) && carry_caches_ && d >= 1)
-      r = carried_ahead(op, v->index, d, b);
-    if (!r && op->int_attr(kCacheAttr, 0) && (reuse_current_ || visible_.count(op)))
+    if (op->int_attr(kCacheAttr, 0))
       r = cached_ahead(op, v->index, d, b);
     if (!r)
       r = clone(op, v->index, false, d, b);
@@ -203,73 +202,55 @@ Value *all_equal(Builder &b, const std::vector<std::pair<Value *, Value *>> &xy,
 }
 } // namespace
 
+// The results at i + d are the then-region's on the inputs shifted there, unless those
+// equal the inputs compared with, whose results are taken instead: with carry_caches, the
+// inputs and results of iteration i + d - 1 (carried; from the start, those of iteration
+// d - 1), both going on to the next iteration; else the current iteration's own.
 Value *LoopShift::cached_ahead(Op *op, unsigned index, int d, Builder &b) {
+  bool carried = carry_caches_ && d >= 1, current = reuse_current_ || visible_.count(op);
+  if (!carried && !current)
+    return nullptr;
   const Block *then = op->region(0)->block();
   SourceLoc loc = op->loc();
   std::map<const Value *, Value *> map;
   std::vector<std::pair<Value *, Value *>> varying; // (input, its value at i + d)
   if (!shifted_inputs(op, d, b, map, varying))
     return nullptr;
-  Value *same = all_equal(b, varying, loc);
-  if (!same) // nothing it reads changes in the loop
-    return op->result(index);
-  std::vector<Type> types;
-  std::vector<Value *> current;
-  for (size_t i = 0; i < op->num_results(); ++i) {
-    types.push_back(op->result(i)->type);
-    current.push_back(op->result(i));
+  if (varying.empty()) // nothing it reads changes in the loop
+    return current ? op->result(index) : nullptr;
+  std::vector<Value *> first; // carried: the inputs and results at iteration d - 1
+  if (carried) {
+    Builder pre;
+    pre.set_insertion_point(&loop_);
+    for (auto &[o, x] : varying)
+      first.push_back(start_->from_start(o, d - 1, pre));
+    for (size_t i = 0; i < op->num_results(); ++i)
+      first.push_back(start_->from_start(op->result(i), d - 1, pre));
+    if (std::find(first.begin(), first.end(), nullptr) != first.end())
+      first.clear();
   }
-  Op *c = b.create(OpKind::If, {same}, types, {}, loc, 2);
-  Builder(c->region(0)->ensure_block()).create(OpKind::Yield, current, {}, {}, loc);
-  copy_ops(*then, *c->region(1)->ensure_block(), map);
-  for (size_t i = 0; i < op->num_results(); ++i)
-    memo_[{op->result(i), false, d}] = c->result(i);
-  return c->result(index);
-}
-
-// Carried: the inputs and results of the `if` at iteration i + d - 1 (from the start:
-// those of iteration d - 1). The results at i + d are the carried ones when the inputs
-// are the same, else the then-region's on the new inputs; both go on to the next
-// iteration.
-Value *LoopShift::carried_ahead(Op *op, unsigned index, int d, Builder &b) {
-  const Block *then = op->region(0)->block();
-  SourceLoc loc = op->loc();
-  std::map<const Value *, Value *> map;
-  std::vector<std::pair<Value *, Value *>> varying; // (input, its value at i + d)
-  if (!shifted_inputs(op, d, b, map, varying))
+  if (first.empty() && !current)
     return nullptr;
-  if (varying.empty())
-    return nullptr;
-  Builder pre;
-  pre.set_insertion_point(&loop_);
-  std::vector<Value *> first; // the inputs and results at iteration d - 1
-  for (auto &[o, x] : varying)
-    first.push_back(start_->from_start(o, d - 1, pre));
-  for (size_t i = 0; i < op->num_results(); ++i)
-    first.push_back(start_->from_start(op->result(i), d - 1, pre));
-  for (Value *f : first)
-    if (!f)
-      return nullptr;
   size_t at = carried_.size();
-  std::vector<Value *> prev;
-  for (Value *f : first)
-    prev.push_back(carry(f));
-  std::vector<std::pair<Value *, Value *>> now_prev;
-  for (size_t j = 0; j < varying.size(); ++j) {
-    now_prev.push_back({varying[j].second, prev[j]});
-    carried_[at + j].second = varying[j].second;
-  }
-  Value *same = all_equal(b, now_prev, loc);
+  std::vector<std::pair<Value *, Value *>> compared; // (input at i + d, compared with)
+  std::vector<Value *> kept;                         // the results when they are equal
+  for (size_t j = 0; j < varying.size(); ++j)
+    compared.push_back({varying[j].second, first.empty() ? varying[j].first : carry(first[j])});
+  for (size_t i = 0; i < op->num_results(); ++i)
+    kept.push_back(first.empty() ? op->result(i) : carry(first[varying.size() + i]));
   std::vector<Type> types;
-  std::vector<Value *> kept(prev.begin() + static_cast<long>(varying.size()), prev.end());
   for (size_t i = 0; i < op->num_results(); ++i)
     types.push_back(op->result(i)->type);
-  Op *c = b.create(OpKind::If, {same}, types, {}, loc, 2);
+  Op *c = b.create(OpKind::If, {all_equal(b, compared, loc)}, types, {}, loc, 2);
   Builder(c->region(0)->ensure_block()).create(OpKind::Yield, kept, {}, {}, loc);
   copy_ops(*then, *c->region(1)->ensure_block(), map);
-  for (size_t i = 0; i < op->num_results(); ++i) {
+  for (size_t i = 0; i < op->num_results(); ++i)
     memo_[{op->result(i), false, d}] = c->result(i);
-    carried_[at + varying.size() + i].second = c->result(i);
+  if (!first.empty()) { // what goes on to the next iteration
+    for (size_t j = 0; j < varying.size(); ++j)
+      carried_[at + j].second = varying[j].second;
+    for (size_t i = 0; i < op->num_results(); ++i)
+      carried_[at + varying.size() + i].second = c->result(i);
   }
   return c->result(index);
 }

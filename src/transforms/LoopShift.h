@@ -62,11 +62,10 @@ private:
   // iv + d * step (from_start: lb + d * step)
   ir::Value *offset_iv(ir::Value *base, int d, ir::Builder &b);
   ir::Value *clone(ir::Op *op, unsigned index, bool start, int d, ir::Builder &b);
-  // a kCacheAttr `if` d >= 1 iterations ahead, its current results visible; null when its
-  // inputs are not scalar numbers
+  // a kCacheAttr `if` d >= 1 iterations ahead, compared with the carried iteration before
+  // (carry_caches) or its current results when visible; null when its inputs are not
+  // scalar numbers or neither applies
   ir::Value *cached_ahead(ir::Op *op, unsigned index, int d, ir::Builder &b);
-  // the same with the carried comparison (carry_caches); null when it does not apply
-  ir::Value *carried_ahead(ir::Op *op, unsigned index, int d, ir::Builder &b);
   ir::Value *carry(ir::Value *initial); // a new carried value, yielded at close()
   // the values `op`'s then-region reads from outside it, d iterations ahead, into `map`;
   // those defined in the body also into `varying` (input, shifted); false when one is not
