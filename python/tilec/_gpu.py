@@ -209,8 +209,7 @@ def _other_target(device_arch, target, num_ctas, warmup):
     """The ptxas architecture of a launch's `arch=` (or TRITON_OVERRIDE_ARCH) when it is not
     the device's, else None; Triton's num_ctas check on the target either way. A kernel for
     another GPU is only compiled (warmup), as its cubin would not load on this one."""
-    cc = _options.capability_of(target) if target else \
-        _options.capability_of(device_arch)
+    cc = _options.capability_of(target or device_arch)
     _options.check_num_ctas(num_ctas, cc)
     if not target:
         return None

@@ -191,7 +191,7 @@ void Vectorizer::while_on_tiles(const Op &op, Value *pred) {
   for (const Type &t : cts)
     c_a.push_back(ab->add_arg(t));
   {
-    InsertionScope guard(e_);
+    InsertionGuard guard(e_.builder());
     e_.builder().set_insertion_point_to_end(bb);
     std::vector<Value *> ys = run(before, a_b); // cond, forwarded...
     Value *a2 = emit(e_, OpKind::And, {a_b, ys[0]}, a_b->type, loc_);
@@ -203,7 +203,7 @@ void Vectorizer::while_on_tiles(const Op &op, Value *pred) {
     e_.builder().create(OpKind::Condition, cond, {}, {}, op.loc());
   }
   {
-    InsertionScope guard(e_);
+    InsertionGuard guard(e_.builder());
     e_.builder().set_insertion_point_to_end(ab);
     std::vector<Value *> ys = run(after, a_a), next;
     for (size_t i = 0; i < ys.size(); ++i)
@@ -235,7 +235,7 @@ void Vectorizer::for_per_element(const Op &op, Value *pred) {
     va.push_back(ab->add_arg(t));
   }
   {
-    InsertionScope guard(e_);
+    InsertionGuard guard(e_.builder());
     e_.builder().set_insertion_point_to_end(bb);
     Value *iv = vb[0], *a = vb.back();
     Value *zero = make_int(e_, step->type, 0, loc_);
@@ -250,7 +250,7 @@ void Vectorizer::for_per_element(const Op &op, Value *pred) {
     e_.builder().create(OpKind::Condition, cond, {}, {}, op.loc());
   }
   {
-    InsertionScope guard(e_);
+    InsertionGuard guard(e_.builder());
     e_.builder().set_insertion_point_to_end(ab);
     const ir::Block &body = *op.region(0)->block();
     Value *iv = va[0], *a = va.back();
@@ -283,7 +283,7 @@ void Vectorizer::for_on_tiles(const Op &op, Value *pred) {
   for (size_t i = 1; i < old.num_args(); ++i)
     tiles_[old.arg(i)] = body->add_arg(ts[i - 1]);
   {
-    InsertionScope guard(e_);
+    InsertionGuard guard(e_.builder());
     e_.builder().set_insertion_point_to_end(body);
     std::vector<Value *> ys = run(old, pred);
     e_.builder().create(OpKind::Yield, ys, {}, {}, op.loc());
@@ -375,7 +375,7 @@ Val map_elementwise(Emitter &e, const Args &a) {
       args.push_back(Val::of(block->add_arg(x->type.element())));
   std::vector<Val> outs;
   {
-    InsertionScope guard(e);
+    InsertionGuard guard(e.builder());
     e.builder().set_insertion_point_to_end(block);
     Val r = e.call_function(fn, args, loc);
     outs = r.kind == Val::Kind::Tuple ? r.elems : std::vector<Val>{r};

@@ -276,7 +276,7 @@ ir::Op *make_combiner_op(Emitter &e, OpKind kind, const std::vector<Value *> &in
     for (Value *in : inputs)
       args.push_back(b->add_arg(in->type.element()));
   try {
-    InsertionScope guard(e);
+    InsertionGuard guard(e.builder());
     e.builder().set_insertion_point_to_end(b);
     std::vector<Value *> ys = combine(args);
     TILEC_ASSERT(ys.size() == inputs.size(), "combiner yields the wrong number of values");

@@ -70,14 +70,17 @@ std::pair<ir::Value *, ir::Value *> binary_operands(Emitter &e, const Val &a, co
                                                     bool arithmetic, bool div_or_mod,
                                                     SourceLoc loc);
 
-// Restores the emitter's insertion point when a region is done (or on error).
-struct InsertionScope {
-  Emitter &e;
-  ir::Builder saved;
-  explicit InsertionScope(Emitter &em) : e(em), saved(em.builder()) {}
-  ~InsertionScope() { e.builder() = saved; }
-  InsertionScope(const InsertionScope &) = delete;
-  InsertionScope &operator=(const InsertionScope &) = delete;
+// RAII: restores a builder's insertion point (the emitter's: InsertionGuard g(e.builder())).
+class InsertionGuard {
+public:
+  explicit InsertionGuard(ir::Builder &b) : b_(b), saved_(b) {}
+  ~InsertionGuard() { b_ = saved_; }
+  InsertionGuard(const InsertionGuard &) = delete;
+  InsertionGuard &operator=(const InsertionGuard &) = delete;
+
+private:
+  ir::Builder &b_;
+  ir::Builder saved_;
 };
 
 // Builds a reduce or scan op over `inputs` along `axis`. `combine` receives the region's

@@ -16,6 +16,7 @@
 
 #include "frontend/Ast.h"
 #include "frontend/sema/Builtins.h"
+#include "frontend/sema/EmitUtil.h"
 #include "frontend/sema/Emitter.h"
 
 namespace tilec::sema::detail {
@@ -243,19 +244,6 @@ public:
 
 private:
   Lowerer &l_;
-};
-
-// RAII: restores the builder's insertion point.
-class InsertionGuard {
-public:
-  explicit InsertionGuard(ir::Builder &b) : b_(b), saved_(b) {}
-  ~InsertionGuard() { b_ = saved_; }
-  InsertionGuard(const InsertionGuard &) = delete;
-  InsertionGuard &operator=(const InsertionGuard &) = delete;
-
-private:
-  ir::Builder &b_;
-  ir::Builder saved_;
 };
 
 // Detaches every op nested in `b` from its operands, so the block can be destroyed in
