@@ -64,6 +64,10 @@ private:
       for (const Instr &in : b.instrs) {
         check_target(in);
         ptx_minor_ = std::max(ptx_minor_, instr_min_ptx_minor(in));
+        // cvt to or from fp8 pairs: sm_89 (Ada) has it from PTX ISA 8.1, sm_90 from 8.0
+        if (in.op == Op::Cvt && t_.sm < 90 &&
+            (simt::is_fp8_ty(in.ty) || simt::is_fp8_ty(in.src_ty)))
+          ptx_minor_ = std::max(ptx_minor_, 1);
         if (in.op == Op::Vprintf) {
           uses_vprintf_ = true;
           depot_ = std::max(depot_, printf_layout(fn_, in).size);

@@ -16,6 +16,7 @@
 #include "lower/ContractFma.h"
 #include "lower/DeferWgmmaWait.h"
 #include "lower/ExpVoteTail.h"
+#include "lower/FoldBytePacks.h"
 #include "lower/FoldXorPairs.h"
 #include "lower/FuseCvtPacks.h"
 #include "lower/OverlapWgmma.h"
@@ -49,6 +50,7 @@ void exp_vote_tail(simt::Function &f, int) { lower::exp_vote_tail(f); }
 void sink_fragment_loads(simt::Function &f, int) { lower::sink_fragment_loads(f); }
 void fuse_cvt_packs(simt::Function &f, int sm) { lower::fuse_cvt_packs(f, sm); }
 void fold_xor_pairs(simt::Function &f, int) { lower::fold_xor_pairs(f); }
+void fold_byte_packs(simt::Function &f, int) { lower::fold_byte_packs(f); }
 void contract_fma(simt::Function &f, int) { lower::contract_fma(f); }
 void coalesce_copies(simt::Function &f, int) { lower::coalesce_copies(f); }
 void overlap_wgmma(simt::Function &f, int) { lower::overlap_wgmma(f); }
@@ -86,6 +88,8 @@ const std::vector<Stage> &stages() {
       {"sink-fragment-loads", nullptr, true, sink_fragment_loads},
       {"fuse-cvt-packs", nullptr, true, fuse_cvt_packs}, // cvt, cvt, pack -> one cvt.f16x2
       {"fold-xor-pairs", nullptr, true, fold_xor_pairs}, // tl.sort's x ^ (x ^ partner)
+      // words put together from the bytes of at most two words: one prmt (FoldBytePacks.h)
+      {"fold-byte-packs", nullptr, true, fold_byte_packs},
       // enable_fp_fusion: mul + add -> fma.rn, as LLVM contracts them (ContractFma.h)
       {"contract-fma", nullptr, true, contract_fma},
       // a loop's yield writes its carried registers directly

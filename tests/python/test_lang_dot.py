@@ -322,6 +322,45 @@ def test_fp16_result_leaves_the_accumulator_through_stmatrix():
 
 
 @triton.jit
+def _fp8_result_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                       E5: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    acc = tl.dot(tl.load(A + rm[:, None] * K + rk[None, :]),
+                 tl.load(B + rk[:, None] * N + rn[None, :]))
+    c = acc.to(tl.float8e5) if E5 else acc.to(tl.float8e4nv)
+    tl.store(C + rm[:, None] * N + rn[None, :], c)
+
+
+@pytest.mark.parametrize("M,N,warps,fmt", [(64, 64, 4, "e4m3"), (128, 128, 8, "e5m2"),
+                                           (64, 256, 4, "e4m3")])
+def test_fp8_result_leaves_the_accumulator_through_stmatrix(M, N, warps, fmt):
+    # sm_90: an fp8 result's byte pairs go from the wgmma accumulator into shared memory
+    # by stmatrix (each 16-byte chunk's pairs reordered to the fragment's), read back 16
+    # bytes a thread in the store's order and re-packed by prmt, where it was one
+    # st.shared.b16 a pair. C[m, n] = B[m % K, n]: every value lands in its own place.
+    K = 16
+    a = (np.arange(K)[None, :] == (np.arange(M) % K)[:, None]).astype(np.float16)
+    b = np.random.default_rng(M + N).integers(-8, 9, size=(K, N)).astype(np.float16)
+    dt = tl.float8e5 if fmt == "e5m2" else tl.float8e4nv
+    c = np.zeros((M, N), np.uint8)
+    _fp8_result_kernel[(1,)](a, b, triton.reinterpret(c, dt), M=M, N=N, K=K,
+                             E5=fmt == "e5m2", num_warps=warps)
+    ref = f64_to_fp8_bits(b.astype(np.float64)[np.arange(M) % K], fmt)
+    np.testing.assert_array_equal(c, ref)
+    ty = "fp8e5" if fmt == "e5m2" else "fp8e4nv"
+    ptx = _ptx(_fp8_result_kernel, f"*fp16:16,*fp16:16,*{ty}:16",
+               {"M": M, "N": N, "K": K, "E5": fmt == "e5m2"}, warps, "cuda:90")
+    # a thread's M * N / (32 * warps) bytes, 16 a stmatrix.x4
+    assert ptx.count("stmatrix.sync.aligned.m8n8.x4.shared.b16") == M * N // (32 * warps * 16)
+    assert "st.shared.b16" not in ptx and "cvt.u16.u32" not in ptx
+    assert "stmatrix" not in _ptx(_fp8_result_kernel, f"*fp16:16,*fp16:16,*{ty}:16",
+                                  {"M": M, "N": N, "K": K, "E5": fmt == "e5m2"}, warps,
+                                  "cuda:89")
+
+
+@triton.jit
 def _fp8_loop_kernel(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
                      IMP: tl.constexpr):
     rm = tl.arange(0, BM)

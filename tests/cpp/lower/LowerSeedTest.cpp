@@ -65,12 +65,15 @@ TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
                                nullptr);
   EXPECT_TRUE(k.ptx.empty());
   EXPECT_FALSE(k.thread_ir);
+  // clang-format off
   EXPECT_EQ(pipeline::gpu_stage_names(),
             (std::vector<std::string>{
                 "flatten-loops", "strength-reduce", "plan-rings", "pipeline-loads", "layouts",
                 "remove-conversions", "pipeline-loops", "sink-past-loops", "allocate-shared",
-                "lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs", "contract-fma",
-                "coalesce-copies", "exp-vote-tail", "overlap-wgmma", "defer-wgmma-wait", "ptx"}));
+                "lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs",
+                "fold-byte-packs", "contract-fma", "coalesce-copies", "exp-vote-tail",
+                "overlap-wgmma", "defer-wgmma-wait", "ptx"}));
+  // clang-format on
 }
 
 TEST(LowerSeed, VectorAddAgrees) {

@@ -138,7 +138,8 @@ TEST(Pipeline, UnknownDumpStageWarns) {
           "canonicalize, licm, cse, dce, cleanup, flatten-loops, strength-reduce, plan-rings, "
           "pipeline-loads, "
           "layouts, remove-conversions, pipeline-loops, sink-past-loops, allocate-shared, lower, "
-          "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, contract-fma, coalesce-copies, "
+          "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, fold-byte-packs, contract-fma, "
+          "coalesce-copies, "
           "exp-vote-tail, overlap-wgmma, defer-wgmma-wait, ptx)"),
       std::string::npos)
       << err;
