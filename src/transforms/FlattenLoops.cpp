@@ -51,14 +51,13 @@ std::optional<Nest> match(Op &outer) {
         outer.operand(static_cast<size_t>(i))->type != i32 ||
         n.inner->operand(static_cast<size_t>(i))->type != i32)
       return std::nullopt;
-  // only loops reading by TMA: their addresses are scalar offsets, cheap to recompute ahead;
-  // a pointer tile loses its strength reduction (carried and advanced) in the flat loop,
-  // and tutorial 09's pointer kernel ran slower flattened (H200: fp8 -6 % at K 512)
+  // TILEC_FLATTEN=tma: only loops reading by TMA (the default before the fp8 epilogue
+  // went through stmatrix: tutorial 09's pointer kernel then ran slower flattened)
   bool tma_only = true;
   walk(n.inner, [&](Op *op) {
     tma_only = tma_only && (op->kind() != OpKind::Load || op->int_attr("tma", 0));
   });
-  if (!tma_only && env::get(env::Var::Flatten) != "all")
+  if (!tma_only && env::get(env::Var::Flatten) == "tma")
     return std::nullopt;
   for (size_t i = 3; i < n.inner->num_operands(); ++i) { // carried: a zero to start from
     const Type &t = n.inner->operand(i)->type;

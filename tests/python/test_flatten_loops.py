@@ -139,18 +139,18 @@ def test_no_k_step_runs_the_nest_as_written(simulator):
     _check_flattened(k)
 
 
-# the K loop reads through pointers: left as written (FlattenLoops.h), still correct;
-# TILEC_FLATTEN=all flattens it too (cp.async rings across tiles), for an A/B
+# the K loop reads through pointers: flattened too (cp.async rings across tiles);
+# TILEC_FLATTEN=tma leaves it as written, for an A/B
 @pytest.mark.parametrize("M,N,K,P", [(128, 192, 96, 4), (96, 80, 72, 2), (64, 64, 0, 2),
                                      (128, 128, 16, 3)])
-@pytest.mark.parametrize("flatten", ["1", "all"])
+@pytest.mark.parametrize("flatten", ["1", "tma"])
 def test_pointer_nest(simulator, monkeypatch, M, N, K, P, flatten):
     monkeypatch.setenv("TILEC_FLATTEN", flatten)
     a, b, ref = _operands(M, N, K, seed=7 + K)
     c = np.full((M, N), np.nan, np.float16)
     k = flat_ptr[(P,)](a, b, c, M, N, K, BM=64, BN=64, BK=32, PROGRAMS=P, num_stages=3)
     np.testing.assert_array_equal(c, ref)
-    if flatten == "all":
+    if flatten == "1":
         assert "flattened = 1" in k.asm["flatten-loops"]
     else:
         assert "flattened" not in k.asm["flatten-loops"]
@@ -159,7 +159,7 @@ def test_pointer_nest(simulator, monkeypatch, M, N, K, P, flatten):
 def test_a_gpu_kernels_stage_ir_is_recompiled_with_its_tma(simulator, monkeypatch):
     """A GPU kernel's asm[stage] is recompiled on first access (a kernel holds only PTX and
     cubin): with TMA as the kernel was built, so its descriptors keep their maps and the
-    nest shows flattened (here with a stand-in for the loaded binary)."""
+    nest's loads show TMA (here with a stand-in for the loaded binary)."""
     from tilec import _C
     from tilec._options import CompileOptions
     from tilec.compiler import gpu
@@ -188,7 +188,9 @@ def test_a_gpu_kernels_stage_ir_is_recompiled_with_its_tma(simulator, monkeypatc
         k = gpu.GpuCompiledKernel(Loaded(), flat_tma, CompileOptions(num_stages=3), "sm_90a",
                                   source=seen["source"])
         monkeypatch.setenv("TILEC_TMA", "1" if tma == "0" else "0")  # not when read
-        assert ("flattened = 1" in k.asm["flatten-loops"]) == (tma == "1")
+        ir = k.asm["flatten-loops"]
+        assert "flattened = 1" in ir
+        assert ("tma = 1" in ir) == (tma == "1")  # the descriptor loads copied by TMA
 
 
 def test_the_interpreter_runs_the_nest_as_written(monkeypatch):
