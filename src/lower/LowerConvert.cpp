@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <map>
 
-#include "layout/Layouts.h"
 #include "lower/LoweringContext.h"
 #include "lower/SharedScratch.h"
 
