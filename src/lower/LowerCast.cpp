@@ -170,8 +170,18 @@ Reg from_f32(LoweringContext &c, Reg x, DType d, bool rtz, SourceLoc loc) {
       throw CompileError(
           loc, std::string("conversion to ") + (d == DType::F8E4NV ? "float8e4nv" : "float8e5") +
                    " needs sm_89 or newer (the target is sm_" + std::to_string(c.opts().sm) + ")");
-    if (rtz)
-      throw CompileError(loc, "rounding toward zero to fp8 is not supported on the GPU");
+    if (rtz && d == DType::F8E4NV) // as Triton: e4m3 rounds to nearest even only
+      throw CompileError(loc, "rounding toward zero to float8e4nv is not supported: "
+                              "fp_downcast_rounding='rtz' converts to float8e5 (or 16-bit "
+                              "floats) only");
+    if (rtz) {
+      // e5m2 is the top byte of a binary16 (the same exponent, the first 2 of its 10
+      // mantissa bits): toward zero to f16 (an overflow gives its largest finite value,
+      // whose top byte is e5m2's), then the low byte dropped -- toward zero again, so one
+      // truncation in all; inf and NaN keep theirs
+      Reg h = b.cvt(Ty::F16, Ty::F32, x, Rnd::Rz);
+      return b.shr(Ty::B16, h, simt::imm(8));
+    }
     Ty packed = d == DType::F8E4NV ? Ty::E4M3x2 : Ty::E5M2x2;
     Reg zero = b.mov(Ty::F32, Operand::f32(0.0f));
     return b.cvt_pack(packed, Ty::F32, zero, x, Rnd::Rn, /*satfinite=*/true);

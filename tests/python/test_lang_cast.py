@@ -158,6 +158,38 @@ def test_fp32_to_bf16_rounding(rounding):
     np.testing.assert_array_equal(z, f32_to_bf16_bits(x, rounding or "rtne"))
 
 
+@pytest.mark.parametrize("src", ["float32", "float16", "float64"])
+def test_fp8e5_round_toward_zero(src):
+    # e5m2 toward zero: the top byte of the fp16 toward zero (the same exponent); an
+    # overflow gives the largest finite value (57344), inf stays inf
+    x = np.array([1.0, 1.125 + 2.0**-10, 1.75, 1.99, -1.99, 57344.0, 60000.0, 65504.0,
+                  -65504.0, np.inf, -np.inf, 0.0, -0.0, 2.0**-17, 3 * 2.0**-17,
+                  -3 * 2.0**-17, 0.1, 448.5, np.nan, 3.0, 5.5, -7.0, 1e-3, 2.0**-14 * 1.9,
+                  100.0, -1000.0, 12345.0, 0.33, 2.0**-16, 0.75, 6.0, 40000.0]).astype(src)
+    z = np.zeros(32, np.uint8)
+    k = jit_from_source("""
+        @triton.jit
+        def kernel(X, Z, N: tl.constexpr):
+            offs = tl.arange(0, N)
+            y = tl.load(X + offs).to(tl.float8e5, fp_downcast_rounding="rtz")
+            tl.store(Z + offs, y.to(tl.uint8, bitcast=True))
+        """)
+    k[(1,)](x, z, N=32)
+    with np.errstate(over="ignore"):
+        want = (f32_to_f16(x.astype(np.float32), "rtz").view(np.uint16) >> 8).astype(np.uint8)
+    nan = np.isnan(x)
+    np.testing.assert_array_equal(z[~nan], want[~nan])
+    assert ((z[nan] & 0x7C) == 0x7C).all() and (z[nan] & 3).all()  # a NaN
+    np.testing.assert_array_equal(z[:8], [0x3C, 0x3C, 0x3F, 0x3F, 0xBF, 0x7B, 0x7B, 0x7B])
+
+
+def test_fp8e4nv_round_toward_zero_is_refused_on_the_gpu():
+    k = _cast_kernel("float32", "float8e4nv", ", fp_downcast_rounding='rtz'")
+    with pytest.raises(triton.CompilationError, match="toward zero to float8e4nv"):
+        triton.compile(k, signature="*fp32:16,*fp8e4nv:16", constexprs={"N": 32},
+                       target="cuda:90")
+
+
 def test_fp64_to_fp32_rounding():
     x = np.array([1.0 + 2.0**-24, 1.0 + 3 * 2.0**-24, 0.1, 1e300, -1e-300, np.nan, 2.0**-149,
                   3.4028235677973366e38], np.float64)

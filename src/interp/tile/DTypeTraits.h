@@ -62,13 +62,17 @@ struct BF16DT : DTBase<ir::DType::BF16, uint16_t, float> {
   static uint16_t st_d(double v, FloatRound r) { return bf16_from_double(v, r); }
 };
 // Values rounded to fp8e5 saturate (overflow and inf give +-57344, NaN stays NaN), as
-// the GPU's cvt.rn.satfinite.e5m2x2 does in Triton's code and in tilec's.
+// the GPU's cvt.rn.satfinite.e5m2x2 does in Triton's code and in tilec's. Toward zero
+// (the top byte of an fp16 toward zero, on the GPU) an overflow gives +-57344 and inf
+// stays inf.
 struct F8E5DT : DTBase<ir::DType::F8E5, uint8_t, float> {
   static constexpr bool is_bool = false;
   static float ld(uint8_t v) { return fp8e5_to_float(v); }
   static uint8_t st(float v) { return st_d(v, FloatRound::Nearest); }
   static uint8_t st_d(double v, FloatRound r) {
-    return fp8e5_from_double(std::isnan(v) ? v : std::clamp(v, -57344.0, 57344.0), r);
+    if (r == FloatRound::TowardZero || std::isnan(v))
+      return fp8e5_from_double(v, r);
+    return fp8e5_from_double(std::clamp(v, -57344.0, 57344.0), r);
   }
 };
 struct F8E4NVDT : DTBase<ir::DType::F8E4NV, uint8_t, float> {
