@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from . import _C
+from .errors import CompilationError, CompileErrorCause
 from ._interface import KernelInterface
 from ._tensors import MockTensor, TensorWrapper
 from .language import core
@@ -111,6 +112,12 @@ def element_dtype(name: str, dtype) -> str:
     if isinstance(dtype, core.dtype) and not isinstance(dtype, (core.pointer_type,
                                                                  core.block_type)):
         if dtype.name != "void":
+            reason = dtype.unsupported_reason()
+            if reason is not None:  # a tensor reinterpreted as another GPU's fp8 type: as
+                # Triton, whose compile refuses the type, a CompilationError on any path
+                err = CompilationError(f"error: argument '{name}': {reason}", reason)
+                err.__cause__ = CompileErrorCause(reason)
+                raise err
             return dtype.ir_type
     elif str(dtype) in _TORCH_DTYPES:
         return _TORCH_DTYPES[str(dtype)]

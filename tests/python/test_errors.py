@@ -304,6 +304,18 @@ def test_fp8_types_of_other_gpus_are_compile_errors(dtype):
     assert "fp8e4nv and fp8e5" in e.value.message
 
 
+@pytest.mark.parametrize("dtype", [tl.float8e5b16, tl.float8e4b8, tl.float8e4b15])
+def test_a_tensor_reinterpreted_as_another_gpus_fp8_type_is_a_compile_error(dtype):
+    # test_conversions' upcast tests expect Triton's CompilationError, not a TypeError
+    @triton.jit
+    def k(dst):
+        tl.store(dst + tl.arange(0, 16), tl.full((16,), 1, tl.uint8).to(dst.dtype.element_ty,
+                                                                        bitcast=True))
+    with pytest.raises(tilec.CompilationError, match="argument 'dst': type") as e:
+        k[(1,)](triton.reinterpret(np.zeros(16, np.uint8), dtype))
+    assert f"type {dtype.name} not supported in this architecture" in str(e.value.__cause__)
+
+
 def test_fp8_type_of_other_gpus_in_a_global_is_located():
     with pytest.raises(tilec.CompilationError) as e:
         _fill_global[(1,)](np.zeros(16, np.float32))
