@@ -137,6 +137,7 @@ CompiledGpuKernel compile_to_ptx(const std::shared_ptr<const sema::FunctionSourc
   if (!bad.empty()) // before the layouts, which assume a valid warp count
     throw CompileError(SourceLoc{}, bad);
   PipelineOptions tile_opts = opts.pipeline;
+  tile_opts.compile.gpu = true;
   bool stop_in_tile = !tile_opts.stop_after.empty() && names_tile_stage(tile_opts.stop_after);
   if (!stop_in_tile)
     tile_opts.stop_after.clear();

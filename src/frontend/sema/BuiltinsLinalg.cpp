@@ -127,6 +127,12 @@ Val dot(Emitter &e, const Args &a) {
            ")");
   if (r == 3 && xt.shape[0] != yt.shape[0])
     a.fail("dot: batch dimensions differ: " + shape_str(xt.shape) + " and " + shape_str(yt.shape));
+  // Triton's bound on NVIDIA GPUs, checked where the dot is written (a dot whose result is
+  // unused is an error too); lowering checks it again for IR that did not come from here.
+  // 8-bit operands: K >= 16 as well (Triton asks 32; tilec runs K 16 on mma.sync)
+  if (e.options().gpu && (M < 1 || N < 1 || K < 16))
+    a.fail("Input shapes should have M >= 1, N >= 1 and K >= 16; got input shapes " +
+           shape_str(xt.shape) + " and " + shape_str(yt.shape));
 
   // input_precision (or the deprecated allow_tf32) only matters for fp32 operands.
   const Val &ip = a["input_precision"], &tf32 = a["allow_tf32"];

@@ -83,6 +83,9 @@ struct CompileOptions {
   // loads carry, for TMA copies on sm_90+ GPUs: set by launchers that encode the maps and
   // give kernels that build maps themselves (make_tmap) their global scratch memory.
   bool tma = false;
+  // Compiling for a GPU (PTX, or the SIMT simulator): the checks Triton makes for its
+  // target apply (a dot's minimum K). compile_to_ptx sets it; the interpreter runs any K.
+  bool gpu = false;
 };
 
 struct SemaResult {
