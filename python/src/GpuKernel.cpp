@@ -35,8 +35,9 @@ KernelMetadata metadata_from_dict(const nb::dict &d) {
   m.num_warps = get_int("num_warps", 4);
   m.num_stages = get_int("num_stages", 3);
   m.shared = get_int("shared", 0);
-  if (m.num_warps <= 0 || (m.num_warps & (m.num_warps - 1)) || m.num_warps > 32)
-    throw nb::value_error("kernel metadata: num_warps must be a power of two <= 32");
+  // the block's warps: a power of two, plus a warp-specialised kernel's producer warps
+  if (m.num_warps <= 0 || m.num_warps > 32)
+    throw nb::value_error("kernel metadata: num_warps must be 1 to 32");
   if (m.shared < 0)
     throw nb::value_error("kernel metadata: shared must be >= 0");
   if (d.contains("arch"))

@@ -137,6 +137,10 @@ void AxisInfoAnalysis::run_op(const ir::Op &op) {
           i < a.size() && i < b.size() ? AxisInfo::meet(a[i], b[i]) : AxisInfo::unknown(1));
     return;
   }
+  case OpKind::WarpSpecialize: // no results: its regions' values
+    for (size_t r = 0; r < op.num_regions(); ++r)
+      run_block(*op.region(r)->block());
+    return;
   case OpKind::Reduce:
   case OpKind::Scan: {
     const ir::Block *body = op.region(0)->block();

@@ -295,4 +295,29 @@ bool has_schedule_barriers(Block *b, bool stores_ok) {
   return found;
 }
 
+Op *clone(const Op &op, Builder &b, std::map<const Value *, Value *> &map) {
+  std::vector<Value *> ops;
+  for (Value *v : op.operands()) {
+    auto it = map.find(v);
+    ops.push_back(it == map.end() ? v : it->second);
+  }
+  std::vector<Type> types;
+  for (size_t i = 0; i < op.num_results(); ++i)
+    types.push_back(op.result(i)->type);
+  Op *c = b.create(op.kind(), ops, types, op.attrs(), op.loc(),
+                   static_cast<unsigned>(op.num_regions()));
+  for (size_t i = 0; i < op.num_results(); ++i)
+    map[op.result(i)] = c->result(i);
+  for (size_t r = 0; r < op.num_regions(); ++r) {
+    const Block *from = op.region(r)->block();
+    Block *to = c->region(r)->ensure_block();
+    for (size_t i = 0; i < from->num_args(); ++i)
+      map[from->arg(i)] = to->add_arg(from->arg(i)->type);
+    Builder in(to);
+    for (const auto &inner : from->ops())
+      clone(*inner, in, map);
+  }
+  return c;
+}
+
 } // namespace tilec::ir

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -202,6 +203,11 @@ template <typename F> void for_each_loop(Block &b, F &&f) {
 
 // Whether `v` is defined outside `op` (not in a block nested in one of its regions).
 bool defined_outside(const Value *v, const Op *op);
+
+class Builder;
+// A copy of `op`, its regions included, made with `b`; operands through `map` (values not
+// in it are used as they are), which gains the copy's values.
+Op *clone(const Op &op, Builder &b, std::map<const Value *, Value *> &map);
 
 // Whether `b` (nested regions included) holds an op loads may not be moved across by a
 // loop schedule: a store, atomic, barrier, print, assert, grid-dependency control, or a

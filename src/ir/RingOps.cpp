@@ -59,7 +59,7 @@ bool is_tensor_map_arg(const Function &fn, size_t i) {
 bool is_ring_op(OpKind k) {
   return k == OpKind::LocalAlloc || k == OpKind::AsyncCopy || k == OpKind::AsyncCommit ||
          k == OpKind::AsyncWait || k == OpKind::LocalLoad || k == OpKind::TmaCopy ||
-         k == OpKind::TmaWait || k == OpKind::TmaRelease;
+         k == OpKind::TmaWait || k == OpKind::TmaRelease || k == OpKind::TmaFree;
 }
 
 bool is_ring_buffer_type(const Type &t) {
@@ -76,6 +76,14 @@ Type ring_buffer_type(DType elem, int64_t stages, int64_t d0, int64_t d1,
     b.push_back({1 << j, 0, 0});
   return Type(elem, false, {stages, d0, d1}).with_layout(Layout::linear(3, {{"offset", b}}));
 }
+
+namespace {
+// Whether op's buffer is a TMA ring with free barriers (warp specialisation).
+bool free_ring(const Op &op) {
+  const Op *alloc = op.operand(0)->def;
+  return alloc && alloc->int_attr("tma", 0) && alloc->int_attr("free", 0) > 0;
+}
+} // namespace
 
 std::string verify_ring_op(const Op &op) {
   auto count = [&](size_t lo, size_t hi, size_t res) -> std::string {
@@ -156,10 +164,24 @@ std::string verify_ring_op(const Op &op) {
     return "";
   }
   case OpKind::TmaWait: {
-    if (!(e = count(3, 3, 0)).empty() || !(e = buf_stage()).empty())
+    bool free = op.int_attr("free", 0) != 0;
+    if (!(e = count(free ? 4 : 3, free ? 4 : 3, 0)).empty() || !(e = buf_stage()).empty())
       return e;
     if (!is_i32_scalar(op.operand(2)->type))
       return "the phase must be a scalar i32";
+    if (free && !free_ring(op))
+      return "a wait for a free stage needs a ring with free barriers (local_alloc {free})";
+    if (free && op.operand(3)->type != Type(DType::I1))
+      return "`when` must be a scalar i1";
+    return "";
+  }
+  case OpKind::TmaFree: {
+    if (!(e = count(3, 3, 0)).empty() || !(e = buf_stage()).empty())
+      return e;
+    if (!free_ring(op))
+      return "the buffer must be a TMA ring with free barriers (local_alloc {tma, free})";
+    if (op.operand(2)->type != Type(DType::I1))
+      return "`when` must be a scalar i1";
     return "";
   }
   case OpKind::TmaRelease:

@@ -167,6 +167,7 @@ void Verifier::verify_specific(const Op &op) {
   case OpKind::If:
   case OpKind::For:
   case OpKind::While:
+  case OpKind::WarpSpecialize:
     verify_region_op(op);
     return;
   default:

@@ -214,6 +214,7 @@ private:
       expected_regions = 2;
       break;
     case OpKind::While:
+    case OpKind::WarpSpecialize:
       expected_regions = 2;
       break;
     case OpKind::For:
@@ -243,8 +244,9 @@ private:
       const Op *p = op.parent()->parent() ? op.parent()->parent()->parent() : nullptr;
       bool ok = p && (p->kind() == OpKind::If || p->kind() == OpKind::For ||
                       p->kind() == OpKind::Reduce || p->kind() == OpKind::Scan ||
+                      p->kind() == OpKind::WarpSpecialize ||
                       (p->kind() == OpKind::While && p->region(1)->block() == op.parent()));
-      check(ok, op, "`yield` outside an if/for/while-after/reduce/scan region");
+      check(ok, op, "`yield` outside an if/for/while-after/reduce/scan/warp_specialize region");
       return;
     }
     if (op.kind() == OpKind::Condition) {

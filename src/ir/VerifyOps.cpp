@@ -212,6 +212,13 @@ void Verifier::verify_region_op(const Op &op) {
     region_sig(op, 1, result_types(op), OpKind::Yield, inits, "after region");
     return;
   }
+  case OpKind::WarpSpecialize: // Ops.def
+    counts(op, 0, 0, 0);
+    check(op.num_regions() == 2 && op.int_attr("producer_warps", 0) > 0, op,
+          "needs a producer and a consumer region and producer_warps > 0");
+    region_sig(op, 0, {}, OpKind::Yield, {}, "producer region");
+    region_sig(op, 1, {}, OpKind::Yield, {}, "consumer region");
+    return;
   default:
     fail(&op, "no verifier rule for this op");
   }

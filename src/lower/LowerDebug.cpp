@@ -148,7 +148,7 @@ void lower_debug(LoweringContext &c, const ir::Op &op) {
     lower_assert(c, op);
     return;
   case ir::OpKind::Barrier:
-    c.b().bar_sync(0);
+    c.cta_barrier();
     return;
   default:
     TILEC_ASSERT(false, "lower_debug: unexpected op");

@@ -219,6 +219,7 @@ void lower_ring(LoweringContext &c, const ir::Op &op) {
   case ir::OpKind::TmaCopy:
   case ir::OpKind::TmaWait:
   case ir::OpKind::TmaRelease:
+  case ir::OpKind::TmaFree:
     return lower_tma(c, op);
   case ir::OpKind::AsyncCopy:
     lower_async_copy(c, op);

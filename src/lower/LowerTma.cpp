@@ -39,9 +39,16 @@ int64_t barriers_at(const RingView &r) {
   return r.base + r.alloc->result(0)->type.shape[0] * r.stage_bytes;
 }
 
-// The .shared address of stage `stage`'s barrier.
-Operand barrier_addr(LoweringContext &c, const RingView &r, const ir::Value *stage) {
-  int64_t first = barriers_at(r);
+// Barriers of the ring: S "full" ones (the copies' bytes landed), and with local_alloc
+// {free = n} S "free" ones after them (n consumer warps released the stage).
+int64_t barrier_count(const ir::Op &alloc) {
+  return alloc.result(0)->type.shape[0] * (alloc.int_attr("free", 0) ? 2 : 1);
+}
+
+// The .shared address of stage `stage`'s barrier (its free barrier when `free`).
+Operand barrier_addr(LoweringContext &c, const RingView &r, const ir::Value *stage,
+                     bool free = false) {
+  int64_t first = barriers_at(r) + (free ? 8 * r.alloc->result(0)->type.shape[0] : 0);
   const ir::Op *d = stage->def;
   if (d && d->kind() == ir::OpKind::Constant)
     return Operand::addr(smem_at(c, first + 8 * d->int_attr("value")));
@@ -70,15 +77,17 @@ void init_barriers(LoweringContext &c, const ir::Op &alloc) {
   int64_t stages = alloc.result(0)->type.shape[0];
   int64_t first = barriers_at(r);
   c.smem_before_write();
+  int64_t consumers = alloc.int_attr("free", 0);
   {
     auto g = b.guarded(c.thread0_pred());
-    for (int64_t s = 0; s < stages; ++s)
-      simt::mbarrier_init(b, Operand::addr(b.shared_addr(first + 8 * s)), simt::imm(1));
+    for (int64_t s = 0; s < barrier_count(alloc); ++s)
+      simt::mbarrier_init(b, Operand::addr(b.shared_addr(first + 8 * s)),
+                          simt::imm(s < stages ? 1 : consumers));
   }
   if (is_tma_ring(sibling(alloc, 1)))
     return;
   simt::fence_proxy_async(b); // the inits, before the copies' complete_tx (async proxy)
-  b.bar_sync(0);
+  c.cta_barrier();
   c.smem_unknown();
 }
 
@@ -103,7 +112,7 @@ void tma_copy(LoweringContext &c, const ir::Op &op) {
     dst.push_back(Operand::addr(extra.valid() ? b.add(Ty::U32, at, extra) : at));
     x.push_back(k ? Operand(b.add(Ty::S32, col, simt::imm(k * box[1]))) : Operand(col));
   }
-  Reg warp0 = b.setp(simt::Cmp::Eq, Ty::U32, c.warp(), simt::imm(0));
+  Reg warp0 = b.setp(simt::Cmp::Eq, Ty::U32, c.warp(), simt::imm(c.leader_warp()));
   c.uniform_if(b.and_(Ty::Pred, warp0, c.scalar(op.operand(2))), [&] {
     auto g = b.guarded(c.thread0_pred());
     simt::mbarrier_arrive_expect_tx(b, bar, simt::imm(r.stage_bytes));
@@ -235,7 +244,7 @@ void lower_tma_store(LoweringContext &c, const ir::Op &op) {
   c.smem_before_write();
   store_to_shared(c, c.get(v), c.layout_of(v->type).compose(to_offset), v->type.element(), base);
   simt::fence_proxy_async(b); // the generic writes, before the async proxy reads them
-  b.bar_sync(0);
+  c.cta_barrier();
   b.set_smem_region(0, 0);
   Reg tmap = c.scalar(op.operand(1));
   Reg row = c.scalar(op.operand(2)), col = c.scalar(op.operand(3));
@@ -265,19 +274,36 @@ void lower_tma(LoweringContext &c, const ir::Op &op) {
     return;
   case ir::OpKind::TmaWait: {
     RingView r = ring_view(c, op.operand(0));
-    simt::mbarrier_wait(b, barrier_addr(c, r, op.operand(1)), c.scalar(op.operand(2)));
+    if (!op.int_attr("free", 0)) {
+      simt::mbarrier_wait(b, barrier_addr(c, r, op.operand(1)), c.scalar(op.operand(2)));
+      return;
+    }
+    // the producer, before a copy it will issue: the readers of the stage's last fill
+    // are done (a fresh barrier completes the phase of parity 1 at once)
+    Operand bar = barrier_addr(c, r, op.operand(1), true);
+    Reg phase = c.scalar(op.operand(2));
+    c.uniform_if(c.scalar(op.operand(3)), [&] { simt::mbarrier_wait(b, bar, phase); });
+    return;
+  }
+  case ir::OpKind::TmaFree: {
+    // each consumer warp, past the wait that retired its reads of the stage: one arrival
+    // (lane 0) on the stage's free barrier, which counts the consumer warps
+    RingView r = ring_view(c, op.operand(0));
+    Operand bar = barrier_addr(c, r, op.operand(1), true);
+    Reg lane0 = b.setp(simt::Cmp::Eq, Ty::U32, c.lane(), simt::imm(0));
+    auto g = b.guarded(b.and_(Ty::Pred, lane0, c.scalar(op.operand(2))));
+    simt::mbarrier_arrive(b, bar);
     return;
   }
   case ir::OpKind::TmaRelease: {
     RingView r = ring_view(c, op.operand(0));
-    int64_t stages = op.operand(0)->type.shape[0];
     int64_t first = barriers_at(r);
     const ir::Op *before = sibling(op, -1);
     if (!before || before->kind() != ir::OpKind::TmaRelease)
-      b.bar_sync(0); // every thread is past its last wait (of every ring released here)
+      c.cta_barrier(); // every thread is past its last wait (of every ring released here)
     {
       auto g = b.guarded(c.thread0_pred());
-      for (int64_t s = 0; s < stages; ++s)
+      for (int64_t s = 0; s < barrier_count(*op.operand(0)->def); ++s)
         simt::mbarrier_inval(b, Operand::addr(b.shared_addr(first + 8 * s)));
     }
     c.smem_unknown();

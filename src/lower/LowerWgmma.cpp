@@ -148,6 +148,13 @@ int64_t dot_buffer_base(LoweringContext &c, const ir::Op &dot) {
 }
 
 // Whether a dot before `dot` in its block reads a ring stage.
+// Whether the ring stage `v` (a local_load) comes from is freed by its readers' tma_free
+// (a warp-specialised ring, layout/WarpSpecialize.h): no barrier orders its overwrite.
+bool freed_ring(const ir::Value *v) {
+  const ir::Op *alloc = v->def ? v->def->operand(0)->def : nullptr;
+  return alloc && alloc->int_attr("free", 0) > 0;
+}
+
 bool earlier_ring_reader(const ir::Op &dot) {
   for (const auto &op : dot.parent()->ops()) {
     if (op.get() == &dot)
@@ -283,13 +290,13 @@ private:
     if (put_a || put_b) {
       simt::BlockId here = b_.block();
       b_.set_block(c_.block_before(hoist_a ? hoist_a : hoist_b));
-      b_.bar_sync(0); // earlier readers of this scratch
+      c_.cta_barrier(); // earlier readers of this scratch
       if (put_a)
         store_operand(c_, a_, sa_, base_a_, Reg{});
       if (put_b)
         store_operand(c_, bv_, sb_, base_b_, Reg{});
       simt::fence_proxy_async(b_);
-      b_.bar_sync(0);
+      c_.cta_barrier();
       b_.set_block(here);
     }
     store_a_ = !a_regs_ && !hoist_a && !ring_a_;
@@ -500,8 +507,9 @@ private:
     // once every warpgroup has retired it. The copies follow the block's first ring
     // reader (layout/PipelineLoops), so only its wait needs the barrier: a warpgroup
     // reaches it after retiring the previous iteration's later readers
-    if ((ring_a_ || ring_b_) && !earlier_ring_reader(op_))
-      b_.bar_sync(0);
+    if ((ring_a_ || ring_b_) && !earlier_ring_reader(op_) &&
+        !((!ring_a_ || freed_ring(a_)) && (!ring_b_ || freed_ring(bv_))))
+      c_.cta_barrier();
   }
 
   // A pipelined group whose result is also read in `if`s of the body (a flattened loop's

@@ -121,6 +121,8 @@ void LoweringContext::run() {
     simt::cp_async_bulk_wait_read(b_, 0);
   }
   b_.ret();
+  // a warp_specialize op's producer warps come after those of the layouts
+  out_.num_warps += static_cast<int>(m_.int_attr("producer_warps", 0));
   int64_t shared = alloc_bytes_;
   if (extra_bytes_)
     shared = ((shared + 15) & ~int64_t{15}) + extra_bytes_;
@@ -239,14 +241,21 @@ void LoweringContext::uniform_if(Reg cond, const std::function<void()> &body) {
   smem_readers_ = readers;
 }
 
+void LoweringContext::cta_barrier() {
+  if (barrier_threads_)
+    b_.bar_sync(simt::imm(1), simt::imm(barrier_threads_));
+  else
+    b_.bar_sync(0);
+}
+
 void LoweringContext::smem_before_write() {
   if (smem_readers_)
-    b_.bar_sync(0);
+    cta_barrier();
   smem_readers_ = false;
 }
 
 void LoweringContext::smem_after_write() {
-  b_.bar_sync(0);
+  cta_barrier();
   smem_readers_ = true;
 }
 
@@ -421,6 +430,12 @@ void LoweringContext::lower_op(const ir::Op &op) {
     return;
   case K::TmaStore:
     lower_tma_store(*this, op);
+    return;
+  case K::TmaFree:
+    lower_ring(*this, op); // LowerTma.cpp
+    return;
+  case K::WarpSpecialize:
+    lower_warp_specialize(*this, op);
     return;
   case K::ConvertLayout:
     if (!lower_convert_to_dot_operand(*this, op))

@@ -115,8 +115,14 @@ public:
   // warp bits that only replicate are zero); an invalid Reg when every thread owns its
   // elements.
   Reg owner_pred(const layout::LinearLayout &l);
-  // A predicate true in thread 0 only (scalar side effects).
+  // A predicate true in thread 0 only (scalar side effects); in a warp_specialize op's
+  // producer region, in the producer's first thread.
   Reg thread0_pred();
+  // The warp whose thread 0 issues TMA copies: 0, or the producer's first warp.
+  int leader_warp() const { return leader_warp_; }
+  // A barrier of every thread that runs this code: bar.sync 0, or after a warp_specialize
+  // op's split, a named barrier of its consumer warps (the producer's never reach it).
+  void cta_barrier();
 
   // The address (u64) of this program's global scratch: the kernel's last parameter, a
   // buffer of module attribute `scratch_bytes` per program (tensor maps it builds).
@@ -209,6 +215,10 @@ private:
   const ir::Op *deferred_scope_ = nullptr;
   std::function<void()> deferred_;
   bool tma_stores_in_flight_ = false;
+  int leader_warp_ = 0;       // thread0_pred's warp
+  Reg leader_;                // thread0_pred in the producer region
+  int barrier_threads_ = 0;   // cta_barrier: 0 = bar.sync 0, else bar.sync 1, this count
+  friend void lower_warp_specialize(LoweringContext &c, const ir::Op &op);
   std::map<const ir::Op *, simt::BlockId> preheaders_; // loop -> block_before(loop)
 };
 
@@ -230,6 +240,7 @@ void lower_inline_asm(LoweringContext &c, const ir::Op &op);     // LowerAsm.cpp
 void lower_hardware(LoweringContext &c, const ir::Op &op);       // hw_register, griddepcontrol
 void lower_make_tmap(LoweringContext &c, const ir::Op &op);      // LowerTma.cpp
 void lower_tma_store(LoweringContext &c, const ir::Op &op);      // LowerTma.cpp
+void lower_warp_specialize(LoweringContext &c, const ir::Op &op); // LowerWarpSpecialize.cpp
 // gather, histogram: through shared-memory scratch (LowerGather.cpp)
 void lower_gather_histogram(LoweringContext &c, const ir::Op &op);
 // convert_layout into an mma operand of 16-bit elements through ldmatrix (false: not one)

@@ -85,6 +85,9 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // layouts: the dots that qualify lower to wgmma (#mma<v=3>); TILEC_WGMMA=0 turns it off
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
+  // tl.range(..., warp_specialize=True) loops get a producer warp (WarpSpecialize.h)
+  if (opts.sm >= 90 && env::get(env::Var::WarpSpecialize) == "1")
+    k.tile.module->attrs.push_back({"warp_specialize", int64_t{1}});
   // kernels may build TMA tensor maps (tensormap.replace: sm_90a)
   if (target.arch_specific && opts.sm >= 90)
     k.tile.module->attrs.push_back({layout::kKernelMapsAttr, int64_t{1}});
@@ -97,7 +100,8 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   if (k.thread_ir)                              // after the Thread IR passes that ran
     k.thread_ir_text = simt::dump(*k.thread_ir);
   const ir::Module &m = *k.tile.module;
-  k.num_warps = static_cast<int>(m.int_attr("num_warps", 4));
+  // a warp_specialize op's producer warps come after those of the layouts
+  k.num_warps = static_cast<int>(m.int_attr("num_warps", 4) + m.int_attr("producer_warps", 0));
   k.num_stages = static_cast<int>(m.int_attr("num_stages", 3));
   k.shared_bytes = k.thread_ir ? static_cast<int>(k.thread_ir->shared_bytes)
                                : static_cast<int>(m.int_attr("shared_bytes", 0));

@@ -12,6 +12,7 @@
 #include "layout/PipelineLoops.h"
 #include "layout/PlanRings.h"
 #include "layout/RemoveConversions.h"
+#include "layout/WarpSpecialize.h"
 #include "lower/CoalesceCopies.h"
 #include "lower/ContractFma.h"
 #include "lower/DeferWgmmaWait.h"
@@ -82,6 +83,9 @@ const std::vector<Stage> &stages() {
       {"pipeline-loops", layout::pipeline_loops, true}, // the cp.async rings of dot loops
       // pure ops used only after a loop move below it (SinkPastLoops.h)
       {"sink-past-loops", sink_past_loops, true},
+      // a producer warp issues the TMA copies of tl.range(..., warp_specialize=True) loops
+      // (opt-in: TILEC_WARP_SPECIALIZE=1; WarpSpecialize.h)
+      {"warp-specialize", layout::warp_specialize, true},
       {"allocate-shared", layout::allocate_shared, true},
       {"lower", nullptr, true}, // Tile IR -> Thread IR
       // Thread IR: mma operands loaded step by step (SinkFragmentLoads.h)

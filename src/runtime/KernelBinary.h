@@ -66,7 +66,8 @@ std::string kernel_param_kind_text(const KernelParam &p);
 
 struct KernelMetadata {
   std::string name;  // the PTX .entry
-  int num_warps = 4; // block = 32 * num_warps threads
+  int num_warps = 4; // block = 32 * num_warps threads (a warp-specialised kernel's producer
+                     // warps included)
   int num_stages = 3;
   int shared = 0;                  // dynamic shared memory bytes, passed at every launch
   std::string arch;                // "sm_90a"

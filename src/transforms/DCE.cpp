@@ -145,8 +145,12 @@ bool sweep(Block &b) {
 
 void dce(Module &m) {
   for (auto &f : m.functions)
-    while (sweep(*f->entry())) {
-    }
+    dce_block(*f->entry());
+}
+
+void dce_block(Block &b) {
+  while (sweep(b)) {
+  }
 }
 
 } // namespace tilec::transforms

@@ -9,5 +9,7 @@
 namespace tilec::transforms {
 
 void dce(ir::Module &m);
+// The same within one block (its nested regions included) only.
+void dce_block(ir::Block &b);
 
 } // namespace tilec::transforms

@@ -94,33 +94,6 @@ Value *trip_count(Builder &b, Op &loop, SourceLoc loc) {
   return bin(b, OpKind::Max, bin(b, OpKind::Div, n, st, loc), i32c(b, 0, loc), loc);
 }
 
-// A copy of `op`, its regions included, made with `b`; operands through `map`, which
-// gains the copy's values.
-Op *clone(const Op &op, Builder &b, std::map<const Value *, Value *> &map) {
-  std::vector<Value *> ops;
-  for (Value *v : op.operands()) {
-    auto it = map.find(v);
-    ops.push_back(it == map.end() ? v : it->second);
-  }
-  std::vector<Type> types;
-  for (size_t i = 0; i < op.num_results(); ++i)
-    types.push_back(op.result(i)->type);
-  Op *c = b.create(op.kind(), ops, types, op.attrs(), op.loc(),
-                   static_cast<unsigned>(op.num_regions()));
-  for (size_t i = 0; i < op.num_results(); ++i)
-    map[op.result(i)] = c->result(i);
-  for (size_t r = 0; r < op.num_regions(); ++r) {
-    const Block *from = op.region(r)->block();
-    Block *to = c->region(r)->ensure_block();
-    for (size_t i = 0; i < from->num_args(); ++i)
-      map[from->arg(i)] = to->add_arg(from->arg(i)->type);
-    Builder in(to);
-    for (const auto &inner : from->ops())
-      clone(*inner, in, map);
-  }
-  return c;
-}
-
 // Moves `op` to the end of `to`, before its terminator if it has one.
 void move_to(Op *op, Block &to) {
   std::unique_ptr<Op> owned = op->parent()->take(op);
@@ -202,6 +175,8 @@ void flatten(Op &outer, const Nest &n) {
   std::vector<NamedAttr> attrs = {{kFlattenedAttr, int64_t{1}}};
   for (const NamedAttr &a : inner.attrs())
     attrs.push_back(a);
+  if (outer.int_attr("warp_specialize", 0) && !inner.int_attr("warp_specialize", 0))
+    attrs.push_back({"warp_specialize", int64_t{1}}); // the outer loop's, Triton's place for it
   Op *flat = at.create(OpKind::For, inits, types, attrs, loc, 1);
   Block &fb = *flat->region(0)->ensure_block();
   fb.add_arg(Type(DType::I32));

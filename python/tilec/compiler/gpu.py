@@ -88,7 +88,8 @@ class GpuCompiledKernel(CompiledKernel):
         self._tma = bool(_C.env_flag("TILEC_TMA"))
         meta = native.metadata
         self.metadata = _introspect.Metadata(
-            name=self.name, num_warps=meta["num_warps"], num_stages=options.num_stages,
+            # the launch option, as Triton reports it (the block may add producer warps)
+            name=self.name, num_warps=options.num_warps, num_stages=options.num_stages,
             debug=options.debug,
             shared=meta["shared"], arch=arch, target="cuda:" + arch[3:].rstrip("a"),
             compiler=meta["compiler"])

@@ -293,7 +293,9 @@ void exec_Wgmma(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   int t0 = warp * kWarp + std::countr_zero(act);
   if (act != 0xffffffffu)
     m.fault(c, d, t0, "wgmma is .aligned: every lane of the warp must execute it");
-  if (m.fn.num_warps % 4 != 0)
+  // the executing warp's warpgroup must be whole (a warp-specialised kernel's producer
+  // warps after them may make a partial one, which issues no wgmma)
+  if ((warp / 4 + 1) * 4 > m.fn.num_warps)
     m.fault(c, d, t0, "wgmma needs whole warpgroups (num_warps a multiple of 4)");
   WgmmaShape s{in.m.mma.n, in.ty, in.src_ty, in.m.b_ty};
   int K = s.k(), N = s.n, eb = in.src_ty == Ty::TF32 ? 4 : K == 32 ? 1 : 2;

@@ -141,6 +141,8 @@ void Exec::exec_node(const Node &n) {
   case OpKind::TmaStore:
   case OpKind::TmaWait:
   case OpKind::TmaRelease:
+  case OpKind::TmaFree:
+  case OpKind::WarpSpecialize:
     fail(n, "TMA copies read tensor maps, which only the GPU path (and its SIMT simulator) "
             "encodes");
   case OpKind::If:

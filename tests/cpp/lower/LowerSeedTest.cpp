@@ -69,7 +69,8 @@ TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
   EXPECT_EQ(pipeline::gpu_stage_names(),
             (std::vector<std::string>{
                 "flatten-loops", "strength-reduce", "plan-rings", "pipeline-loads", "layouts",
-                "remove-conversions", "pipeline-loops", "sink-past-loops", "allocate-shared",
+                "remove-conversions", "pipeline-loops", "sink-past-loops", "warp-specialize",
+                "allocate-shared",
                 "lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs",
                 "fold-byte-packs", "contract-fma", "coalesce-copies", "exp-vote-tail",
                 "overlap-wgmma", "defer-wgmma-wait", "ptx"}));

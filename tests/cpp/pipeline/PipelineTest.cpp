@@ -137,7 +137,8 @@ TEST(Pipeline, UnknownDumpStageWarns) {
           "tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
           "canonicalize, licm, cse, dce, cleanup, flatten-loops, strength-reduce, plan-rings, "
           "pipeline-loads, "
-          "layouts, remove-conversions, pipeline-loops, sink-past-loops, allocate-shared, lower, "
+          "layouts, remove-conversions, pipeline-loops, sink-past-loops, warp-specialize, "
+          "allocate-shared, lower, "
           "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, fold-byte-packs, contract-fma, "
           "coalesce-copies, "
           "exp-vote-tail, overlap-wgmma, defer-wgmma-wait, ptx)"),

@@ -1,0 +1,252 @@
+"""Warp specialisation (layout/WarpSpecialize.h, TILEC_WARP_SPECIALIZE=1): a
+tl.range(..., warp_specialize=True) loop whose wgmma operands come by TMA gets one more warp,
+which issues the copies and waits for each stage to be freed by the warps that read it; the
+num_warps warps of the layouts compute with no CTA barrier per K step. The SIMT simulator
+runs the warps concurrently (a failed mbarrier wait yields), so a stage overwritten before
+its readers are done, a wait on the wrong parity or a barrier the producer never reaches
+shows as a wrong result, a poisoned read or a deadlock report."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tilec as triton
+import tilec.language as tl
+from tilec.tools.tensor_descriptor import TensorDescriptor
+from gpu_util import sm90_torch
+
+
+@triton.jit
+def mm(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+       WS: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, warp_specialize=WS):
+        a = a_desc.load([pid_m * BM, k])
+        b = b_desc.load([k, pid_n * BN])
+        acc = tl.dot(a, b, acc)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def persistent_mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr, PROGRAMS: tl.constexpr, FLATTEN: tl.constexpr):
+    num_n = tl.cdiv(N, BN)
+    tiles = tl.cdiv(M, BM) * num_n
+    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, flatten=FLATTEN,
+                         warp_specialize=True):
+        pm = tile // num_n
+        pn = tile % num_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            acc = tl.dot(a_desc.load([pm * BM, k]), b_desc.load([k, pn * BN]), acc)
+        c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def built_maps_mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [BK, BN])
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, warp_specialize=True):
+        acc = tl.dot(a_desc.load([pid_m * BM, k]), b_desc.load([k, pid_n * BN]), acc)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def indirect_mm(a_desc, b_desc, c_ptr, rows_ptr, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                BK: tl.constexpr):
+    # the A block's row comes from memory: only the consumers load it, so no producer
+    row = tl.load(rows_ptr + tl.program_id(0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, warp_specialize=True):
+        acc = tl.dot(a_desc.load([row, k]), b_desc.load([k, 0]), acc)
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def _operands(M, N, K, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 4, (M, K)).astype(np.float16)
+    b = rng.integers(-3, 4, (K, N)).astype(np.float16)
+    return a, b, a.astype(np.float32) @ b.astype(np.float32)
+
+
+@pytest.fixture
+def simulator(monkeypatch):
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    monkeypatch.setenv("TILEC_TMA", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "1")
+
+
+def _threads(ptx):
+    return int(re.search(r"\.reqntid (\d+)", ptx).group(1))
+
+
+def _check_split(ptx, num_warps):
+    """A producer warp after the layouts' warps; the consumers' loop has no CTA barrier
+    (bar.sync 0) and frees stages; their barriers after the split are named ones."""
+    assert _threads(ptx) == 32 * (num_warps + 1)
+    body = ptx[ptx.index(".entry"):]
+    split = body.index(f"setp.ge.u32")
+    producer, consumer = body[split:].split("$L__consumer:")
+    assert "cp.async.bulk.tensor" in producer and "mbarrier.try_wait.parity" in producer
+    assert "wgmma" not in producer and "bar.sync" not in producer
+    assert "cp.async.bulk.tensor.2d.shared" not in consumer
+    assert "mbarrier.arrive.shared::cta.b64" in consumer  # tma_free
+    assert "bar.sync 0;" not in consumer
+    assert f"bar.sync 1, {32 * num_warps};" in consumer
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_matmul_on_the_simulator(simulator, stages, num_warps):
+    M, N, K = 128, 128, 320  # 5 K steps (more than the stages: the ring wraps)
+    a, b, ref = _operands(M, N, K)
+    c = np.full((M, N), np.nan, np.float32)
+    k = mm[(M // 64, N // 64)](TensorDescriptor.from_tensor(a, [64, 32]),
+                               TensorDescriptor.from_tensor(b, [32, 64]), c, M, N, K,
+                               BM=64, BN=64, BK=32, WS=True, num_stages=stages,
+                               num_warps=num_warps)
+    np.testing.assert_array_equal(c, ref)
+    _check_split(k.asm["ptx"], num_warps)
+
+
+def test_short_loops_on_the_simulator(simulator):
+    """K steps fewer than the stages, and none at all: the prologue's copies out of range."""
+    for K in (32, 0):
+        M, N = 64, 64
+        a, b, ref = _operands(M, N, max(K, 32))
+        a, ref = a[:, :K], a[:, :K].astype(np.float32) @ b[:K].astype(np.float32)
+        a = np.ascontiguousarray(a) if K else np.zeros((M, 32), np.float16)
+        c = np.full((M, N), np.nan, np.float32)
+        mm[(1, 1)](TensorDescriptor.from_tensor(a, [64, 32]),
+                   TensorDescriptor.from_tensor(b[:max(K, 32)], [32, 64]), c, M, N, K,
+                   BM=64, BN=64, BK=32, WS=True, num_stages=3)
+        np.testing.assert_array_equal(c, ref if K else np.zeros((M, N), np.float32))
+
+
+@pytest.mark.parametrize("flatten", [True, False])
+def test_persistent_matmul_on_the_simulator(simulator, flatten):
+    """The producer runs on through the tiles (flattened: one ring across them) while the
+    consumers store each tile by TMA (their barriers: named ones)."""
+    M, N, K = 128, 192, 96  # 6 tiles over 4 programs: 1 or 2 tiles each
+    a, b, ref = _operands(M, N, K)
+    c = np.full((M, N), np.nan, np.float16)
+    k = persistent_mm[(4,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                            TensorDescriptor.from_tensor(b, [32, 64]),
+                            TensorDescriptor.from_tensor(c, [64, 64]), M, N, K,
+                            BM=64, BN=64, BK=32, PROGRAMS=4, FLATTEN=flatten, num_stages=2)
+    np.testing.assert_array_equal(c, ref.astype(np.float16))
+    ptx = k.asm["ptx"]
+    if flatten:
+        _check_split(ptx, 4)
+    else:  # the marked loop holds no copies of its own: left as it was
+        assert _threads(ptx) == 128
+
+
+def test_kernel_built_maps_on_the_simulator(simulator):
+    """Maps made in the kernel are made by every warp before the split."""
+    M, N, K = 64, 64, 128
+    a, b, ref = _operands(M, N, K)
+    c = np.full((M, N), np.nan, np.float32)
+    k = built_maps_mm[(1, 1)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_stages=3)
+    np.testing.assert_array_equal(c, ref)
+    ptx = k.asm["ptx"]
+    _check_split(ptx, 4)
+    assert ptx.index("tensormap.cp_fenceproxy") < ptx.index("setp.ge.u32")
+
+
+def test_copies_that_need_a_loaded_value_stay_unsplit(simulator):
+    M, N, K = 128, 64, 64
+    a, b, _ = _operands(M, N, K)
+    rows = np.array([64, 0], np.int32)
+    c = np.full((M, N), np.nan, np.float32)
+    k = indirect_mm[(2,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                          TensorDescriptor.from_tensor(b, [32, 64]), c, rows, N, K,
+                          BM=64, BN=64, BK=32, num_stages=2)
+    ref = np.concatenate([a[64:], a[:64]]).astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_array_equal(c, ref)
+    assert _threads(k.asm["ptx"]) == 128
+
+
+def test_off_by_default_and_unmarked_loops(simulator, monkeypatch):
+    M, N, K = 64, 64, 64
+    a, b, ref = _operands(M, N, K)
+    for env, ws in (("0", True), ("1", False)):
+        monkeypatch.setenv("TILEC_WARP_SPECIALIZE", env)
+        c = np.full((M, N), np.nan, np.float32)
+        k = mm[(1, 1)](TensorDescriptor.from_tensor(a, [64, 32]),
+                       TensorDescriptor.from_tensor(b, [32, 64]), c, M, N, K,
+                       BM=64, BN=64, BK=32, WS=ws, num_stages=2)
+        np.testing.assert_array_equal(c, ref)
+        assert _threads(k.asm["ptx"]) == 128
+
+
+def test_stage_ir(simulator):
+    M, N, K = 64, 64, 64
+    a, b, _ = _operands(M, N, K)
+    c = np.zeros((M, N), np.float32)
+    k = mm[(1, 1)](TensorDescriptor.from_tensor(a, [64, 32]),
+                   TensorDescriptor.from_tensor(b, [32, 64]), c, M, N, K, BM=64, BN=64, BK=32,
+                   WS=True, num_stages=3)
+    ir = k.asm["warp-specialize"]
+    assert "producer_warps = 1" in ir
+    assert ir.count("local_alloc {free = 4, tma = 1}") == 2
+    start = ir.index("warp_specialize {producer_warps = 1} {")
+    producer, consumer = ir[start:].split("\n  } {\n", 1)  # the regions, at the top level
+    # the prologue's 2 x 2 copies, and 2 in the loop, each after its wait for a free stage
+    assert producer.count("tma_copy") == 6 and producer.count("{free = 1}") == 2
+    assert "local_load" not in producer and " dot " not in producer
+    assert "tma_copy" not in consumer and consumer.count("tma_free") == 2
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_matmul_on_the_gpu(monkeypatch, num_warps):
+    torch = sm90_torch()
+    monkeypatch.setenv("TILEC_TMA", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "1")
+    M, N, K = 1024, 768, 1024
+    g = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn((M, K), device="cuda", generator=g).half()
+    b = torch.randn((K, N), device="cuda", generator=g).half()
+    c = torch.full((M, N), float("nan"), device="cuda")
+    k = mm[(M // 128, N // 128)](TensorDescriptor.from_tensor(a, [128, 64]),
+                                 TensorDescriptor.from_tensor(b, [64, 128]), c, M, N, K,
+                                 BM=128, BN=128, BK=64, WS=True, num_stages=3,
+                                 num_warps=num_warps)
+    torch.testing.assert_close(c, a.float() @ b.float(), atol=0.05, rtol=1e-3)
+    _check_split(k.asm["ptx"], num_warps)
+
+
+@pytest.mark.gpu
+def test_persistent_matmul_on_the_gpu(monkeypatch):
+    torch = sm90_torch()
+    monkeypatch.setenv("TILEC_TMA", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "1")
+    M, N, K = 1024, 768, 512
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn((M, K), device="cuda", generator=g).half()
+    b = torch.randn((K, N), device="cuda", generator=g).half()
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    k = persistent_mm[(7,)](TensorDescriptor.from_tensor(a, [128, 64]),
+                            TensorDescriptor.from_tensor(b, [64, 128]),
+                            TensorDescriptor.from_tensor(c, [128, 128]), M, N, K,
+                            BM=128, BN=128, BK=64, PROGRAMS=7, FLATTEN=True, num_stages=3,
+                            num_warps=8)
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=1e-2)
+    _check_split(k.asm["ptx"], 8)
