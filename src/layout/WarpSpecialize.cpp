@@ -59,6 +59,13 @@ std::optional<Plan> plan(Function &f, Op &loop) {
     }
   if (p.copies.empty())
     return std::nullopt;
+  // the copies' prologue and the rings' barriers run once: nothing repeats the loop (a K
+  // loop in a tile loop that is not flattened refills its ring from stage 0 every tile)
+  for (const Op *o = &loop; o->parent() != f.entry();) {
+    o = o->parent()->parent()->parent();
+    if (o->kind() != OpKind::If)
+      return std::nullopt;
+  }
   for (const Op *r : p.rings) // hoisted to the kernel's start (they take no operands)
     if (!r || r->kind() != OpKind::LocalAlloc || !r->int_attr("tma", 0))
       return std::nullopt;
@@ -328,22 +335,25 @@ bool split(Function &f, Plan &p, int num_warps) {
 } // namespace
 
 void warp_specialize(Module &m) {
-  if (!m.int_attr("warp_specialize", 0)) // GpuPipeline: TILEC_WARP_SPECIALIZE=1
+  // GpuPipeline: TILEC_WARP_SPECIALIZE=1 (1: marked loops), =all (2: any loop that qualifies)
+  int64_t mode = m.int_attr("warp_specialize", 0);
+  if (!mode)
     return;
   int num_warps = static_cast<int>(m.int_attr("num_warps", 4));
   if (num_warps % 4 != 0 || num_warps > 16)
     return;
   bool any = false;
   for (auto &f : m.functions) {
-    Op *loop = nullptr;
+    std::vector<Op *> loops;
     walk(f->entry(), [&](Op *op) {
-      if (!loop && op->kind() == OpKind::For && op->int_attr("warp_specialize", 0))
-        loop = op;
+      if (op->kind() == OpKind::For && (mode == 2 || op->int_attr("warp_specialize", 0)))
+        loops.push_back(op);
     });
-    if (!loop)
-      continue;
-    if (auto p = plan(*f, *loop))
-      any = split(*f, *p, num_warps) || any;
+    for (Op *loop : loops) // the first that qualifies
+      if (auto p = plan(*f, *loop)) {
+        any = split(*f, *p, num_warps) || any;
+        break;
+      }
   }
   if (any)
     m.attrs.push_back({"producer_warps", int64_t{1}});

@@ -215,31 +215,31 @@ private:
   const ir::Op *deferred_scope_ = nullptr;
   std::function<void()> deferred_;
   bool tma_stores_in_flight_ = false;
-  int leader_warp_ = 0;       // thread0_pred's warp
-  Reg leader_;                // thread0_pred in the producer region
-  int barrier_threads_ = 0;   // cta_barrier: 0 = bar.sync 0, else bar.sync 1, this count
+  int leader_warp_ = 0;     // thread0_pred's warp
+  Reg leader_;              // thread0_pred in the producer region
+  int barrier_threads_ = 0; // cta_barrier: 0 = bar.sync 0, else bar.sync 1, this count
   friend void lower_warp_specialize(LoweringContext &c, const ir::Op &op);
   std::map<const ir::Op *, simt::BlockId> preheaders_; // loop -> block_before(loop)
 };
 
 // The op families (one file each). Each lowers the ops of its family and records results.
-void lower_constant(LoweringContext &c, const ir::Op &op);       // LowerShape.cpp
-void lower_shape(LoweringContext &c, const ir::Op &op);          // arange splat broadcast ...
-void lower_elementwise(LoweringContext &c, const ir::Op &op);    // LowerElementwise.cpp
-void lower_cast(LoweringContext &c, const ir::Op &op);           // LowerCast.cpp
-void lower_memory(LoweringContext &c, const ir::Op &op);         // LowerMemory.cpp
-void lower_atomic(LoweringContext &c, const ir::Op &op);         // LowerAtomic.cpp
-void lower_reduce(LoweringContext &c, const ir::Op &op);         // LowerReduce.cpp
-void lower_scan(LoweringContext &c, const ir::Op &op);           // LowerScan.cpp
-void lower_control_flow(LoweringContext &c, const ir::Op &op);   // LowerControlFlow.cpp
-void lower_program(LoweringContext &c, const ir::Op &op);        // program_id, num_programs
-void lower_debug(LoweringContext &c, const ir::Op &op);          // LowerDebug.cpp
-void lower_convert_layout(LoweringContext &c, const ir::Op &op); // LowerConvert.cpp
-void lower_dot(LoweringContext &c, const ir::Op &op);            // LowerDot.cpp
-void lower_inline_asm(LoweringContext &c, const ir::Op &op);     // LowerAsm.cpp
-void lower_hardware(LoweringContext &c, const ir::Op &op);       // hw_register, griddepcontrol
-void lower_make_tmap(LoweringContext &c, const ir::Op &op);      // LowerTma.cpp
-void lower_tma_store(LoweringContext &c, const ir::Op &op);      // LowerTma.cpp
+void lower_constant(LoweringContext &c, const ir::Op &op);        // LowerShape.cpp
+void lower_shape(LoweringContext &c, const ir::Op &op);           // arange splat broadcast ...
+void lower_elementwise(LoweringContext &c, const ir::Op &op);     // LowerElementwise.cpp
+void lower_cast(LoweringContext &c, const ir::Op &op);            // LowerCast.cpp
+void lower_memory(LoweringContext &c, const ir::Op &op);          // LowerMemory.cpp
+void lower_atomic(LoweringContext &c, const ir::Op &op);          // LowerAtomic.cpp
+void lower_reduce(LoweringContext &c, const ir::Op &op);          // LowerReduce.cpp
+void lower_scan(LoweringContext &c, const ir::Op &op);            // LowerScan.cpp
+void lower_control_flow(LoweringContext &c, const ir::Op &op);    // LowerControlFlow.cpp
+void lower_program(LoweringContext &c, const ir::Op &op);         // program_id, num_programs
+void lower_debug(LoweringContext &c, const ir::Op &op);           // LowerDebug.cpp
+void lower_convert_layout(LoweringContext &c, const ir::Op &op);  // LowerConvert.cpp
+void lower_dot(LoweringContext &c, const ir::Op &op);             // LowerDot.cpp
+void lower_inline_asm(LoweringContext &c, const ir::Op &op);      // LowerAsm.cpp
+void lower_hardware(LoweringContext &c, const ir::Op &op);        // hw_register, griddepcontrol
+void lower_make_tmap(LoweringContext &c, const ir::Op &op);       // LowerTma.cpp
+void lower_tma_store(LoweringContext &c, const ir::Op &op);       // LowerTma.cpp
 void lower_warp_specialize(LoweringContext &c, const ir::Op &op); // LowerWarpSpecialize.cpp
 // gather, histogram: through shared-memory scratch (LowerGather.cpp)
 void lower_gather_histogram(LoweringContext &c, const ir::Op &op);

@@ -86,8 +86,10 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   if (target.arch_specific && env::get(env::Var::Wgmma) != "0")
     k.tile.module->attrs.push_back({"wgmma", int64_t{1}});
   // tl.range(..., warp_specialize=True) loops get a producer warp (WarpSpecialize.h)
-  if (opts.sm >= 90 && env::get(env::Var::WarpSpecialize) == "1")
-    k.tile.module->attrs.push_back({"warp_specialize", int64_t{1}});
+  // (all: any loop that qualifies, marked or not)
+  std::string ws = env::get(env::Var::WarpSpecialize);
+  if (opts.sm >= 90 && (ws == "1" || ws == "all"))
+    k.tile.module->attrs.push_back({"warp_specialize", int64_t{ws == "1" ? 1 : 2}});
   // kernels may build TMA tensor maps (tensormap.replace: sm_90a)
   if (target.arch_specific && opts.sm >= 90)
     k.tile.module->attrs.push_back({layout::kKernelMapsAttr, int64_t{1}});

@@ -48,6 +48,19 @@ def persistent_mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.cons
 
 
 @triton.jit
+def tile_loop_mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                 BK: tl.constexpr, PROGRAMS: tl.constexpr):
+    # the marked K loop runs once a tile: its ring restarts every tile
+    num_n = tl.cdiv(N, BN)
+    for tile in range(tl.program_id(0), tl.cdiv(M, BM) * num_n, PROGRAMS):
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in tl.range(0, K, BK, warp_specialize=True):
+            acc = tl.dot(a_desc.load([tile // num_n * BM, k]), b_desc.load([k, tile % num_n * BN]),
+                         acc)
+        c_desc.store([tile // num_n * BM, tile % num_n * BN], acc.to(c_desc.dtype))
+
+
+@triton.jit
 def built_maps_mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
                   BK: tl.constexpr):
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
@@ -73,6 +86,31 @@ def indirect_mm(a_desc, b_desc, c_ptr, rows_ptr, N, K, BM: tl.constexpr, BN: tl.
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.arange(0, BN)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def attention(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX, sm_scale, D: tl.constexpr, BM: tl.constexpr,
+              BN: tl.constexpr):
+    # tutorial 06's forward in small: K and V by TMA, two dots a step, the softmax between
+    q_desc = tl.make_tensor_descriptor(q_ptr, [N_CTX, D], [D, 1], [BM, D])
+    k_desc = tl.make_tensor_descriptor(k_ptr, [N_CTX, D], [D, 1], [BN, D])
+    v_desc = tl.make_tensor_descriptor(v_ptr, [N_CTX, D], [D, 1], [BN, D])
+    start_m = tl.program_id(0) * BM
+    q = q_desc.load([start_m, 0])
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    for n in tl.range(0, N_CTX, BN, warp_specialize=True):
+        qk = tl.dot(q, k_desc.load([n, 0]).T) * sm_scale
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_ij[:, None])
+        alpha = tl.exp(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_desc.load([n, 0]))
+        m_i = m_ij
+    rm = start_m + tl.arange(0, BM)
+    rd = tl.arange(0, D)
+    tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc / l_i[:, None])
 
 
 def _operands(M, N, K, seed=0):
@@ -154,6 +192,13 @@ def test_persistent_matmul_on_the_simulator(simulator, flatten):
         _check_split(ptx, 4)
     else:  # the marked loop holds no copies of its own: left as it was
         assert _threads(ptx) == 128
+    c[:] = np.nan
+    k = tile_loop_mm[(4,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                           TensorDescriptor.from_tensor(b, [32, 64]),
+                           TensorDescriptor.from_tensor(c, [64, 64]), M, N, K,
+                           BM=64, BN=64, BK=32, PROGRAMS=4, num_stages=2)
+    np.testing.assert_array_equal(c, ref.astype(np.float16))
+    assert _threads(k.asm["ptx"]) == 128  # a K loop in a tile loop: left as it was
 
 
 def test_kernel_built_maps_on_the_simulator(simulator):
@@ -166,6 +211,29 @@ def test_kernel_built_maps_on_the_simulator(simulator):
     ptx = k.asm["ptx"]
     _check_split(ptx, 4)
     assert ptx.index("tensormap.cp_fenceproxy") < ptx.index("setp.ge.u32")
+
+
+def test_attention_on_the_simulator(simulator, monkeypatch):
+    """Two rings (K, V) freed after the first dot's wait; the same bits as without the split."""
+    N_CTX, D, BM, BN = 256, 64, 64, 32
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal((N_CTX, D)).astype(np.float16) for _ in range(3))
+    outs = {}
+    for env in ("1", "0"):
+        monkeypatch.setenv("TILEC_WARP_SPECIALIZE", env)
+        o = np.full((N_CTX, D), np.nan, np.float32)
+        kern = attention[(N_CTX // BM,)](q, k, v, o, N_CTX, 0.125, D=D, BM=BM, BN=BN,
+                                         num_stages=3)
+        outs[env] = o
+        if env == "1":
+            _check_split(kern.asm["ptx"], 4)
+        else:
+            assert _threads(kern.asm["ptx"]) == 128
+    s = (q.astype(np.float32) @ k.astype(np.float32).T) * 0.125
+    p = np.exp(s - s.max(1, keepdims=True))
+    ref = (p / p.sum(1, keepdims=True)) @ v.astype(np.float32)
+    np.testing.assert_allclose(outs["1"], ref, atol=2e-2, rtol=2e-2)
+    np.testing.assert_array_equal(outs["1"], outs["0"])
 
 
 def test_copies_that_need_a_loaded_value_stay_unsplit(simulator):
@@ -192,6 +260,19 @@ def test_off_by_default_and_unmarked_loops(simulator, monkeypatch):
                        BM=64, BN=64, BK=32, WS=ws, num_stages=2)
         np.testing.assert_array_equal(c, ref)
         assert _threads(k.asm["ptx"]) == 128
+
+
+def test_every_loop_that_qualifies(simulator, monkeypatch):
+    """TILEC_WARP_SPECIALIZE=all: unmarked loops too (an A/B knob for unmarked kernels)."""
+    monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "all")
+    M, N, K = 64, 64, 128
+    a, b, ref = _operands(M, N, K)
+    c = np.full((M, N), np.nan, np.float32)
+    k = mm[(1, 1)](TensorDescriptor.from_tensor(a, [64, 32]),
+                   TensorDescriptor.from_tensor(b, [32, 64]), c, M, N, K, BM=64, BN=64, BK=32,
+                   WS=False, num_stages=3)
+    np.testing.assert_array_equal(c, ref)
+    _check_split(k.asm["ptx"], 4)
 
 
 def test_stage_ir(simulator):

@@ -30,8 +30,8 @@
 
 #include "interp/simt/SimFloat.h"
 #include "interp/simt/SimInternal.h"
-#include "support/FloatFormats.h"
 #include "simt/AsyncInstrs.h"
+#include "support/FloatFormats.h"
 
 namespace tilec::simt::sim {
 
