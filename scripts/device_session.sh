@@ -5,6 +5,9 @@
 #                                               # (logs in $OUT/check.tgz)
 #   CAP=470 bash scripts/device_session.sh conf # Triton's suite on tilec (about 360 s)
 #   bash scripts/device_session.sh t06 [ARGS]   # benchmarks/tutorial06.py (T06TARGETS)
+#   bash scripts/device_session.sh ws           # warp specialisation (TILEC_WARP_SPECIALIZE):
+#                                               # its GPU tests, tutorial 09's persistent rows
+#                                               # and tutorial 06's forward, each A/B in one run
 #   bash scripts/device_session.sh bench        # tutorial 03's fp8 row (tutorials.py), the
 #                                               # seed rows (gpu_kernels.py) and the seed
 #                                               # attention's PTX A/B, each with a time limit
@@ -36,11 +39,22 @@ case $mode in
     install
     timeout 560 $PY benchmarks/tutorial06.py --targets "${T06TARGETS:-tilec;triton}" \
       --json "$OUT/tutorial06.json" "$@" 2>&1 | tail -60 ;;
+  ws)
+    install
+    TILEC_ALWAYS_COMPILE=1 timeout 120 $PY -m pytest -q -p no:cacheprovider -m gpu \
+      tests/python/test_warp_specialize.py 2>&1 | tail -6
+    timeout 300 $PY benchmarks/tutorials.py --parts persistent --ks 512,4096 --dtypes fp16,fp8 \
+      --t09-config '{"BLOCK_SIZE_N": 256, "num_stages": 3, "num_warps": 8}' \
+      --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=all;triton" --json "$OUT/tutorial09-ws.json" \
+      2>&1 | tail -16
+    timeout 200 $PY benchmarks/tutorial06.py --modes fwd --n 1024,4096 \
+      --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=1;triton" --json "$OUT/tutorial06-ws.json" \
+      2>&1 | tail -24 ;;
   bench)
     install
     timeout 270 $PY benchmarks/tutorials.py --parts matmul --dtypes fp8 \
       --json "$OUT/tutorials.json" 2>&1 | tail -8
     timeout 170 $PY benchmarks/gpu_kernels.py --gpu-time --json "$OUT/gpu_kernels.json" 2>&1 | tail -18
     timeout 100 $PY benchmarks/attention_ptx_ab.py --ns 4096 --reps 30 2>&1 | tail -20 ;;
-  *) echo "device_session.sh: modes check | conf | t06 | bench" >&2; exit 2 ;;
+  *) echo "device_session.sh: modes check | conf | t06 | ws | bench" >&2; exit 2 ;;
 esac

@@ -28,6 +28,15 @@ def sm90_torch(what="TMA"):
     return torch
 
 
+def small_int_operands(M, N, K, seed=0):
+    """fp16 A (M, K) and B (K, N) of small integers, and their exact fp32 product."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 4, (M, K)).astype(np.float16)
+    b = rng.integers(-3, 4, (K, N)).astype(np.float16)
+    return a, b, a.astype(np.float32) @ b.astype(np.float32)
+
+
 def grouped_operands(torch, shapes, seed, b_transposed=False):
     """Tutorial 08's inputs for (M, N, K) groups: fp16 A (M, K), B (K, N) or (N, K), a zero
     C (M, N) each, the device tables of their addresses (u64) and of the sizes (i32 M, N, K

@@ -11,7 +11,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
-from gpu_util import sm90_torch
+from gpu_util import small_int_operands as _operands, sm90_torch
 
 STORE = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
 WAIT = "cp.async.bulk.wait_group.read 0;"
@@ -57,13 +57,6 @@ def persistent_mm_built(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.c
         for k in range(0, K, BK):
             acc = tl.dot(a_desc.load([pm * BM, k]), b_desc.load([k, pn * BN]), acc)
         c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
-
-
-def _operands(M, N, K, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.integers(-3, 4, (M, K)).astype(np.float16)
-    b = rng.integers(-3, 4, (K, N)).astype(np.float16)
-    return a, b, a.astype(np.float32) @ b.astype(np.float32)
 
 
 @pytest.fixture

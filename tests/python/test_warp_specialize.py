@@ -14,7 +14,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
-from gpu_util import sm90_torch
+from gpu_util import small_int_operands as _operands, sm90_torch
 
 
 @triton.jit
@@ -111,13 +111,6 @@ def attention(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX, sm_scale, D: tl.constexpr, BM: 
     rm = start_m + tl.arange(0, BM)
     rd = tl.arange(0, D)
     tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc / l_i[:, None])
-
-
-def _operands(M, N, K, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.integers(-3, 4, (M, K)).astype(np.float16)
-    b = rng.integers(-3, 4, (K, N)).astype(np.float16)
-    return a, b, a.astype(np.float32) @ b.astype(np.float32)
 
 
 @pytest.fixture
