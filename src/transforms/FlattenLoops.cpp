@@ -274,8 +274,11 @@ void flatten_loops(Module &m) {
   bool changed = false;
   for (auto &f : m.functions) {
     std::vector<Op *> loops;
+    // a warp_specialize nest too when its loops are to be specialised: its producer then
+    // runs on across the tiles (layout/WarpSpecialize.h takes loops nested in none)
+    bool ws = m.int_attr("warp_specialize", 0) != 0;
     for_each_loop(*f->entry(), [&](Op &loop) {
-      if (loop.int_attr("flatten", 0))
+      if (loop.int_attr("flatten", 0) || (ws && loop.int_attr("warp_specialize", 0)))
         loops.push_back(&loop);
     });
     for (Op *loop : loops)

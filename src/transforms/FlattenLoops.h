@@ -1,4 +1,5 @@
-// tl.range(..., flatten=True) (GPU stage "flatten-loops"): a loop whose body is
+// tl.range(..., flatten=True) (GPU stage "flatten-loops"; also tl.range(...,
+// warp_specialize=True) when TILEC_WARP_SPECIALIZE is set, WarpSpecialize.h): a loop whose body is
 // straight-line pure code ("pre"), one inner loop, then any code ("post",
 // e.g. a persistent matmul's epilogue) becomes one loop over every (outer, inner)
 // iteration pair, as Triton's loop fusion does. The inner loop's software pipeline then
