@@ -29,7 +29,8 @@ wrapper allocates an fp16 C and casts the accumulator to fp16, so it is a bf16-i
 GEMM (torch: bf16 torch.matmul), and a third autotuning in each target.
 persistent (opt-in: --parts persistent), TFLOP/s: tutorial 09's wrappers as its bench(K)
 calls them (M = N = 8192 or --mn, K in --ks; fp16, or e4m3 for fp8): matmul (naive), persistent,
-tma, tma_persistent, descriptor_persistent, none warp-specialised; torch: cuBLAS (fp16
+tma, tma_persistent, descriptor_persistent, and descriptor_persistent with warp_specialize
+(descriptor_persistent_ws, the one the tutorial runs so on Hopper); torch: cuBLAS (fp16
 torch.matmul; fp8 torch._scaled_mm with fast accumulation, as the tutorial's binding), the
 same row beside each. --t09-config keeps only the first config of each of its autotuners
 that matches (a field of the config's kwargs, num_stages or num_warps), so that Triton's
@@ -228,7 +229,11 @@ def child(spec):
                  "tma": lambda a, b: t09.matmul_tma(a, b, False),
                  "tma_persistent": lambda a, b: t09.matmul_tma_persistent(a, b, False),
                  "descriptor_persistent": lambda a, b: t09.matmul_descriptor_persistent(
-                     a, b, False)}
+                     a, b, False),
+                 # warp_specialize as Hopper runs it (the tutorial: flatten=False; tilec
+                 # flattens and specialises it with TILEC_WARP_SPECIALIZE set)
+                 "descriptor_persistent_ws": lambda a, b: t09.matmul_descriptor_persistent(
+                     a, b, True)}
         for dt in spec["dtypes"]:
             if dt not in ("fp16", "fp8"):
                 continue
