@@ -152,6 +152,8 @@ private:
     line(".reqntid " + std::to_string(fn_.num_threads()) + ", 1, 1");
     if (fn_.maxnreg > 0)
       line(".maxnreg " + std::to_string(fn_.maxnreg));
+    if (fn_.min_ctas > 0)
+      line(".minnctapersm " + std::to_string(fn_.min_ctas));
     line("{");
     if (depot_ > 0) {
       line("  .local .align 8 .b8 __local_depot[" + std::to_string(depot_) + "];");

@@ -14,21 +14,6 @@ using namespace ir;
 
 namespace {
 
-bool is_control(OpKind k) {
-  return k == OpKind::If || k == OpKind::For || k == OpKind::While || is_terminator(k);
-}
-
-// Whether `op` (its regions included) does anything but compute values.
-bool has_effects(const Op &op) {
-  if (!is_pure(op.kind()) && !is_control(op.kind()))
-    return true;
-  for (size_t r = 0; r < op.num_regions(); ++r)
-    for (const auto &inner : op.region(r)->block()->ops())
-      if (has_effects(*inner))
-        return true;
-  return false;
-}
-
 // The top-level op of `entry` that holds `op` (or is it).
 Op *top_level(Op *op, const Block *entry) {
   while (op->parent() != entry)
@@ -237,7 +222,23 @@ void strip(Block &prod, const Plan &p, const Taint &t, const std::map<const Op *
   transforms::dce_block(prod);
 }
 
-bool split(Function &f, Plan &p, int num_warps) {
+// The warp_specialize op's attributes: one producer warp; with `regs`, a producer
+// warpgroup that gives its registers to the consumers (setmaxnreg), when that gives them
+// more than an even share of the register file (two consumer warpgroups or more).
+std::vector<NamedAttr> producer_attrs(int num_warps, bool regs) {
+  constexpr int64_t kFile = 65536, kProducerRegs = 40, kMaxRegs = 240;
+  int64_t threads = 32 * (num_warps + 4);
+  int64_t entry = std::min<int64_t>(255, kFile / threads) / 8 * 8;
+  int64_t consumer =
+      std::min(kMaxRegs, (entry * threads - 128 * kProducerRegs) / (32 * num_warps) / 8 * 8);
+  if (!regs || consumer <= entry)
+    return {{"producer_warps", int64_t{1}}};
+  return {{"producer_warps", int64_t{4}},
+          {"producer_regs", kProducerRegs},
+          {"consumer_regs", consumer}};
+}
+
+bool split(Function &f, Plan &p, int num_warps, const std::vector<NamedAttr> &attrs) {
   Block &entry = *f.entry();
   // the rings first: their barriers are set up by every warp before the split
   std::vector<Op *> rings;
@@ -264,7 +265,8 @@ bool split(Function &f, Plan &p, int num_warps) {
   Op *first = nullptr;
   for (auto &o : entry.ops()) {
     size_t i = index.at(o.get());
-    if (i < at && has_effects(*o) && o->kind() != OpKind::LocalAlloc && o->kind() != OpKind::Load)
+    if (i < at && transforms::has_side_effects(*o) && o->kind() != OpKind::LocalAlloc &&
+        o->kind() != OpKind::Load)
       return false;
     if (i == at)
       first = o.get();
@@ -274,8 +276,7 @@ bool split(Function &f, Plan &p, int num_warps) {
   // the consumer: the kernel from the split point on
   Builder at_first;
   at_first.set_insertion_point(first);
-  Op *ws = at_first.create(OpKind::WarpSpecialize, {}, {}, {{"producer_warps", int64_t{1}}},
-                           p.loop->loc(), 2);
+  Op *ws = at_first.create(OpKind::WarpSpecialize, {}, {}, attrs, p.loop->loc(), 2);
   Block &prod = *ws->region(0)->ensure_block(), &cons = *ws->region(1)->ensure_block();
   for (auto it = std::next(ws->self_iterator()); it != entry.ops().end();) {
     Op *o = (it++)->get();
@@ -342,6 +343,7 @@ void warp_specialize(Module &m) {
   int num_warps = static_cast<int>(m.int_attr("num_warps", 4));
   if (num_warps % 4 != 0 || num_warps > 16)
     return;
+  std::vector<NamedAttr> attrs = producer_attrs(num_warps, m.int_attr("warp_specialize_regs", 0));
   bool any = false;
   for (auto &f : m.functions) {
     std::vector<Op *> loops;
@@ -351,12 +353,12 @@ void warp_specialize(Module &m) {
     });
     for (Op *loop : loops) // the first that qualifies
       if (auto p = plan(*f, *loop)) {
-        any = split(*f, *p, num_warps) || any;
+        any = split(*f, *p, num_warps, attrs) || any;
         break;
       }
   }
   if (any)
-    m.attrs.push_back({"producer_warps", int64_t{1}});
+    m.attrs.push_back(attrs.front()); // producer_warps: the block's warps beyond num_warps
 }
 
 } // namespace tilec::layout

@@ -53,6 +53,8 @@ bool may_overlap(const Instr &in) {
   case Op::InlineAsm:
   case Op::GriddepWait:
   case Op::GriddepLaunch:
+  case Op::SetmaxnregDec:
+  case Op::SetmaxnregInc:
     return false;
   default:
     return !simt::leaves_block(in);

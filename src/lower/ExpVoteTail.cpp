@@ -39,6 +39,8 @@ size_t cut_index(const Block &j) {
     case Op::TensormapCpFenceproxy:
     case Op::GriddepWait:
     case Op::GriddepLaunch:
+    case Op::SetmaxnregDec:
+    case Op::SetmaxnregInc:
     case Op::CpAsyncBulkTensor:
     case Op::CpAsyncBulkTensorStore:
     case Op::CpAsyncBulkCommit:

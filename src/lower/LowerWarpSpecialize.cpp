@@ -1,8 +1,9 @@
 // warp_specialize (Ops.def; made by layout/WarpSpecialize.h): the CTA splits by warps.
 //
 //   @!(warp >= num_warps) bra consumer
-//   producer: the producer region (its first thread issues the TMA copies); ret
-//   consumer: the consumer region, then the rest of the kernel
+//   producer: [setmaxnreg.dec; the warpgroup's other warps ret]
+//             the producer region (its first thread issues the TMA copies); ret
+//   consumer: [setmaxnreg.inc] the consumer region, then the rest of the kernel
 //
 // The producer warps come after the num_warps warps the layouts place tiles on, so the
 // consumer code is the code every warp would run without the split. From the split on,
@@ -33,6 +34,15 @@ void lower_warp_specialize(LoweringContext &c, const ir::Op &op) {
   Reg producer = b.setp(simt::Cmp::Ge, Ty::U32, c.warp(), simt::imm(consumers));
   auto to_consumer = c.branch_ahead(producer, /*negate=*/true);
   c.new_block("producer");
+  // {producer_regs, consumer_regs}: the producer warpgroup gives registers back, and its
+  // warps but the first return; ptxas must know the registers at entry (.minnctapersm)
+  int64_t give = op.int_attr("producer_regs", 0), take = op.int_attr("consumer_regs", 0);
+  if (give) {
+    c.fn().min_ctas = 1;
+    b.setmaxnreg(false, static_cast<int>(give));
+    Reg other = b.setp(simt::Cmp::Ne, Ty::U32, c.warp(), simt::imm(consumers));
+    c.uniform_if(other, [&] { b.ret(); });
+  }
   bool readers = c.smem_readers_; // the producer region touches no scratch
   c.leader_warp_ = consumers;
   for (const ir::Value *m : maps)
@@ -42,6 +52,8 @@ void lower_warp_specialize(LoweringContext &c, const ir::Op &op) {
   c.smem_readers_ = readers;
   b.ret();
   c.patch(to_consumer, c.new_block("consumer"));
+  if (take)
+    b.setmaxnreg(true, static_cast<int>(take));
   c.barrier_threads_ = 32 * consumers;
   c.lower_ops(*op.region(1)->block());
 }

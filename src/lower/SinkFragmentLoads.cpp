@@ -50,6 +50,8 @@ bool orders_memory(const Instr &in) {
   case Op::FenceProxyAsync:
   case Op::GriddepWait:
   case Op::GriddepLaunch:
+  case Op::SetmaxnregDec:
+  case Op::SetmaxnregInc:
   case Op::Vprintf:
   case Op::AssertFail:
   case Op::AssertTrap:

@@ -90,6 +90,8 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   std::string ws = env::get(env::Var::WarpSpecialize);
   if (opts.sm >= 90 && (ws == "1" || ws == "all"))
     k.tile.module->attrs.push_back({"warp_specialize", int64_t{ws == "1" ? 1 : 2}});
+  if (env::get(env::Var::WarpSpecializeRegs) == "1") // a producer warpgroup, setmaxnreg
+    k.tile.module->attrs.push_back({"warp_specialize_regs", int64_t{1}});
   // kernels may build TMA tensor maps (tensormap.replace: sm_90a)
   if (target.arch_specific && opts.sm >= 90)
     k.tile.module->attrs.push_back({layout::kKernelMapsAttr, int64_t{1}});

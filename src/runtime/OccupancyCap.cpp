@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <string_view>
 
 #include "runtime/PtxCompiler.h"
 
@@ -96,6 +98,35 @@ std::string with_min_ctas(const std::string &ptx, int n) {
     pos = end;
   }
   return found ? out : "";
+}
+
+namespace {
+constexpr const char *kDec = "setmaxnreg.dec.sync.aligned.u32 ";
+constexpr const char *kInc = "setmaxnreg.inc.sync.aligned.u32 ";
+} // namespace
+
+bool setmaxnreg_fits(const std::string &ptx, int regs) {
+  int dec = number_after(ptx, kDec), inc = number_after(ptx, kInc);
+  if (dec < 0 && inc < 0)
+    return true;
+  int threads = number_after(ptx, ".reqntid ");
+  int entry = (regs + 7) / 8 * 8;
+  if (regs <= 0 || threads <= 128 || dec < 0 || inc < 0 || dec > entry || inc < entry)
+    return false;
+  return int64_t{128} * dec + int64_t{threads - 128} * inc <= int64_t{entry} * threads;
+}
+
+std::string without_setmaxnreg(const std::string &ptx) {
+  std::string out;
+  for (size_t pos = 0; pos < ptx.size();) {
+    size_t end = ptx.find('\n', pos);
+    end = end == std::string::npos ? ptx.size() : end + 1;
+    std::string_view line(ptx.data() + pos, end - pos);
+    if (line.find("setmaxnreg.") == std::string_view::npos)
+      out.append(line);
+    pos = end;
+  }
+  return out;
 }
 
 int log_registers(const std::string &log) { return number_after(log, "Used "); }

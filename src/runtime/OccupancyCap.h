@@ -24,6 +24,15 @@ int occupancy_min_ctas(const GpuTarget &t, int regs, int threads, int shared_byt
 // has neither, or already sets .maxnreg or .minnctapersm.
 std::string with_min_ctas(const std::string &ptx, int n);
 
+// A warp-specialised kernel's setmaxnreg (lower/LowerWarpSpecialize.cpp) moves registers
+// between warpgroups through the CTA's pool, which holds what ptxas gave each thread at
+// entry (`regs`, allocated in units of 8) times the block: one warpgroup's .dec gives back,
+// the other threads' .inc takes, and an .inc the pool cannot serve waits forever. Whether
+// `ptx`'s requests fit (true when it has none).
+bool setmaxnreg_fits(const std::string &ptx, int regs);
+// `ptx` without its setmaxnreg instructions (every warp keeps the registers at entry).
+std::string without_setmaxnreg(const std::string &ptx);
+
 // From ptxas -v's log: the registers and the spill-store bytes of the (one) kernel;
 // -1 when absent.
 int log_registers(const std::string &log);

@@ -184,8 +184,8 @@ std::optional<std::string> find_ptxas() {
                        "', which is not an executable file");
     return explicit_path;
   }
-  std::string probe = getenv_str("PATH") + "|" + getenv_str("CUDA_HOME") + "|" +
-                      getenv_str("CUDA_PATH");
+  std::string probe =
+      getenv_str("PATH") + "|" + getenv_str("CUDA_HOME") + "|" + getenv_str("CUDA_PATH");
   std::lock_guard<std::mutex> lock(mu);
   if (cached_for != probe || cached_for.empty()) {
     cached = search_ptxas();
@@ -221,8 +221,8 @@ Cubin compile_with_ptxas(const std::string &ptxas, const std::string &ptx, const
     argv.push_back("--maxrregcount=" + std::to_string(opts.max_registers));
   if (opts.line_info)
     argv.push_back("-lineinfo");
-  if (opts.threads > 0)
-    argv.push_back("-v"); // registers and spills in the log, for the occupancy cap
+  if (opts.threads > 0 || ptx.find("setmaxnreg.") != std::string::npos)
+    argv.push_back("-v"); // registers and spills in the log: the occupancy cap, setmaxnreg
   argv.insert(argv.end(), {ptx_path, "-o", cubin_path});
   std::string error;
   int rc = run_process(argv, log_path, error);
@@ -239,8 +239,9 @@ Cubin compile_with_ptxas(const std::string &ptxas, const std::string &ptx, const
   }
   Cubin out;
   out.image = read_file(cubin_path);
-  if (out.image.size() < 4 || out.image.compare(0, 4, "\x7f"
-                                                      "ELF") != 0)
+  if (out.image.size() < 4 || out.image.compare(0, 4,
+                                                "\x7f"
+                                                "ELF") != 0)
     throw PtxasError("ptxas produced no cubin for kernel '" + kernel + "'");
   out.compiler = "ptxas " + ptxas;
   out.log = std::move(log);
@@ -248,8 +249,8 @@ Cubin compile_with_ptxas(const std::string &ptxas, const std::string &ptx, const
   return out;
 }
 
-Cubin compile_with_driver(const std::string &ptx, const PtxOptions &opts,
-                          const std::string &kernel, int device) {
+Cubin compile_with_driver(const std::string &ptx, const PtxOptions &opts, const std::string &kernel,
+                          int device) {
   auto t0 = std::chrono::steady_clock::now();
   const DriverApi &d = driver();
   DeviceContextScope scope(device);
@@ -257,11 +258,10 @@ Cubin compile_with_driver(const std::string &ptx, const PtxOptions &opts,
   int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                    CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                    CU_JIT_OPTIMIZATION_LEVEL};
-  void *values[] = {error_log.data(), reinterpret_cast<void *>(error_log.size()),
-                    info_log.data(), reinterpret_cast<void *>(info_log.size()),
-                    reinterpret_cast<void *>(static_cast<uintptr_t>(opts.opt_level > 4
-                                                                        ? 4
-                                                                        : opts.opt_level))};
+  void *values[] = {
+      error_log.data(), reinterpret_cast<void *>(error_log.size()), info_log.data(),
+      reinterpret_cast<void *>(info_log.size()),
+      reinterpret_cast<void *>(static_cast<uintptr_t>(opts.opt_level > 4 ? 4 : opts.opt_level))};
   CUlinkState link = nullptr;
   check(d.cuLinkCreate(5, options, values, &link), "cuLinkCreate", kernel);
   struct Destroy {
@@ -295,6 +295,12 @@ Cubin compile_ptx(const std::string &ptx, const GpuTarget &t, const PtxOptions &
                   const std::string &kernel, int device) {
   if (auto ptxas = find_ptxas()) {
     Cubin c = compile_with_ptxas(*ptxas, ptx, t, opts, kernel);
+    if (!setmaxnreg_fits(ptx, log_registers(c.log))) { // OccupancyCap.h
+      Cubin even = compile_with_ptxas(*ptxas, without_setmaxnreg(ptx), t, opts, kernel);
+      even.compiler += " (setmaxnreg dropped: the registers at entry do not cover it)";
+      even.seconds += c.seconds;
+      return even;
+    }
     if (opts.threads <= 0 || opts.max_registers > 0)
       return c;
     int k = occupancy_min_ctas(t, log_registers(c.log), opts.threads, opts.shared_bytes);
@@ -318,7 +324,8 @@ Cubin compile_ptx(const std::string &ptx, const GpuTarget &t, const PtxOptions &
     throw PtxasError("no ptxas found (set TILEC_PTXAS, or put the CUDA toolkit's bin in PATH) "
                      "and no GPU given for the driver's JIT: cannot compile kernel '" +
                      kernel + "' to a cubin");
-  return compile_with_driver(ptx, opts, kernel, device);
+  // its log does not say the registers at entry: no setmaxnreg (OccupancyCap.h)
+  return compile_with_driver(without_setmaxnreg(ptx), opts, kernel, device);
 }
 
 } // namespace tilec::runtime

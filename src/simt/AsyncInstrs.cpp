@@ -400,6 +400,13 @@ std::string async_instr_error(const Function &fn, const Instr &in) {
              (wide ? "b64" : "b32");
     return "";
   }
+  case Op::SetmaxnregDec:
+  case Op::SetmaxnregInc: {
+    const Operand &n = in.src.at(0);
+    return n.is_imm() && n.value >= 24 && n.value <= 256 && n.value % 8 == 0
+               ? ""
+               : "setmaxnreg's count is an immediate multiple of 8 from 24 to 256";
+  }
   case Op::TensormapCpFenceproxy:
   case Op::FenceProxyTensormap: {
     const Operand &g = in.src[0];
@@ -430,6 +437,8 @@ int instr_min_sm(const Instr &in) {
   case Op::FenceProxyAsync:
   case Op::GriddepWait:
   case Op::GriddepLaunch:
+  case Op::SetmaxnregDec:
+  case Op::SetmaxnregInc:
   case Op::CpAsyncBulkTensor: // sm_90, not sm_90a-only
   case Op::Stmatrix:
   case Op::TensormapReplace:
@@ -482,6 +491,9 @@ bool is_bulk_or_tensormap(Op op) {
   }
 }
 
-bool instr_needs_sm90a(const Instr &in) { return is_wgmma(in.op) || in.op == Op::TensormapReplace; }
+bool instr_needs_sm90a(const Instr &in) {
+  return is_wgmma(in.op) || in.op == Op::TensormapReplace || in.op == Op::SetmaxnregDec ||
+         in.op == Op::SetmaxnregInc;
+}
 
 } // namespace tilec::simt

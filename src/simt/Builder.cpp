@@ -481,6 +481,12 @@ void Builder::griddepcontrol(bool wait) {
   emit(make(wait ? Op::GriddepWait : Op::GriddepLaunch, Ty::None));
 }
 
+void Builder::setmaxnreg(bool inc, int regs) {
+  Instr in = make(inc ? Op::SetmaxnregInc : Op::SetmaxnregDec, Ty::None);
+  in.src = {imm(regs)};
+  emit(std::move(in));
+}
+
 void Builder::vprintf(const std::string &fmt, const std::vector<Reg> &args) {
   Instr in = make(Op::Vprintf, Ty::None);
   in.src.push_back(Operand::string(fn_.add_string(fmt)));

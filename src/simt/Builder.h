@@ -174,7 +174,8 @@ public:
   void ret();
   void exit();
   void trap();
-  void griddepcontrol(bool wait); // .wait, else .launch_dependents (sm_90)
+  void griddepcontrol(bool wait);      // .wait, else .launch_dependents (sm_90)
+  void setmaxnreg(bool inc, int regs); // the warpgroup's registers a thread (sm_90a)
 
   // ---- debugging ----
   // vprintf(fmt, args): `fmt` is the text (stored as a global string); args are 32- or

@@ -294,6 +294,8 @@ std::string mnemonic(const Instr &in) {
   case Op::FenceProxyAsync:
   case Op::GriddepWait:
   case Op::GriddepLaunch:
+  case Op::SetmaxnregDec:
+  case Op::SetmaxnregInc:
     return s;
   default:
     break;

@@ -352,6 +352,8 @@ struct Function {
   std::string name;
   int num_warps = 4;         // -> .reqntid (num_warps * 32)
   int maxnreg = 0;           // -> .maxnreg N (the launch option maxnreg); 0: none
+  int min_ctas = 0;          // -> .minnctapersm N: ptxas then knows the registers at entry,
+                             // which setmaxnreg needs (warp specialisation); 0: none
   uint32_t shared_bytes = 0; // dynamic (extern) shared memory the kernel needs
   std::vector<Param> params;
   std::vector<RegInfo> regs;

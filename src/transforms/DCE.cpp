@@ -14,6 +14,8 @@ bool is_control_flow(OpKind k) {
          k == OpKind::Condition || k == OpKind::Return;
 }
 
+} // namespace
+
 bool has_side_effects(const Op &op) {
   if (!is_pure(op.kind()) && !is_control_flow(op.kind()))
     return true;
@@ -23,6 +25,8 @@ bool has_side_effects(const Op &op) {
         return true;
   return false;
 }
+
+namespace {
 
 bool is_dead(const Op &op) {
   if (is_terminator(op.kind()))

@@ -9,6 +9,8 @@
 namespace tilec::transforms {
 
 void dce(ir::Module &m);
+// Whether `op` (its regions included) does anything but compute values.
+bool has_side_effects(const ir::Op &op);
 // The same within one block (its nested regions included) only.
 void dce_block(ir::Block &b);
 

@@ -125,10 +125,10 @@ def _threads(ptx):
     return int(re.search(r"\.reqntid (\d+)", ptx).group(1))
 
 
-def _check_split(ptx, num_warps):
-    """A producer warp after the layouts' warps; the consumers' loop has no CTA barrier
-    (bar.sync 0) and frees stages; their barriers after the split are named ones."""
-    assert _threads(ptx) == 32 * (num_warps + 1)
+def _check_split(ptx, num_warps, producer_warps=1):
+    """A producer warp (or warpgroup) after the layouts' warps; the consumers' loop has no
+    CTA barrier (bar.sync 0) and frees stages; their barriers after the split are named."""
+    assert _threads(ptx) == 32 * (num_warps + producer_warps)
     body = ptx[ptx.index(".entry"):]
     split = body.index(f"setp.ge.u32")
     producer, consumer = body[split:].split("$L__consumer:")
@@ -266,6 +266,42 @@ def test_every_loop_that_qualifies(simulator, monkeypatch):
     _check_split(k.asm["ptx"], 4)
 
 
+@pytest.mark.parametrize("persistent", [False, True])
+def test_register_split_on_the_simulator(simulator, monkeypatch, persistent):
+    """TILEC_WARP_SPECIALIZE_REGS=1 with two consumer warpgroups: a producer warpgroup gives
+    registers to them (setmaxnreg.dec 40 / .inc 232: 128 x 40 + 256 x 232 = 384 x 168, the
+    register file), and its other warps return; ptxas knows the count at entry
+    (.minnctapersm 1). With one consumer warpgroup there is nothing to gain: one warp."""
+    monkeypatch.setenv("TILEC_WARP_SPECIALIZE_REGS", "1")
+    M, N, K = 128, 256, 96
+    a, b, ref = _operands(M, N, K)
+    for num_warps in (8, 4):
+        if persistent:
+            c = np.full((M, N), np.nan, np.float16)
+            k = persistent_mm[(2,)](TensorDescriptor.from_tensor(a, [64, 32]),
+                                    TensorDescriptor.from_tensor(b, [32, 128]),
+                                    TensorDescriptor.from_tensor(c, [64, 128]), M, N, K,
+                                    BM=64, BN=128, BK=32, PROGRAMS=2, FLATTEN=True,
+                                    num_stages=3, num_warps=num_warps)
+            np.testing.assert_array_equal(c, ref.astype(np.float16))
+        else:
+            c = np.full((M, N), np.nan, np.float32)
+            k = mm[(M // 128, N // 128)](TensorDescriptor.from_tensor(a, [128, 32]),
+                                         TensorDescriptor.from_tensor(b, [32, 128]), c, M, N,
+                                         K, BM=128, BN=128, BK=32, WS=True, num_stages=3,
+                                         num_warps=num_warps)
+            np.testing.assert_array_equal(c, ref)
+        ptx = k.asm["ptx"]
+        if num_warps == 8:
+            _check_split(ptx, 8, producer_warps=4)
+            assert ".minnctapersm 1" in ptx
+            assert ptx.count("setmaxnreg.dec.sync.aligned.u32 40;") == 1
+            assert ptx.count("setmaxnreg.inc.sync.aligned.u32 232;") == 1
+        else:
+            _check_split(ptx, 4)
+            assert "setmaxnreg" not in ptx and ".minnctapersm" not in ptx
+
+
 def test_stage_ir(simulator):
     M, N, K = 64, 64, 64
     a, b, _ = _operands(M, N, K)
@@ -305,11 +341,15 @@ def test_matmul_on_the_gpu(monkeypatch, num_warps):
 
 
 @pytest.mark.gpu
-def test_persistent_matmul_on_the_gpu(monkeypatch):
+@pytest.mark.parametrize("regs", ["0", "1"])
+def test_persistent_matmul_on_the_gpu(monkeypatch, regs):
+    """regs: the producer warpgroup's registers go to the consumers (setmaxnreg), which
+    must not leave an .inc waiting (the run would hang)."""
     torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "1")
+    monkeypatch.setenv("TILEC_WARP_SPECIALIZE_REGS", regs)
     M, N, K = 1024, 768, 512
     g = torch.Generator(device="cuda").manual_seed(3)
     a = torch.randn((M, K), device="cuda", generator=g).half()
@@ -321,4 +361,4 @@ def test_persistent_matmul_on_the_gpu(monkeypatch):
                             BM=128, BN=128, BK=64, PROGRAMS=7, FLATTEN=True, num_stages=3,
                             num_warps=8)
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=1e-2)
-    _check_split(k.asm["ptx"], 8)
+    _check_split(k.asm["ptx"], 8, producer_warps=4 if regs == "1" else 1)

@@ -157,6 +157,15 @@ void exec_Fence(Machine &, Cta &, const Decoded &, int, uint32_t) {}
 // A grid runs alone here: there is no earlier grid to wait for or later one to release.
 void exec_GriddepWait(Machine &, Cta &, const Decoded &, int, uint32_t) {}
 void exec_GriddepLaunch(Machine &, Cta &, const Decoded &, int, uint32_t) {}
+// Registers are not modelled; .sync.aligned: every lane of the warp executes it.
+void exec_SetmaxnregDec(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  if (act && act != 0xffffffffu)
+    m.fault(c, d, warp * kWarp, "setmaxnreg is .aligned: every lane of the warp must execute it");
+}
+void exec_SetmaxnregInc(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  exec_SetmaxnregDec(m, c, d, warp, mask);
+}
 
 void exec_Vprintf(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);

@@ -50,3 +50,19 @@ TEST(OccupancyCap, PtxasLog) {
   EXPECT_EQ(log_spill_bytes(log), 84);
   EXPECT_EQ(log_registers("nothing"), -1);
 }
+
+TEST(OccupancyCap, SetmaxnregBudget) {
+  // 8 consumer warps and a producer warpgroup: 168 registers at entry are a pool of
+  // 168 x 384; the producer gives back 128 x (168 - 40), the consumers take 256 x (232 - 168)
+  std::string ptx = ".visible .entry k()\n.reqntid 384, 1, 1\n.minnctapersm 1\n{\n"
+                    "  setmaxnreg.dec.sync.aligned.u32 40;\n  ret;\n"
+                    "  setmaxnreg.inc.sync.aligned.u32 232;\n  ret;\n}\n";
+  EXPECT_TRUE(setmaxnreg_fits(ptx, 168));
+  EXPECT_TRUE(setmaxnreg_fits(ptx, 165));  // allocated in units of 8: 168
+  EXPECT_FALSE(setmaxnreg_fits(ptx, 160)); // 256 x 72 taken, 128 x 120 given back
+  EXPECT_FALSE(setmaxnreg_fits(ptx, 240)); // .inc 232 from 240 would not be an increase
+  EXPECT_FALSE(setmaxnreg_fits(ptx, -1));  // no ptxas log: unknown
+  EXPECT_TRUE(setmaxnreg_fits(".visible .entry k()\n.reqntid 128, 1, 1\n{\n}\n", -1));
+  EXPECT_EQ(without_setmaxnreg(ptx),
+            ".visible .entry k()\n.reqntid 384, 1, 1\n.minnctapersm 1\n{\n  ret;\n  ret;\n}\n");
+}
