@@ -15,6 +15,7 @@ import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
 from gpu_util import small_int_operands as _operands, sm90_torch
+from ptxas_util import ptxas_report
 
 
 @triton.jit
@@ -300,6 +301,22 @@ def test_register_split_on_the_simulator(simulator, monkeypatch, persistent):
         else:
             _check_split(ptx, 4)
             assert "setmaxnreg" not in ptx and ".minnctapersm" not in ptx
+
+
+def test_register_split_assembles(simulator, monkeypatch):
+    """ptxas honours the split (no C7508 'setmaxnreg ignored') and gives each thread at
+    entry the registers the budget counts on (168 for 8 + 4 warps: 384 x 168 = 128 x 40 +
+    256 x 232), so the consumers' .inc never waits."""
+    monkeypatch.setenv("TILEC_WARP_SPECIALIZE_REGS", "1")
+    M, N, K = 128, 256, 64
+    a, b, _ = _operands(M, N, K)
+    c = np.zeros((M, N), np.float32)
+    k = mm[(1, 1)](TensorDescriptor.from_tensor(a, [128, 32]),
+                   TensorDescriptor.from_tensor(b, [32, 256]), c, M, N, K, BM=128, BN=256,
+                   BK=32, WS=True, num_stages=3, num_warps=8)
+    log = ptxas_report(k.asm["ptx"])
+    assert "C7508" not in log and "setmaxnreg" not in log, log
+    assert int(re.search(r"Used (\d+) registers", log).group(1)) == 168, log
 
 
 def test_stage_ir(simulator):
