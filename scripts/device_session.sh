@@ -7,7 +7,8 @@
 #   bash scripts/device_session.sh t06 [ARGS]   # benchmarks/tutorial06.py (T06TARGETS)
 #   bash scripts/device_session.sh ws           # warp specialisation (TILEC_WARP_SPECIALIZE):
 #                                               # its GPU tests, tutorial 09's persistent rows
-#                                               # and tutorial 06's forward, each A/B in one run
+#   bash scripts/device_session.sh ws2          # and tutorial 09 at 4096^3 fp16 beside cuBLAS
+#                                               # (the matmul row), tutorial 06's forward
 #   bash scripts/device_session.sh bench        # tutorial 03's fp8 row (tutorials.py), the
 #                                               # seed rows (gpu_kernels.py) and the seed
 #                                               # attention's PTX A/B, each with a time limit
@@ -49,8 +50,15 @@ case $mode in
     timeout 300 $PY benchmarks/tutorials.py --parts persistent --ks 512,4096 --dtypes fp16,fp8 \
       --t09-config '{"BLOCK_SIZE_N": 256, "num_stages": 3, "num_warps": 8}' \
       --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=all;${regs}triton" \
-      --json "$OUT/tutorial09-ws.json" 2>&1 | tail -20
-    timeout 200 $PY benchmarks/tutorial06.py --modes fwd --n 1024,4096 \
+      --json "$OUT/tutorial09-ws.json" 2>&1 | tail -20 ;;
+  ws2) # REGS=1 adds the register split's target (only after `ws` showed its tests pass)
+    install
+    regs=$([ "${REGS:-0}" = 1 ] && echo "tilec:TILEC_WARP_SPECIALIZE=all,TILEC_WARP_SPECIALIZE_REGS=1;")
+    timeout 260 $PY benchmarks/tutorials.py --parts persistent --mn 4096 --ks 4096 --dtypes fp16 \
+      --t09-config '{"BLOCK_SIZE_N": 256, "num_stages": 3, "num_warps": 8}' \
+      --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=all;${regs}triton" \
+      --json "$OUT/tutorial09-ws-4096.json" 2>&1 | tail -14
+    timeout 300 $PY benchmarks/tutorial06.py --modes fwd --n 1024,4096 \
       --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=1;triton" --json "$OUT/tutorial06-ws.json" \
       2>&1 | tail -24 ;;
   bench)
@@ -59,5 +67,5 @@ case $mode in
       --json "$OUT/tutorials.json" 2>&1 | tail -8
     timeout 170 $PY benchmarks/gpu_kernels.py --gpu-time --json "$OUT/gpu_kernels.json" 2>&1 | tail -18
     timeout 100 $PY benchmarks/attention_ptx_ab.py --ns 4096 --reps 30 2>&1 | tail -20 ;;
-  *) echo "device_session.sh: modes check | conf | t06 | ws | bench" >&2; exit 2 ;;
+  *) echo "device_session.sh: modes check | conf | t06 | ws | ws2 | bench" >&2; exit 2 ;;
 esac
