@@ -12,8 +12,11 @@
 // reader are the async proxy: no fence). Who may overwrite a stage is the ring's rule
 // (layout/PipelineLoops.cpp: the wgmma that read it retired, then a barrier, as for
 // cp.async). Barriers are initialised by thread 0 before the prologue's copies (a fence
-// for the async proxy, then bar.sync) and invalidated after the loop. Also here: the
-// tensor maps the kernel builds (make_tmap).
+// for the async proxy, then bar.sync) and invalidated after the loop. A warp-specialised
+// ring (local_alloc {free = n}, layout/WarpSpecialize.h) has S more barriers, each counting
+// the n consumer warps that are done with the stage (tma_free); the producer's thread waits
+// on one before refilling the stage (tma_wait {free}). Also here: the tensor maps the
+// kernel builds (make_tmap).
 #include <iterator>
 
 #include "layout/AllocateShared.h"
