@@ -154,6 +154,9 @@ private:
       line(".maxnreg " + std::to_string(fn_.maxnreg));
     if (fn_.min_ctas > 0)
       line(".minnctapersm " + std::to_string(fn_.min_ctas));
+    if (fn_.setmaxnreg_give_threads > 0)
+      line("// tilec: setmaxnreg.dec by " + std::to_string(fn_.setmaxnreg_give_threads) +
+           " threads");
     line("{");
     if (depot_ > 0) {
       line("  .local .align 8 .b8 __local_depot[" + std::to_string(depot_) + "];");

@@ -59,7 +59,8 @@ bool is_tensor_map_arg(const Function &fn, size_t i) {
 bool is_ring_op(OpKind k) {
   return k == OpKind::LocalAlloc || k == OpKind::AsyncCopy || k == OpKind::AsyncCommit ||
          k == OpKind::AsyncWait || k == OpKind::LocalLoad || k == OpKind::TmaCopy ||
-         k == OpKind::TmaWait || k == OpKind::TmaRelease || k == OpKind::TmaFree;
+         k == OpKind::TmaWait || k == OpKind::TmaRelease || k == OpKind::TmaFree ||
+         k == OpKind::AsyncArrive;
 }
 
 bool is_ring_buffer_type(const Type &t) {
@@ -81,7 +82,8 @@ namespace {
 // Whether op's buffer is a TMA ring with free barriers (warp specialisation).
 bool free_ring(const Op &op) {
   const Op *alloc = op.operand(0)->def;
-  return alloc && alloc->int_attr("tma", 0) && alloc->int_attr("free", 0) > 0;
+  return alloc && (alloc->int_attr("tma", 0) || alloc->int_attr("mbar", 0)) &&
+         alloc->int_attr("free", 0) > 0;
 }
 } // namespace
 
@@ -173,6 +175,16 @@ std::string verify_ring_op(const Op &op) {
       return "a wait for a free stage needs a ring with free barriers (local_alloc {free})";
     if (free && op.operand(3)->type != Type(DType::I1))
       return "`when` must be a scalar i1";
+    return "";
+  }
+  case OpKind::AsyncArrive: {
+    if (!(e = count(3, 3, 0)).empty() || !(e = buf_stage()).empty())
+      return e;
+    if (op.operand(2)->type != Type(DType::I1))
+      return "in_range must be a scalar i1";
+    const Op *alloc = op.operand(0)->def;
+    if (!alloc || !alloc->int_attr("mbar", 0))
+      return "the buffer must be a cp.async ring with barriers (local_alloc {mbar = 1})";
     return "";
   }
   case OpKind::TmaFree: {

@@ -91,9 +91,8 @@ int64_t ring_alignment(const ir::Op &local_alloc) {
 int64_t ring_bytes(const ir::Op &local_alloc) {
   const ir::Type &t = local_alloc.result(0)->type;
   // one per stage, and one more when consumers free the stages (warp specialisation)
-  int64_t barriers = local_alloc.int_attr("tma", 0)
-                         ? 8 * t.shape[0] * (local_alloc.int_attr("free", 0) ? 2 : 1)
-                         : 0;
+  bool full = local_alloc.int_attr("tma", 0) || local_alloc.int_attr("mbar", 0);
+  int64_t barriers = full ? 8 * t.shape[0] * (local_alloc.int_attr("free", 0) ? 2 : 1) : 0;
   return t.numel() * elem_bytes(t) + barriers;
 }
 

@@ -11,6 +11,7 @@
 #include "layout/AssignLayouts.h"
 #include "layout/LayoutRules.h"
 #include "layout/Layouts.h"
+#include "layout/MmaLayouts.h"
 #include "layout/PlanRings.h"
 #include "layout/RingLayouts.h"
 #include "layout/TmaCopies.h"
@@ -207,7 +208,8 @@ Value *select(Builder &b, Value *c, Value *x, Value *y, SourceLoc loc) {
 }
 
 bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnalysis &ax,
-                   bool force, bool kernel_maps, std::map<Value *, TmaCopyPlan> &tma_boxes) {
+                   bool force, bool kernel_maps, std::map<Value *, TmaCopyPlan> &tma_boxes,
+                   bool mbar) {
   Block *body = loop.region(0)->block();
   int64_t S = ring_stages(loop, module_stages);
   if (S == 0)
@@ -232,6 +234,13 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   bool any_cp = false, any_tma = false;
   for (const Candidate &c : cands)
     (c.tma ? any_tma : any_cp) = true;
+  // mbar: the cp.async copies of each stage signal a barrier of the stage, as TMA copies
+  // do (for warp specialisation: WarpSpecialize.h), where only wgmma dots read the rings
+  // (their wait and barrier, not the top's, keep a stage until it is read)
+  for (const Candidate &c : cands)
+    for (const RingConsumer &r : c.readers)
+      mbar = mbar && is_wgmma_dot(*r.dot);
+  bool cp_groups = any_cp && !mbar, cp_mbar = any_cp && mbar;
 
   SourceLoc loc = loop.loc();
   Value *ub = loop.operand(1), *iv = body->arg(0);
@@ -242,8 +251,8 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
     const Type &ot = c.dot->operand(static_cast<size_t>(c.operand))->type;
     Type bt = ring_buffer_type(ot.elem, S, ot.shape[0], ot.shape[1], c.stage_bases);
     std::vector<NamedAttr> attrs;
-    if (c.tma) // S mbarriers follow the stages
-      attrs.push_back({"tma", int64_t{1}});
+    if (c.tma || mbar) // S mbarriers follow the stages
+      attrs.push_back({c.tma ? "tma" : "mbar", int64_t{1}});
     c.buf = pre.create(OpKind::LocalAlloc, {}, {bt}, std::move(attrs), c.load->loc())->result();
   }
   for (int s = 0; s + 1 < S; ++s) {
@@ -258,8 +267,10 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
       Value *mask =
           c.load->num_operands() > 1 ? sh.from_start(c.load->operand(1), s, pre) : nullptr;
       copy(pre, c, stage, sh.from_start(c.load->operand(0), s, pre), mask, ok);
+      if (mbar)
+        pre.create(OpKind::AsyncArrive, {c.buf, stage, ok}, {}, {}, loc);
     }
-    if (any_cp)
+    if (cp_groups)
       pre.create(OpKind::AsyncCommit, {}, {}, {}, loc);
   }
   Value *c0 = i32(pre, 0, loc);
@@ -270,7 +281,7 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   loop.add_operand(c0);
   loop.add_result(Type(DType::I32));
   Value *phase = nullptr;
-  if (any_tma) {
+  if (any_tma || cp_mbar) {
     phase = body->add_arg(Type(DType::I32));
     loop.add_operand(c0);
     loop.add_result(Type(DType::I32));
@@ -318,8 +329,10 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
                       ? mid.ahead(c.load->operand(1), static_cast<int>(S - 1), end)
                       : nullptr;
     copy(end, c, prev, mid.ahead(c.load->operand(0), static_cast<int>(S - 1), end), mask, ok);
+    if (mbar)
+      end.create(OpKind::AsyncArrive, {c.buf, prev, ok}, {}, {}, loc);
   }
-  if (any_cp)
+  if (cp_groups)
     end.create(OpKind::AsyncCommit, {}, {}, {}, loc);
   Value *next = end.create(OpKind::Add, {cur, i32(end, 1, loc)}, {cur->type}, {}, loc)->result();
   Value *wrap = cmp(end, "eq", next, i32(end, S, loc), loc);
@@ -334,10 +347,10 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   // the top: wait for iteration i's group; the dots read their stage
   Builder top;
   top.set_insertion_point(body->ops().front().get());
-  if (any_cp)
+  if (cp_groups)
     top.create(OpKind::AsyncWait, {}, {}, {{"pending", S - 2}}, loc);
   for (Candidate &c : cands)
-    if (c.tma)
+    if (c.tma || mbar)
       top.create(OpKind::TmaWait, {c.buf, cur, phase}, {}, {}, loc);
   for (Candidate &c : cands) {
     for (RingConsumer &r : c.readers) { // each reads the stage, the later ones maybe transposed
@@ -361,10 +374,12 @@ bool pipeline_loop(Op &loop, int64_t module_stages, const analysis::AxisInfoAnal
   // every copy has landed before what follows the loop (shared memory is reused)
   Builder post;
   post.set_insertion_point(std::next(loop.self_iterator())->get()); // a terminator at least
+  if (cp_mbar) // the last iterations' zero-filling copies of no iteration: wait_all
+    post.create(OpKind::AsyncCommit, {}, {}, {}, loc);
   if (any_cp)
     post.create(OpKind::AsyncWait, {}, {}, {{"pending", int64_t{0}}}, loc);
   for (Candidate &c : cands) // every copy issued was waited for in the loop
-    if (c.tma)
+    if (c.tma || mbar)
       post.create(OpKind::TmaRelease, {c.buf}, {}, {}, loc);
   return true;
 }
@@ -427,12 +442,19 @@ void pipeline_loops(Module &m, const PipelineLoopsOptions &opts) {
   int64_t stages = m.int_attr("num_stages", 3);
   int64_t descriptors = count_kernel_maps(m);
   bool kernel_maps = m.int_attr(kKernelMapsAttr, 0) != 0;
+  // warp specialisation (WarpSpecialize.h) to come: its loops' cp.async rings use barriers,
+  // with one consumer warpgroup (cp.async producers are as many warps as the consumers; at
+  // 8 + 8 warps ptxas has 128 registers a thread at entry and does not honour setmaxnreg:
+  // a 128 x 256 wgmma tile then fails to assemble, C7602)
+  int64_t ws = m.int_attr("num_warps", 4) <= 4 ? m.int_attr("warp_specialize", 0) : 0;
   bool changed = false;
   std::map<Value *, TmaCopyPlan> tma_boxes;
   for (auto &f : m.functions) {
     analysis::AxisInfoAnalysis ax(*f, &m);
     ir::for_each_loop(*f->entry(), [&](Op &loop) {
-      changed = pipeline_loop(loop, stages, ax, opts.force, kernel_maps, tma_boxes) || changed;
+      bool mbar = ws == 2 || (ws == 1 && loop.int_attr("warp_specialize", 0));
+      changed =
+          pipeline_loop(loop, stages, ax, opts.force, kernel_maps, tma_boxes, mbar) || changed;
     });
   }
   if (changed) { // the recomputed pointer math repeats the body's; the old may be dead

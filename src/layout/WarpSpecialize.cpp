@@ -24,24 +24,35 @@ Op *top_level(Op *op, const Block *entry) {
 struct Plan {
   Op *loop = nullptr;
   std::set<const Op *> rings;         // their local_allocs
-  std::vector<Op *> copies;           // the rings' copies in the loop body
+  std::vector<Op *> copies;           // the rings' fills in the loop body
   std::vector<Op *> prologue;         // and before the loop, in its block
-  std::map<const Op *, Op *> wait_of; // a body copy -> the body's tma_wait of its ring
+  std::map<const Op *, Op *> wait_of; // a body fill -> the body's tma_wait of its ring
+  bool cp = false;                    // some ring is filled by cp.async (each thread)
 };
 
+// What fills a ring stage: a TMA copy, or a cp.async ring's copies and arrival.
+bool fills(const Op *op) {
+  OpKind k = op->kind();
+  return k == OpKind::TmaCopy || k == OpKind::AsyncCopy || k == OpKind::AsyncArrive;
+}
+
 bool ring_copy(const Op *op, const Plan &p) {
-  return op->kind() == OpKind::TmaCopy && p.rings.count(op->operand(0)->def);
+  return fills(op) && p.rings.count(op->operand(0)->def);
 }
 
 std::optional<Plan> plan(Function &f, Op &loop) {
   Plan p;
   p.loop = &loop;
   Block &body = *loop.region(0)->block();
-  for (auto &o : body.ops())
-    if (o->kind() == OpKind::TmaCopy) {
+  for (auto &o : body.ops()) {
+    if (fills(o.get())) {
       p.copies.push_back(o.get());
       p.rings.insert(o->operand(0)->def);
+      p.cp = p.cp || o->kind() == OpKind::AsyncCopy;
     }
+    if (o->kind() == OpKind::AsyncCommit || o->kind() == OpKind::AsyncWait)
+      return std::nullopt; // cp.async groups: a ring without barriers (PipelineLoops.h)
+  }
   if (p.copies.empty())
     return std::nullopt;
   // the copies' prologue and the rings' barriers run once: nothing repeats the loop (a K
@@ -52,13 +63,10 @@ std::optional<Plan> plan(Function &f, Op &loop) {
       return std::nullopt;
   }
   for (const Op *r : p.rings) // hoisted to the kernel's start (they take no operands)
-    if (!r || r->kind() != OpKind::LocalAlloc || !r->int_attr("tma", 0))
+    if (!r || r->kind() != OpKind::LocalAlloc || !(r->int_attr("tma", 0) || r->int_attr("mbar", 0)))
       return std::nullopt;
   bool ok = true;
   walk(f.entry(), [&](Op *op) {
-    OpKind k = op->kind();
-    if (k == OpKind::AsyncCopy && op->parent() == &body)
-      ok = false; // a cp.async ring beside the TMA ones
     if (!ring_copy(op, p) || op->parent() == &body)
       return;
     if (op->parent() != loop.parent())
@@ -145,6 +153,19 @@ void taint(const Block &b, const Plan &p, Taint &t) {
   }
 }
 
+// The loop body's fills of each ring, in order, the rings in the order of their first.
+std::vector<std::pair<const Op *, std::vector<Op *>>> ring_groups(const Plan &p) {
+  std::vector<std::pair<const Op *, std::vector<Op *>>> out;
+  for (Op *c : p.copies) {
+    const Op *ring = c->operand(0)->def;
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto &g) { return g.first == ring; });
+    if (it == out.end())
+      it = out.insert(out.end(), {ring, {}});
+    it->second.push_back(c);
+  }
+  return out;
+}
+
 // Ops of a and b, which have the same shape, in the same walk order.
 void pair_ops(Block &a, Block &b, std::map<const Op *, Op *> &out) {
   std::vector<Op *> x, y;
@@ -158,12 +179,15 @@ void pair_ops(Block &a, Block &b, std::map<const Op *, Op *> &out) {
 // in the loop, the wait for its stage to be free.
 void strip(Block &prod, const Plan &p, const Taint &t, const std::map<const Op *, Op *> &ops,
            std::map<const Value *, Value *> &vals) {
+  // each ring's fills (a tma_copy, or cp.async copies and their arrival) after a wait for
+  // the stage to be free; cp.async ones in an `if` on the iteration existing (a copy for
+  // none would zero-fill a stage that may still be read)
   std::map<std::pair<Value *, Value *>, Value *> parities; // rings read alike share one
-  for (Op *c : p.copies) {
-    Op *cc = ops.at(c), *w = ops.at(p.wait_of.at(c));
+  for (const auto &[ring, group] : ring_groups(p)) {
+    Op *last = ops.at(group.back()), *w = ops.at(p.wait_of.at(group.back()));
     Builder b;
-    b.set_insertion_point(cc);
-    SourceLoc loc = cc->loc();
+    b.set_insertion_point(last);
+    SourceLoc loc = last->loc();
     Type i32(DType::I32);
     Value *cur = w->operand(1), *phase = w->operand(2);
     Value *&parity = parities[{cur, phase}];
@@ -175,8 +199,19 @@ void strip(Block &prod, const Plan &p, const Taint &t, const std::map<const Op *
           b.create(OpKind::Xor, {phase, b.constant_int(i32, 1, loc)}, {i32}, {}, loc)->result(0);
       parity = b.create(OpKind::Select, {is0, flip, phase}, {i32}, {}, loc)->result(0);
     }
-    b.create(OpKind::TmaWait, {cc->operand(0), cc->operand(1), parity, cc->operand(2)}, {},
-             {{"free", int64_t{1}}}, loc);
+    Value *in_range = last->operand(2); // tma_copy's and async_arrive's
+    std::vector<Value *> wait = {last->operand(0), last->operand(1), parity, in_range};
+    if (last->kind() == OpKind::TmaCopy) {
+      b.create(OpKind::TmaWait, wait, {}, {{"free", int64_t{1}}}, loc);
+      continue;
+    }
+    Op *when = b.create(OpKind::If, {in_range}, {}, {}, loc, 2);
+    Block &then = *when->region(0)->ensure_block();
+    Builder(&then).create(OpKind::TmaWait, wait, {}, {{"free", int64_t{1}}}, loc);
+    for (const Op *f : group)
+      then.append(ops.at(f)->parent()->take(ops.at(f)));
+    Builder(&then).create(OpKind::Yield, {}, {}, {}, loc);
+    Builder(when->region(1)->ensure_block()).create(OpKind::Yield, {}, {}, {}, loc);
   }
   std::set<Op *> dead;
   for (const Op *o : t.ops)
@@ -222,20 +257,30 @@ void strip(Block &prod, const Plan &p, const Taint &t, const std::map<const Op *
   transforms::dce_block(prod);
 }
 
-// The warp_specialize op's attributes: one producer warp; with `regs`, a producer
-// warpgroup that gives its registers to the consumers (setmaxnreg), when that gives them
-// more than an even share of the register file (two consumer warpgroups or more).
-std::vector<NamedAttr> producer_attrs(int num_warps, bool regs) {
-  constexpr int64_t kFile = 65536, kProducerRegs = 40, kMaxRegs = 240;
-  int64_t threads = 32 * (num_warps + 4);
+// The warp_specialize op's attributes. TMA rings: one producer warp (its thread 0 issues);
+// cp.async rings: as many producer warps as consumers, which run the consumers' copy code
+// as written (their thread indices, past the layouts' warps, alias the consumers'; {cp}).
+// With `regs`, when it gives the consumers more than an even share of the register file
+// (two consumer warpgroups or more): the producer is a warpgroup (or more) that gives its
+// registers to them (setmaxnreg; cp.async producers keep more for their address math).
+std::vector<NamedAttr> producer_attrs(int num_warps, bool regs, bool cp) {
+  constexpr int64_t kFile = 65536, kMaxRegs = 240;
+  int64_t producers = cp ? num_warps : 4, give = cp ? 56 : 40;
+  int64_t threads = 32 * (num_warps + producers);
   int64_t entry = std::min<int64_t>(255, kFile / threads) / 8 * 8;
   int64_t consumer =
-      std::min(kMaxRegs, (entry * threads - 128 * kProducerRegs) / (32 * num_warps) / 8 * 8);
-  if (!regs || consumer <= entry)
-    return {{"producer_warps", int64_t{1}}};
-  return {{"producer_warps", int64_t{4}},
-          {"producer_regs", kProducerRegs},
-          {"consumer_regs", consumer}};
+      std::min(kMaxRegs, (entry * threads - 32 * producers * give) / (32 * num_warps) / 8 * 8);
+  std::vector<NamedAttr> out;
+  if (!regs || consumer <= entry) {
+    out.push_back({"producer_warps", cp ? producers : int64_t{1}});
+  } else {
+    out.push_back({"producer_warps", producers});
+    out.push_back({"producer_regs", give});
+    out.push_back({"consumer_regs", consumer});
+  }
+  if (cp)
+    out.push_back({"cp", int64_t{1}});
+  return out;
 }
 
 bool split(Function &f, Plan &p, int num_warps, const std::vector<NamedAttr> &attrs) {
@@ -257,7 +302,7 @@ bool split(Function &f, Plan &p, int num_warps, const std::vector<NamedAttr> &at
   std::vector<Op *> all = p.copies;
   all.insert(all.end(), p.prologue.begin(), p.prologue.end());
   for (Op *c : all)
-    if (const Op *m = c->operand(3)->def) {
+    if (const Op *m = c->kind() == OpKind::TmaCopy ? c->operand(3)->def : nullptr) {
       if (m->parent() != &entry)
         return false;
       at = std::max(at, index.at(m) + 1);
@@ -317,14 +362,17 @@ bool split(Function &f, Plan &p, int num_warps, const std::vector<NamedAttr> &at
   }
   Block &body = *p.loop->region(0)->block();
   Value *later = nullptr; // not the first iteration: the previous one read a stage
-  for (Op *c : p.copies) {
+  for (const auto &[ring, group] : ring_groups(p)) {
+    Op *last = group.back();
     Builder b;
-    b.set_insertion_point(c);
+    b.set_insertion_point(last);
     if (!later)
       later = b.create(OpKind::Cmp, {body.arg(0), p.loop->operand(0)}, {Type(DType::I1)},
-                       {{"pred", std::string("ne")}}, c->loc())
+                       {{"pred", std::string("ne")}}, last->loc())
                   ->result(0);
-    b.create(OpKind::TmaFree, {c->operand(0), c->operand(1), later}, {}, {}, c->loc());
+    b.create(OpKind::TmaFree, {last->operand(0), last->operand(1), later}, {}, {}, last->loc());
+  }
+  for (Op *c : p.copies) {
     c->drop_operands();
     c->erase();
   }
@@ -343,8 +391,9 @@ void warp_specialize(Module &m) {
   int num_warps = static_cast<int>(m.int_attr("num_warps", 4));
   if (num_warps % 4 != 0 || num_warps > 16)
     return;
-  std::vector<NamedAttr> attrs = producer_attrs(num_warps, m.int_attr("warp_specialize_regs", 0));
-  bool any = false;
+  bool regs = m.int_attr("warp_specialize_regs", 0) != 0;
+  int64_t producers = 0;
+  bool alias = false;
   for (auto &f : m.functions) {
     std::vector<Op *> loops;
     walk(f->entry(), [&](Op *op) {
@@ -353,12 +402,18 @@ void warp_specialize(Module &m) {
     });
     for (Op *loop : loops) // the first that qualifies
       if (auto p = plan(*f, *loop)) {
-        any = split(*f, *p, num_warps, attrs) || any;
+        std::vector<NamedAttr> attrs = producer_attrs(num_warps, regs, p->cp);
+        if (split(*f, *p, num_warps, attrs)) {
+          producers = std::max(producers, std::get<int64_t>(attrs.front().value));
+          alias = alias || p->cp;
+        }
         break;
       }
   }
-  if (any)
-    m.attrs.push_back(attrs.front()); // producer_warps: the block's warps beyond num_warps
+  if (producers) // the block's warps beyond num_warps (LoweringContext)
+    m.attrs.push_back({"producer_warps", producers});
+  if (alias) // cp.async producers' thread indices alias the consumers' (LoweringContext)
+    m.attrs.push_back({"producer_alias", int64_t{1}});
 }
 
 } // namespace tilec::layout

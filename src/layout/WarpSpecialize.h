@@ -22,9 +22,14 @@
 // stages ahead, through a persistent loop's epilogues too. Parity of the free wait for the
 // copy at iteration i (stage c, full-barrier phase p, target stage (c + S - 1) % S):
 // c == 0 ? p ^ 1 : p (the target's previous fill was released at this iteration; a fresh
-// barrier completes parity 1 at once). The loop is left alone when a copy depends on what
-// only the consumers compute (a loaded value, a dot), when the code before the split point
-// has side effects, or when the rings are not all TMA rings.
+// barrier completes parity 1 at once). cp.async rings (pointer loads) whose stages signal
+// mbarriers (pipeline-loops makes them so for these loops when the kernel has 4 warps:
+// local_alloc {mbar}, async_arrive) take part too: their producer is as many warps as the
+// consumers, running the copy code as written (thread indices alias the consumers', module
+// attribute producer_alias), each ring's copies and arrival in an `if` on the iteration
+// existing. The loop is left alone when a copy depends on what only the consumers compute
+// (a loaded value, a dot), when the code before the split point has side effects, or when
+// a ring is filled by cp.async commit groups.
 #pragma once
 
 #include "ir/IR.h"

@@ -55,6 +55,7 @@ bool may_overlap(const Instr &in) {
   case Op::GriddepLaunch:
   case Op::SetmaxnregDec:
   case Op::SetmaxnregInc:
+  case Op::CpAsyncMbarrierArrive:
     return false;
   default:
     return !simt::leaves_block(in);

@@ -41,6 +41,7 @@ size_t cut_index(const Block &j) {
     case Op::GriddepLaunch:
     case Op::SetmaxnregDec:
     case Op::SetmaxnregInc:
+    case Op::CpAsyncMbarrierArrive:
     case Op::CpAsyncBulkTensor:
     case Op::CpAsyncBulkTensorStore:
     case Op::CpAsyncBulkCommit:

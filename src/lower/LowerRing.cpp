@@ -10,6 +10,8 @@
 //   + offset(coords), source size mask ? bytes : 0 (zero fill). Runs under 4 bytes (no
 //   cp.async) load into registers and st.shared instead: correct, synchronous.
 //   Replicated elements are copied by their owner only.
+// - local_alloc {mbar}, async_arrive: a ring whose stages signal mbarriers (warp
+//   specialisation), in LowerTma.cpp: cp.async.mbarrier.arrive.noinc on the stage's.
 // - async_commit / async_wait n: cp.async.commit_group / wait_group n, then
 //   fence.proxy.async when a wgmma reads a ring some copy of which stores through
 //   registers (generic-proxy writes; cp.async's need none, as in Triton) and bar.sync (the
@@ -210,7 +212,7 @@ void lower_ring(LoweringContext &c, const ir::Op &op) {
   simt::Builder &b = c.b();
   switch (op.kind()) {
   case ir::OpKind::LocalAlloc:
-    if (op.int_attr("tma", 0))
+    if (op.int_attr("tma", 0) || op.int_attr("mbar", 0))
       return lower_tma(c, op);
     // its users find the buffer through the op; its space may be scratch that other
     // threads still read (e.g. a convert_layout just before): the copies into it wait
@@ -220,6 +222,7 @@ void lower_ring(LoweringContext &c, const ir::Op &op) {
   case ir::OpKind::TmaWait:
   case ir::OpKind::TmaRelease:
   case ir::OpKind::TmaFree:
+  case ir::OpKind::AsyncArrive:
     return lower_tma(c, op);
   case ir::OpKind::AsyncCopy:
     lower_async_copy(c, op);

@@ -68,8 +68,10 @@ const ir::Op *sibling(const ir::Op &op, int step) {
   return ++it == ops.end() ? nullptr : it->get();
 }
 
+// A ring whose stages are signalled on mbarriers: TMA, or cp.async with {mbar}.
 bool is_tma_ring(const ir::Op *op) {
-  return op && op->kind() == ir::OpKind::LocalAlloc && op->int_attr("tma", 0);
+  return op && op->kind() == ir::OpKind::LocalAlloc &&
+         (op->int_attr("tma", 0) || op->int_attr("mbar", 0));
 }
 
 // Thread 0 initialises the ring's barriers. Rings made one after the other (a dot's A and
@@ -80,12 +82,15 @@ void init_barriers(LoweringContext &c, const ir::Op &alloc) {
   int64_t stages = alloc.result(0)->type.shape[0];
   int64_t first = barriers_at(r);
   c.smem_before_write();
+  // a stage's fill: thread 0's expect_tx (TMA), or every copying thread's arrival
+  // (cp.async: the CTA's threads, or the same number of producer warps)
+  int64_t fill = alloc.int_attr("tma", 0) ? 1 : 32 * c.num_warps();
   int64_t consumers = alloc.int_attr("free", 0);
   {
     auto g = b.guarded(c.thread0_pred());
     for (int64_t s = 0; s < barrier_count(alloc); ++s)
       simt::mbarrier_init(b, Operand::addr(b.shared_addr(first + 8 * s)),
-                          simt::imm(s < stages ? 1 : consumers));
+                          simt::imm(s < stages ? fill : consumers));
   }
   if (is_tma_ring(sibling(alloc, 1)))
     return;
@@ -115,7 +120,8 @@ void tma_copy(LoweringContext &c, const ir::Op &op) {
     dst.push_back(Operand::addr(extra.valid() ? b.add(Ty::U32, at, extra) : at));
     x.push_back(k ? Operand(b.add(Ty::S32, col, simt::imm(k * box[1]))) : Operand(col));
   }
-  Reg warp0 = b.setp(simt::Cmp::Eq, Ty::U32, c.warp(), simt::imm(c.leader_warp()));
+  Reg warp0 = b.setp(simt::Cmp::Eq, Ty::U32, c.leader_warp() ? c.hw_warp() : c.warp(),
+                     simt::imm(c.leader_warp()));
   c.uniform_if(b.and_(Ty::Pred, warp0, c.scalar(op.operand(2))), [&] {
     auto g = b.guarded(c.thread0_pred());
     simt::mbarrier_arrive_expect_tx(b, bar, simt::imm(r.stage_bytes));
@@ -286,6 +292,13 @@ void lower_tma(LoweringContext &c, const ir::Op &op) {
     Operand bar = barrier_addr(c, r, op.operand(1), true);
     Reg phase = c.scalar(op.operand(2));
     c.uniform_if(c.scalar(op.operand(3)), [&] { simt::mbarrier_wait(b, bar, phase); });
+    return;
+  }
+  case ir::OpKind::AsyncArrive: {
+    RingView r = ring_view(c, op.operand(0));
+    Operand bar = barrier_addr(c, r, op.operand(1));
+    auto g = b.guarded(c.scalar(op.operand(2)));
+    simt::cp_async_mbarrier_arrive(b, bar);
     return;
   }
   case ir::OpKind::TmaFree: {

@@ -1,8 +1,10 @@
 // warp_specialize (Ops.def; made by layout/WarpSpecialize.h): the CTA splits by warps.
 //
 //   @!(warp >= num_warps) bra consumer
-//   producer: [setmaxnreg.dec; the warpgroup's other warps ret]
-//             the producer region (its first thread issues the TMA copies); ret
+//   producer: [setmaxnreg.dec; TMA: the warpgroup's other warps ret]
+//             the producer region (TMA: its first thread issues the copies; cp.async:
+//             its num_warps warps copy as the consumers' layouts place the elements,
+//             their thread indices aliasing the consumers'); ret
 //   consumer: [setmaxnreg.inc] the consumer region, then the rest of the kernel
 //
 // The producer warps come after the num_warps warps the layouts place tiles on, so the
@@ -31,7 +33,7 @@ void lower_warp_specialize(LoweringContext &c, const ir::Op &op) {
   });
   if (!maps.empty())
     c.cta_barrier();
-  Reg producer = b.setp(simt::Cmp::Ge, Ty::U32, c.warp(), simt::imm(consumers));
+  Reg producer = b.setp(simt::Cmp::Ge, Ty::U32, c.hw_warp(), simt::imm(consumers));
   auto to_consumer = c.branch_ahead(producer, /*negate=*/true);
   c.new_block("producer");
   // {producer_regs, consumer_regs}: the producer warpgroup gives registers back, and its
@@ -39,8 +41,11 @@ void lower_warp_specialize(LoweringContext &c, const ir::Op &op) {
   int64_t give = op.int_attr("producer_regs", 0), take = op.int_attr("consumer_regs", 0);
   if (give) {
     c.fn().min_ctas = 1;
+    c.fn().setmaxnreg_give_threads = static_cast<int>(32 * op.int_attr("producer_warps"));
     b.setmaxnreg(false, static_cast<int>(give));
-    Reg other = b.setp(simt::Cmp::Ne, Ty::U32, c.warp(), simt::imm(consumers));
+  }
+  if (give && !op.int_attr("cp", 0)) { // one thread issues the TMA copies
+    Reg other = b.setp(simt::Cmp::Ne, Ty::U32, c.hw_warp(), simt::imm(consumers));
     c.uniform_if(other, [&] { b.ret(); });
   }
   bool readers = c.smem_readers_; // the producer region touches no scratch

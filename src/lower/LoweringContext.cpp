@@ -161,8 +161,20 @@ Reg LoweringContext::global_scratch() const {
 
 Reg LoweringContext::tid() {
   if (!tid_.valid())
-    in_prologue([&] { tid_ = b_.special(simt::Sreg::TidX); });
+    in_prologue([&] {
+      tid_ = b_.special(simt::Sreg::TidX);
+      // warp specialisation's cp.async producers run the consumers' code as their alias
+      // (WarpSpecialize.h): thread num_warps * 32 + t places the elements thread t does
+      if (m_.int_attr("producer_alias", 0))
+        tid_ = b_.and_(Ty::B32, tid_, simt::imm(32 * num_warps() - 1));
+    });
   return tid_;
+}
+
+Reg LoweringContext::hw_warp() {
+  Reg w;
+  in_prologue([&] { w = b_.shr(Ty::U32, b_.special(simt::Sreg::TidX), simt::imm(5)); });
+  return w;
 }
 
 Reg LoweringContext::lane() {
@@ -432,6 +444,7 @@ void LoweringContext::lower_op(const ir::Op &op) {
     lower_tma_store(*this, op);
     return;
   case K::TmaFree:
+  case K::AsyncArrive:
     lower_ring(*this, op); // LowerTma.cpp
     return;
   case K::WarpSpecialize:

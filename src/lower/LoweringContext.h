@@ -129,7 +129,10 @@ public:
   Reg global_scratch() const;
 
   // ---- thread index (prologue registers) ----
+  // The thread index; with warp-specialised cp.async producers, modulo 32 x num_warps.
   Reg tid();
+  // The warp's own index (producers included; a register made in the prologue each call).
+  Reg hw_warp();
   Reg lane();
   Reg warp();
 

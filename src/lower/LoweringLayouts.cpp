@@ -223,8 +223,10 @@ Reg LoweringContext::owner_pred(const LinearLayout &l) {
 Reg LoweringContext::thread0_pred() {
   if (leader_warp_ != 0) {
     if (!leader_.valid())
-      in_prologue(
-          [&] { leader_ = b_.setp(simt::Cmp::Eq, Ty::U32, tid(), simt::imm(32 * leader_warp_)); });
+      in_prologue([&] {
+        Reg t = b_.special(simt::Sreg::TidX); // not tid(): producers may alias consumers
+        leader_ = b_.setp(simt::Cmp::Eq, Ty::U32, t, simt::imm(32 * leader_warp_));
+      });
     return leader_;
   }
   if (!thread0_.valid())

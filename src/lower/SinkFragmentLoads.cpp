@@ -52,6 +52,7 @@ bool orders_memory(const Instr &in) {
   case Op::GriddepLaunch:
   case Op::SetmaxnregDec:
   case Op::SetmaxnregInc:
+  case Op::CpAsyncMbarrierArrive:
   case Op::Vprintf:
   case Op::AssertFail:
   case Op::AssertTrap:

@@ -110,10 +110,12 @@ bool setmaxnreg_fits(const std::string &ptx, int regs) {
   if (dec < 0 && inc < 0)
     return true;
   int threads = number_after(ptx, ".reqntid ");
+  int give = number_after(ptx, "setmaxnreg.dec by "); // tilec's header comment
+  give = give > 0 ? give : 128;
   int entry = (regs + 7) / 8 * 8;
-  if (regs <= 0 || threads <= 128 || dec < 0 || inc < 0 || dec > entry || inc < entry)
+  if (regs <= 0 || threads <= give || dec < 0 || inc < 0 || dec > entry || inc < entry)
     return false;
-  return int64_t{128} * dec + int64_t{threads - 128} * inc <= int64_t{entry} * threads;
+  return int64_t{give} * dec + int64_t{threads - give} * inc <= int64_t{entry} * threads;
 }
 
 std::string without_setmaxnreg(const std::string &ptx) {

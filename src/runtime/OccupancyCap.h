@@ -26,7 +26,8 @@ std::string with_min_ctas(const std::string &ptx, int n);
 
 // A warp-specialised kernel's setmaxnreg (lower/LowerWarpSpecialize.cpp) moves registers
 // between warpgroups through the CTA's pool, which holds what ptxas gave each thread at
-// entry (`regs`, allocated in units of 8) times the block: one warpgroup's .dec gives back,
+// entry (`regs`, allocated in units of 8) times the block: the producer's .dec gives back
+// (one warpgroup, or the threads its header comment `setmaxnreg.dec by N threads` names),
 // the other threads' .inc takes, and an .inc the pool cannot serve waits forever. Whether
 // `ptx`'s requests fit (true when it has none).
 bool setmaxnreg_fits(const std::string &ptx, int regs);

@@ -32,6 +32,13 @@ void cp_async(Builder &b, Operand dst_shared, Operand src_global, int bytes, Ope
 
 void cp_async_commit(Builder &b) { b.emit(make(Op::CpAsyncCommit)); }
 
+void cp_async_mbarrier_arrive(Builder &b, Operand bar) {
+  Instr in = make(Op::CpAsyncMbarrierArrive);
+  in.m.space = Space::Shared;
+  in.src = {bar};
+  b.emit(std::move(in));
+}
+
 void cp_async_wait(Builder &b, int pending) {
   Instr in = make(Op::CpAsyncWait);
   in.src = {imm(pending)};
@@ -424,6 +431,7 @@ int instr_min_sm(const Instr &in) {
   case Op::CpAsync:
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
+  case Op::CpAsyncMbarrierArrive:
     return 80;
   case Op::Mbarrier:
     return (in.m.mbar == MbarOp::ArriveExpectTx || in.m.mbar == MbarOp::TryWaitParity ||

@@ -40,6 +40,8 @@ namespace tilec::simt {
 void cp_async(Builder &b, Operand dst_shared, Operand src_global, int bytes, Operand src_bytes = {},
               CacheOp cache = CacheOp::None);
 void cp_async_commit(Builder &b);
+// cp.async.mbarrier.arrive.noinc [bar]: an arrival once this thread's copies have landed
+void cp_async_mbarrier_arrive(Builder &b, Operand bar);
 void cp_async_wait(Builder &b, int pending); // cp.async.wait_group pending
 
 // ---- mbarrier (.shared::cta.b64; init/arrive sm_80, expect_tx/try_wait sm_90) ----

@@ -288,6 +288,7 @@ std::string mnemonic(const Instr &in) {
     return s;
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
+  case Op::CpAsyncMbarrierArrive:
   case Op::WgmmaFence:
   case Op::WgmmaCommit:
   case Op::WgmmaWait:

@@ -350,11 +350,13 @@ inline constexpr const char *kTrapNotePrefix = "// tilec trap: ";
 
 struct Function {
   std::string name;
-  int num_warps = 4;         // -> .reqntid (num_warps * 32)
-  int maxnreg = 0;           // -> .maxnreg N (the launch option maxnreg); 0: none
-  int min_ctas = 0;          // -> .minnctapersm N: ptxas then knows the registers at entry,
-                             // which setmaxnreg needs (warp specialisation); 0: none
-  uint32_t shared_bytes = 0; // dynamic (extern) shared memory the kernel needs
+  int num_warps = 4;               // -> .reqntid (num_warps * 32)
+  int maxnreg = 0;                 // -> .maxnreg N (the launch option maxnreg); 0: none
+  int min_ctas = 0;                // -> .minnctapersm N: ptxas then knows the registers at entry,
+                                   // which setmaxnreg needs (warp specialisation); 0: none
+  int setmaxnreg_give_threads = 0; // the threads that run setmaxnreg.dec (a header comment
+                                   // the register budget's check reads: OccupancyCap.h)
+  uint32_t shared_bytes = 0;       // dynamic (extern) shared memory the kernel needs
   std::vector<Param> params;
   std::vector<RegInfo> regs;
   std::vector<std::string> strings;   // constant .global strings (a NUL is appended)

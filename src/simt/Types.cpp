@@ -281,6 +281,7 @@ bool src_is_address(const Instr &in, size_t i) {
   case Op::Ldmatrix:
   case Op::Stmatrix:
   case Op::Mbarrier:
+  case Op::CpAsyncMbarrierArrive:
     return i == 0;
   case Op::CpAsync:
     return i <= 1; // [dst] .shared, [src] .global
@@ -428,7 +429,7 @@ Ty src_operand_ty(const Function &fn, const Instr &in, size_t i) {
   case Op::WgmmaWait:
     return Ty::U32; // src-size, count, tx bytes, parity, pending groups
   case Op::CpAsyncBulkTensor:
-    return Ty::S32;          // the coordinates
+    return Ty::S32; // the coordinates
   case Op::CpAsyncBulkTensorStore:
     return Ty::S32; // the coordinates
   case Op::CpAsyncBulkWaitRead:

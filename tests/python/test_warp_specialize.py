@@ -62,6 +62,47 @@ def tile_loop_mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.const
 
 
 @triton.jit
+def pointer_mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr, WS: tl.constexpr):
+    # the seed matmul's loads: pointer tiles, copied by cp.async into the rings
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * N + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, warp_specialize=WS):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BK
+        b_ptrs += BK * N
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def pointer_attention(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX, sm_scale, D: tl.constexpr,
+                      BM: tl.constexpr, BN: tl.constexpr):
+    # the seed attention's form: K and V through pointer tiles (cp.async rings)
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    for n in tl.range(0, N_CTX, BN, warp_specialize=True):
+        k = tl.load(k_ptr + (n + rn)[None, :] * D + rd[:, None])
+        qk = tl.dot(q, k) * sm_scale
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_ij[:, None])
+        alpha = tl.exp(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + (n + rn)[:, None] * D + rd[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_ij
+    tl.store(o_ptr + rm[:, None] * D + rd[None, :], acc / l_i[:, None])
+
+
+@triton.jit
 def built_maps_mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
                   BK: tl.constexpr):
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
@@ -133,9 +174,10 @@ def _check_split(ptx, num_warps, producer_warps=1):
     body = ptx[ptx.index(".entry"):]
     split = body.index(f"setp.ge.u32")
     producer, consumer = body[split:].split("$L__consumer:")
-    assert "cp.async.bulk.tensor" in producer and "mbarrier.try_wait.parity" in producer
+    copies = ("cp.async.bulk.tensor.2d.shared", "cp.async.cg.shared.global")  # TMA, cp.async
+    assert any(c in producer for c in copies) and "mbarrier.try_wait.parity" in producer
     assert "wgmma" not in producer and "bar.sync" not in producer
-    assert "cp.async.bulk.tensor.2d.shared" not in consumer
+    assert not any(c in consumer for c in copies)
     assert "mbarrier.arrive.shared::cta.b64" in consumer  # tma_free
     assert "bar.sync 0;" not in consumer
     assert f"bar.sync 1, {32 * num_warps};" in consumer
@@ -221,6 +263,51 @@ def test_attention_on_the_simulator(simulator, monkeypatch):
             _check_split(kern.asm["ptx"], 4)
         else:
             assert _threads(kern.asm["ptx"]) == 128
+    s = (q.astype(np.float32) @ k.astype(np.float32).T) * 0.125
+    p = np.exp(s - s.max(1, keepdims=True))
+    ref = (p / p.sum(1, keepdims=True)) @ v.astype(np.float32)
+    np.testing.assert_allclose(outs["1"], ref, atol=2e-2, rtol=2e-2)
+    np.testing.assert_array_equal(outs["1"], outs["0"])
+
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_pointer_matmul_on_the_simulator(simulator, num_warps):
+    """cp.async rings of a marked loop with one consumer warpgroup: each copying thread
+    arrives on the stage's barrier (cp.async.mbarrier.arrive.noinc) instead of committing a
+    group, the readers wait on it; as many producer warps as consumers copy, as the
+    consumers' layouts place the elements (their thread indices alias the consumers')."""
+    M, N, K = 128, 128, 160
+    a, b, ref = _operands(M, N, K)
+    c = np.full((M, N), np.nan, np.float32)
+    k = pointer_mm[(M // 64, N // 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, WS=True,
+                                       num_stages=3, num_warps=num_warps)
+    np.testing.assert_array_equal(c, ref)
+    ptx = k.asm["ptx"]
+    if num_warps == 8:  # 8 + 8 warps: 128 registers a thread, too few (docs/ARCHITECTURE.md)
+        assert _threads(ptx) == 256 and "cp.async.commit_group" in ptx
+        return
+    _check_split(ptx, num_warps, producer_warps=num_warps)
+    producer = ptx[ptx.index("setp.ge.u32"):ptx.index("$L__consumer:")]
+    assert "cp.async.cg.shared.global" in producer
+    assert "cp.async.mbarrier.arrive.noinc.shared::cta.b64" in producer
+    assert "cp.async.commit_group" not in producer
+
+
+def test_pointer_attention_on_the_simulator(simulator, monkeypatch):
+    """The seed attention's form (pointer loads): 4 producer warps copy K and V; the same
+    bits as without the split."""
+    N_CTX, D, BM, BN = 256, 64, 64, 32
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.standard_normal((N_CTX, D)).astype(np.float16) for _ in range(3))
+    outs = {}
+    for env in ("1", "0"):
+        monkeypatch.setenv("TILEC_WARP_SPECIALIZE", env)
+        o = np.full((N_CTX, D), np.nan, np.float32)
+        kern = pointer_attention[(N_CTX // BM,)](q, k, v, o, N_CTX, 0.125, D=D, BM=BM, BN=BN,
+                                                 num_stages=3)
+        outs[env] = o
+        if env == "1":
+            _check_split(kern.asm["ptx"], 4, producer_warps=4)
     s = (q.astype(np.float32) @ k.astype(np.float32).T) * 0.125
     p = np.exp(s - s.max(1, keepdims=True))
     ref = (p / p.sum(1, keepdims=True)) @ v.astype(np.float32)

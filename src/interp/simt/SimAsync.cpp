@@ -209,6 +209,28 @@ void mbarrier_complete_tx(Machine &m, Cta &c, const Decoded &d, int t, uint64_t 
   std::memcpy(p, &word, 8);
 }
 
+// Lands every copy of the thread, committed or not, then arrives once (.noinc: the count
+// the barrier was made with includes this arrival).
+void exec_CpAsyncMbarrierArrive(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  AsyncState &st = async_state(m, c);
+  for_lanes(act, warp, [&](int t) {
+    auto &groups = st.pending[static_cast<size_t>(t)];
+    for (; !groups.empty(); groups.pop_front())
+      land(c, groups.front());
+    land(c, st.open[static_cast<size_t>(t)]);
+    st.open[static_cast<size_t>(t)].clear();
+    MbarWord b;
+    uint8_t *p = mbarrier_word(m, c, d, t, m.address(c, d, t), b, false);
+    if (b.pending == 0)
+      m.fault(c, d, t, "mbarrier arrival with no arrivals pending in this phase");
+    b.pending -= 1;
+    maybe_complete_phase(m, c, b);
+    uint64_t word = b.store();
+    std::memcpy(p, &word, 8);
+  });
+}
+
 void exec_Mbarrier(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);
   const Instr &in = *d.in;
