@@ -291,6 +291,7 @@ def test_pointer_matmul_on_the_simulator(simulator, num_warps):
     assert "cp.async.cg.shared.global" in producer
     assert "cp.async.mbarrier.arrive.noinc.shared::cta.b64" in producer
     assert "cp.async.commit_group" not in producer
+    assert "Used" in ptxas_report(ptx)  # ptxas takes it (sm_90a)
 
 
 def test_pointer_attention_on_the_simulator(simulator, monkeypatch):

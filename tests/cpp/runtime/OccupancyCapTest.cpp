@@ -63,6 +63,13 @@ TEST(OccupancyCap, SetmaxnregBudget) {
   EXPECT_FALSE(setmaxnreg_fits(ptx, 240)); // .inc 232 from 240 would not be an increase
   EXPECT_FALSE(setmaxnreg_fits(ptx, -1));  // no ptxas log: unknown
   EXPECT_TRUE(setmaxnreg_fits(".visible .entry k()\n.reqntid 128, 1, 1\n{\n}\n", -1));
+  // cp.async producers: as many warps as the consumers, their count in a header comment
+  std::string two = ".visible .entry k()\n.reqntid 512, 1, 1\n.minnctapersm 1\n"
+                    "// tilec: setmaxnreg.dec by 256 threads\n{\n"
+                    "  setmaxnreg.dec.sync.aligned.u32 56;\n"
+                    "  setmaxnreg.inc.sync.aligned.u32 200;\n}\n";
+  EXPECT_TRUE(setmaxnreg_fits(two, 128)); // 256 x 56 + 256 x 200 = 512 x 128
+  EXPECT_FALSE(setmaxnreg_fits(two, 120));
   EXPECT_EQ(without_setmaxnreg(ptx),
             ".visible .entry k()\n.reqntid 384, 1, 1\n.minnctapersm 1\n{\n  ret;\n  ret;\n}\n");
 }
