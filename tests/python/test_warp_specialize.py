@@ -247,20 +247,20 @@ def test_kernel_built_maps_on_the_simulator(simulator):
     assert ptx.index("tensormap.cp_fenceproxy") < ptx.index("setp.ge.u32")
 
 
-def test_attention_on_the_simulator(simulator, monkeypatch):
-    """Two rings (K, V) freed after the first dot's wait; the same bits as without the split."""
+def _attention_split(monkeypatch, kernel, producer_warps, seed):
+    """`kernel` (q, k, v, out, N_CTX, sm_scale, D, BM, BN) split and not: close to the
+    reference, and the same bits both ways."""
     N_CTX, D, BM, BN = 256, 64, 64, 32
-    rng = np.random.default_rng(1)
+    rng = np.random.default_rng(seed)
     q, k, v = (rng.standard_normal((N_CTX, D)).astype(np.float16) for _ in range(3))
     outs = {}
     for env in ("1", "0"):
         monkeypatch.setenv("TILEC_WARP_SPECIALIZE", env)
         o = np.full((N_CTX, D), np.nan, np.float32)
-        kern = attention[(N_CTX // BM,)](q, k, v, o, N_CTX, 0.125, D=D, BM=BM, BN=BN,
-                                         num_stages=3)
+        kern = kernel[(N_CTX // BM,)](q, k, v, o, N_CTX, 0.125, D=D, BM=BM, BN=BN, num_stages=3)
         outs[env] = o
         if env == "1":
-            _check_split(kern.asm["ptx"], 4)
+            _check_split(kern.asm["ptx"], 4, producer_warps)
         else:
             assert _threads(kern.asm["ptx"]) == 128
     s = (q.astype(np.float32) @ k.astype(np.float32).T) * 0.125
@@ -268,6 +268,11 @@ def test_attention_on_the_simulator(simulator, monkeypatch):
     ref = (p / p.sum(1, keepdims=True)) @ v.astype(np.float32)
     np.testing.assert_allclose(outs["1"], ref, atol=2e-2, rtol=2e-2)
     np.testing.assert_array_equal(outs["1"], outs["0"])
+
+
+def test_attention_on_the_simulator(simulator, monkeypatch):
+    """Two TMA rings (K, V) freed after the first dot's wait."""
+    _attention_split(monkeypatch, attention, 1, seed=1)
 
 
 @pytest.mark.parametrize("num_warps", [4, 8])
@@ -295,26 +300,8 @@ def test_pointer_matmul_on_the_simulator(simulator, num_warps):
 
 
 def test_pointer_attention_on_the_simulator(simulator, monkeypatch):
-    """The seed attention's form (pointer loads): 4 producer warps copy K and V; the same
-    bits as without the split."""
-    N_CTX, D, BM, BN = 256, 64, 64, 32
-    rng = np.random.default_rng(2)
-    q, k, v = (rng.standard_normal((N_CTX, D)).astype(np.float16) for _ in range(3))
-    outs = {}
-    for env in ("1", "0"):
-        monkeypatch.setenv("TILEC_WARP_SPECIALIZE", env)
-        o = np.full((N_CTX, D), np.nan, np.float32)
-        kern = pointer_attention[(N_CTX // BM,)](q, k, v, o, N_CTX, 0.125, D=D, BM=BM, BN=BN,
-                                                 num_stages=3)
-        outs[env] = o
-        if env == "1":
-            _check_split(kern.asm["ptx"], 4, producer_warps=4)
-    s = (q.astype(np.float32) @ k.astype(np.float32).T) * 0.125
-    p = np.exp(s - s.max(1, keepdims=True))
-    ref = (p / p.sum(1, keepdims=True)) @ v.astype(np.float32)
-    np.testing.assert_allclose(outs["1"], ref, atol=2e-2, rtol=2e-2)
-    np.testing.assert_array_equal(outs["1"], outs["0"])
-
+    """The seed attention's form (pointer loads): 4 producer warps copy K and V."""
+    _attention_split(monkeypatch, pointer_attention, 4, seed=2)
 
 def test_copies_that_need_a_loaded_value_stay_unsplit(simulator):
     M, N, K = 128, 64, 64
