@@ -6,7 +6,8 @@
 #   CAP=470 bash scripts/device_session.sh conf # Triton's suite on tilec (about 360 s)
 #   bash scripts/device_session.sh t06 [ARGS]   # benchmarks/tutorial06.py (T06TARGETS)
 #   bash scripts/device_session.sh ws           # warp specialisation (TILEC_WARP_SPECIALIZE):
-#                                               # its GPU tests, tutorial 09's persistent rows
+#                                               # its GPU tests, tutorial 09's persistent rows,
+#                                               # the seed attention with and without
 #   bash scripts/device_session.sh ws2          # and tutorial 09 at 4096^3 fp16 beside cuBLAS
 #                                               # (the matmul row), tutorial 06's forward
 #   bash scripts/device_session.sh bench        # tutorial 03's fp8 row (tutorials.py), the
@@ -47,10 +48,14 @@ case $mode in
     TILEC_ALWAYS_COMPILE=1 timeout 120 $PY -m pytest -q -p no:cacheprovider -m gpu \
       tests/python/test_warp_specialize.py > "$OUT/ws-tests.log" 2>&1 || regs=""
     tail -6 "$OUT/ws-tests.log"
-    timeout 300 $PY benchmarks/tutorials.py --parts persistent --ks 512,4096 --dtypes fp16,fp8 \
+    timeout 270 $PY benchmarks/tutorials.py --parts persistent --ks 512,4096 --dtypes fp16,fp8 \
       --t09-config '{"BLOCK_SIZE_N": 256, "num_stages": 3, "num_warps": 8}' \
       --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=all;${regs}triton" \
-      --json "$OUT/tutorial09-ws.json" 2>&1 | tail -20 ;;
+      --json "$OUT/tutorial09-ws.json" 2>&1 | tail -20
+    for ws in 0 all; do # the seed attention (cp.async rings: 4 + 4 warps) beside SDPA
+      TILEC_WARP_SPECIALIZE=$ws timeout 80 $PY benchmarks/gpu_kernels.py --gpu-time \
+        --only attention --json "$OUT/seed-attention-ws-$ws.json" 2>&1 | tail -4
+    done ;;
   ws2) # REGS=1 adds the register split's target (only after `ws` showed its tests pass)
     install
     regs=$([ "${REGS:-0}" = 1 ] && echo "tilec:TILEC_WARP_SPECIALIZE=all,TILEC_WARP_SPECIALIZE_REGS=1;")
