@@ -213,6 +213,27 @@ void strip(Block &prod, const Plan &p, const Taint &t, const std::map<const Op *
     Builder(&then).create(OpKind::Yield, {}, {}, {}, loc);
     Builder(when->region(1)->ensure_block()).create(OpKind::Yield, {}, {}, {}, loc);
   }
+  // the prologue's cp.async groups too (the stages are fresh: no wait), so that no copy of
+  // a loop shorter than the prologue is left in flight when the producer returns
+  std::map<const Op *, std::vector<Op *>> open; // ring -> its copies since its last arrival
+  for (Op *f : p.prologue) {
+    if (f->kind() == OpKind::TmaCopy)
+      continue;
+    const Op *ring = f->operand(0)->def;
+    open[ring].push_back(ops.at(f));
+    if (f->kind() != OpKind::AsyncArrive)
+      continue;
+    Op *arrive = ops.at(f);
+    Builder b;
+    b.set_insertion_point(arrive);
+    Op *when = b.create(OpKind::If, {arrive->operand(2)}, {}, {}, arrive->loc(), 2);
+    Block &then = *when->region(0)->ensure_block();
+    for (Op *g : open[ring])
+      then.append(g->parent()->take(g));
+    open[ring].clear();
+    Builder(&then).create(OpKind::Yield, {}, {}, {}, arrive->loc());
+    Builder(when->region(1)->ensure_block()).create(OpKind::Yield, {}, {}, {}, arrive->loc());
+  }
   std::set<Op *> dead;
   for (const Op *o : t.ops)
     dead.insert(ops.at(o));

@@ -288,6 +288,13 @@ def test_pointer_matmul_on_the_simulator(simulator, num_warps):
                                        num_stages=3, num_warps=num_warps)
     np.testing.assert_array_equal(c, ref)
     ptx = k.asm["ptx"]
+    for short in (32, 0):  # fewer K steps than the prologue's: no copy of none in flight
+        a2, b2 = np.ascontiguousarray(a[:, :max(short, 1)]), np.ascontiguousarray(b[:short + 1])
+        c2 = np.full((M, N), np.nan, np.float32)
+        pointer_mm[(M // 64, N // 64)](a2, b2, c2, M, N, short, BM=64, BN=64, BK=32, WS=True,
+                                       num_stages=3, num_warps=num_warps)
+        np.testing.assert_array_equal(
+            c2, a[:, :short].astype(np.float32) @ b[:short].astype(np.float32))
     if num_warps == 8:  # 8 + 8 warps: 128 registers a thread, too few (docs/ARCHITECTURE.md)
         assert _threads(ptx) == 256 and "cp.async.commit_group" in ptx
         return
