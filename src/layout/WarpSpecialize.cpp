@@ -153,6 +153,14 @@ void taint(const Block &b, const Plan &p, Taint &t) {
   }
 }
 
+// An `if cond` (no results, an empty else) made with `b`: its then-block, which the caller
+// fills and ends with a yield.
+Block &guarded(Builder &b, Value *cond, SourceLoc loc) {
+  Op *when = b.create(OpKind::If, {cond}, {}, {}, loc, 2);
+  Builder(when->region(1)->ensure_block()).create(OpKind::Yield, {}, {}, {}, loc);
+  return *when->region(0)->ensure_block();
+}
+
 // The loop body's fills of each ring, in order, the rings in the order of their first.
 std::vector<std::pair<const Op *, std::vector<Op *>>> ring_groups(const Plan &p) {
   std::vector<std::pair<const Op *, std::vector<Op *>>> out;
@@ -205,13 +213,11 @@ void strip(Block &prod, const Plan &p, const Taint &t, const std::map<const Op *
       b.create(OpKind::TmaWait, wait, {}, {{"free", int64_t{1}}}, loc);
       continue;
     }
-    Op *when = b.create(OpKind::If, {in_range}, {}, {}, loc, 2);
-    Block &then = *when->region(0)->ensure_block();
+    Block &then = guarded(b, in_range, loc);
     Builder(&then).create(OpKind::TmaWait, wait, {}, {{"free", int64_t{1}}}, loc);
     for (const Op *f : group)
       then.append(ops.at(f)->parent()->take(ops.at(f)));
     Builder(&then).create(OpKind::Yield, {}, {}, {}, loc);
-    Builder(when->region(1)->ensure_block()).create(OpKind::Yield, {}, {}, {}, loc);
   }
   // the prologue's cp.async groups too (the stages are fresh: no wait), so that no copy of
   // a loop shorter than the prologue is left in flight when the producer returns
@@ -226,13 +232,11 @@ void strip(Block &prod, const Plan &p, const Taint &t, const std::map<const Op *
     Op *arrive = ops.at(f);
     Builder b;
     b.set_insertion_point(arrive);
-    Op *when = b.create(OpKind::If, {arrive->operand(2)}, {}, {}, arrive->loc(), 2);
-    Block &then = *when->region(0)->ensure_block();
+    Block &then = guarded(b, arrive->operand(2), arrive->loc());
     for (Op *g : open[ring])
       then.append(g->parent()->take(g));
     open[ring].clear();
     Builder(&then).create(OpKind::Yield, {}, {}, {}, arrive->loc());
-    Builder(when->region(1)->ensure_block()).create(OpKind::Yield, {}, {}, {}, arrive->loc());
   }
   std::set<Op *> dead;
   for (const Op *o : t.ops)

@@ -315,8 +315,11 @@ void lower_tma(LoweringContext &c, const ir::Op &op) {
     RingView r = ring_view(c, op.operand(0));
     int64_t first = barriers_at(r);
     const ir::Op *before = sibling(op, -1);
-    if (!before || before->kind() != ir::OpKind::TmaRelease)
-      c.cta_barrier(); // every thread is past its last wait (of every ring released here)
+    // every thread is past its last wait (of every ring released here); an async_wait just
+    // before (a cp.async ring's wait_all) ends with that barrier already
+    if (!before ||
+        (before->kind() != ir::OpKind::TmaRelease && before->kind() != ir::OpKind::AsyncWait))
+      c.cta_barrier();
     {
       auto g = b.guarded(c.thread0_pred());
       for (int64_t s = 0; s < barrier_count(*op.operand(0)->def); ++s)

@@ -172,9 +172,9 @@ Reg LoweringContext::tid() {
 }
 
 Reg LoweringContext::hw_warp() {
-  Reg w;
-  in_prologue([&] { w = b_.shr(Ty::U32, b_.special(simt::Sreg::TidX), simt::imm(5)); });
-  return w;
+  if (!hw_warp_.valid())
+    in_prologue([&] { hw_warp_ = b_.shr(Ty::U32, b_.special(simt::Sreg::TidX), simt::imm(5)); });
+  return hw_warp_;
 }
 
 Reg LoweringContext::lane() {

@@ -131,7 +131,7 @@ public:
   // ---- thread index (prologue registers) ----
   // The thread index; with warp-specialised cp.async producers, modulo 32 x num_warps.
   Reg tid();
-  // The warp's own index (producers included; a register made in the prologue each call).
+  // The warp's own index (producers included; not aliased as tid() may be).
   Reg hw_warp();
   Reg lane();
   Reg warp();
@@ -210,7 +210,7 @@ private:
   std::map<std::string, Reg> smem_addrs_; // (layout, scratch base, element size) -> address
   std::unordered_map<uint32_t, Affine> affine_;
   std::unordered_map<const ir::Value *, bool> exact_;
-  Reg tid_, lane_, warp_, thread0_, scratch_;
+  Reg tid_, lane_, warp_, hw_warp_, thread0_, scratch_;
   int64_t alloc_bytes_ = 0; // shared bytes allocate_shared gave out
   int64_t extra_bytes_ = 0; // scratch past it (ops without a large enough allocation)
   bool smem_readers_ = false;

@@ -37,6 +37,16 @@ def small_int_operands(M, N, K, seed=0):
     return a, b, a.astype(np.float32) @ b.astype(np.float32)
 
 
+def randn_operands(torch, M, N, K, seed, c_dtype=None):
+    """fp16 A (M, K) and B (K, N) of torch.randn on the GPU, and a NaN-filled C (M, N) of
+    `c_dtype` (torch.float16 by default)."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn((M, K), device="cuda", generator=g).half()
+    b = torch.randn((K, N), device="cuda", generator=g).half()
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=c_dtype or torch.float16)
+    return a, b, c
+
+
 def grouped_operands(torch, shapes, seed, b_transposed=False):
     """Tutorial 08's inputs for (M, N, K) groups: fp16 A (M, K), B (K, N) or (N, K), a zero
     C (M, N) each, the device tables of their addresses (u64) and of the sizes (i32 M, N, K

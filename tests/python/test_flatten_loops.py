@@ -13,7 +13,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
-from gpu_util import sm90_torch
+from gpu_util import sm90_torch, randn_operands
 
 
 @triton.jit
@@ -210,10 +210,7 @@ def test_tma_nest_on_the_gpu(monkeypatch, K, split):
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     M, N = 1024, 768
-    g = torch.Generator(device="cuda").manual_seed(5)
-    a = torch.randn((M, K), device="cuda", generator=g).half()
-    b = torch.randn((K, N), device="cuda", generator=g).half()
-    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    a, b, c = randn_operands(torch, M, N, K, 5)
     k = flat_tma[(7,)](TensorDescriptor.from_tensor(a, [128, 64]),
                        TensorDescriptor.from_tensor(b, [64, 128]),
                        TensorDescriptor.from_tensor(c, [128, 64 if split else 128]), M, N, K,

@@ -12,7 +12,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
-from gpu_util import sm90_torch
+from gpu_util import sm90_torch, randn_operands
 
 
 @triton.jit
@@ -96,10 +96,7 @@ def test_tma_matmul_on_the_gpu(monkeypatch, M, N, K, BM, BN, BK, stages, bt):
     torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
-    g = torch.Generator(device="cuda").manual_seed(M + K)
-    a = torch.randn((M, K), device="cuda", generator=g).half()
-    b = torch.randn((K, N), device="cuda", generator=g).half()
-    c = torch.full((M, N), float("nan"), device="cuda")
+    a, b, c = randn_operands(torch, M, N, K, M + K, torch.float32)
     a_d = TensorDescriptor.from_tensor(a, [BM, BK])
     k = _launch(a_d, b.T.contiguous() if bt else b, c, M, N, K, BM, BN, BK, stages, bt)
     torch.testing.assert_close(c, a.float() @ b.float(), atol=1e-2, rtol=1e-3)

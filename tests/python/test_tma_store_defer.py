@@ -11,7 +11,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
-from gpu_util import small_int_operands as _operands, sm90_torch
+from gpu_util import small_int_operands as _operands, sm90_torch, randn_operands
 
 STORE = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
 WAIT = "cp.async.bulk.wait_group.read 0;"
@@ -134,10 +134,7 @@ def test_persistent_matmul_on_the_gpu(monkeypatch, defer, split):
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     monkeypatch.setenv("TILEC_TMA_STORE_DEFER", defer)
     M, N, K = 1024, 768, 512
-    g = torch.Generator(device="cuda").manual_seed(3)
-    a = torch.randn((M, K), device="cuda", generator=g).half()
-    b = torch.randn((K, N), device="cuda", generator=g).half()
-    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    a, b, c = randn_operands(torch, M, N, K, 3)
     k = persistent_mm[(7,)](TensorDescriptor.from_tensor(a, [128, 64]),
                             TensorDescriptor.from_tensor(b, [64, 128]),
                             TensorDescriptor.from_tensor(c, [128, 64 if split else 128]),

@@ -14,7 +14,7 @@ import pytest
 import tilec as triton
 import tilec.language as tl
 from tilec.tools.tensor_descriptor import TensorDescriptor
-from gpu_util import small_int_operands as _operands, sm90_torch
+from gpu_util import small_int_operands as _operands, sm90_torch, randn_operands
 from ptxas_util import ptxas_report
 
 
@@ -172,7 +172,7 @@ def _check_split(ptx, num_warps, producer_warps=1):
     CTA barrier (bar.sync 0) and frees stages; their barriers after the split are named."""
     assert _threads(ptx) == 32 * (num_warps + producer_warps)
     body = ptx[ptx.index(".entry"):]
-    split = body.index(f"setp.ge.u32")
+    split = body.index("setp.ge.u32")
     producer, consumer = body[split:].split("$L__consumer:")
     copies = ("cp.async.bulk.tensor.2d.shared", "cp.async.cg.shared.global")  # TMA, cp.async
     assert any(c in producer for c in copies) and "mbarrier.try_wait.parity" in producer
@@ -427,10 +427,7 @@ def test_matmul_on_the_gpu(monkeypatch, num_warps):
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "1")
     M, N, K = 1024, 768, 1024
-    g = torch.Generator(device="cuda").manual_seed(5)
-    a = torch.randn((M, K), device="cuda", generator=g).half()
-    b = torch.randn((K, N), device="cuda", generator=g).half()
-    c = torch.full((M, N), float("nan"), device="cuda")
+    a, b, c = randn_operands(torch, M, N, K, 5, torch.float32)
     k = mm[(M // 128, N // 128)](TensorDescriptor.from_tensor(a, [128, 64]),
                                  TensorDescriptor.from_tensor(b, [64, 128]), c, M, N, K,
                                  BM=128, BN=128, BK=64, WS=True, num_stages=3,
@@ -450,10 +447,7 @@ def test_persistent_matmul_on_the_gpu(monkeypatch, regs):
     monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "1")
     monkeypatch.setenv("TILEC_WARP_SPECIALIZE_REGS", regs)
     M, N, K = 1024, 768, 512
-    g = torch.Generator(device="cuda").manual_seed(3)
-    a = torch.randn((M, K), device="cuda", generator=g).half()
-    b = torch.randn((K, N), device="cuda", generator=g).half()
-    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    a, b, c = randn_operands(torch, M, N, K, 3)
     k = persistent_mm[(7,)](TensorDescriptor.from_tensor(a, [128, 64]),
                             TensorDescriptor.from_tensor(b, [64, 128]),
                             TensorDescriptor.from_tensor(c, [128, 128]), M, N, K,
