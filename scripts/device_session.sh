@@ -53,7 +53,7 @@ case $mode in
       --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=all;${regs}triton" \
       --json "$OUT/tutorial09-ws.json" 2>&1 | tail -20
     for ws in 0 all; do # the seed attention (cp.async rings: 4 + 4 warps) beside SDPA
-      TILEC_WARP_SPECIALIZE=$ws timeout 80 $PY benchmarks/gpu_kernels.py --gpu-time \
+      TILEC_WARP_SPECIALIZE=$ws TILEC_ALWAYS_COMPILE=1 timeout 80 $PY benchmarks/gpu_kernels.py --gpu-time \
         --only attention --json "$OUT/seed-attention-ws-$ws.json" 2>&1 | tail -4
     done ;;
   ws2) # REGS=1 adds the register split's target (only after `ws` showed its tests pass)

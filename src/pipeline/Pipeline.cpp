@@ -70,6 +70,9 @@ const std::vector<Stage> &stages() {
       // GPU only: tl.range(..., flatten=True) nests become one loop (FlattenLoops.h), so
       // the rings planned next run on across the outer iterations
       {"flatten-loops", transforms::flatten_loops, true},
+      // GPU only: folds what flattening exposed (its no-K-step branch's epilogue works on
+      // the accumulator's initial constant); a no-op for other kernels
+      {"fold-flattened", transforms::canonicalize, true},
       // GPU only: pointer tiles of the loop variable become carried (about what ptxas
       // makes of them), before the pipelining that shifts them by iterations
       {"strength-reduce", transforms::strength_reduce, true},

@@ -90,6 +90,8 @@ private:
     case OpKind::ExpandDims:
     case OpKind::Permute:
       return shape_op(op);
+    case OpKind::Split:
+      return split_constant(op);
     case OpKind::If:
       return fold_if(op);
     case OpKind::For:
@@ -262,6 +264,18 @@ private:
     if (inner && inner->kind() == OpKind::Splat)
       return rebuild(op, OpKind::Splat, inner->operand(0));
     return false;
+  }
+
+  // tl.split of a constant tile: both halves are that constant (a flattened loop's
+  // no-K-step branch splits its zero accumulator, which otherwise needs a scratch).
+  bool split_constant(Op &op) {
+    auto c = constant_value(op.operand(0));
+    if (!c)
+      return false;
+    for (size_t i = 0; i < op.num_results(); ++i)
+      op.result(i)->replace_all_uses_with(make_constant(op, op.result(i)->type, *c));
+    op.erase();
+    return true;
   }
 
   bool fold_if(Op &op) {

@@ -35,7 +35,8 @@ def mm(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: t
 
 @triton.jit
 def persistent_mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr, PROGRAMS: tl.constexpr, FLATTEN: tl.constexpr):
+                  BK: tl.constexpr, PROGRAMS: tl.constexpr, FLATTEN: tl.constexpr,
+                  SUBTILE: tl.constexpr = False):
     num_n = tl.cdiv(N, BN)
     tiles = tl.cdiv(M, BM) * num_n
     for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, flatten=FLATTEN,
@@ -45,7 +46,12 @@ def persistent_mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.cons
         acc = tl.zeros((BM, BN), dtype=tl.float32)
         for k in range(0, K, BK):
             acc = tl.dot(a_desc.load([pm * BM, k]), b_desc.load([k, pn * BN]), acc)
-        c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
+        if SUBTILE:  # tutorial 09's EPILOGUE_SUBTILE
+            c0, c1 = acc.reshape(BM, 2, BN // 2).permute(0, 2, 1).split()
+            c_desc.store([pm * BM, pn * BN], c0.to(c_desc.dtype))
+            c_desc.store([pm * BM, pn * BN + BN // 2], c1.to(c_desc.dtype))
+        else:
+            c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
 
 
 @triton.jit
@@ -233,6 +239,27 @@ def test_persistent_matmul_on_the_simulator(simulator, flatten):
                            BM=64, BN=64, BK=32, PROGRAMS=4, num_stages=2)
     np.testing.assert_array_equal(c, ref.astype(np.float16))
     assert _threads(k.asm["ptx"]) == 128  # a K loop in a tile loop: left as it was
+
+
+def test_tutorial09_subtiled_tile_fits(simulator):
+    """Tutorial 09's tma_persistent config (128x256x64, 3 stages, 8 warps, subtiled
+    epilogue): the rings live through the whole kernel once split, so the shared memory
+    must hold them beside the epilogue's staging (it once asked for 280,640 bytes, the
+    no-K-step branch's epilogue taking a 128 KB scratch of the zero accumulator)."""
+    M, N, K = 128, 256, 128
+    a, b, ref = _operands(M, N, K)
+    c = np.full((M, N), np.nan, np.float16)
+    k = persistent_mm[(1,)](TensorDescriptor.from_tensor(a, [128, 64]),
+                            TensorDescriptor.from_tensor(b, [64, 256]),
+                            TensorDescriptor.from_tensor(c, [128, 128]), M, N, K,
+                            BM=128, BN=256, BK=64, PROGRAMS=1, FLATTEN=True, SUBTILE=True,
+                            num_stages=3, num_warps=8)
+    np.testing.assert_array_equal(c, ref.astype(np.float16))
+    _check_split(k.asm["ptx"], 8)
+    ir = k.asm["allocate-shared"]
+    used = int(re.search(r"shared_bytes = (\d+)", ir).group(1))
+    assert used <= int(re.search(r"max_shared = (\d+)", ir).group(1))
+    assert used < 3 * (128 + 256) * 64 * 2 + 2 * 128 * 128 * 2 + 4096  # rings, 2 stagings
 
 
 def test_kernel_built_maps_on_the_simulator(simulator):

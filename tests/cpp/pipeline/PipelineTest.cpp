@@ -135,7 +135,7 @@ TEST(Pipeline, UnknownDumpStageWarns) {
   EXPECT_NE(
       err.find(
           "tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
-          "canonicalize, licm, cse, dce, cleanup, flatten-loops, strength-reduce, plan-rings, "
+          "canonicalize, licm, cse, dce, cleanup, flatten-loops, fold-flattened, strength-reduce, plan-rings, "
           "pipeline-loads, "
           "layouts, remove-conversions, pipeline-loops, sink-past-loops, warp-specialize, "
           "allocate-shared, lower, "
