@@ -9,7 +9,8 @@
 #                                               # its GPU tests, tutorial 09's persistent rows,
 #                                               # the seed attention with and without
 #   bash scripts/device_session.sh ws2          # and tutorial 09 at 4096^3 fp16 beside cuBLAS
-#                                               # (the matmul row), tutorial 06's forward
+#                                               # (the matmul row; T09CFG: its config), tutorial
+#                                               # 06's forward (NO_T06=1: not)
 #   bash scripts/device_session.sh bench        # tutorial 03's fp8 row (tutorials.py), the
 #                                               # seed rows (gpu_kernels.py) and the seed
 #                                               # attention's PTX A/B, each with a time limit
@@ -59,10 +60,12 @@ case $mode in
   ws2) # REGS=1 adds the register split's target (only after `ws` showed its tests pass)
     install
     regs=$([ "${REGS:-0}" = 1 ] && echo "tilec:TILEC_WARP_SPECIALIZE=all,TILEC_WARP_SPECIALIZE_REGS=1;")
+    cfg=${T09CFG:-'{"BLOCK_SIZE_N": 256, "num_stages": 3, "num_warps": 8}'}
     timeout 260 $PY benchmarks/tutorials.py --parts persistent --mn 4096 --ks 4096 --dtypes fp16 \
-      --t09-config '{"BLOCK_SIZE_N": 256, "num_stages": 3, "num_warps": 8}' \
+      --t09-config "$cfg" \
       --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=all;${regs}triton" \
       --json "$OUT/tutorial09-ws-4096.json" 2>&1 | tail -14
+    [ -n "${NO_T06:-}" ] && exit 0
     timeout 300 $PY benchmarks/tutorial06.py --modes fwd --n 1024,4096 \
       --targets "tilec;tilec:TILEC_WARP_SPECIALIZE=1;triton" --json "$OUT/tutorial06-ws.json" \
       2>&1 | tail -24 ;;

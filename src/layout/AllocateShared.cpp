@@ -96,10 +96,16 @@ int64_t ring_bytes(const ir::Op &local_alloc) {
   return t.numel() * elem_bytes(t) + barriers;
 }
 
+int64_t scratch_alignment(const ir::Op &op) {
+  if (op.kind() == OpKind::LocalAlloc)
+    return ring_alignment(op);
+  return op.kind() == OpKind::TmaStore ? 1024 : 16;
+}
+
 int64_t scratch_bytes(const ir::Op &op) {
   switch (op.kind()) {
-  case OpKind::LocalAlloc: // the start aligned within the 16-byte aligned allocation
-    return align16(ring_bytes(op)) + ring_alignment(op) - 16;
+  case OpKind::LocalAlloc: // placed at a scratch_alignment offset
+    return align16(ring_bytes(op));
   case OpKind::ConvertLayout: {
     const ir::Type &a = op.operand(0)->type, &r = op.result(0)->type;
     if (!a.layout || !r.layout || !needs_smem(to_linear(a), to_linear(r)))
@@ -115,8 +121,8 @@ int64_t scratch_bytes(const ir::Op &op) {
                : 0;
   case OpKind::Dot: // wgmma stages its operands in shared memory
     return align16(wgmma_dot_smem_bytes(op));
-  case OpKind::TmaStore: // the boxes, from a start aligned to the swizzle (1024) within
-    return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type)) + 1024 - 16;
+  case OpKind::TmaStore: // the boxes, placed at a scratch_alignment (the swizzle's) offset
+    return align16(op.operand(0)->type.numel() * elem_bytes(op.operand(0)->type));
   case OpKind::Join: // the whole tile
     return pair_needs_smem(op)
                ? align16(op.result(0)->type.numel() * elem_bytes(op.result(0)->type))
@@ -172,6 +178,7 @@ struct Buffer {
   ir::Op *op;
   int64_t size, start, end; // live over op numbers [start, end]
   int64_t offset = 0;
+  int64_t align = 16; // scratch_alignment: its offset's
 };
 
 bool nested_in(const ir::Op *op, const ir::Op *loop) {
@@ -302,11 +309,12 @@ int64_t place(std::vector<Buffer> &bufs) {
       if (p->start <= b->end && b->start <= p->end)
         busy.emplace_back(p->offset, p->offset + p->size);
     std::sort(busy.begin(), busy.end());
+    auto aligned = [&](int64_t v) { return (v + b->align - 1) & ~(b->align - 1); };
     int64_t at = 0;
     for (auto [lo, hi] : busy) {
       if (at + b->size <= lo)
         break;
-      at = std::max(at, align16(hi));
+      at = std::max(at, aligned(hi));
     }
     b->offset = at;
     placed.push_back(b);
@@ -324,7 +332,7 @@ std::vector<Buffer> lifetimes(ir::Function &f, const std::map<const ir::Op *, in
   ir::walk(f.entry(), [&](ir::Op *op) {
     int64_t n = number.at(op), bytes = scratch_bytes(*op);
     if (bytes > 0)
-      bufs.push_back({op, bytes, n, n});
+      bufs.push_back({op, bytes, n, n, 0, scratch_alignment(*op)});
   });
   // a wgmma dot staging a loop-invariant operand once before its loop: live in all of it
   for (Buffer &b : bufs) {

@@ -27,11 +27,18 @@ namespace tilec::layout {
 //  - scan whose axis is split across warps: per value, the whole operand tile;
 //  - atomics whose old value is used: one element (scalar), or the tile when some threads
 //    hold replicas (the owner publishes the value).
-//  - tma_store: the value's boxes, from a 1024-byte aligned start within;
-//  - local_alloc (a shared-memory ring): its S stages from an aligned start (ring_alignment),
+//  - tma_store: the value's boxes;
+//  - local_alloc (a shared-memory ring): its S stages and their barriers,
 //    live from the local_alloc through the last use of the buffer and the first
 //    async_wait {pending = 0} after it (masked-off copies still zero-fill until then).
 int64_t scratch_bytes(const ir::Op &op);
+
+// The alignment of `op`'s scratch offset: a ring's ring_alignment, a tma_store's 1024 (the
+// swizzle is a function of address bits), else 16. The offsets are from the dynamic shared
+// memory's start, which the PTX declares 1024-byte aligned; placing at aligned offsets
+// (rather than reserving alignment slack in each buffer) saves up to 1008 bytes a buffer,
+// which kept tutorial 09's 4-stage 128x256x64 configs off the H200 by 16 bytes.
+int64_t scratch_alignment(const ir::Op &op);
 
 // A ring buffer (local_alloc): whether a wgmma reads it through matrix descriptors (its
 // stages are local_load'ed only into #mma<v=3> dots), the alignment its start needs (1024

@@ -53,9 +53,7 @@ RingView ring_view(LoweringContext &c, const ir::Value *buf) {
   r.elem_bytes = mem_bytes(t.element());
   r.stage_bytes = layout::ring_stage_bytes(t);
   r.stage = layout::ring_stage_linear(t);
-  int64_t align = layout::ring_alignment(*alloc);
-  int64_t off = c.scratch(*alloc, layout::scratch_bytes(*alloc));
-  r.base = (off + align - 1) & ~(align - 1);
+  r.base = c.scratch(*alloc, layout::scratch_bytes(*alloc), layout::scratch_alignment(*alloc));
   return r;
 }
 

@@ -238,7 +238,7 @@ void lower_tma_store(LoweringContext &c, const ir::Op &op) {
                         op.int_attr("panels", 1)};
   int eb = static_cast<int>(ir::byte_size(v->type.elem));
   int64_t rows = v->type.shape[0], cols = v->type.shape[1];
-  int64_t base = (c.scratch(op, layout::scratch_bytes(op)) + 1023) & ~int64_t{1023};
+  int64_t base = c.scratch(op, layout::scratch_bytes(op), layout::scratch_alignment(op));
   layout::LinearLayout to_offset = layout::tma_box_layout(p, rows, cols, eb).invert();
   bool defer = op.int_attr("defer", 0) != 0;
   if (defer) { // the previous iteration's boxes have left the staging

@@ -234,12 +234,16 @@ void LoweringContext::patch(PendingBranch p, simt::BlockId target) {
 
 // ---- shared memory --------------------------------------------------------------------
 
-int64_t LoweringContext::scratch(const ir::Op &op, int64_t bytes) {
-  if (op.has_attr("smem_offset") && op.int_attr("smem_size", 0) >= bytes)
-    return op.int_attr("smem_offset");
-  if (bytes > extra_bytes_)
-    extra_bytes_ = (bytes + 15) & ~int64_t{15};
-  return (alloc_bytes_ + 15) & ~int64_t{15};
+int64_t LoweringContext::scratch(const ir::Op &op, int64_t bytes, int64_t align) {
+  if (op.has_attr("smem_offset") && op.int_attr("smem_size", 0) >= bytes) {
+    int64_t at = op.int_attr("smem_offset");
+    TILEC_ASSERT(at % align == 0, "lowering: shared memory allocated at an unaligned offset");
+    return at;
+  }
+  int64_t base = (alloc_bytes_ + 15) & ~int64_t{15};
+  int64_t at = (base + align - 1) & ~(align - 1);
+  extra_bytes_ = std::max(extra_bytes_, (at - base + bytes + 15) & ~int64_t{15});
+  return at;
 }
 
 void LoweringContext::uniform_if(Reg cond, const std::function<void()> &body) {

@@ -159,9 +159,9 @@ public:
   void set_loc(SourceLoc l) { b_.set_loc(l); }
 
   // ---- shared memory scratch ----
-  // The byte offset of `op`'s scratch of `bytes` bytes: its allocation from
-  // allocate_shared when large enough, else a region past every allocation.
-  int64_t scratch(const ir::Op &op, int64_t bytes);
+  // The byte offset of `op`'s scratch of `bytes` bytes, a multiple of `align`: its
+  // allocation from allocate_shared when large enough, else a region past every allocation.
+  int64_t scratch(const ir::Op &op, int64_t bytes, int64_t align = 16);
   // Before writing scratch: a barrier if other threads may still read earlier scratch.
   void smem_before_write();
   // Between writing and reading scratch.

@@ -241,11 +241,16 @@ def test_persistent_matmul_on_the_simulator(simulator, flatten):
     assert _threads(k.asm["ptx"]) == 128  # a K loop in a tile loop: left as it was
 
 
-def test_tutorial09_subtiled_tile_fits(simulator):
-    """Tutorial 09's tma_persistent config (128x256x64, 3 stages, 8 warps, subtiled
-    epilogue): the rings live through the whole kernel once split, so the shared memory
-    must hold them beside the epilogue's staging (it once asked for 280,640 bytes, the
-    no-K-step branch's epilogue taking a 128 KB scratch of the zero accumulator)."""
+@pytest.mark.parametrize("stages", [3, 4])
+@pytest.mark.parametrize("ws", ["0", "1"])
+def test_tutorial09_subtiled_tile_fits(simulator, monkeypatch, stages, ws):
+    """Tutorial 09's tma_persistent configs (128x256x64, 3 or 4 stages, 8 warps, subtiled
+    epilogue) fit the H200's shared memory, as under Triton. Split, the rings live through
+    the whole kernel beside the epilogue's staging (it once asked for 280,640 bytes at 3
+    stages, the no-K-step branch's epilogue taking a 128 KB scratch of the zero
+    accumulator); at 4 stages, with or without the split, it passed the limit by 16 bytes
+    while each 1024-aligned buffer carried its own alignment slack."""
+    monkeypatch.setenv("TILEC_WARP_SPECIALIZE", ws)
     M, N, K = 128, 256, 128
     a, b, ref = _operands(M, N, K)
     c = np.full((M, N), np.nan, np.float16)
@@ -253,13 +258,15 @@ def test_tutorial09_subtiled_tile_fits(simulator):
                             TensorDescriptor.from_tensor(b, [64, 256]),
                             TensorDescriptor.from_tensor(c, [128, 128]), M, N, K,
                             BM=128, BN=256, BK=64, PROGRAMS=1, FLATTEN=True, SUBTILE=True,
-                            num_stages=3, num_warps=8)
+                            num_stages=stages, num_warps=8)
     np.testing.assert_array_equal(c, ref.astype(np.float16))
-    _check_split(k.asm["ptx"], 8)
+    if ws == "1":
+        _check_split(k.asm["ptx"], 8)
     ir = k.asm["allocate-shared"]
     used = int(re.search(r"shared_bytes = (\d+)", ir).group(1))
     assert used <= int(re.search(r"max_shared = (\d+)", ir).group(1))
-    assert used < 3 * (128 + 256) * 64 * 2 + 2 * 128 * 128 * 2 + 4096  # rings, 2 stagings
+    # the rings and at most two stagings of 128 x 128 fp16, barriers and alignment
+    assert used <= stages * (128 + 256) * 64 * 2 + 2 * 128 * 128 * 2 + 2048
 
 
 def test_kernel_built_maps_on_the_simulator(simulator):
