@@ -110,7 +110,7 @@ int64_t scratch_bytes(const ir::Op &op) {
     const ir::Type &a = op.operand(0)->type, &r = op.result(0)->type;
     if (!a.layout || !r.layout || !needs_smem(to_linear(a), to_linear(r)))
       return 0;
-    return align16(a.numel() * elem_bytes(a));
+    return align16((a.numel() >> op.int_attr("chunk_bits", 0)) * elem_bytes(a));
   }
   case OpKind::Broadcast:
   case OpKind::ExpandDims:
@@ -416,6 +416,21 @@ void allocate_shared(ir::Module &m) {
       });
       if (any)
         std::tie(placed, bytes) = place_with(std::max(kDotOperandBytes, max_shared), bufs);
+    }
+    // still past the target: the largest conversions go through shared memory in halves,
+    // quarters, ... (ConvertPlan.h chunk_bit), as Triton's do
+    while (bytes > max_shared && max_shared > 0) {
+      ir::Op *best = nullptr;
+      for (const Buffer &b : placed)
+        if (b.op->kind() == OpKind::ConvertLayout && (!best || b.size > scratch_bytes(*best)) &&
+            b.op->int_attr("chunk_bits", 0) <
+                chunk_bits_available(to_linear(b.op->operand(0)->type),
+                                     to_linear(b.op->result(0)->type)))
+          best = b.op;
+      if (!best)
+        break;
+      best->set_attr("chunk_bits", best->int_attr("chunk_bits", 0) + 1);
+      std::tie(placed, bytes) = place_with(std::max(kDotOperandBytes, max_shared), bufs);
     }
     if (bytes > max_shared && max_shared > kDotOperandBytes) // past the target: as before
       std::tie(placed, bytes) = place_with(kDotOperandBytes, bufs);

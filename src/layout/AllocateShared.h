@@ -19,7 +19,9 @@ namespace tilec::layout {
 // sizes: the dtype's bytes, pointers 8, i1 1. Each value's region is 16-byte aligned.
 //  - convert_layout, and shape ops (broadcast, expand_dims, reshape, permute) whose
 //    operand layout is not a relabelling of the result's: the whole tile, row-major, no
-//    padding, when the conversion is not register-only (ConvertPlan.h);
+//    padding, when the conversion is not register-only (ConvertPlan.h); a convert_layout
+//    with attribute `chunk_bits = n` goes in 2^n trips of 1/2^n of the tile (ConvertPlan.h
+//    chunk_bit): set here, largest first, while the kernel passes the target's max_shared;
 //  - join, split, cat: the larger tile (conservatively);
 //  - gather: the source tile, row-major; histogram: its bins (u32 each);
 //  - reduce whose axis is split across warps: per reduced value,

@@ -114,4 +114,78 @@ ConversionPlan plan_conversion(const LinearLayout &src, const LinearLayout &dst)
   return p;
 }
 
+namespace {
+
+// Whether only the register basis `reg` of `l` touches coordinate bit (dim, bit), and it
+// is exactly that bit.
+bool only_register_steps(const LinearLayout &l, int reg, int dim, int bit) {
+  for (const auto &in : l.in_dims())
+    for (size_t k = 0; k < in.bases.size(); ++k) {
+      const LinearLayout::Basis &b = in.bases[k];
+      bool mine = in.name == kRegister && static_cast<int>(k) == reg;
+      for (size_t o = 0; o < b.size(); ++o) {
+        int32_t want = mine && static_cast<int>(o) == dim ? (1 << bit) : 0;
+        int32_t have = mine ? b[o] : b[o] & (static_cast<int>(o) == dim ? (1 << bit) : 0);
+        if (have != want)
+          return false;
+      }
+    }
+  return true;
+}
+
+} // namespace
+
+std::optional<ChunkBit> chunk_bit(const LinearLayout &src, const LinearLayout &dst) {
+  if (!src.has_in_dim(kRegister) || !dst.has_in_dim(kRegister))
+    return std::nullopt;
+  const auto &sb = src.in_dims()[src.in_dim_index(kRegister)].bases;
+  const auto &db = dst.in_dims()[dst.in_dim_index(kRegister)].bases;
+  for (int s = static_cast<int>(sb.size()) - 1; s >= 0; --s) {
+    int dim = -1, bit = -1;
+    for (size_t o = 0; o < sb[s].size(); ++o)
+      if (sb[s][o] != 0) {
+        if (dim >= 0 || (sb[s][o] & (sb[s][o] - 1)))
+          dim = -2; // more than one coordinate bit
+        else
+          dim = static_cast<int>(o), bit = __builtin_ctz(static_cast<uint32_t>(sb[s][o]));
+      }
+    if (dim < 0 || !only_register_steps(src, s, dim, bit))
+      continue;
+    for (int d = 0; d < static_cast<int>(db.size()); ++d)
+      if (db[d] == sb[s] && only_register_steps(dst, d, dim, bit))
+        return ChunkBit{s, d, dim, bit};
+  }
+  return std::nullopt;
+}
+
+LinearLayout drop_chunk_bit(const LinearLayout &l, int reg, int dim, int bit) {
+  std::vector<LinearLayout::InDim> ins;
+  for (const auto &in : l.in_dims()) {
+    LinearLayout::InDim n{in.name, {}};
+    for (size_t k = 0; k < in.bases.size(); ++k) {
+      if (in.name == kRegister && static_cast<int>(k) == reg)
+        continue;
+      LinearLayout::Basis b = in.bases[k];
+      int32_t c = b[static_cast<size_t>(dim)]; // bit `bit` is clear (only_register_steps)
+      b[static_cast<size_t>(dim)] = (c & ((1 << bit) - 1)) | ((c >> (bit + 1)) << bit);
+      n.bases.push_back(std::move(b));
+    }
+    ins.push_back(std::move(n));
+  }
+  std::vector<LinearLayout::OutDim> outs = l.out_dims();
+  outs[static_cast<size_t>(dim)].size /= 2;
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
+int chunk_bits_available(const LinearLayout &src, const LinearLayout &dst) {
+  LinearLayout s = src, d = dst;
+  int n = 0;
+  while (auto c = chunk_bit(s, d)) {
+    s = drop_chunk_bit(s, c->src_reg, c->dim, c->bit);
+    d = drop_chunk_bit(d, c->dst_reg, c->dim, c->bit);
+    ++n;
+  }
+  return n;
+}
+
 } // namespace tilec::layout

@@ -2,6 +2,7 @@
 // (DESIGN.md: register permutation, warp shuffles, or a trip through shared memory).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "layout/LinearLayout.h"
@@ -28,5 +29,25 @@ struct ConversionPlan {
 ConversionPlan plan_conversion(const LinearLayout &src, const LinearLayout &dst);
 
 const char *conversion_kind_name(ConversionKind k);
+
+// A conversion through shared memory may go in chunks (as Triton's does when its scratch
+// would not fit): a register bit of src and one of dst with the same basis, a single
+// coordinate bit no other basis of either layout touches, splits the tile in two halves
+// each thread holds the same registers of in both layouts, so each half can take the trip
+// alone through half the scratch.
+struct ChunkBit {
+  int src_reg = 0, dst_reg = 0; // the register bits
+  int dim = 0, bit = 0;         // the coordinate bit they step
+};
+
+// Such a bit of src and dst (the highest src register bit that qualifies), if any.
+std::optional<ChunkBit> chunk_bit(const LinearLayout &src, const LinearLayout &dst);
+
+// `l` with register bit `reg` gone and coordinate bit (dim, bit) squeezed out of the tile
+// (that dim half as large): the layout of one half.
+LinearLayout drop_chunk_bit(const LinearLayout &l, int reg, int dim, int bit);
+
+// How many times chunk_bit applies in a row (the conversion can go in up to 2^n chunks).
+int chunk_bits_available(const LinearLayout &src, const LinearLayout &dst);
 
 } // namespace tilec::layout

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <map>
 
+#include "layout/ConvertPlan.h"
 #include "lower/LoweringContext.h"
 #include "lower/SharedScratch.h"
 
@@ -208,6 +209,37 @@ std::vector<Reg> through_shared(LoweringContext &c, const std::vector<Reg> &regs
   return out;
 }
 
+// Through shared memory in 2^n trips, each of one half (recursively) of the tile
+// (layout::chunk_bit): the registers of that half on both sides, half the scratch.
+std::vector<Reg> in_chunks(LoweringContext &c, const std::vector<Reg> &regs,
+                           const LinearLayout &src, const LinearLayout &dst, const ir::Type &elem,
+                           int64_t base, int n) {
+  if (n == 0) {
+    LinearLayout to_offset =
+        scratch_layout(src, dst, elem, c.opts().sm >= 90 && base % 16 == 0).invert();
+    return through_shared(c, regs, src.compose(to_offset), dst.compose(to_offset), elem, base);
+  }
+  std::optional<layout::ChunkBit> cb = layout::chunk_bit(src, dst);
+  TILEC_ASSERT(cb, "convert_layout: chunk_bits without a register bit to split on");
+  LinearLayout s = layout::drop_chunk_bit(src, cb->src_reg, cb->dim, cb->bit);
+  LinearLayout d = layout::drop_chunk_bit(dst, cb->dst_reg, cb->dim, cb->bit);
+  // register r of a half is register r of the whole with the split bit (`at`) inserted
+  auto whole = [](int32_t r, int at, int32_t half) {
+    int32_t low = r & ((1 << at) - 1);
+    return ((r >> at) << (at + 1)) | (half << at) | low;
+  };
+  std::vector<Reg> out(static_cast<size_t>(dst.in_dim_size(layout::kRegister)));
+  for (int32_t half = 0; half < 2; ++half) {
+    std::vector<Reg> mine;
+    for (int32_t r = 0; r < s.in_dim_size(layout::kRegister); ++r)
+      mine.push_back(regs[static_cast<size_t>(whole(r, cb->src_reg, half))]);
+    std::vector<Reg> got = in_chunks(c, mine, s, d, elem, base, n - 1);
+    for (int32_t r = 0; r < d.in_dim_size(layout::kRegister); ++r)
+      out[static_cast<size_t>(whole(r, cb->dst_reg, half))] = got[static_cast<size_t>(r)];
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::vector<Reg> &regs,
@@ -219,12 +251,12 @@ std::vector<Reg> convert_regs(LoweringContext &c, const ir::Op &op, const std::v
   out = shuffle_regs(c, regs, src, dst);
   if (!out.empty())
     return out;
-  // placed by the scratch layout that spreads both sides' accesses over the banks
+  // placed by the scratch layout that spreads both sides' accesses over the banks; in
+  // 2^chunk_bits trips when AllocateShared found the whole tile too large
   int esize = mem_bytes(elem);
-  int64_t base = c.scratch(op, src.total_out_size() * esize);
-  LinearLayout to_offset =
-      scratch_layout(src, dst, elem, c.opts().sm >= 90 && base % 16 == 0).invert();
-  return through_shared(c, regs, src.compose(to_offset), dst.compose(to_offset), elem, base);
+  int chunks = static_cast<int>(op.int_attr("chunk_bits", 0));
+  int64_t base = c.scratch(op, (src.total_out_size() >> chunks) * esize);
+  return in_chunks(c, regs, src, dst, elem, base, chunks);
 }
 
 void lower_convert_layout(LoweringContext &c, const ir::Op &op) {

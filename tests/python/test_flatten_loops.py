@@ -164,6 +164,26 @@ def test_pointer_nest(simulator, monkeypatch, M, N, K, P, flatten):
         assert "flattened" not in k.asm["flatten-loops"]
 
 
+@pytest.mark.parametrize("stages", [3, 4])
+def test_pointer_nest_of_tutorial09s_4_stage_config(simulator, stages):
+    """Tutorial 09's pointer persistent kernel at 128x256x64, 8 warps: at 4 stages the
+    rings (192 KB) and the epilogue's conversion of the accumulator to the store's layout
+    (64 KB, live beside them in the flattened loop) passed the H200's shared memory; the
+    conversion now goes through it in two halves (chunk_bits = 1), as Triton's does, and
+    the kernel fits. 3 stages fit whole."""
+    M, N, K = 256, 256, 192
+    a, b, ref = _operands(M, N, K, seed=11)
+    c = np.full((M, N), np.nan, np.float16)
+    k = flat_ptr[(1,)](a, b, c, M, N, K, BM=128, BN=256, BK=64, PROGRAMS=1,
+                       num_stages=stages, num_warps=8)
+    np.testing.assert_array_equal(c, ref)
+    ir = k.asm["allocate-shared"]
+    assert int(re.search(r"shared_bytes = (\d+)", ir).group(1)) <= \
+        int(re.search(r"max_shared = (\d+)", ir).group(1))
+    chunked = re.findall(r"convert_layout [^\n]*chunk_bits = (\d)", ir)
+    assert chunked == (["1"] if stages == 4 else [])
+
+
 def test_a_gpu_kernels_stage_ir_is_recompiled_with_its_tma(simulator, monkeypatch):
     """A GPU kernel's asm[stage] is recompiled on first access (a kernel holds only PTX and
     cubin): with TMA as the kernel was built, so its descriptors keep their maps and the

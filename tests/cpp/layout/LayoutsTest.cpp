@@ -205,6 +205,39 @@ TEST(ConvertPlan, CrossWarpNeedsSharedMemory) {
   EXPECT_EQ(plan_conversion(one, s2).kind, ConversionKind::SharedMemory);
 }
 
+TEST(ConvertPlan, ChunksSplitOnASharedRegisterBit) {
+  // 64 x 64: a repeats along rows (register bit: row 32) and columns (col 16, col 32), b
+  // along rows (row 16, row 32) and columns (col 32): two bits both hold in registers
+  LL a = blocked({1, 4}, {8, 4}, {4, 1}, {1, 0}, {64, 64});
+  LL b = blocked({4, 1}, {4, 8}, {1, 4}, {0, 1}, {64, 64});
+  EXPECT_EQ(chunk_bits_available(a, b), 2);
+  std::optional<ChunkBit> cb = chunk_bit(a, b);
+  ASSERT_TRUE(cb);
+  const auto &ab = a.in_dims()[a.in_dim_index(kRegister)].bases;
+  const auto &bb = b.in_dims()[b.in_dim_index(kRegister)].bases;
+  EXPECT_EQ(ab[cb->src_reg], bb[cb->dst_reg]);
+  EXPECT_EQ(ab[cb->src_reg][cb->dim], 1 << cb->bit);
+  // each half: the whole layout's registers with that bit clear, the bit squeezed out
+  LL ha = drop_chunk_bit(a, cb->src_reg, cb->dim, cb->bit);
+  EXPECT_EQ(ha.in_dim_size(kRegister), a.in_dim_size(kRegister) / 2);
+  EXPECT_EQ(ha.out_dims()[cb->dim].size, 32);
+  int low = (1 << cb->src_reg) - 1;
+  for (int w = 0; w < 4; ++w)
+    for (int t = 0; t < 32; ++t)
+      for (int r = 0; r < ha.in_dim_size(kRegister); ++r) {
+        auto whole = coords_of(a, ((r & ~low) << 1) | (r & low), t, w);
+        int32_t &x = whole[static_cast<size_t>(cb->dim)];
+        x = (x & ((1 << cb->bit) - 1)) | ((x >> (cb->bit + 1)) << cb->bit);
+        EXPECT_EQ(coords_of(ha, r, t, w), whole);
+      }
+  EXPECT_EQ(plan_conversion(ha, drop_chunk_bit(b, cb->dst_reg, cb->dim, cb->bit)).kind,
+            ConversionKind::SharedMemory);
+  // at 32 x 32 their register bits differ (a: columns, b: rows): no chunks
+  EXPECT_EQ(chunk_bits_available(blocked({1, 4}, {8, 4}, {4, 1}, {1, 0}, {32, 32}),
+                                 blocked({4, 1}, {4, 8}, {1, 4}, {0, 1}, {32, 32})),
+            0);
+}
+
 // ---- the attribute in IR text ------------------------------------------------------
 
 TEST(LayoutAttr, PrintParseRoundTrip) {

@@ -25,12 +25,14 @@ std::string blocked(std::vector<int> spt, std::vector<int> tpw, std::vector<int>
 }
 
 // An M x N tile of row-major indices in layout A, converted to B, stored by value.
-std::string convert_kernel(int m, int n, const std::string &a, const std::string &b, int warps) {
+std::string convert_kernel(int m, int n, const std::string &a, const std::string &b, int warps,
+                           int max_shared = 0) {
   std::string M = std::to_string(m), N = std::to_string(n);
   std::string ta = "tile<" + M + "x" + N + "xi32, " + a + ">";
   std::string tb = "tile<" + M + "x" + N + "xi32, " + b + ">";
   std::string pb = "tile<" + M + "x" + N + "xptr<i32>, " + b + ">";
-  return "module {num_warps = " + std::to_string(warps) +
+  std::string limit = max_shared ? ", max_shared = " + std::to_string(max_shared) : "";
+  return "module {num_warps = " + std::to_string(warps) + limit +
          "}\n"
          "tt.func @k(%z: ptr<i32>) {\n"
          "  %0 = arange {end = " +
@@ -132,8 +134,9 @@ std::string run_text(
 }
 
 // Lowers and runs it; returns the Thread IR text.
-std::string run_convert(int m, int n, const std::string &a, const std::string &b, int warps) {
-  std::string text = convert_kernel(m, n, a, b, warps);
+std::string run_convert(int m, int n, const std::string &a, const std::string &b, int warps,
+                        int max_shared = 0) {
+  std::string text = convert_kernel(m, n, a, b, warps, max_shared);
   SCOPED_TRACE(text);
   std::unique_ptr<ir::Module> mod = ir::parse_module(text);
   layout::allocate_shared(*mod);
@@ -196,6 +199,31 @@ TEST(LowerConvert, AcrossWarpsUsesSharedMemory) {
   // and back: the loads are the vector ones then
   t = run_convert(64, 64, b, a, 4);
   EXPECT_TRUE(has(t, "ld.shared.v4.b32")) << t;
+}
+
+TEST(LowerConvert, InChunksWhenTheTileDoesNotFit) {
+  // 64 x 64 i32 (16 KB of scratch whole): both layouts repeat rows 32 and columns 32 in
+  // registers, so the trip can go in halves or quarters (layout::chunk_bit); 8 KB and 4 KB
+  // of shared memory take 1 and 2 chunk bits
+  std::string a = blocked({1, 4}, {4, 8}, {4, 1}, {1, 0});
+  std::string b = blocked({4, 1}, {8, 4}, {1, 4}, {0, 1});
+  auto count = [](const std::string &t, const char *what) {
+    size_t n = 0;
+    for (size_t at = t.find(what); at != std::string::npos; at = t.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  size_t whole = count(run_convert(64, 64, a, b, 4), "bar.sync");
+  for (int bits : {1, 2}) {
+    std::unique_ptr<ir::Module> mod =
+        ir::parse_module(convert_kernel(64, 64, a, b, 4, 16384 >> bits));
+    layout::allocate_shared(*mod);
+    EXPECT_EQ(mod->int_attr("shared_bytes", 0), 16384 >> bits);
+    std::string t = run_convert(64, 64, a, b, 4, 16384 >> bits);
+    // each chunk's barrier between its stores and loads, one before each next chunk
+    EXPECT_EQ(count(t, "bar.sync"), (whole + 1) * (size_t{1} << bits) - 1) << t;
+    t = run_convert(64, 64, b, a, 4, 16384 >> bits); // and back
+  }
 }
 
 TEST(LowerConvert, ReplicatedLayouts) {
