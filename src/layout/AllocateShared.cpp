@@ -417,8 +417,13 @@ void allocate_shared(ir::Module &m) {
       if (any)
         std::tie(placed, bytes) = place_with(std::max(kDotOperandBytes, max_shared), bufs);
     }
-    // still past the target: the largest conversions go through shared memory in halves,
-    // quarters, ... (ConvertPlan.h chunk_bit), as Triton's do
+    int64_t dot_limit = std::max(kDotOperandBytes, max_shared);
+    if (bytes > max_shared && max_shared > kDotOperandBytes) { // past the target: as before
+      dot_limit = kDotOperandBytes;
+      std::tie(placed, bytes) = place_with(dot_limit, bufs);
+    }
+    // still past it: the largest conversions go through shared memory in halves, quarters,
+    // ... (ConvertPlan.h chunk_bit), as Triton's do
     while (bytes > max_shared && max_shared > 0) {
       ir::Op *best = nullptr;
       for (const Buffer &b : placed)
@@ -430,10 +435,8 @@ void allocate_shared(ir::Module &m) {
       if (!best)
         break;
       best->set_attr("chunk_bits", best->int_attr("chunk_bits", 0) + 1);
-      std::tie(placed, bytes) = place_with(std::max(kDotOperandBytes, max_shared), bufs);
+      std::tie(placed, bytes) = place_with(dot_limit, bufs);
     }
-    if (bytes > max_shared && max_shared > kDotOperandBytes) // past the target: as before
-      std::tie(placed, bytes) = place_with(kDotOperandBytes, bufs);
     total = std::max(total, bytes);
     for (const Buffer &b : placed) {
       b.op->set_attr("smem_offset", b.offset);
