@@ -255,7 +255,9 @@ def test_gpu_kernel_time_agrees_with_do_bench(tmp_path):
         _add[(n // 1024,)](x, y, out, n, B=1024)
 
     go()
-    bench_ms = triton.testing.do_bench(go, warmup=10, rep=100)
+    # its 10 % and 90 % quantiles: other processes sharing the GPU (pytest -n) widen them
+    low, bench_ms, high = triton.testing.do_bench(go, warmup=10, rep=100,
+                                                  quantiles=[0.1, 0.5, 0.9])
     name = str(tmp_path / "gpu")
     fast = _add._gpu_dispatch.fast_launches
     proton.start(name)
@@ -266,7 +268,7 @@ def test_gpu_kernel_time_agrees_with_do_bench(tmp_path):
     k = _frames(name + ".hatchet")[("ROOT", "_add")]
     assert k["device_type"] == "CUDA" and k["count"] == 50
     per_launch_ms = k["time (ns)"] / 50 * 1e-6
-    assert per_launch_ms == pytest.approx(bench_ms, rel=0.05)
+    assert low * 0.95 <= per_launch_ms <= high * 1.05, (low, bench_ms, high, per_launch_ms)
     # with hook="triton", _add's launch_metadata is called in Python: the same times
     proton.start(name + "_hook", hook="triton")
     with proton.scope("s"):
@@ -277,7 +279,7 @@ def test_gpu_kernel_time_agrees_with_do_bench(tmp_path):
     op = ("ROOT", "s", f"add [n={n}]")
     assert f[op] == {"bytes": 20 * 12 * n, "flops32": 20 * n}
     k = f[op + ("_add",)]
-    assert k["count"] == 20 and k["time (ns)"] / 20 * 1e-6 == pytest.approx(bench_ms, rel=0.05)
+    assert k["count"] == 20 and low * 0.95 <= k["time (ns)"] / 20 * 1e-6 <= high * 1.05
 
 
 @pytest.mark.gpu
