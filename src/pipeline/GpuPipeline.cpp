@@ -88,7 +88,7 @@ CompiledGpuKernel compile_module_to_ptx(CompiledTileKernel tile, const GpuCompil
   // tl.range(..., warp_specialize=True) loops get a producer warp (WarpSpecialize.h)
   // (all: any loop that qualifies, marked or not)
   std::string ws = env::get(env::Var::WarpSpecialize);
-  if (opts.sm >= 90 && (ws == "1" || ws == "all"))
+  if (opts.sm >= 90 && opts.warp_specialize && (ws == "1" || ws == "all"))
     k.tile.module->attrs.push_back({"warp_specialize", int64_t{ws == "1" ? 1 : 2}});
   if (env::get(env::Var::WarpSpecializeRegs) == "1") // a producer warpgroup, setmaxnreg
     k.tile.module->attrs.push_back({"warp_specialize_regs", int64_t{1}});
@@ -149,7 +149,7 @@ CompiledGpuKernel compile_to_ptx(const std::shared_ptr<const sema::FunctionSourc
   bool stop_in_tile = !tile_opts.stop_after.empty() && names_tile_stage(tile_opts.stop_after);
   if (!stop_in_tile)
     tile_opts.stop_after.clear();
-  CompiledTileKernel tile = compile_to_tile_ir(kernel, args, tile_opts, std::move(sources));
+  CompiledTileKernel tile = compile_to_tile_ir(kernel, args, tile_opts, sources);
   if (stop_in_tile) {
     CompiledGpuKernel k;
     k.tile = std::move(tile);
@@ -157,7 +157,16 @@ CompiledGpuKernel compile_to_ptx(const std::shared_ptr<const sema::FunctionSourc
   }
   std::string static_output = tile.static_output;
   try {
-    return compile_module_to_ptx(std::move(tile), opts);
+    CompiledGpuKernel k = compile_module_to_ptx(std::move(tile), opts);
+    // a warp-specialised kernel keeps its rings for its whole run (WarpSpecialize.h): when
+    // that passes the target's shared memory, the kernel as written may still fit
+    if (k.tile.module->int_attr("producer_warps", 0) > 0 &&
+        k.shared_bytes > max_shared_per_block(opts.sm)) {
+      GpuCompileOptions unsplit = opts;
+      unsplit.warp_specialize = false;
+      return compile_to_ptx(kernel, args, unsplit, sources);
+    }
+    return k;
   } catch (const CompileError &e) {
     // A GPU stage failed: static_print's output still reaches the user, before the error.
     if (static_output.empty() || dynamic_cast<const sema::CompileErrorWithOutput *>(&e))

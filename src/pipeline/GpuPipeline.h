@@ -26,6 +26,9 @@ struct GpuCompileOptions {
   bool fp_fusion = true;
   bool reflect_ftz = true; // enable_reflect_ftz: lower::LowerOptions::reflect_ftz
   int maxnreg = 0;
+  // TILEC_WARP_SPECIALIZE may split the kernel (compile_to_ptx turns it off for a kernel
+  // whose split passes the shared memory the unsplit one fits in)
+  bool warp_specialize = true;
 };
 
 // One kernel .param, in order: the @jit parameter it carries and its kind, named as the
