@@ -439,6 +439,8 @@ void LoweringContext::lower_op(const ir::Op &op) {
   case K::TmaCopy:
   case K::TmaWait:
   case K::TmaRelease:
+  case K::TmaFree:
+  case K::AsyncArrive:
     lower_ring(*this, op); // LowerRing.cpp, LowerTma.cpp
     return;
   case K::MakeTmap:
@@ -446,10 +448,6 @@ void LoweringContext::lower_op(const ir::Op &op) {
     return;
   case K::TmaStore:
     lower_tma_store(*this, op);
-    return;
-  case K::TmaFree:
-  case K::AsyncArrive:
-    lower_ring(*this, op); // LowerTma.cpp
     return;
   case K::WarpSpecialize:
     lower_warp_specialize(*this, op);

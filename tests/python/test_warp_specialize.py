@@ -486,13 +486,20 @@ def test_stage_ir(simulator):
     assert "tma_copy" not in consumer and consumer.count("tma_free") == 2
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("num_warps", [4, 8])
-def test_matmul_on_the_gpu(monkeypatch, num_warps):
+@pytest.fixture
+def gpu_split(monkeypatch):
+    """torch on an sm_90 GPU, kernels compiled afresh with TMA and the split."""
     torch = sm90_torch()
     monkeypatch.setenv("TILEC_TMA", "1")
     monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
     monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "1")
+    return torch
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_matmul_on_the_gpu(gpu_split, num_warps):
+    torch = gpu_split
     M, N, K = 1024, 768, 1024
     a, b, c = randn_operands(torch, M, N, K, 5, torch.float32)
     k = mm[(M // 128, N // 128)](TensorDescriptor.from_tensor(a, [128, 64]),
@@ -505,13 +512,10 @@ def test_matmul_on_the_gpu(monkeypatch, num_warps):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("regs", ["0", "1"])
-def test_persistent_matmul_on_the_gpu(monkeypatch, regs):
+def test_persistent_matmul_on_the_gpu(gpu_split, monkeypatch, regs):
     """regs: the producer warpgroup's registers go to the consumers (setmaxnreg), which
     must not leave an .inc waiting (the run would hang)."""
-    torch = sm90_torch()
-    monkeypatch.setenv("TILEC_TMA", "1")
-    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
-    monkeypatch.setenv("TILEC_WARP_SPECIALIZE", "1")
+    torch = gpu_split
     monkeypatch.setenv("TILEC_WARP_SPECIALIZE_REGS", regs)
     M, N, K = 1024, 768, 512
     a, b, c = randn_operands(torch, M, N, K, 3)
