@@ -8,6 +8,11 @@ TILEC_CACHE_DIR.
     python benchmarks/attention_variants.py [--maxnreg 0,168,160] [--reps 50]
                                             [--dims 64,128] [--stages 2]
                                             [--variants seed,exp2,exp2_fma]
+                                            [--shapes 128x4,128x8,64x4] [--sdpa]
+
+--shapes: BLOCK_M x num_warps of each launch (the wrapper's is 128x4; 128x8 puts the same
+tile on two warpgroups of 64 rows, 256x8 two programs' tiles on one CTA sharing K and V).
+--sdpa adds torch's SDPA, timed the same way, for the ratio.
 
 --variants: the seed as written ("seed"), and copies differing only in the softmax's
 exponential, to see what tl.exp costs against tutorial 06's form (same tile, same
@@ -79,12 +84,15 @@ def main():
     ap.add_argument("--dims", default="64")
     ap.add_argument("--stages", type=int, default=2)
     ap.add_argument("--variants", default="seed", help="seed, exp2, exp2_fma (see above)")
+    ap.add_argument("--shapes", default="128x4", help="BLOCK_M x num_warps, comma-separated")
+    ap.add_argument("--sdpa", action="store_true", help="time torch's SDPA too")
     args = ap.parse_args()
     import torch
     mod = load_seeds("tilec")
     variants = [v for v in args.variants.split(",") if v]
     if set(variants) - {"seed", "exp2", "exp2_fma"}:
         ap.error(f"unknown variant in {args.variants!r}")
+    shapes = [tuple(map(int, sh.split("x"))) for sh in args.shapes.split(",") if sh]
     other = exp2_kernel() if set(variants) - {"seed"} else None
     kernels = {"seed": (mod.fused_attention_kernel, {}), "exp2": (other, {"FMA": False}),
                "exp2_fma": (other, {"FMA": True})}
@@ -95,30 +103,39 @@ def main():
                    for _ in range(3))
         ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0).float()
         flops = 4 * z * h * n_ctx * n_ctx * d
-        for name, cap in ((n, int(c)) for n in variants for c in args.maxnreg.split(",")):
+        sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0)
+        if args.sdpa:
+            ms = median_ms(torch, sdpa, args.reps)
+            print(f"{'SDPA':>8} D{d} N{n_ctx}  {flops / ms / 1e9:7.1f} TFLOP/s", flush=True)
+        for name, cap, (bm, nw) in ((n, int(c), sh) for n in variants
+                                    for c in args.maxnreg.split(",") for sh in shapes):
             k_fn, consts = kernels[name]
             o = torch.empty_like(q)
             extra = dict(consts, **({"maxnreg": cap} if cap else {}))
-            grid = ((n_ctx + 127) // 128, z * h)
+            grid = ((n_ctx + bm - 1) // bm, z * h)
 
             def run():
                 k_fn[grid](q, k, v, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(),
-                           z, h, n_ctx, BLOCK_M=128, BLOCK_N=64, BLOCK_K=d, num_warps=4,
+                           z, h, n_ctx, BLOCK_M=bm, BLOCK_N=64, BLOCK_K=d, num_warps=nw,
                            num_stages=args.stages, **extra)
             run()
             torch.cuda.synchronize()
             err = (o.float() - ref).abs().max().item()
-            times = []
-            for _ in range(args.reps):
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                run()
-                b.record()
-                b.synchronize()
-                times.append(a.elapsed_time(b))
-            ms = statistics.median(times)
-            print(f"{name:>8} D{d} N{n_ctx} maxnreg={cap or '-':>4}  "
+            ms = median_ms(torch, run, args.reps)
+            print(f"{name:>8} D{d} N{n_ctx} {bm}x{nw} maxnreg={cap or '-':>4}  "
                   f"{flops / ms / 1e9:7.1f} TFLOP/s  max err {err:.2e}", flush=True)
+
+
+def median_ms(torch, fn, reps):
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
 
 
 if __name__ == "__main__":
