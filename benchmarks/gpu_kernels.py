@@ -269,6 +269,7 @@ CASES = [
     # rates in TFLOP/s (RATE_UNITS); the bars: 1.1 x / 1.05 x Triton
     ("matmul fp16", "4096^3", lambda t: case_matmul(t, 4096, "float16"), ("Triton", 1.1)),
     ("matmul fp16", "8192^3", lambda t: case_matmul(t, 8192, "float16"), ("Triton", 1.05)),
+    ("matmul bf16", "4096^3", lambda t: case_matmul(t, 4096, "bfloat16"), ("Triton", 1.0)),
     ("matmul bf16", "8192^3", lambda t: case_matmul(t, 8192, "bfloat16"), ("Triton", 1.0)),
     ("attention fwd fp16", "Z4 H32 D64 N1024", lambda t: case_attention(t, 4, 32, 1024, 64),
      ("Triton", 1.2)),
