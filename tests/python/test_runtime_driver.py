@@ -47,6 +47,28 @@ def test_the_active_driver_matches_the_machine():
     assert triton.runtime.driver is driver
 
 
+def test_cuda_target_asks_a_device_once(monkeypatch):
+    """get_current_target is asked several times a launch by tutorials (is_hip(),
+    is_hopper(), ...): the capability of a device is asked of the driver (or torch) once, the
+    current device every time (another device gets its own answer)."""
+    from tilec.backends.nvidia import driver as nv
+    asked = []
+    current = [0]
+    monkeypatch.setattr(nv._C, "gpu_device_props",
+                        lambda dev: asked.append(dev) or {"capability": [9 - dev, 0]})
+    monkeypatch.setattr(nv.sys, "modules", {k: v for k, v in nv.sys.modules.items()
+                                            if k != "torch"})
+    d = CudaDriver()
+    monkeypatch.setattr(d, "get_current_device", lambda: current[0])
+    t = d.get_current_target()
+    assert t == GPUTarget("cuda", 90, 32) and d.get_current_target() is t
+    assert d.get_device_capability() == (9, 0) and d.get_device_capability(0) == (9, 0)
+    current[0] = 1
+    assert d.get_current_target() == GPUTarget("cuda", 80, 32)
+    assert d.get_device_capability(1) == (8, 0)
+    assert asked == [0, 1]
+
+
 def test_set_active_and_reset():
     class Mine:
         pass

@@ -26,10 +26,10 @@ def _base_facts(base):
     """(address, element bytes, is floating point) of an array-like; TypeError otherwise."""
     data_ptr = getattr(base, "data_ptr", None)
     dtype = getattr(base, "dtype", None)
+    if callable(data_ptr) and hasattr(dtype, "is_floating_point"):  # torch (tl dtypes lack it)
+        return data_ptr(), dtype.itemsize, bool(dtype.is_floating_point)
     if callable(data_ptr) and hasattr(dtype, "primitive_bitwidth"):  # a TensorWrapper
         return data_ptr(), dtype.primitive_bitwidth // 8, dtype.is_floating()
-    if callable(data_ptr) and dtype is not None and hasattr(dtype, "is_floating_point"):
-        return data_ptr(), dtype.itemsize, bool(dtype.is_floating_point)  # torch
     for attr in ("__array_interface__", "__cuda_array_interface__"):
         iface = getattr(base, attr, None)
         if isinstance(iface, dict):
@@ -49,8 +49,10 @@ def check_block_types(block_shape, what="block_shape"):
 def check_block_shape(block_shape, what="block_shape"):
     """Triton's validate_block_shape: ints that are powers of two, at most 2**20 elements
     (the rule of runtime/ArgRules.h, which launches apply again)."""
-    check_block_types(block_shape, what)
-    _C.check_block_shape(what, [int(d) for d in block_shape])
+    if not all(type(d) is int for d in block_shape):  # bools, numpy ints, anything else
+        check_block_types(block_shape, what)
+        block_shape = [int(d) for d in block_shape]
+    _C.check_block_shape(what, block_shape)
 
 
 @dataclass

@@ -43,6 +43,9 @@ class CudaDriver(GPUDriver):
 
     def __init__(self):
         self.utils = CudaUtils()
+        # by device index: a device's compute capability does not change in a process
+        self._capability: dict = {}
+        self._targets: dict = {}
 
     @staticmethod
     def is_active() -> bool:
@@ -70,14 +73,28 @@ class CudaDriver(GPUDriver):
         return _torch().cuda.current_stream(device).cuda_stream
 
     def get_device_capability(self, device: int | None = None) -> tuple:
-        if "torch" in sys.modules:  # no driver call (see is_active)
-            return tuple(_torch().cuda.get_device_capability(device))
-        p = _C.gpu_device_props(self.get_current_device() if device is None else int(device))
-        return tuple(p["capability"])
+        if device is None:
+            device = self.get_current_device()
+        cap = self._capability.get(device) if type(device) is int else None
+        if cap is None:
+            if "torch" in sys.modules:  # no driver call (see is_active)
+                cap = tuple(_torch().cuda.get_device_capability(device))
+            else:
+                cap = tuple(_C.gpu_device_props(int(device))["capability"])
+            if type(device) is int:
+                self._capability[device] = cap
+        return cap
 
     def get_current_target(self) -> GPUTarget:
-        major, minor = self.get_device_capability()
-        return GPUTarget("cuda", major * 10 + minor, 32)
+        """Of the current device. Tutorials ask it several times a launch (is_hip(),
+        is_hopper(), ...): a device's capability is asked of torch (or the driver) once, and
+        each call costs the current-device query and a dict lookup."""
+        device = self.get_current_device()
+        target = self._targets.get(device)
+        if target is None:
+            major, minor = self.get_device_capability(device)
+            target = self._targets[device] = GPUTarget("cuda", major * 10 + minor, 32)
+        return target
 
     def get_active_torch_device(self):
         return _torch().device("cuda", self.get_current_device())
