@@ -173,17 +173,23 @@ def main():
             run()
             torch.cuda.synchronize()
             err = 0.0 if name == "SDPA" else (o.float() - ref).abs().max().item()
-            times = []
-            for _ in range(args.reps):
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                run()
-                b.record()
-                b.synchronize()
-                times.append(a.elapsed_time(b))
-            ms = statistics.median(times)
+            ms = median_ms(torch, run, args.reps)
             print(f"{name:>18} N{n_ctx}  {flops / ms / 1e9:7.1f} TFLOP/s  max err {err:.2e}",
                   flush=True)
+
+
+def median_ms(torch, fn, reps):
+    """Median milliseconds of `fn` over `reps` launches, each between CUDA events and
+    synchronised (the host's time before the launch is not counted)."""
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return statistics.median(times)
 
 
 if __name__ == "__main__":

@@ -22,10 +22,10 @@ tl.math.exp2(s * log2(e) - m * log2(e)) (one FFMA, as tutorial 06 folds its scal
 """
 import argparse
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from attention_ahead import median_ms  # noqa: E402
 from gpu_kernels import load_seeds  # noqa: E402
 
 
@@ -124,18 +124,6 @@ def main():
             ms = median_ms(torch, run, args.reps)
             print(f"{name:>8} D{d} N{n_ctx} {bm}x{nw} maxnreg={cap or '-':>4}  "
                   f"{flops / ms / 1e9:7.1f} TFLOP/s  max err {err:.2e}", flush=True)
-
-
-def median_ms(torch, fn, reps):
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
 
 
 if __name__ == "__main__":

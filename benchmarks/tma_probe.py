@@ -26,17 +26,31 @@ import tilec.language as tl  # noqa: E402
 
 
 @triton.jit
-def mm_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-           stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-           GROUP: tl.constexpr):
+def grouped_tile(M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP: tl.constexpr):
+    """(pid_m, pid_n) of this program in the seed matmul's grouped order."""
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(M, BM)
     num_pid_n = tl.cdiv(N, BN)
     group_id = pid // (GROUP * num_pid_n)
     first_pid_m = group_id * GROUP
     group_size_m = min(num_pid_m - first_pid_m, GROUP)
-    pid_m = first_pid_m + (pid % group_size_m)
-    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    return first_pid_m + (pid % group_size_m), (pid % (GROUP * num_pid_n)) // group_size_m
+
+
+@triton.jit
+def store_c(c_ptr, acc, pid_m, pid_n, M, N, stride_cm, stride_cn, BM: tl.constexpr,
+            BN: tl.constexpr):
+    offs_cm = pid_m * BM + tl.arange(0, BM)
+    offs_cn = pid_n * BN + tl.arange(0, BN)
+    c_ptrs = c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def mm_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+           stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+           GROUP: tl.constexpr):
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP)
     offs_am = pid_m * BM + tl.arange(0, BM)
     offs_bn = pid_n * BN + tl.arange(0, BN)
     offs_k = tl.arange(0, BK)
@@ -54,18 +68,12 @@ def mm_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
     c_ptrs = c_ptr + offs_am[:, None] * stride_cm + offs_bn[None, :] * stride_cn
     tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_am[:, None] < M) & (offs_bn[None, :] < N))
 
+
 @triton.jit
 def mm_kdesc(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
              stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
              GROUP: tl.constexpr):
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BM)
-    num_pid_n = tl.cdiv(N, BN)
-    group_id = pid // (GROUP * num_pid_n)
-    first_pid_m = group_id * GROUP
-    group_size_m = min(num_pid_m - first_pid_m, GROUP)
-    pid_m = first_pid_m + (pid % group_size_m)
-    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP)
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1],
                                        block_shape=[BM, BK])
     b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[stride_bk, 1],
@@ -73,32 +81,21 @@ def mm_kdesc(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stri
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
         acc += tl.dot(a_desc.load([pid_m * BM, k]), b_desc.load([k, pid_n * BN]))
-    offs_am = pid_m * BM + tl.arange(0, BM)
-    offs_bn = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + offs_am[:, None] * stride_cm + offs_bn[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_am[:, None] < M) & (offs_bn[None, :] < N))
+    store_c(c_ptr, acc, pid_m, pid_n, M, N, stride_cm, stride_cn, BM, BN)
+
 
 @triton.jit
 def mm_hdesc(a_desc, b_desc, c_ptr, M, N, K, stride_cm, stride_cn, BM: tl.constexpr,
              BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BM)
-    num_pid_n = tl.cdiv(N, BN)
-    group_id = pid // (GROUP * num_pid_n)
-    first_pid_m = group_id * GROUP
-    group_size_m = min(num_pid_m - first_pid_m, GROUP)
-    pid_m = first_pid_m + (pid % group_size_m)
-    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
         acc += tl.dot(a_desc.load([pid_m * BM, k]), b_desc.load([k, pid_n * BN]))
-    offs_am = pid_m * BM + tl.arange(0, BM)
-    offs_bn = pid_n * BN + tl.arange(0, BN)
-    c_ptrs = c_ptr + offs_am[:, None] * stride_cm + offs_bn[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_am[:, None] < M) & (offs_bn[None, :] < N))
+    store_c(c_ptr, acc, pid_m, pid_n, M, N, stride_cm, stride_cn, BM, BN)
+
 
 @triton.jit
-def attn_kv(q, k_src, v_src, start_n, off_hz, m_i, l_i, acc):
+def attn_kv(q, k_src, v_src, m_i, l_i, acc):
     s = tl.dot(q, tl.trans(k_src))
     m_new = tl.maximum(m_i, tl.max(s, axis=1))
     alpha = tl.exp(m_i - m_new)
@@ -106,6 +103,7 @@ def attn_kv(q, k_src, v_src, start_n, off_hz, m_i, l_i, acc):
     l_i = l_i * alpha + tl.sum(p, axis=1)
     acc = acc * alpha[:, None] + tl.dot(p.to(v_src.dtype), v_src)
     return m_new, l_i, acc
+
 
 @triton.jit
 def attn_kdesc(Q, K, V, Out, stride_qh, stride_qm, stride_kh, stride_kn, stride_vh,
@@ -126,10 +124,11 @@ def attn_kdesc(Q, K, V, Out, stride_qh, stride_qm, stride_kh, stride_kn, stride_
     acc = tl.zeros([BLOCK_M, D], dtype=tl.float32)
     for start_n in range(0, N_CTX, BLOCK_N):
         m_i, l_i, acc = attn_kv(q, k_desc.load([start_n, 0]), v_desc.load([start_n, 0]),
-                                start_n, off_hz, m_i, l_i, acc)
+                                m_i, l_i, acc)
     acc = acc / l_i[:, None]
     tl.store(Out + off_hz * stride_oh + offs_m[:, None] * stride_om + offs_d[None, :],
              acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < N_CTX)
+
 
 @triton.jit
 def attn_hdesc(Q, k_desc, v_desc, Out, stride_qh, stride_qm, stride_oh, stride_om, N_CTX,
@@ -146,8 +145,7 @@ def attn_hdesc(Q, k_desc, v_desc, Out, stride_qh, stride_qm, stride_oh, stride_o
     row0 = off_hz * N_CTX
     for start_n in range(0, N_CTX, BLOCK_N):
         m_i, l_i, acc = attn_kv(q, k_desc.load([row0 + start_n, 0]),
-                                v_desc.load([row0 + start_n, 0]), start_n, off_hz, m_i,
-                                l_i, acc)
+                                v_desc.load([row0 + start_n, 0]), m_i, l_i, acc)
     acc = acc / l_i[:, None]
     tl.store(Out + off_hz * stride_oh + offs_m[:, None] * stride_om + offs_d[None, :],
              acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < N_CTX)
