@@ -72,7 +72,7 @@ class TensorDescriptor:
         if not 0 < rank <= _MAX_RANK:
             raise ValueError(f"TensorDescriptor: the rank must be 1 to {_MAX_RANK}, got {rank}")
         ptr, elem_bytes, is_float = _base_facts(self.base)
-        if type(self.base).__name__ not in ("FakeTensor", "FunctionalTensor") and ptr % 16:
+        if ptr % 16 and type(self.base).__name__ not in ("FakeTensor", "FunctionalTensor"):
             raise ValueError(f"TensorDescriptor: the base must be 16-byte aligned (its "
                              f"address is {ptr:#x})")
         check_block_shape(self.block_shape)
