@@ -51,13 +51,19 @@ def test_cuda_target_asks_a_device_once(monkeypatch):
     """get_current_target is asked several times a launch by tutorials (is_hip(),
     is_hopper(), ...): the capability of a device is asked of the driver (or torch) once, the
     current device every time (another device gets its own answer)."""
+    import types
     from tilec.backends.nvidia import driver as nv
     asked = []
     current = [0]
-    monkeypatch.setattr(nv._C, "gpu_device_props",
-                        lambda dev: asked.append(dev) or {"capability": [9 - dev, 0]})
-    monkeypatch.setattr(nv.sys, "modules", {k: v for k, v in nv.sys.modules.items()
-                                            if k != "torch"})
+
+    def capability(dev):
+        asked.append(dev)
+        return (9 - dev, 0)
+
+    # the driver asks torch when it is loaded, else the CUDA driver: both answer here
+    monkeypatch.setattr(nv._C, "gpu_device_props", lambda dev: {"capability": capability(dev)})
+    fake_cuda = types.SimpleNamespace(get_device_capability=capability)
+    monkeypatch.setattr(nv, "_torch", lambda: types.SimpleNamespace(cuda=fake_cuda))
     d = CudaDriver()
     monkeypatch.setattr(d, "get_current_device", lambda: current[0])
     t = d.get_current_target()
