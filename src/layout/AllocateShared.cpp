@@ -405,7 +405,8 @@ void allocate_shared(ir::Module &m) {
       return std::make_pair(placed, bytes);
     };
     std::vector<Buffer> bufs;
-    auto [placed, bytes] = place_with(std::max(kDotOperandBytes, max_shared), bufs);
+    int64_t dot_limit = std::max(kDotOperandBytes, max_shared);
+    auto [placed, bytes] = place_with(dot_limit, bufs);
     if (bytes > max_shared && max_shared > 0) { // deferred TMA stores' own staging is too much
       bool any = false;
       ir::walk(f->entry(), [&](ir::Op *op) {
@@ -415,9 +416,8 @@ void allocate_shared(ir::Module &m) {
         }
       });
       if (any)
-        std::tie(placed, bytes) = place_with(std::max(kDotOperandBytes, max_shared), bufs);
+        std::tie(placed, bytes) = place_with(dot_limit, bufs);
     }
-    int64_t dot_limit = std::max(kDotOperandBytes, max_shared);
     if (bytes > max_shared && max_shared > kDotOperandBytes) { // past the target: as before
       dot_limit = kDotOperandBytes;
       std::tie(placed, bytes) = place_with(dot_limit, bufs);
@@ -425,15 +425,16 @@ void allocate_shared(ir::Module &m) {
     // still past it: the largest conversions go through shared memory in halves, quarters,
     // ... (ConvertPlan.h chunk_bit), as Triton's do
     while (bytes > max_shared && max_shared > 0) {
-      ir::Op *best = nullptr;
+      const Buffer *largest = nullptr;
       for (const Buffer &b : placed)
-        if (b.op->kind() == OpKind::ConvertLayout && (!best || b.size > scratch_bytes(*best)) &&
+        if (b.op->kind() == OpKind::ConvertLayout && (!largest || b.size > largest->size) &&
             b.op->int_attr("chunk_bits", 0) <
                 chunk_bits_available(to_linear(b.op->operand(0)->type),
                                      to_linear(b.op->result(0)->type)))
-          best = b.op;
-      if (!best)
+          largest = &b;
+      if (!largest)
         break;
+      ir::Op *best = largest->op;
       best->set_attr("chunk_bits", best->int_attr("chunk_bits", 0) + 1);
       std::tie(placed, bytes) = place_with(dot_limit, bufs);
     }
