@@ -11,6 +11,9 @@
 #   bash scripts/device_session.sh ws2          # and tutorial 09 at 4096^3 fp16 beside cuBLAS
 #                                               # (the matmul row; T09CFG: its config), tutorial
 #                                               # 06's forward (NO_T06=1: not)
+#   bash scripts/device_session.sh startup      # issue 22's compile-time and first-call rows
+#   bash scripts/device_session.sh rows         # its other rows but tutorial 06's grid
+#   bash scripts/device_session.sh bwdprof      # ncu: tutorial 06 / 05 backward kernels, tilec | Triton
 #   bash scripts/device_session.sh bench        # tutorial 03's fp8 row (tutorials.py), the
 #                                               # seed rows (gpu_kernels.py) and the seed
 #                                               # attention's PTX A/B, each with a time limit
@@ -75,5 +78,37 @@ case $mode in
       --json "$OUT/tutorials.json" 2>&1 | tail -8
     timeout 170 $PY benchmarks/gpu_kernels.py --gpu-time --json "$OUT/gpu_kernels.json" 2>&1 | tail -18
     timeout 100 $PY benchmarks/attention_ptx_ab.py --ns 4096 --reps 30 2>&1 | tail -20 ;;
-  *) echo "device_session.sh: modes check | conf | t06 | ws | ws2 | bench" >&2; exit 2 ;;
+  startup) # issue 22's compile-time row (Triton's test_dot / test_dot3d, cold caches, both
+    # compilers on this machine; per-test durations come back) and its first-call row
+    # (tutorial 06 with its autotuning, fresh processes)
+    install
+    TILEC_CT=/tmp/compile-time
+    timeout 300 bash scripts/conformance.sh --target both --mode gpu --files test_core.py \
+      -k "test_dot" --cap 130 --out $TILEC_CT --json "$OUT/compile-time.json" 2>&1 | tail -22
+    for t in tilec triton; do
+      gzip -c $TILEC_CT/gpu/$t/results.jsonl > "$OUT/compile-time-$t.jsonl.gz"
+    done
+    timeout 330 $PY benchmarks/tutorial06.py --autotune --n 4096 --modes fwd \
+      --targets "tilec;triton" --json "$OUT/tutorial06-autotune.json" 2>&1 | tail -16 ;;
+  rows) # the other rows of issue 22 but tutorial 06's grid: tutorial 03 FP8 and 05's layer
+    # norm, the seed kernels (matmul, attention) by GPU time, GELU beside CUDA C++
+    install
+    timeout 230 $PY benchmarks/tutorials.py --parts matmul,layernorm --sizes 8192 --dtypes fp8 \
+      --json "$OUT/tutorials-fp8-layernorm.json" 2>&1 | tail -14
+    timeout 170 $PY benchmarks/gpu_kernels.py --gpu-time --json "$OUT/gpu_kernels.json" 2>&1 | tail -18
+    timeout 80 $PY benchmarks/gpu_gelu_cuda.py --json "$OUT/gelu_cuda.json" 2>&1 | tail -6 ;;
+  bwdprof) # ncu, tilec | Triton side by side: tutorial 06's backward kernels (D 64, N 1024)
+    # and tutorial 05's layer-norm backward kernels (N 8192): the rows nearest 1.0 x
+    install
+    T06="python3 scripts/profile_t06.py --mode bwd --d 64 --n 1024"
+    T05="python3 scripts/profile_t05.py --n 8192"
+    for pair in "attn_bwd|regex:^_attn_bwd\$|$T06" "attn_pre|regex:_attn_bwd_preprocess|$T06" \
+        "ln_dx|regex:_layer_norm_bwd_dx_fused|$T05" "ln_dwdb|regex:_layer_norm_bwd_dwdb|$T05"; do
+      IFS='|' read -r name k cmd <<< "$pair"
+      echo "== $name"
+      A_K=$k B_K=$k A_CMD=$cmd B_CMD=$cmd A_ENV=TILEC_AS_TRITON=1 B_ENV="" NO_SOURCE=1 \
+        OUT=$OUT/$name timeout 150 bash scripts/ncu_pair.sh 2>&1 | tail -40
+    done ;;
+  *) echo "device_session.sh: modes check | conf | t06 | ws | ws2 | bench | startup | rows | bwdprof" >&2
+     exit 2 ;;
 esac
