@@ -22,8 +22,8 @@
 // the next iteration overwrites (after a barrier). wait_group 0 follows the loop
 // (LoweringContext::defer_past), before anything reads the accumulator or shared memory.
 // The descriptors' start fields add up: a per-warpgroup base (warp / 4 picks its rows of A
-// and columns of B) computed once, plus a compile-time offset per (tile, k) added to the
-// 64-bit descriptor (the start is its low 14 bits, no carry out for shared addresses).
+// and columns of B) computed once, plus a compile-time offset per (tile, k) (the start is the
+// descriptor's low 14 bits, no carry out for shared addresses; make_descriptors: where).
 #include <map>
 #include <optional>
 #include <set>
@@ -35,15 +35,13 @@
 #include "lower/LowerRing.h"
 #include "lower/LoweringContext.h"
 #include "lower/WgmmaByteFragments.h"
+#include "lower/WgmmaOperandStore.h"
 #include "simt/AsyncInstrs.h"
+#include "support/Env.h"
 
 namespace tilec::lower {
 
 using layout::log2i;
-
-// Registers from r on whose offsets in `l` are consecutive in every thread (LowerDotOperand.cpp).
-int smem_store_run(LoweringContext &c, const layout::LinearLayout &l, int32_t r,
-                   const std::vector<bool> &uniq, int max_run = 8);
 
 namespace {
 
@@ -64,81 +62,6 @@ simt::Swizzle swizzle_of(int bytes) {
   }
 }
 
-// Stores every element this thread holds first of `v` at its offset in `s` (bytes from
-// `base`, plus `buf_off` when valid: the buffer in use), 16-byte stores where the
-// offsets run on. fp32 (tf32) elements are rounded to tf32 first (cvt.rna, as mma.sync's
-// operands are).
-void store_operand(LoweringContext &c, const ir::Value *v, const WgmmaOperandSmem &s, int64_t base,
-                   Reg buf_off) {
-  simt::Builder &b = c.b();
-  const LinearLayout &src = c.layout_of(v->type);
-  LinearLayout src_off = src.compose(s.layout.invert());
-  std::map<uint32_t, Reg> moved; // address register -> + buf_off
-  auto addr = [&](int32_t r) {
-    Operand o = c.smem_operand(src_off, base, s.elem_bytes, r);
-    if (!buf_off.valid())
-      return o;
-    auto it = moved.find(o.reg().id);
-    if (it == moved.end())
-      it = moved.emplace(o.reg().id, b.add(Ty::U32, o.reg(), buf_off)).first;
-    return Operand::addr(it->second, o.value);
-  };
-  const std::vector<Reg> &regs = c.get(v);
-  std::vector<bool> uniq = LoweringContext::unique_regs(src);
-  int eb = s.elem_bytes;
-  // fp8 cast from f32 (attention's p): two of its f32 values convert as one pair, straight
-  // into the b16 the store takes
-  const std::vector<Reg> *f32 = eb == 1 ? fp8_cast_source(c, v) : nullptr;
-  auto byte_pair = [&](int32_t i) { // registers i, i + 1 as one b16: {i + 1: high, i: low}
-    auto at = [&](const std::vector<Reg> &x, int32_t j) { return x[static_cast<size_t>(j)]; };
-    return f32 ? lower::byte_pair(c, v->type.elem, at(regs, i), at(regs, i + 1), at(*f32, i),
-                                  at(*f32, i + 1))
-               : lower::byte_pair(c, v->type.elem, at(regs, i), at(regs, i + 1));
-  };
-  for (int32_t r = 0; r < static_cast<int32_t>(regs.size());) {
-    if (!uniq[static_cast<size_t>(r)]) {
-      ++r;
-      continue;
-    }
-    int n = smem_store_run(c, src_off, r, uniq, 16 / eb);
-    if (eb == 1 && n == 2) { // two bytes (each in a 16-bit register) as one b16
-      b.st(simt::Space::Shared, Ty::B16, addr(r), {byte_pair(r)});
-    } else if (eb == 1 && n < 4) { // single bytes
-      for (int j = 0; j < n; ++j) {
-        Operand o = addr(r);
-        o.value += j;
-        c.smem_store(o, regs[static_cast<size_t>(r + j)], v->type.element());
-      }
-    } else if (eb == 1) { // four bytes (held sign-extended in 16-bit registers) a word
-      std::vector<Operand> words;
-      for (int j = 0; j < n; j += 4) {
-        auto at = [&](int i) { return regs[static_cast<size_t>(r + j + i)]; };
-        if (f32) {
-          words.push_back(b.pack(Ty::B32, {byte_pair(r + j), byte_pair(r + j + 2)}));
-          continue;
-        }
-        Reg lo = b.pack(Ty::B32, {at(0), at(1)}), hi = b.pack(Ty::B32, {at(2), at(3)});
-        words.push_back(b.ternary(simt::Op::Prmt, Ty::B32, lo, hi, simt::imm(0x6420)));
-      }
-      b.st(simt::Space::Shared, Ty::B32, addr(r), std::move(words));
-    } else if (eb == 4) {
-      std::vector<Operand> words;
-      for (int j = 0; j < n; ++j)
-        words.push_back(b.cvt(Ty::TF32, Ty::F32, regs[static_cast<size_t>(r + j)], simt::Rnd::Rna));
-      b.st(simt::Space::Shared, Ty::B32, addr(r), std::move(words));
-    } else if (n == 1) {
-      b.st(simt::Space::Shared, Ty::B16, addr(r), {regs[static_cast<size_t>(r)]});
-    } else {
-      std::vector<Operand> words;
-      for (int j = 0; j < n; j += 2)
-        words.push_back(b.pack(
-            Ty::B32, {regs[static_cast<size_t>(r + j)], regs[static_cast<size_t>(r + j + 1)]}));
-      b.st(simt::Space::Shared, Ty::B32, addr(r), std::move(words));
-    }
-    r += n;
-  }
-}
-
 using layout::ring_operand;
 
 // Where `dot`'s operand buffers start (its scratch, 1024-aligned): A, then B at
@@ -147,7 +70,6 @@ int64_t dot_buffer_base(LoweringContext &c, const ir::Op &dot) {
   return (c.scratch(dot, layout::wgmma_dot_smem_bytes(dot)) + 1023) & ~int64_t{1023};
 }
 
-// Whether a dot before `dot` in its block reads a ring stage.
 // Whether the ring stage `v` (a local_load) comes from is freed by its readers' tma_free
 // (a warp-specialised ring, layout/WarpSpecialize.h): no barrier orders its overwrite.
 bool freed_ring(const ir::Value *v) {
@@ -155,6 +77,21 @@ bool freed_ring(const ir::Value *v) {
   return alloc && alloc->int_attr("free", 0) > 0;
 }
 
+// Whether invariant descriptors of `dot` are kept as 32-bit low words (make_descriptors):
+// TILEC_WGMMA_DESC=auto in blocks of three wgmma dots or more, low always, wide never.
+bool low_word_descriptors(const ir::Op &dot) {
+  const std::string mode = env::get(env::Var::WgmmaDesc);
+  if (mode != "auto")
+    return mode == "low";
+  int n = 0;
+  for (const auto &op : dot.parent()->ops()) {
+    const ir::LayoutRef &l = op->kind() == ir::OpKind::Dot ? op->result()->type.layout : nullptr;
+    n += l && l->kind == ir::LayoutKind::Mma && l->mma_version == 3;
+  }
+  return n >= 3;
+}
+
+// Whether a dot before `dot` in its block reads a ring stage.
 bool earlier_ring_reader(const ir::Op &dot) {
   for (const auto &op : dot.parent()->ops()) {
     if (op.get() == &dot)
@@ -318,9 +255,17 @@ private:
   }
 
   // 2. descriptors: this warpgroup's rows of A and columns of B, moved to this iteration's
-  // buffer or ring stage (the start field is address >> 4)
+  // buffer or ring stage (the start field is address >> 4). A moving descriptor is one
+  // 64-bit add of the offset, each tile's start then one more (ptxas: a UIADD3.64). An
+  // invariant one may stay a 32-bit low word, each tile's start added there and the
+  // constant high word put above it (AsyncInstrs.h): in bodies of several wgmma dots ptxas
+  // keeps only a 64-bit invariant's low word in a uniform register and adds with a carry
+  // chain per tile (tutorial 06 backward, four dots: 1,165 -> 1,100 SASS instructions in
+  // its loops), while in forward bodies (two dots) the low words cost 4-8 more moves.
   void make_descriptors() {
     Reg w = c_.warp();
+    Reg off_a = ring_a_ ? ring_off_a_ : store_a_ ? buf_off_ : Reg{};
+    Reg off_b = ring_b_ ? ring_off_b_ : store_b_ ? buf_off_ : Reg{};
     c_.in_prologue([&] {
       Reg wg = b_.shr(Ty::U32, w, simt::imm(2));
       Reg start_a = b_.shared_addr(base_a_), start_b = b_.shared_addr(base_b_);
@@ -333,17 +278,22 @@ private:
             b_.and_(Ty::B32, b_.shr(Ty::U32, wg, simt::imm(log2i(wg_m_))), simt::imm(wg_n_ - 1));
         start_b = b_.mad(Ty::U32, j, simt::imm(sb_.start(in_, 0)), start_b);
       }
-      desc_a_ = simt::wgmma_desc(b_, start_a, matrix_desc(sa_));
-      desc_b_ = simt::wgmma_desc(b_, start_b, matrix_desc(sb_));
+      low_a_ = simt::wgmma_desc_low(b_, start_a, matrix_desc(sa_));
+      low_b_ = simt::wgmma_desc_low(b_, start_b, matrix_desc(sb_));
+      bool low = low_word_descriptors(op_);
+      if (off_a.valid() || !low)
+        desc_a_ = simt::wgmma_desc_of(b_, low_a_, matrix_desc(sa_));
+      if (off_b.valid() || !low)
+        desc_b_ = simt::wgmma_desc_of(b_, low_b_, matrix_desc(sb_));
     });
     auto shifted = [&](Reg desc, Reg off_bytes) {
-      if (!off_bytes.valid())
-        return desc;
       return b_.add(Ty::U64, desc,
                     b_.cvt(Ty::U64, Ty::U32, b_.shr(Ty::U32, off_bytes, simt::imm(4))));
     };
-    desc_a_ = shifted(desc_a_, ring_a_ ? ring_off_a_ : store_a_ ? buf_off_ : Reg{});
-    desc_b_ = shifted(desc_b_, ring_b_ ? ring_off_b_ : store_b_ ? buf_off_ : Reg{});
+    if (off_a.valid())
+      desc_a_ = shifted(desc_a_, off_a);
+    if (off_b.valid())
+      desc_b_ = shifted(desc_b_, off_b);
   }
   static simt::MatrixDesc matrix_desc(const WgmmaOperandSmem &s) {
     simt::MatrixDesc d;
@@ -352,10 +302,13 @@ private:
     d.swizzle = swizzle_of(s.swizzle_bytes);
     return d;
   }
-  Operand desc_at(Reg base, uint32_t start) {
-    if (start == 0)
-      return base;
-    return b_.add(Ty::U64, base, simt::imm(int64_t{start >> 4}));
+  // A tile's descriptor: `start` added to the 64-bit descriptor `wide`, else to the
+  // invariant low word `low` (make_descriptors says when).
+  Operand desc_at(Reg wide, Reg low, const WgmmaOperandSmem &s, uint32_t start) {
+    Operand off = simt::imm(int64_t{start >> 4});
+    if (wide.valid())
+      return start == 0 ? Operand(wide) : Operand(b_.add(Ty::U64, wide, off));
+    return simt::wgmma_desc_of(b_, start == 0 ? low : b_.add(Ty::U32, low, off), matrix_desc(s));
   }
 
   // 3. accumulator tiles (64 x in at lane = warp = 0), in the order their registers appear.
@@ -470,12 +423,12 @@ private:
           }
           scale_d = simt::imm(first ? 0 : 1);
         }
-        Operand b_desc = desc_at(desc_b_, sb_.start(o[1], k0));
+        Operand b_desc = desc_at(desc_b_, low_b_, sb_, sb_.start(o[1], k0));
         if (a_regs_)
           simt::wgmma(b_, shape, *d, {}, a_tile(o[0], k0), b_desc, scale_d, false, b_mn_);
         else
-          simt::wgmma(b_, shape, *d, desc_at(desc_a_, sa_.start(o[0], k0)), {}, b_desc, scale_d,
-                      a_mn_, b_mn_);
+          simt::wgmma(b_, shape, *d, desc_at(desc_a_, low_a_, sa_, sa_.start(o[0], k0)), {}, b_desc,
+                      scale_d, a_mn_, b_mn_);
       }
       if (steps_ && ((step + 1) % steps_ == 0 || k0 + shape.k() >= K_)) {
         simt::wgmma_commit(b_);
@@ -575,7 +528,8 @@ private:
   int64_t buf_bytes_ = 0, base_a_ = 0, base_b_ = 0;
   Reg ring_off_a_, ring_off_b_; // the stage read: its offset from the ring's start (bytes)
   Reg buf_off_;                 // pipelined: 0 or buf_bytes_, the buffer this iteration stores to
-  Reg desc_a_, desc_b_;
+  Reg desc_a_, desc_b_;         // invariant descriptors (b64), else invalid
+  Reg low_a_, low_b_;           // the descriptors' low words (u32), this iteration's
   // accumulator
   bool zero_acc_ = false;
   Reg keep_; // a zeroing select's !c: the first K step's scale-d

@@ -242,18 +242,32 @@ uint32_t desc_element_addr(const MatrixDesc &d, bool mn_major, int elem_bytes, i
 }
 
 Reg wgmma_desc(Builder &b, Operand start, const MatrixDesc &d) {
-  MatrixDesc fixed = d;
-  fixed.start = 0;
-  uint64_t hi = fixed.encode();
   if (start.is_imm()) {
     MatrixDesc all = d;
     all.start = static_cast<uint32_t>(start.value);
     return b.mov(Ty::B64, imm(static_cast<int64_t>(all.encode())));
   }
-  // (start >> 4) & 0x3fff in the low bits, the constant fields above.
-  Reg lo = b.and_(Ty::B32, b.shr(Ty::U32, start, imm(4)), imm(0x3fff));
-  Reg wide = b.cvt(Ty::U64, Ty::U32, lo);
-  return b.or_(Ty::B64, wide, imm(static_cast<int64_t>(hi)));
+  return wgmma_desc_of(b, wgmma_desc_low(b, start, d), d);
+}
+
+namespace {
+uint64_t fixed_fields(const MatrixDesc &d) {
+  MatrixDesc fixed = d;
+  fixed.start = 0;
+  return fixed.encode();
+}
+} // namespace
+
+Reg wgmma_desc_low(Builder &b, Operand start, const MatrixDesc &d) {
+  Reg field = b.and_(Ty::B32, b.shr(Ty::U32, start, imm(4)), imm(0x3fff));
+  uint32_t low = static_cast<uint32_t>(fixed_fields(d));
+  return low ? b.or_(Ty::B32, field, imm(int64_t{low})) : field;
+}
+
+Reg wgmma_desc_of(Builder &b, Operand low, const MatrixDesc &d) {
+  Reg wide = b.cvt(Ty::U64, Ty::U32, low);
+  uint64_t high = fixed_fields(d) & 0xffffffff00000000ull;
+  return b.or_(Ty::B64, wide, imm(static_cast<int64_t>(high)));
 }
 
 int WgmmaShape::k() const {

@@ -114,6 +114,14 @@ uint32_t desc_element_addr(const MatrixDesc &d, bool mn_major, int elem_bytes, i
 // Emits the descriptor as a b64 register: `start` (u32 .shared address, reg or imm) with
 // the constant fields of `d` or'ed in.
 Reg wgmma_desc(Builder &b, Operand start, const MatrixDesc &d);
+// The same in two steps, for descriptors that differ only in their start: the low word
+// (the start field (start >> 4) & 0x3fff, `d`'s leading byte offset above it), to which
+// offsets (bytes >> 4) are added in 32 bits, then a low word widened with `d`'s high word.
+// A start field stays below 2^14 (.shared addresses), so no add carries out of it; written
+// so, ptxas sees a constant high word (one move), where a 64-bit add to an opaque
+// descriptor costs a carry chain.
+Reg wgmma_desc_low(Builder &b, Operand start, const MatrixDesc &d);
+Reg wgmma_desc_of(Builder &b, Operand low, const MatrixDesc &d);
 
 struct WgmmaShape {
   int n = 8;             // 8..256, multiple of 8
