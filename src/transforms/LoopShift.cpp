@@ -116,6 +116,36 @@ Value *LoopShift::offset_iv(Value *base, int d, Builder &b) {
   return b.create(OpKind::Add, {base, delta}, {base->type}, {}, loop_.loc())->result();
 }
 
+Value *LoopShift::stepped_ahead(Value *v, int d, Builder &b) {
+  Op *next = body_.terminator()->operand(v->index - 1)->def;
+  if (d < 3 || !next || next->kind() != OpKind::AddPtr || next->operand(0) != v ||
+      inside(next->operand(1)))
+    return nullptr;
+  Value *off = next->operand(1), *s = off;
+  if (off->type.is_tile()) {
+    if (!off->def || off->def->kind() != OpKind::Splat)
+      return nullptr;
+    s = off->def->operand(0);
+  }
+  if (!is_signed_int(s->type.elem) || bits(s->type.elem) > 64)
+    return nullptr;
+  Builder pre; // invariant: before the loop
+  pre.set_insertion_point(&loop_);
+  SourceLoc loc = next->loc();
+  Type i64(DType::I64);
+  Value *m;
+  if (s->def && s->def->kind() == OpKind::Constant) {
+    m = pre.constant_int(i64, s->def->int_attr("value", 0) * d, loc);
+  } else {
+    Value *w =
+        s->type.elem == DType::I64 ? s : pre.create(OpKind::Cast, {s}, {i64}, {}, loc)->result();
+    m = pre.create(OpKind::Mul, {w, pre.constant_int(i64, d, loc)}, {i64}, {}, loc)->result();
+  }
+  if (off->type.is_tile())
+    m = pre.create(OpKind::Splat, {m}, {off->type.with_elem(DType::I64)}, {}, loc)->result();
+  return b.create(OpKind::AddPtr, {v, m}, {v->type}, {}, loc)->result();
+}
+
 Value *LoopShift::clone(Op *op, unsigned index, bool start, int d, Builder &b) {
   auto shifted = [&](Value *o) { return start ? from_start(o, d, b) : ahead(o, d, b); };
   std::vector<Value *> ops;
@@ -155,7 +185,7 @@ Value *LoopShift::ahead(Value *v, int d, Builder &b) {
       r = offset_iv(v, d, b);
     else if (d == 0)
       r = v;
-    else // what iteration i + d - 1 yields
+    else if (!(r = stepped_ahead(v, d, b))) // what iteration i + d - 1 yields
       r = ahead(body_.terminator()->operand(v->index - 1), d - 1, b);
   } else if (d == 0 && (reuse_current_ || visible_.count(v->def))) {
     r = v;

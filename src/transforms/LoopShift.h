@@ -61,6 +61,13 @@ public:
 private:
   // iv + d * step (from_start: lb + d * step)
   ir::Value *offset_iv(ir::Value *base, int d, ir::Builder &b);
+  // A carried pointer whose next value is addptr(itself, s), s an invariant signed integer
+  // or a splat of one, d >= 3 iterations ahead: addptr(v, sext64(s) * d) (the product
+  // before the loop), the address the chain of d addptrs reaches (their offsets extend to
+  // 64 bits too) in one add; null otherwise. (At d = 2 ptxas adds the chain's two offsets
+  // with one three-input add already: tutorial 03's 3-stage loop gets 2 more instructions
+  // from the product.)
+  ir::Value *stepped_ahead(ir::Value *v, int d, ir::Builder &b);
   ir::Value *clone(ir::Op *op, unsigned index, bool start, int d, ir::Builder &b);
   // a kCacheAttr `if` d >= 1 iterations ahead, compared with the carried iteration before
   // (carry_caches) or its current results when visible; null when its inputs are not

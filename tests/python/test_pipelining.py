@@ -60,6 +60,34 @@ def test_pipelined_loop_on_the_simulator(monkeypatch, num_stages, K):
     np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
 
 
+@triton.jit
+def loop_dot_backwards(A, B, C, K, step, BM: tl.constexpr, BK: tl.constexpr):
+    # K walked from its end: the pointers advance by BK * step (a runtime -1), so a ring
+    # num_stages - 1 >= 3 iterations ahead adds the sign-extended product once
+    # (transforms/LoopShift's stepped_ahead)
+    r = tl.arange(0, BM)
+    rk = tl.arange(0, BK)
+    a_ptrs = A + r[:, None] * K + (K - BK + rk)[None, :]
+    b_ptrs = B + (K - BK + rk)[:, None] * BM + r[None, :]
+    acc = tl.zeros((BM, BM), dtype=tl.float32)
+    for _ in range(0, K // BK):
+        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        a_ptrs += BK * step
+        b_ptrs += BK * BM * step
+    tl.store(C + r[:, None] * BM + r[None, :], acc)
+
+
+@pytest.mark.parametrize("num_stages", [2, 4, 5])
+def test_pointers_stepping_backwards_on_the_simulator(monkeypatch, num_stages):
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    rng = np.random.default_rng(num_stages)
+    a = rng.integers(-4, 5, (32, 96)).astype(np.float16)
+    b = rng.integers(-4, 5, (96, 32)).astype(np.float16)
+    c = np.full((32, 32), np.nan, np.float32)
+    loop_dot_backwards[(1,)](a, b, c, 96, -1, BM=32, BK=16, num_stages=num_stages)
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("num_stages", [1, 3, 4])
 def test_seed_matmul_on_the_gpu(num_stages):

@@ -87,6 +87,78 @@ TEST(LoopShift, AheadAndFromStart) {
   ir::verify(*f.m);
 }
 
+TEST(LoopShift, ThreeOrMoreStepsAheadAPointerAddsTheProductOnce) {
+  Fixture f;
+  transforms::LoopShift sh(*f.loop, true);
+  ir::Builder end;
+  end.set_insertion_point(f.body->terminator());
+  // iteration i + 4 of p: p + 16 in one addptr (an i64 constant made before the loop), not
+  // a chain of four
+  ir::Value *p4 = sh.ahead(f.p, 4, end);
+  ASSERT_TRUE(p4 && p4->def);
+  EXPECT_EQ(p4->def->kind(), ir::OpKind::AddPtr);
+  EXPECT_EQ(p4->def->operand(0), f.p);
+  ir::Op *k = p4->def->operand(1)->def;
+  ASSERT_TRUE(k && k->kind() == ir::OpKind::Constant);
+  EXPECT_EQ(k->int_attr("value"), 16);
+  EXPECT_EQ(k->result()->type.elem, ir::DType::I64);
+  EXPECT_EQ(k->parent(), f.entry);
+  ir::verify(*f.m);
+}
+
+namespace {
+
+// q advances by a runtime stride %s a step (a splat of it: a pointer tile)
+const char *kStrided = R"(tt.func @k(%a: ptr<fp32>, %n: i32, %s: i32) {
+  %0 = constant {value = 0} : i32
+  %1 = constant {value = 1} : i32
+  %r = arange {start = 0, end = 16} : tile<16xi32>
+  %t = splat %a : ptr<fp32> -> tile<16xptr<fp32>>
+  %p0 = addptr %t, %r : tile<16xptr<fp32>>, tile<16xi32> -> tile<16xptr<fp32>>
+  %st = splat %s : i32 -> tile<16xi32>
+  %3:1 = for %0, %n, %1, %p0 : i32, i32, i32, tile<16xptr<fp32>> -> tile<16xptr<fp32>> {
+  ^bb(%i: i32, %p: tile<16xptr<fp32>>):
+    %next = addptr %p, %st : tile<16xptr<fp32>>, tile<16xi32> -> tile<16xptr<fp32>>
+    yield %next
+  }
+  return
+}
+)";
+
+} // namespace
+
+TEST(LoopShift, AStridedPointerTileAheadIsOneAddOfTheWidenedProduct) {
+  std::unique_ptr<ir::Module> m = ir::parse_module(kStrided);
+  ir::Block *entry = m->functions[0]->entry();
+  ir::Op *loop = nullptr;
+  for (auto &op : entry->ops())
+    if (op->kind() == ir::OpKind::For)
+      loop = op.get();
+  ASSERT_TRUE(loop);
+  ir::Block *body = loop->region(0)->block();
+  transforms::LoopShift sh(*loop, true);
+  ir::Builder end;
+  end.set_insertion_point(body->terminator());
+  // 4 ahead: p + splat(i64(s) * 4), the product before the loop (a chain of 4 would wrap
+  // nothing either: addptr's offsets extend to 64 bits)
+  ir::Value *p4 = sh.ahead(body->arg(1), 4, end);
+  ASSERT_TRUE(p4 && p4->def && p4->def->kind() == ir::OpKind::AddPtr);
+  EXPECT_EQ(p4->def->operand(0), body->arg(1));
+  ir::Op *sp = p4->def->operand(1)->def;
+  ASSERT_TRUE(sp && sp->kind() == ir::OpKind::Splat && sp->parent() == entry);
+  EXPECT_EQ(sp->result()->type.elem, ir::DType::I64);
+  ir::Op *mul = sp->operand(0)->def;
+  ASSERT_TRUE(mul && mul->kind() == ir::OpKind::Mul);
+  ASSERT_TRUE(mul->operand(0)->def && mul->operand(0)->def->kind() == ir::OpKind::Cast);
+  EXPECT_EQ(mul->operand(0)->def->operand(0), entry->arg(2));
+  EXPECT_EQ(mul->operand(1)->def->int_attr("value"), 4);
+  // 2 ahead: still the chain (ptxas adds its two offsets at once)
+  ir::Value *p2 = sh.ahead(body->arg(1), 2, end);
+  ASSERT_TRUE(p2 && p2->def);
+  EXPECT_EQ(p2->def->operand(0), body->terminator()->operand(0));
+  ir::verify(*m);
+}
+
 TEST(LoopShift, WithoutReuseTheCurrentIterationIsRecomputed) {
   Fixture f;
   transforms::LoopShift sh(*f.loop, false);
