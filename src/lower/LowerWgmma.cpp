@@ -258,10 +258,11 @@ private:
   // buffer or ring stage (the start field is address >> 4). A moving descriptor is one
   // 64-bit add of the offset, each tile's start then one more (ptxas: a UIADD3.64). An
   // invariant one may stay a 32-bit low word, each tile's start added there and the
-  // constant high word put above it (AsyncInstrs.h): in bodies of several wgmma dots ptxas
-  // keeps only a 64-bit invariant's low word in a uniform register and adds with a carry
-  // chain per tile (tutorial 06 backward, four dots: 1,165 -> 1,100 SASS instructions in
-  // its loops), while in forward bodies (two dots) the low words cost 4-8 more moves.
+  // constant high word put above it (AsyncInstrs.h): in bodies of three wgmma dots or more
+  // (TILEC_WGMMA_DESC=auto) ptxas keeps only a 64-bit invariant's low word in a uniform
+  // register and adds with a carry chain per tile (tutorial 06 backward, four dots: 1,165 -> 1,100
+  // SASS instructions in its loops), while in forward bodies (two dots) the low words cost 4-8 more
+  // moves.
   void make_descriptors() {
     Reg w = c_.warp();
     Reg off_a = ring_a_ ? ring_off_a_ : store_a_ ? buf_off_ : Reg{};
@@ -528,8 +529,8 @@ private:
   int64_t buf_bytes_ = 0, base_a_ = 0, base_b_ = 0;
   Reg ring_off_a_, ring_off_b_; // the stage read: its offset from the ring's start (bytes)
   Reg buf_off_;                 // pipelined: 0 or buf_bytes_, the buffer this iteration stores to
-  Reg desc_a_, desc_b_;         // invariant descriptors (b64), else invalid
-  Reg low_a_, low_b_;           // the descriptors' low words (u32), this iteration's
+  Reg desc_a_, desc_b_;         // 64-bit descriptors (this iteration's); invalid: low_ instead
+  Reg low_a_, low_b_;           // the descriptors' low words (u32, the prologue's)
   // accumulator
   bool zero_acc_ = false;
   Reg keep_; // a zeroing select's !c: the first K step's scale-d
