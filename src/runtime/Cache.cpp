@@ -96,7 +96,10 @@ std::string compiler_fingerprint() {
   return fp;
 }
 
-CacheKey::CacheKey() { h_.add("compiler", compiler_fingerprint()); }
+CacheKey::CacheKey() {
+  h_.add("compiler", compiler_fingerprint());
+  h_.add("codegen-env", env::codegen_settings()); // TILEC_WGMMA_DESC=wide compiles anew
+}
 
 DiskCache::DiskCache(std::string dir) : dir_(dir.empty() ? default_dir() : std::move(dir)) {
   while (dir_.size() > 1 && dir_.back() == '/')

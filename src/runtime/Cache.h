@@ -24,7 +24,9 @@ namespace tilec::runtime {
 // reuses what an older one compiled.
 std::string compiler_fingerprint();
 
-// A cache key: hashes named fields (compiler fingerprint first), see KeyHasher.
+// A cache key: hashes named fields (the compiler fingerprint and the values of the
+// environment variables that change the emitted code, Env.def's codegen column, first),
+// see KeyHasher.
 class CacheKey {
 public:
   CacheKey();

@@ -6,7 +6,7 @@ namespace tilec::env {
 
 const std::vector<VarInfo> &all() {
   static const std::vector<VarInfo> vars = {
-#define ENV_VAR(id, name, def, desc) {name, def, desc},
+#define ENV_VAR(id, name, def, codegen, desc) {name, def, codegen, desc},
 #include "support/Env.def"
 #undef ENV_VAR
   };
@@ -30,6 +30,14 @@ bool flag(Var v) { return flag_value(get(v)); }
 long get_int(Var v) {
   std::string s = get(v);
   return s.empty() ? 0 : std::strtol(s.c_str(), nullptr, 10);
+}
+
+std::string codegen_settings() {
+  std::string s;
+  for (size_t i = 0; i < all().size(); ++i)
+    if (all()[i].codegen)
+      s += std::string(all()[i].name) + "=" + get(static_cast<Var>(i)) + ";";
+  return s;
 }
 
 } // namespace tilec::env

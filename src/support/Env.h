@@ -8,7 +8,7 @@
 namespace tilec::env {
 
 enum class Var {
-#define ENV_VAR(id, name, def, desc) id,
+#define ENV_VAR(id, name, def, codegen, desc) id,
 #include "support/Env.def"
 #undef ENV_VAR
 };
@@ -16,6 +16,7 @@ enum class Var {
 struct VarInfo {
   const char *name;
   const char *default_value;
+  bool codegen; // changes the emitted code: part of the disk-cache key
   const char *description;
 };
 
@@ -28,5 +29,7 @@ bool flag(Var v);
 // The flag rule on a value: on unless empty, "0", "false", "False", "off" or "no".
 bool flag_value(std::string_view s);
 long get_int(Var v);
+// "NAME=value;" of every codegen variable (defaults when unset), for cache keys.
+std::string codegen_settings();
 
 } // namespace tilec::env

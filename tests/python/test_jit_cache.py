@@ -10,7 +10,7 @@ import pytest
 
 import tilec
 import tilec.language as tl
-from tilec import knobs
+from tilec import _C, _sources, knobs
 
 from gpu_util import HAVE_GPU, torch
 
@@ -303,3 +303,23 @@ def test_callers_and_callees_must_agree_on_a_global():
             second[(1,)]()
     finally:
         SHARED = tl.constexpr(0)
+
+
+def test_cache_keys_follow_codegen_variables(monkeypatch):
+    """A variable that changes the emitted code (`tilec env` says "part of the cache key")
+    gives another key, so that a kernel compiled without it is not reused; one that does not
+    (TILEC_TIME) keeps the key."""
+    fs = _sources.function_source(fill)
+    for name in ("TILEC_WGMMA_DESC", "TILEC_RING", "TILEC_TIME"):
+        monkeypatch.delenv(name, raising=False)
+    k1 = _C.gpu_cache_key(fs, "specs", "opts", "sm_90a")
+    monkeypatch.setenv("TILEC_WGMMA_DESC", "wide")
+    k2 = _C.gpu_cache_key(fs, "specs", "opts", "sm_90a")
+    monkeypatch.setenv("TILEC_RING", "0")
+    k3 = _C.gpu_cache_key(fs, "specs", "opts", "sm_90a")
+    assert len({k1, k2, k3}) == 3
+    monkeypatch.setenv("TILEC_WGMMA_DESC", "auto")  # the defaults, spelled out
+    monkeypatch.setenv("TILEC_RING", "1")
+    assert _C.gpu_cache_key(fs, "specs", "opts", "sm_90a") == k1
+    monkeypatch.setenv("TILEC_TIME", "1")
+    assert _C.gpu_cache_key(fs, "specs", "opts", "sm_90a") == k1

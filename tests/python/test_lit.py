@@ -165,6 +165,10 @@ def test_env_doc_lists_every_variable():
     doc = (ROOT / "docs" / "ENV.md").read_text()
     missing = [n for n in names if f"`{n}`" not in doc]
     assert not missing, f"docs/ENV.md does not describe {missing}"
+    # and says which of them are part of the cache key, as Env.def's codegen column does
+    keyed = set(re.findall(r"^(TILEC_[A-Z0-9_]+) \(.*; part of the cache key\)$", out, re.M))
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(TILEC_\w+)` \|(.*)$", doc, re.M)}
+    assert keyed and keyed == {n for n, r in rows.items() if "Part of the cache key." in r}
 
 
 def test_env_doc_lists_every_pipeline_stage():

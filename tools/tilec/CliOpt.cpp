@@ -90,8 +90,9 @@ int run_env(const std::vector<std::string> &args) {
     throw UsageError("env takes no arguments");
   for (const env::VarInfo &v : env::all()) {
     const char *now = std::getenv(v.name);
-    std::printf("%s (default \"%s\"%s%s%s)\n    %s\n", v.name, v.default_value,
-                now ? ", now \"" : "", now ? now : "", now ? "\"" : "", v.description);
+    std::printf("%s (default \"%s\"%s%s%s%s)\n    %s\n", v.name, v.default_value,
+                now ? ", now \"" : "", now ? now : "", now ? "\"" : "",
+                v.codegen ? "; part of the cache key" : "", v.description);
   }
   return 0;
 }

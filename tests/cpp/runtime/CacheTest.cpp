@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/Cache.h"
+#include "support/Env.h"
 
 using namespace tilec;
 using namespace tilec::runtime;
@@ -141,6 +142,28 @@ TEST(Cache, KeysAreStableAndSensitive) {
   waitpid(pid, &status, 0);
   EXPECT_EQ(std::string(buf, 64), a);
   EXPECT_NE(compiler_fingerprint().find("tilec-kernel-cache"), std::string::npos);
+}
+
+// The variables that change the emitted code (Env.def's codegen column) are part of every
+// key, at their default when unset; the others are not.
+TEST(Cache, KeysFollowCodegenVariables) {
+  auto key = [] { return CacheKey().add("src", "def k(): pass").hex(); };
+  unsetenv("TILEC_WGMMA_DESC");
+  unsetenv("TILEC_TIME");
+  std::string base = key();
+  setenv("TILEC_WGMMA_DESC", "wide", 1);
+  std::string wide = key();
+  setenv("TILEC_WGMMA_DESC", "auto", 1); // the default, spelled out
+  std::string spelled = key();
+  unsetenv("TILEC_WGMMA_DESC");
+  setenv("TILEC_TIME", "1", 1); // prints timings, compiles the same code
+  std::string timed = key();
+  unsetenv("TILEC_TIME");
+  EXPECT_NE(base, wide);
+  EXPECT_EQ(base, spelled);
+  EXPECT_EQ(base, timed);
+  EXPECT_NE(env::codegen_settings().find("TILEC_WGMMA_DESC=auto;"), std::string::npos);
+  EXPECT_EQ(env::codegen_settings().find("TILEC_TIME"), std::string::npos);
 }
 
 // Several processes store the same keys (with different contents) while others read them:
