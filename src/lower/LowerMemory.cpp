@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "layout/Layouts.h"
+#include "transforms/PrefetchLoads.h"
 
 namespace tilec::lower {
 
@@ -171,6 +172,23 @@ simt::MemHints load_hints(const ir::Op &op) {
   return h;
 }
 
+// A prefetch-loads load (transforms/PrefetchLoads.h): the predicate that its `for` loop has
+// a next iteration (iv + step < ub), or invalid when it has none to prefetch for.
+Reg next_iteration(LoweringContext &c, const ir::Op &op) {
+  if (!op.has_attr(transforms::kPrefetchAttr))
+    return {};
+  const ir::Region *r = op.parent() ? op.parent()->parent() : nullptr;
+  const ir::Op *loop = r ? r->parent() : nullptr;
+  const ir::Op *step = loop && loop->kind() == ir::OpKind::For ? loop->operand(2)->def : nullptr;
+  if (!step || step->kind() != ir::OpKind::Constant) // the stage took constant steps only
+    return {};
+  simt::Builder &b = c.b();
+  Ty it = reg_ty(loop->operand(0)->type);
+  Reg iv = c.get(loop->region(0)->block()->arg(0))[0];
+  return b.setp(Cmp::Lt, it, b.add(it, iv, simt::imm(step->int_attr("value", 0))),
+                c.scalar(loop->operand(1)));
+}
+
 void lower_load(LoweringContext &c, const ir::Op &op) {
   const ir::Value *p = op.operand(0), *r = op.result(0);
   const ir::Value *mask = op.num_operands() > 1 ? op.operand(1) : nullptr;
@@ -185,6 +203,7 @@ void lower_load(LoweringContext &c, const ir::Op &op) {
   }
   const std::vector<Reg> &pr = c.get(p);
   std::vector<Reg> out(static_cast<size_t>(n));
+  Reg next = next_iteration(c, op);
   for (int g = 0; g < n; g += vec) {
     Reg guard;
     if (mask)
@@ -199,6 +218,11 @@ void lower_load(LoweringContext &c, const ir::Op &op) {
                                         elem, guard, mask != nullptr, init, hints);
     for (int j = 0; j < vec; ++j)
       out[static_cast<size_t>(g + j)] = vals[static_cast<size_t>(j)];
+    if (next.valid()) { // the same bytes of the next iteration, into L1
+      auto gs = c.b().guarded(next);
+      c.b().prefetch_l1(Operand::addr(pr[static_cast<size_t>(pr.size() == 1 ? 0 : g)],
+                                      op.int_attr(transforms::kPrefetchAttr, 0)));
+    }
   }
   c.set(r, std::move(out));
 }

@@ -31,6 +31,7 @@
 #include "transforms/FlattenLoops.h"
 #include "transforms/LICM.h"
 #include "transforms/PipelineLoads.h"
+#include "transforms/PrefetchLoads.h"
 #include "transforms/SinkPastLoops.h"
 #include "transforms/StrengthReduce.h"
 
@@ -81,6 +82,8 @@ const std::vector<Stage> &stages() {
       // register prefetch of the other loads of dot loops (the interpreter runs loops as
       // written)
       {"pipeline-loads", transforms::pipeline_loads, true},
+      // the small loads it leaves in dot loops: the next iteration's bytes prefetched to L1
+      {"prefetch-loads", transforms::prefetch_loads, true},
       {"layouts", layout::assign_layouts, true}, // each tile's layout, conversions between
       {"remove-conversions", layout::remove_conversions, true},
       {"pipeline-loops", layout::pipeline_loops, true}, // the cp.async rings of dot loops

@@ -359,6 +359,13 @@ void Builder::red(AtomOp op, Ty t, Operand addr, Operand b, Sem sem, Scope scope
   emit(std::move(in));
 }
 
+void Builder::prefetch_l1(Operand addr) {
+  Instr in = make(Op::Prefetch, Ty::None);
+  in.m.space = Space::Global;
+  in.src = {addr};
+  emit(std::move(in));
+}
+
 Reg Builder::create_policy(Evict e, float fraction) {
   Reg d = reg(Ty::B64);
   Instr in = make(Op::CreatePolicy, Ty::B64);

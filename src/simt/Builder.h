@@ -142,6 +142,7 @@ public:
   void red(AtomOp op, Ty t, Operand addr, Operand b, Sem sem = Sem::None, Scope scope = Scope::None,
            Space s = Space::Global);
   Reg create_policy(Evict e, float fraction = 1.0f); // createpolicy.fractional.L2::evict_*
+  void prefetch_l1(Operand addr); // prefetch.global.L1 [addr]: a hint
 
   // ---- warp and CTA ----
   // shfl.sync.<mode>.b32 d, a, b, c, mask; `c` is the clamp/segment operand (0x1f for a

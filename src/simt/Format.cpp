@@ -289,6 +289,7 @@ std::string mnemonic(const Instr &in) {
   case Op::CpAsyncCommit:
   case Op::CpAsyncWait:
   case Op::CpAsyncMbarrierArrive:
+  case Op::Prefetch:
   case Op::WgmmaFence:
   case Op::WgmmaCommit:
   case Op::WgmmaWait:

@@ -282,6 +282,7 @@ bool src_is_address(const Instr &in, size_t i) {
   case Op::Stmatrix:
   case Op::Mbarrier:
   case Op::CpAsyncMbarrierArrive:
+  case Op::Prefetch:
     return i == 0;
   case Op::CpAsync:
     return i <= 1; // [dst] .shared, [src] .global

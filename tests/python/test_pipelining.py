@@ -166,3 +166,49 @@ def test_seed_matmul_ring_on_and_off_on_the_gpu(monkeypatch, ring, b_transposed)
         rings = asm["ttgir"].count("= local_alloc") if asm and "ttgir" in asm else "?"
         print(f"TILEC_RING={ring} B {'K' if b_transposed else 'N'}-major "
               f"{BM}x{BN}x{BK} w{warps} S{stages}: ok, rings {rings}")
+
+
+@triton.jit
+def rows_beside_dot(Q, M, W, O, n, ROWS: tl.constexpr):
+    """A dot loop with a small row load (m: ROWS fp32, fewer than the CTA's threads, as
+    attention backward's m and Di): prefetch-loads prefetches its next iteration's bytes."""
+    r64 = tl.arange(0, 64)
+    r = tl.arange(0, ROWS)
+    kt = tl.load(Q + r64[:, None] * 64 + r64[None, :])
+    acc = tl.zeros([64, ROWS], dtype=tl.float32)
+    curr = 0
+    for i in range(0, n):
+        qT = tl.load(Q + 4096 + (curr + r)[None, :] * 64 + r64[:, None])
+        m = tl.load(M + curr + r)
+        w = tl.load(W + curr + r, mask=curr + r < n * ROWS - 3, other=0.0)
+        acc += (tl.dot(kt, qT) - m[None, :]) * w[None, :]
+        curr += ROWS
+    tl.store(O + r64[:, None] * ROWS + r[None, :], acc)
+
+
+@pytest.mark.parametrize("prefetch", ["0", "1"])
+@pytest.mark.parametrize("n", [1, 3])
+def test_prefetched_row_loads_on_the_simulator(monkeypatch, prefetch, n):
+    """With and without the prefetch (TILEC_PREFETCH): the results agree with numpy, and the simulator (which checks a prefetch's address as a load's)
+    finds none past the arrays: the last iteration prefetches nothing."""
+    monkeypatch.setenv("TILEC_SIMT", "1")
+    monkeypatch.setenv("TILEC_ALWAYS_COMPILE", "1")
+    monkeypatch.setenv("TILEC_PREFETCH", prefetch)
+    rng = np.random.default_rng(n)
+    rows = 32
+    q = rng.integers(-2, 3, 4096 + n * rows * 64).astype(np.float16)
+    m, w = (rng.integers(-3, 4, n * rows).astype(np.float32) for _ in range(2))
+    want = np.zeros((64, rows), np.float32)
+    kt = q[:4096].reshape(64, 64).astype(np.float32)
+    for i in range(n):
+        qT = q[4096 + i * rows * 64: 4096 + (i + 1) * rows * 64].reshape(rows, 64).T
+        wi = np.where(np.arange(i * rows, (i + 1) * rows) < n * rows - 3, w[i * rows:(i + 1) * rows], 0)
+        want += (kt @ qT.astype(np.float32) - m[None, i * rows:(i + 1) * rows]) * wi[None, :]
+    o = np.full((64, rows), np.nan, np.float32)
+    rows_beside_dot[(1,)](q, m, w, o, n, ROWS=rows, num_stages=3)
+    np.testing.assert_array_equal(o, want)
+    ptx = triton.compile(rows_beside_dot, "*fp16:16,*fp32:16,*fp32:16,*fp32:16,i32",
+                         constexprs={"ROWS": rows}, num_stages=3, target="cuda:90").asm["ptx"]
+    assert ("prefetch.global.L1" in ptx) == (prefetch == "1")
+    if prefetch == "1":
+        assert ptx.count("prefetch.global.L1") == 4 and "+128];" in ptx

@@ -132,6 +132,14 @@ void exec_Ld(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   });
 }
 
+// A cache hint with no effect on results. Its address is checked as a 1-byte load's all
+// the same: the lowering prefetches only bytes the next iteration loads (PrefetchLoads.h),
+// so a prefetch out of bounds is a lowering bug the simulator reports.
+void exec_Prefetch(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
+  uint32_t act = m.guarded(c, d, warp, mask);
+  for_lanes(act, warp, [&](int t) { m.memory(c, d, t, m.address(c, d, t), 1, false); });
+}
+
 void exec_St(Machine &m, Cta &c, const Decoded &d, int warp, uint32_t mask) {
   uint32_t act = m.guarded(c, d, warp, mask);
   const Instr &in = *d.in;

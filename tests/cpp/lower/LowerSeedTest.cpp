@@ -68,7 +68,7 @@ TEST(LowerSeed, GpuStagesAreDumpedAndTimed) {
   // clang-format off
   EXPECT_EQ(pipeline::gpu_stage_names(),
             (std::vector<std::string>{
-                "flatten-loops", "fold-flattened", "strength-reduce", "plan-rings", "pipeline-loads", "layouts",
+                "flatten-loops", "fold-flattened", "strength-reduce", "plan-rings", "pipeline-loads", "prefetch-loads", "layouts",
                 "remove-conversions", "pipeline-loops", "sink-past-loops", "warp-specialize",
                 "allocate-shared",
                 "lower", "sink-fragment-loads", "fuse-cvt-packs", "fold-xor-pairs",

@@ -136,7 +136,7 @@ TEST(Pipeline, UnknownDumpStageWarns) {
       err.find(
           "tilec: TILEC_DUMP names no pipeline stage 'bogus' (stages: frontend, "
           "canonicalize, licm, cse, dce, cleanup, flatten-loops, fold-flattened, strength-reduce, plan-rings, "
-          "pipeline-loads, "
+          "pipeline-loads, prefetch-loads, "
           "layouts, remove-conversions, pipeline-loops, sink-past-loops, warp-specialize, "
           "allocate-shared, lower, "
           "sink-fragment-loads, fuse-cvt-packs, fold-xor-pairs, fold-byte-packs, contract-fma, "

@@ -1,0 +1,167 @@
+#include "transforms/PrefetchLoads.h"
+
+#include <climits>
+
+#include "ir/RingOps.h"
+#include "support/Env.h"
+
+namespace tilec::transforms {
+
+using namespace ir;
+
+namespace {
+
+// Whether `v` is defined in `body` or in a region nested in it.
+bool inside(const Block *body, const Value *v) {
+  const Block *blk = v->def ? v->def->parent() : v->owner;
+  while (blk) {
+    if (blk == body)
+      return true;
+    const Region *r = blk->parent();
+    const Op *o = r ? r->parent() : nullptr;
+    blk = o ? o->parent() : nullptr;
+  }
+  return false;
+}
+
+// The integer constant `v` is (a scalar or a splat of one).
+std::optional<int64_t> constant_int(const Value *v) {
+  for (int depth = 0; v && v->def && depth < 4; ++depth) {
+    if (v->def->kind() == OpKind::Constant && !v->type.ptr && is_int(v->type.elem) &&
+        !is_bool(v->type.elem))
+      return v->def->int_attr("value", 0);
+    if (v->def->kind() != OpKind::Splat)
+      return std::nullopt;
+    v = v->def->operand(0);
+  }
+  return std::nullopt;
+}
+
+using Step = std::optional<int64_t>;
+
+Step add(Step a, Step b) {
+  int64_t r;
+  return a && b && !__builtin_add_overflow(*a, *b, &r) ? Step(r) : std::nullopt;
+}
+
+Step scale(Step a, std::optional<int64_t> k) {
+  int64_t r;
+  return a && k && !__builtin_mul_overflow(*a, *k, &r) ? Step(r) : std::nullopt;
+}
+
+struct StepOf {
+  const Op &loop;
+  const Block *body;
+
+  // A carried value whose yield is itself plus a constant (addptr: constant elements).
+  Step carried(const Value *arg, size_t k) const {
+    const Op *yield = body->terminator();
+    if (!yield || k == 0 || k - 1 >= yield->num_operands())
+      return std::nullopt;
+    const Value *y = yield->operand(k - 1);
+    if (y == arg)
+      return 0;
+    const Op *d = y->def;
+    if (!d || d->parent() != body)
+      return std::nullopt;
+    if (d->kind() == OpKind::AddPtr && d->operand(0) == arg)
+      return scale(constant_int(d->operand(1)), byte_size(arg->type.elem));
+    if (d->kind() == OpKind::Add && !arg->type.ptr && !is_float(arg->type.elem))
+      for (int i = 0; i < 2; ++i)
+        if (d->operand(static_cast<size_t>(i)) == arg)
+          return constant_int(d->operand(static_cast<size_t>(1 - i)));
+    return std::nullopt;
+  }
+
+  Step operator()(const Value *v, int depth = 0) const {
+    if (!inside(body, v))
+      return 0;
+    if (depth > 48 || (!v->type.ptr && is_float(v->type.elem)))
+      return std::nullopt;
+    if (!v->def) { // a block argument: the induction variable or a carried value
+      if (v->owner != body)
+        return std::nullopt;
+      for (size_t k = 0; k < body->num_args(); ++k)
+        if (body->arg(k) == v)
+          return k == 0 ? constant_int(loop.operand(2)) : carried(v, k);
+      return std::nullopt;
+    }
+    const Op &d = *v->def;
+    auto of = [&](size_t i) { return (*this)(d.operand(i), depth + 1); };
+    switch (d.kind()) {
+    case OpKind::Constant:
+    case OpKind::Arange:
+      return 0;
+    case OpKind::Splat:
+    case OpKind::Broadcast:
+    case OpKind::ExpandDims:
+    case OpKind::Reshape:
+    case OpKind::Permute:
+    case OpKind::ConvertLayout:
+    case OpKind::Hint:
+      return of(0);
+    case OpKind::Add:
+      return add(of(0), of(1));
+    case OpKind::Sub:
+      return add(of(0), scale(of(1), -1));
+    case OpKind::Mul:
+      if (auto k = constant_int(d.operand(1)))
+        return scale(of(0), k);
+      if (auto k = constant_int(d.operand(0)))
+        return scale(of(1), k);
+      break;
+    case OpKind::AddPtr:
+      return add(of(0), scale(of(1), byte_size(v->type.elem)));
+    default:
+      break;
+    }
+    // an op of values that do not change (computed in the body all the same)
+    if (!is_pure(d.kind()) || d.num_regions())
+      return std::nullopt;
+    for (size_t i = 0; i < d.num_operands(); ++i)
+      if (of(i) != Step(0))
+        return std::nullopt;
+    return 0;
+  }
+};
+
+bool mark_loop(Op &loop, int64_t stages, int64_t threads) {
+  Block *body = loop.region(0)->block();
+  auto step = constant_int(loop.operand(2));
+  if (loop.int_attr("num_stages", stages) < 2 || has_schedule_barriers(body) || !step || *step <= 0)
+    return false;
+  bool has_dot = false;
+  for (auto &op : body->ops())
+    has_dot = has_dot || op->kind() == OpKind::Dot;
+  if (!has_dot)
+    return false;
+  bool marked = false;
+  for (auto &op : body->ops()) {
+    if (op->kind() != OpKind::Load || op->num_operands() != 1 || op->int_attr("volatile", 0) ||
+        op->int_attr(kRingLoadAttr, 0) || op->int_attr("tma", 0) || !op->result()->type.is_tile() ||
+        op->result()->type.numel() >= threads)
+      continue;
+    Step s = per_iteration_step(loop, op->operand(0));
+    if (s && *s != 0 && *s > INT32_MIN && *s < INT32_MAX) {
+      op->set_attr(kPrefetchAttr, *s);
+      marked = true;
+    }
+  }
+  return marked;
+}
+
+} // namespace
+
+std::optional<int64_t> per_iteration_step(const Op &loop, const Value *v) {
+  return StepOf{loop, loop.region(0)->block()}(v);
+}
+
+void prefetch_loads(Module &m) {
+  if (!env::flag(env::Var::Prefetch))
+    return;
+  int64_t stages = m.int_attr("num_stages", 3), threads = 32 * m.int_attr("num_warps", 4);
+  for (auto &f : m.functions)
+    for_each_loop(*f->entry(), [&](Op &loop) { mark_loop(loop, stages, threads); });
+}
+
+} // namespace tilec::transforms
