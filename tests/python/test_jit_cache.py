@@ -323,3 +323,33 @@ def test_cache_keys_follow_codegen_variables(monkeypatch):
     assert _C.gpu_cache_key(fs, "specs", "opts", "sm_90a") == k1
     monkeypatch.setenv("TILEC_TIME", "1")
     assert _C.gpu_cache_key(fs, "specs", "opts", "sm_90a") == k1
+
+
+def test_a_codegen_variable_compiles_anew_through_the_disk_cache(tmp_path, monkeypatch):
+    """triton.compile of an ASTSource for a GPU target goes through the disk cache (no GPU
+    needed, as Inductor compiles): the same kernel with TILEC_PREFETCH=1, then 0, then 1
+    again gives two entries and each setting its own PTX; before the variables were part
+    of the key, the second compile returned the first one's PTX."""
+    import glob
+
+    from tilec.backends.compiler import GPUTarget
+    from tilec.compiler import ASTSource
+
+    from test_pipelining import rows_beside_dot
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TILEC_ALWAYS_COMPILE", raising=False)
+    sig = {"Q": "*fp16", "M": "*fp32", "W": "*fp32", "O": "*fp32", "n": "i32",
+           "ROWS": "constexpr"}
+    attrs = {(i,): [["tt.divisibility", 16]] for i in range(4)}
+
+    def ptx(setting):
+        monkeypatch.setenv("TILEC_PREFETCH", setting)
+        src = ASTSource(rows_beside_dot, sig, {"ROWS": 32}, attrs)
+        return tilec.compile(src, target=GPUTarget("cuda", 90, 32),
+                             options={"num_stages": 3}).asm["ptx"]
+
+    assert "prefetch.global.L1" in ptx("1")
+    assert "prefetch.global.L1" not in ptx("0")
+    assert "prefetch.global.L1" in ptx("1")
+    assert len(glob.glob(str(tmp_path / "*" / "*" / "kernel.ptx"))) == 2
