@@ -30,25 +30,16 @@ Value *and_in_bounds(Builder &b, Value *mask, Value *cond, const Type &ptr_t, So
 }
 
 bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
-  Block *body = loop.region(0)->block();
-  int64_t own = loop.int_attr("num_stages", stages);
-  if (own < 2 || has_schedule_barriers(body))
+  if (!pipelinable_dot_loop(loop, stages))
     return false;
-  bool has_dot = false;
+  Block *body = loop.region(0)->block();
   std::vector<Op *> loads;
-  for (auto &op : body->ops()) {
-    has_dot = has_dot || op->kind() == OpKind::Dot;
+  for (auto &op : body->ops())
     if (op->kind() == OpKind::Load && op->int_attr("volatile", 0) == 0 &&
         op->int_attr(ir::kRingLoadAttr, 0) == 0 && // plan-rings gave it to a ring
         op->result()->type.numel() >= threads)     // small: loaded where used (below)
       loads.push_back(op.get());
-  }
-  if (!has_dot || loads.empty())
-    return false;
-  // A constant positive step only (the bound test is `iv < ub`).
-  Op *step_def = loop.operand(2)->def;
-  if (!step_def || step_def->kind() != OpKind::Constant || !loop.operand(2)->type.is_scalar() ||
-      step_def->int_attr("value", 0) <= 0)
+  if (loads.empty())
     return false;
   LoopShift sh(loop, false);
   std::vector<Op *> chosen;
@@ -117,6 +108,20 @@ bool pipeline_loop(Op &loop, int64_t stages, int64_t threads) {
 }
 
 } // namespace
+
+bool pipelinable_dot_loop(Op &loop, int64_t module_stages) {
+  Block *body = loop.region(0)->block();
+  if (loop.int_attr("num_stages", module_stages) < 2 || has_schedule_barriers(body))
+    return false;
+  Op *step = loop.operand(2)->def;
+  if (!step || step->kind() != OpKind::Constant || !loop.operand(2)->type.is_scalar() ||
+      step->int_attr("value", 0) <= 0)
+    return false;
+  for (auto &op : body->ops())
+    if (op->kind() == OpKind::Dot)
+      return true;
+  return false;
+}
 
 void pipeline_loads(Module &m) {
   bool changed = false;

@@ -21,6 +21,12 @@
 
 namespace tilec::transforms {
 
+// Whether the loads of `loop` may be moved between its iterations (this stage, and
+// prefetch-loads): a dot in its body, num_stages >= 2 (its own, else `module_stages`), a
+// constant positive step (the bound test is `iv < ub`) and no stores, atomics, barriers,
+// prints or asserts in it.
+bool pipelinable_dot_loop(ir::Op &loop, int64_t module_stages);
+
 void pipeline_loads(ir::Module &m);
 
 } // namespace tilec::transforms

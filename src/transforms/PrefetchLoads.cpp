@@ -4,6 +4,8 @@
 
 #include "ir/RingOps.h"
 #include "support/Env.h"
+#include "transforms/FoldUtils.h"
+#include "transforms/PipelineLoads.h"
 
 namespace tilec::transforms {
 
@@ -24,17 +26,12 @@ bool inside(const Block *body, const Value *v) {
   return false;
 }
 
-// The integer constant `v` is (a scalar or a splat of one).
+// The integer constant `v` is (a scalar or tile constant, or a splat of one).
 std::optional<int64_t> constant_int(const Value *v) {
-  for (int depth = 0; v && v->def && depth < 4; ++depth) {
-    if (v->def->kind() == OpKind::Constant && !v->type.ptr && is_int(v->type.elem) &&
-        !is_bool(v->type.elem))
-      return v->def->int_attr("value", 0);
-    if (v->def->kind() != OpKind::Splat)
-      return std::nullopt;
+  if (v->def && v->def->kind() == OpKind::Splat)
     v = v->def->operand(0);
-  }
-  return std::nullopt;
+  std::optional<Scalar> s = constant_value(v);
+  return s && !s->is_float ? std::optional<int64_t>(s->i) : std::nullopt;
 }
 
 using Step = std::optional<int64_t>;
@@ -78,14 +75,10 @@ struct StepOf {
       return 0;
     if (depth > 48 || (!v->type.ptr && is_float(v->type.elem)))
       return std::nullopt;
-    if (!v->def) { // a block argument: the induction variable or a carried value
-      if (v->owner != body)
-        return std::nullopt;
-      for (size_t k = 0; k < body->num_args(); ++k)
-        if (body->arg(k) == v)
-          return k == 0 ? constant_int(loop.operand(2)) : carried(v, k);
-      return std::nullopt;
-    }
+    if (v->is_block_arg()) // the induction variable or a carried value
+      return v->owner != body ? std::nullopt
+             : v->index == 0  ? constant_int(loop.operand(2))
+                              : carried(v, v->index);
     const Op &d = *v->def;
     auto of = [&](size_t i) { return (*this)(d.operand(i), depth + 1); };
     switch (d.kind()) {
@@ -125,29 +118,18 @@ struct StepOf {
   }
 };
 
-bool mark_loop(Op &loop, int64_t stages, int64_t threads) {
-  Block *body = loop.region(0)->block();
-  auto step = constant_int(loop.operand(2));
-  if (loop.int_attr("num_stages", stages) < 2 || has_schedule_barriers(body) || !step || *step <= 0)
-    return false;
-  bool has_dot = false;
-  for (auto &op : body->ops())
-    has_dot = has_dot || op->kind() == OpKind::Dot;
-  if (!has_dot)
-    return false;
-  bool marked = false;
-  for (auto &op : body->ops()) {
+void mark_loop(Op &loop, int64_t stages, int64_t threads) {
+  if (!pipelinable_dot_loop(loop, stages))
+    return;
+  for (auto &op : loop.region(0)->block()->ops()) {
     if (op->kind() != OpKind::Load || op->num_operands() != 1 || op->int_attr("volatile", 0) ||
         op->int_attr(kRingLoadAttr, 0) || op->int_attr("tma", 0) || !op->result()->type.is_tile() ||
         op->result()->type.numel() >= threads)
       continue;
     Step s = per_iteration_step(loop, op->operand(0));
-    if (s && *s != 0 && *s > INT32_MIN && *s < INT32_MAX) {
+    if (s && *s != 0 && *s > INT32_MIN && *s < INT32_MAX)
       op->set_attr(kPrefetchAttr, *s);
-      marked = true;
-    }
   }
-  return marked;
 }
 
 } // namespace
