@@ -1,7 +1,7 @@
 """What copying the seed matmul's and the seed attention's tiles by TMA would be worth, measured
 before any compiler pass turns pointer loads into tensor-map copies:
 
-    python benchmarks/tma_probe.py [--reps 50] [--parts matmul,attention]
+    python benchmarks/tma_probe.py [--reps 50] [--parts matmul,attention] [--ks 4096]
 
 Each kernel is written three ways, same tile, warps and stages; GPU time (launches queued
 behind a GPU sleep, L2 flushed), interleaved rounds, checked against torch:
@@ -13,8 +13,16 @@ behind a GPU sleep, L2 flushed), interleaved rounds, checked against torch:
   hdesc   host TensorDescriptor arguments (the attention's K and V over the flattened
           [Z*H*N, D] tensor, as tutorial 06 does; N a multiple of BLOCK_N)
 beside cuBLAS (torch.matmul) and SDPA. A measurement for deciding on a pass; it never fails.
+
+--ks K1,K2,...: the matmuls at M = N = 4096 and each K (default 4096 alone). With two K or
+more, a last table fits each kernel's time to a + b K (least squares): b is what one more
+K step costs (the main loop), a the time that does not grow with K (the launch, each wave's
+prologue and epilogue, the last wave's tail), so a gap to cuBLAS in a is one a persistent
+schedule could close and a gap in b is the loop's own. --json PATH writes the matmul times
+and the fit.
 """
 import argparse
+import json
 import os
 import sys
 
@@ -151,10 +159,37 @@ def attn_hdesc(Q, k_desc, v_desc, Out, stride_qh, stride_qm, stride_oh, stride_o
              acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < N_CTX)
 
 
+def fit_line(points):
+    """(a, b) of the least-squares line t = a + b k through [(k, t), ...] (two k or more)."""
+    n = len(points)
+    mk = sum(k for k, _ in points) / n
+    mt = sum(t for _, t in points) / n
+    b = (sum((k - mk) * (t - mt) for k, t in points) /
+         sum((k - mk) ** 2 for k, _ in points))
+    return mt - b * mk, b
+
+
+def print_fit(times, bk):
+    """Each kernel's least-squares time = a + b K (us, us per K step of bk), and b and a
+    as multiples of cuBLAS's; returns {"dtype kernel": {"a_us", "b_us_per_step"}}."""
+    print(f"{'fit: time = a + b K':>28}  {'a us':>8}  {'b us/step':>9}  {'b / cuBLAS':>10}  "
+          f"{'a / cuBLAS':>10}")
+    fits = {}
+    for key, pts in times.items():
+        a, b = fit_line([(k, ms * 1e3) for k, ms in pts])
+        fits[key] = (a, b * bk)
+    for (dt, name), (a, b) in fits.items():
+        ca, cb = fits.get((dt, "cuBLAS"), (a, b))
+        print(f"{dt + ' ' + name:>28}  {a:8.1f}  {b:9.3f}  {b / cb:10.3f}  {a / ca:10.3f}")
+    return {f"{dt} {name}": {"a_us": a, "b_us_per_step": b} for (dt, name), (a, b) in fits.items()}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--parts", default="matmul,attention")
+    ap.add_argument("--ks", default="4096", help="K of the matmuls (M = N = 4096)")
+    ap.add_argument("--json", help="write the matmul times (and the fit) here")
     args = ap.parse_args()
     import torch
     from tilec.tools.tensor_descriptor import TensorDescriptor
@@ -166,21 +201,23 @@ def main():
     report = lambda name, fl, ms, err="": print(  # noqa: E731
         f"{name:>28}  {fl / ms / 1e9:7.1f} TFLOP/s  {ms * 1e3:8.1f} us  {err}", flush=True)
     if "matmul" in args.parts:
-        for dt in (torch.float16, torch.bfloat16):
+        times = {}  # (dtype, kernel) -> [(K, ms)]
+        for dt, kk in [(d, int(k)) for d in (torch.float16, torch.bfloat16)
+                       for k in args.ks.split(",")]:
             n, BM, BN, BK = 4096, 128, 256, 64
-            a = torch.randn((n, n), device="cuda", dtype=dt)
-            b = torch.randn((n, n), device="cuda", dtype=dt)
+            a = torch.randn((n, kk), device="cuda", dtype=dt)
+            b = torch.randn((kk, n), device="cuda", dtype=dt)
             c = torch.empty((n, n), device="cuda", dtype=torch.float16)
             grid = (triton.cdiv(n, BM) * triton.cdiv(n, BN),)
             cfg = dict(BM=BM, BN=BN, BK=BK, GROUP=8, num_warps=8, num_stages=3)
             ad = TensorDescriptor.from_tensor(a, [BM, BK])
             bd = TensorDescriptor.from_tensor(b, [BK, BN])
             fns = {
-                "ptr": lambda: ks["mm_ptr"][grid](a, b, c, n, n, n, *a.stride(), *b.stride(),
+                "ptr": lambda: ks["mm_ptr"][grid](a, b, c, n, n, kk, *a.stride(), *b.stride(),
                                                   *c.stride(), **cfg),
-                "kdesc": lambda: ks["mm_kdesc"][grid](a, b, c, n, n, n, *a.stride(),
+                "kdesc": lambda: ks["mm_kdesc"][grid](a, b, c, n, n, kk, *a.stride(),
                                                       *b.stride(), *c.stride(), **cfg),
-                "hdesc": lambda: ks["mm_hdesc"][grid](ad, bd, c, n, n, n, *c.stride(), **cfg),
+                "hdesc": lambda: ks["mm_hdesc"][grid](ad, bd, c, n, n, kk, *c.stride(), **cfg),
                 "cuBLAS": lambda: torch.matmul(a, b),
             }
             ref = torch.matmul(a.float(), b.float())
@@ -191,8 +228,16 @@ def main():
                 torch.cuda.synchronize()
                 errs[name] = f"max err {(c.float() - ref).abs().max().item():.3g}"
             for name, ms in timer.interleaved_ms(fns).items():
-                report(f"matmul {str(dt)[6:]} 4096^3 {name}", 2 * n ** 3, ms,
+                report(f"matmul {str(dt)[6:]} 4096x4096x{kk} {name}", 2 * n * n * kk, ms,
                        errs.get(name, ""))
+                times.setdefault((str(dt)[6:], name), []).append((kk, ms))
+        fit = print_fit(times, BK) if len(args.ks.split(",")) > 1 else {}
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"device": torch.cuda.get_device_name(), "m": 4096, "n": 4096,
+                           "times_us": {f"{dt} {name}": {str(k): ms * 1e3 for k, ms in pts}
+                                        for (dt, name), pts in times.items()},
+                           "fit": fit}, f, indent=1)
     if "attention" in args.parts:
         seed = load_seeds("tilec").fused_attention_kernel
         for n_ctx in (1024, 4096):

@@ -79,3 +79,20 @@ def test_ptx_edit_ab_edits_the_cached_kernel_and_rebuilds_its_cubin(tmp_path):
     r = subprocess.run(tool + ["--edit", "mul.lo=>x", "--", sys.executable, str(cmd)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "the edit 'mul.lo' matches nothing" in r.stderr
+
+
+def test_tma_probe_fit_splits_time_into_fixed_and_per_step_parts():
+    path = os.path.join(ROOT, "benchmarks", "tma_probe.py")
+    spec = importlib.util.spec_from_file_location("tilec_tma_probe", path)
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)  # defines kernels only: no GPU, no torch at import
+    a, b = probe.fit_line([(1024, 12.0 + 0.04 * 1024), (2048, 12.0 + 0.04 * 2048),
+                           (8192, 12.0 + 0.04 * 8192)])
+    assert a == pytest.approx(12.0) and b == pytest.approx(0.04)
+    # times in ms per K; the fit reports us and us per K step, and ratios to cuBLAS
+    times = {("float16", "ptr"): [(1024, 0.060), (4096, 0.180)],
+             ("float16", "cuBLAS"): [(1024, 0.050), (4096, 0.170)]}
+    fit = probe.print_fit(times, 64)
+    assert fit["float16 ptr"]["a_us"] == pytest.approx(20.0)
+    assert fit["float16 cuBLAS"]["a_us"] == pytest.approx(10.0)
+    assert fit["float16 ptr"]["b_us_per_step"] == pytest.approx(120 / 3072 * 64)
