@@ -562,6 +562,30 @@ def test_host_checks():
         k_out_of_array[(1,)](d, d, B=8)
 
 
+def test_host_checks_after_a_good_block_shape():
+    # the constructor remembers block shapes that passed (its quick path); every other
+    # check still runs on the next descriptor with that block shape
+    x = aligned((8, 16), np.float32)
+    TensorDescriptor(x, [8, 16], [16, 1], [1, 16])
+    TensorDescriptor(x, [8, 16], [16, 1], [1, 16])
+    with pytest.raises(ValueError, match="16-byte aligned"):
+        TensorDescriptor(x[:, 1:], [8, 15], [16, 1], [1, 16])
+    with pytest.raises(ValueError, match="strides must be 16-byte aligned"):
+        TensorDescriptor(x, [8, 6], [6, 1], [1, 16])
+    with pytest.raises(ValueError, match="contiguous"):
+        TensorDescriptor(x, [8, 4], [16, 4], [1, 16])
+    with pytest.raises(ValueError, match="positive"):
+        TensorDescriptor(x, [8, -1], [16, 1], [1, 16])
+    with pytest.raises(ValueError, match="nan"):
+        TensorDescriptor(aligned((16,), np.int32), [1, 16], [16, 1], [1, 16], padding="nan")
+    with pytest.raises(TypeError, match="must be an int, got bool"):
+        TensorDescriptor(x, [8, 16], [16, 1], [True, 16])  # equal to (1, 16), not an int
+    with pytest.raises(ValueError, match="rank mismatch"):
+        TensorDescriptor(x, [8, 16], [16, 1], [1, 16, 1])
+    d = TensorDescriptor(x, [8, 16], [16, 1], [np.int64(1), 16])  # numpy ints: full checks
+    assert list(d.block_shape) == [1, 16]
+
+
 def test_set_allocator_is_accepted():
     calls = []
     triton.set_allocator(lambda size, align, stream: calls.append(size))
