@@ -48,6 +48,8 @@ uint64_t float_bits(double v, DType d) {
     return std::bit_cast<uint64_t>(v);
   if (d == DType::F32) // the hardware's rounding, to nearest even
     return std::bit_cast<uint32_t>(static_cast<float>(v));
+  if (d == DType::F8E4B15) // Triton's software encoding
+    return fp8e4b15_from_double(v);
   auto f = float_format(d);
   TILEC_ASSERT(f.has_value(), "float_bits: not a float dtype");
   return tilec::float_bits(*f, v);
@@ -58,6 +60,8 @@ double round_to_dtype(double v, DType d) {
     return v;
   if (d == DType::F32)
     return static_cast<double>(static_cast<float>(v));
+  if (d == DType::F8E4B15)
+    return fp8e4b15_to_float(fp8e4b15_from_double(v));
   auto f = float_format(d);
   TILEC_ASSERT(f.has_value(), "round_to_dtype: not a float dtype");
   return float_value(*f, tilec::float_bits(*f, v));

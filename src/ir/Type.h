@@ -24,11 +24,11 @@ int bits(DType d);
 DTypeKind kind(DType d);
 int mantissa_bits(DType d); // floats only; 0 otherwise
 // The bit format of fp8e4nv / fp8e5 / fp16 / bf16 / fp32 (support/FloatFormats.h); nullopt
-// for fp64 and the integers.
+// for fp64, fp8e4b15 (converted its own way) and the integers.
 std::optional<FloatFormat> float_format(DType d);
 // The bits of `v` rounded to nearest-even in float dtype `d` (fp8e4nv saturates to +-448 and
-// has no inf, as the GPU's cvt .satfinite does; the others overflow to inf): what the
-// interpreter stores and what a lowered constant holds.
+// has no inf, as the GPU's cvt .satfinite does; the others overflow to inf; fp8e4b15 takes
+// Triton's software encoding): what the interpreter stores and what a lowered constant holds.
 uint64_t float_bits(double v, DType d);
 // `v` rounded to nearest-even in float dtype `d`, as a double (fp64: `v` itself).
 double round_to_dtype(double v, DType d);
@@ -37,6 +37,7 @@ inline bool is_int(DType d) { return !is_float(d); } // bool counts as an intege
 inline bool is_signed_int(DType d) { return kind(d) == DTypeKind::Int; }
 inline bool is_unsigned_int(DType d) { return kind(d) == DTypeKind::UInt; }
 inline bool is_bool(DType d) { return d == DType::I1; }
+inline bool is_fp8(DType d) { return is_float(d) && bits(d) == 8; }
 int byte_size(DType d);                // storage bytes (i1 is stored as one byte)
 std::string_view ir_name(DType d);     // "fp32"
 std::string_view python_name(DType d); // "float32"

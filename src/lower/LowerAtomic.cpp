@@ -172,7 +172,7 @@ Reg atomic_one(LoweringContext &c, const ir::Op &op, Reg addr, Reg val, Reg cmp,
   if (kind == "add") {
     if (d == ir::DType::BF16 && c.opts().sm < 90)
       throw CompileError(op.loc(), "atomic add on bfloat16 needs sm_90 or newer");
-    if ((!is_f && bits < 32) || d == ir::DType::F8E4NV || d == ir::DType::F8E5)
+    if ((!is_f && bits < 32) || ir::is_fp8(d))
       throw unsupported();
     Ty t = is_f ? rt : (bits == 64 ? Ty::U64 : simt::ty_is_signed(rt) ? Ty::S32 : Ty::U32);
     emit_atom(AtomOp::Add, t, val, {}, guard);

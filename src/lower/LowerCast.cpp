@@ -20,7 +20,7 @@ using ir::DType;
 using simt::Cmp;
 using simt::Rnd;
 
-bool is_fp8(DType d) { return d == DType::F8E4NV || d == DType::F8E5; }
+using ir::is_fp8;
 
 // The value of an fp8 byte (in a b16 register) as f32, exactly.
 Reg fp8_to_f32(LoweringContext &c, Reg x, DType d) {
@@ -40,6 +40,38 @@ Reg fp8_to_f32(LoweringContext &c, Reg x, DType d) {
   return b.selp(Ty::F32, b.neg(Ty::F32, f), f, neg);
 }
 
+// fp8e4b15 (FloatFormats.h): its bits moved into an fp16's (the same bias), exactly.
+Reg fp8e4b15_to_f16(LoweringContext &c, Reg x) {
+  simt::Builder &b = c.b();
+  Reg sign = b.shl(Ty::B16, b.and_(Ty::B16, x, simt::imm(0x80)), simt::imm(8));
+  Reg rest = b.shl(Ty::B16, b.and_(Ty::B16, x, simt::imm(0x7f)), simt::imm(7));
+  return b.or_(Ty::B16, sign, rest);
+}
+
+// Triton's software encoding of fp8e4b15 (FloatFormats.h): the value toward zero to fp16,
+// its magnitude clamped to 1.75 (0x3f00; inf and NaN lie above it as integers), doubled
+// plus 0x80 and the top byte kept (3 mantissa bits, ties away from zero); the sign is the
+// source's (a NaN's too, whatever cvt makes of it).
+Reg to_fp8e4b15(LoweringContext &c, Reg x, DType from) {
+  simt::Builder &b = c.b();
+  Reg h, sign;
+  if (from == DType::F16 || from == DType::BF16) {
+    sign = b.and_(Ty::B16, x, simt::imm(0x8000));
+    h = from == DType::F16 ? x : b.cvt(Ty::F16, Ty::F32, b.cvt(Ty::F32, Ty::BF16, x), Rnd::Rz);
+  } else if (from == DType::F32 || from == DType::F64) {
+    int w = from == DType::F32 ? 32 : 64;
+    Reg top = b.shr(simt::ty_bits_of(w), x, simt::imm(w - 16));
+    sign = b.and_(Ty::B16, b.cvt(Ty::U16, simt::ty_uint(w), top), simt::imm(0x8000));
+    h = b.cvt(Ty::F16, reg_ty(from), x, Rnd::Rz);
+  } else { // another fp8: exact in fp16
+    sign = b.shl(Ty::B16, b.and_(Ty::B16, x, simt::imm(0x80)), simt::imm(8));
+    h = b.cvt(Ty::F16, Ty::F32, to_f32(c, x, from), Rnd::Rz);
+  }
+  Reg mag = b.min(Ty::U16, b.and_(Ty::B16, h, simt::imm(0x7fff)), simt::imm(0x3f00));
+  Reg up = b.add(Ty::U16, b.shl(Ty::B16, mag, simt::imm(1)), simt::imm(0x80));
+  return b.shr(Ty::B16, b.or_(Ty::B16, up, sign), simt::imm(8));
+}
+
 // f64 -> f32 rounded to odd (toward zero, then the last bit set when inexact).
 Reg f64_to_f32_odd(LoweringContext &c, Reg x) {
   simt::Builder &b = c.b();
@@ -55,6 +87,8 @@ Reg float_to_float(LoweringContext &c, Reg x, DType from, DType to, bool rtz, So
   simt::Builder &b = c.b();
   if (from == to)
     return x;
+  if (to == DType::F8E4B15) // one rounding, Triton's, whatever fp_downcast_rounding says
+    return to_fp8e4b15(c, x, from);
   Rnd r = rtz ? Rnd::Rz : Rnd::Rn;
   auto widening = [](DType f, DType t) { return ir::mantissa_bits(t) >= ir::mantissa_bits(f); };
   // Sources PTX cannot convert from directly become f32 first (exactly).
@@ -143,6 +177,8 @@ Reg to_f32(LoweringContext &c, Reg x, DType d) {
   case DType::F8E4NV:
   case DType::F8E5:
     return fp8_to_f32(c, x, d);
+  case DType::F8E4B15:
+    return c.b().cvt(Ty::F32, Ty::F16, fp8e4b15_to_f16(c, x));
   case DType::F64:
     return c.b().cvt(Ty::F32, Ty::F64, x, Rnd::Rn);
   default:
@@ -164,6 +200,8 @@ Reg from_f32(LoweringContext &c, Reg x, DType d, bool rtz, SourceLoc loc) {
     return b.cvt(Ty::BF16, Ty::F32, x, r);
   case DType::F64:
     return b.cvt(Ty::F64, Ty::F32, x);
+  case DType::F8E4B15:
+    return to_fp8e4b15(c, x, DType::F32);
   case DType::F8E4NV:
   case DType::F8E5: {
     if (c.opts().sm < 89)

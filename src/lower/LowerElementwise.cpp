@@ -21,8 +21,7 @@ using simt::Op;
 using K = ir::OpKind;
 
 bool is_half(ir::DType d) {
-  return d == ir::DType::F16 || d == ir::DType::BF16 || d == ir::DType::F8E4NV ||
-         d == ir::DType::F8E5;
+  return d == ir::DType::F16 || d == ir::DType::BF16 || ir::is_fp8(d);
 }
 
 // Re-normalises an 8-bit value held in a 16-bit register after wrapping arithmetic.
@@ -207,7 +206,7 @@ Reg unary(LoweringContext &c, const ir::Op &op, ir::DType d, Reg x) {
     if (d == ir::DType::I1)
       return x;
     if (ir::is_float(d)) {
-      if (d == ir::DType::F8E4NV || d == ir::DType::F8E5)
+      if (ir::is_fp8(d)) // the sign bit
         return bb.xor_(Ty::B16, x, simt::imm(0x80));
       return bb.neg(t, x);
     }
@@ -219,7 +218,7 @@ Reg unary(LoweringContext &c, const ir::Op &op, ir::DType d, Reg x) {
   case K::Abs:
     if (d == ir::DType::I1 || ir::is_unsigned_int(d))
       return x;
-    if (d == ir::DType::F8E4NV || d == ir::DType::F8E5)
+    if (ir::is_fp8(d))
       return bb.and_(Ty::B16, x, simt::imm(0x7f));
     if (ir::is_float(d))
       return bb.abs(t, x);

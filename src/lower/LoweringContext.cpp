@@ -35,6 +35,7 @@ Ty reg_ty(ir::DType d, bool ptr) {
     return Ty::U64;
   case ir::DType::F8E4NV:
   case ir::DType::F8E5:
+  case ir::DType::F8E4B15:
     return Ty::B16;
   case ir::DType::F16:
     return Ty::F16;
@@ -64,6 +65,7 @@ Ty param_ty(const ir::Type &t) {
   case ir::DType::BF16:
   case ir::DType::F8E4NV:
   case ir::DType::F8E5:
+  case ir::DType::F8E4B15:
     return Ty::B16;
   default:
     return reg_ty(t.elem);

@@ -1,5 +1,6 @@
 #include "support/FloatFormats.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -130,6 +131,20 @@ uint8_t fp8e5_from_double(double x, FloatRound r) {
 float fp8e4nv_to_float(uint8_t bits) { return kFp8E4NVTable[bits]; }
 uint8_t fp8e4nv_from_double(double x, FloatRound r) {
   return static_cast<uint8_t>(float_bits(kFp8E4NVFormat, x, r));
+}
+
+float fp8e4b15_to_float(uint8_t bits) {
+  return fp16_to_float(static_cast<uint16_t>(((bits & 0x80u) << 8) | ((bits & 0x7fu) << 7)));
+}
+uint8_t fp8e4b15_from_fp16(uint16_t h) {
+  uint32_t mag = std::min<uint32_t>(h & 0x7fffu, 0x3f00u); // 1.75; inf and NaN are above
+  return static_cast<uint8_t>(((h & 0x8000u) | (mag * 2 + 0x80u)) >> 8);
+}
+uint8_t fp8e4b15_from_double(double x) {
+  uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  if (std::isnan(x))
+    return fp8e4b15_from_fp16(sign | 0x7e00);
+  return fp8e4b15_from_fp16(fp16_from_double(x, FloatRound::TowardZero));
 }
 
 float float_from_double(double x, FloatRound r) {

@@ -66,6 +66,15 @@ uint8_t fp8e5_from_double(double x, FloatRound r = FloatRound::Nearest);
 float fp8e4nv_to_float(uint8_t bits);
 uint8_t fp8e4nv_from_double(double x, FloatRound r = FloatRound::Nearest);
 
+// fp8e4b15, Triton's fp8 of pre-Hopper NVIDIA GPUs, converted in software as Triton does
+// (its CUDA backend's convert_custom_float8): bits s eeee mmm are the fp16 with sign s and
+// exponent and mantissa eeee mmm << 7 (bias 15, subnormals alike; no inf or NaN: 0x7f is
+// 1.875). Encoding goes through fp16, toward zero; the magnitude is clamped to 1.75 (inf
+// and NaN too) and rounded to 3 mantissa bits with ties away from zero; the sign stays.
+float fp8e4b15_to_float(uint8_t bits);
+uint8_t fp8e4b15_from_fp16(uint16_t h);
+uint8_t fp8e4b15_from_double(double x);
+
 // double -> float with the given rounding (Nearest is the hardware conversion).
 float float_from_double(double x, FloatRound r);
 

@@ -73,16 +73,16 @@ class constexpr_type:
 
 class dtype:
     """A scalar element type. `str(tl.float16) == 'fp16'`, as in Triton. The class lists and
-    queries are Triton's, so host code that inspects dtypes runs unchanged. fp8e4b15,
-    fp8e4b8 and fp8e5b16 exist on the host (Triton's tests name them); kernels reject them."""
+    queries are Triton's, so host code that inspects dtypes runs unchanged. fp8e4b8 and
+    fp8e5b16 (AMD's) exist on the host (Triton's tests name them); kernels reject them."""
 
     SINT_TYPES = ["int8", "int16", "int32", "int64"]
     UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
     FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32",
                 "fp64"]
-    # Triton's fp8 types of other hardware (fp8e4b15: pre-Hopper NVIDIA; e4b8 / e5b16: AMD)
-    # exist on the host; tilec's compiler has no such element type
-    UNSUPPORTED_TYPES = ["fp8e4b15", "fp8e4b8", "fp8e5b16"]
+    # Triton's fp8 types of AMD GPUs exist on the host; tilec's compiler has no such
+    # element type
+    UNSUPPORTED_TYPES = ["fp8e4b8", "fp8e5b16"]
     STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
     OTHER_TYPES = ["void"]
 
@@ -205,8 +205,7 @@ class dtype:
         if self.name not in dtype.UNSUPPORTED_TYPES:
             return None
         return (f"type {self.name} not supported in this architecture: tilec's fp8 types are "
-                f"fp8e4nv and fp8e5 ({self.name} is Triton's fp8 type of other GPUs, "
-                "pre-Hopper NVIDIA or AMD)")
+                f"fp8e4nv, fp8e5 and fp8e4b15 ({self.name} is Triton's fp8 type of AMD GPUs)")
 
     @property
     def ir_type(self) -> str:

@@ -15,7 +15,7 @@ using ir::Value;
 
 namespace {
 
-bool is_fp8(DType d) { return d == DType::F8E4NV || d == DType::F8E5; }
+using ir::is_fp8;
 
 // `v` as the sum of `parts` bf16 values, each the rounding of what the previous ones
 // leave. (As in Triton, an infinite operand then gives NaN: inf - inf in the parts.)
@@ -111,6 +111,16 @@ Val dot(Emitter &e, const Args &a) {
     a.fail("dot: both inputs must be either 2D or 3D; got shapes " + shape_str(xt.shape) + " and " +
            shape_str(yt.shape));
   DType xd = xt.elem, yd = yt.elem;
+  if (is_fp8(xd) && is_fp8(yd) && (xd == DType::F8E4B15 || yd == DType::F8E4B15)) {
+    // as Triton: no tensor core takes it; both operands go to fp16 (exactly)
+    if (e.options().gpu)
+      e.warn(loc, "the use of fp8e4b15 is deprecated on Hopper and later architectures and "
+                  "can cause significant slow down. It will be removed in a future triton "
+                  "release");
+    x = cast_elem(e, x, Type(DType::F16), loc);
+    y = cast_elem(e, y, Type(DType::F16), loc);
+    xd = yd = DType::F16;
+  }
   if (!(is_fp8(xd) && is_fp8(yd))) {
     for (DType d : {xd, yd})
       if (d != DType::I8 && d != DType::U8 && d != DType::F16 && d != DType::BF16 &&

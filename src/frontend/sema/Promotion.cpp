@@ -49,7 +49,7 @@ DType integer_promote(DType a, DType b) {
   return br >= ar ? b : a;
 }
 
-static bool is_fp8(DType d) { return d == DType::F8E4NV || d == DType::F8E5; }
+using ir::is_fp8;
 
 DType computation_type(DType a, bool a_scalar, DType b, bool b_scalar, bool div_or_mod,
                        SourceLoc loc) {

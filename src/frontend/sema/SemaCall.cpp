@@ -201,11 +201,13 @@ Val Lowerer::call_dtype_method(const Val &self, const std::string &name, const C
   else if (name == "is_bool" || name == "is_int1")
     r = is(ir::DType::I1);
   else if (name == "is_fp8")
-    r = is(ir::DType::F8E4NV) || is(ir::DType::F8E5);
+    r = !ptr && ir::is_fp8(d);
   else if (name == "is_fp8e4nv")
     r = is(ir::DType::F8E4NV);
   else if (name == "is_fp8e5")
     r = is(ir::DType::F8E5);
+  else if (name == "is_fp8e4b15")
+    r = is(ir::DType::F8E4B15);
   else if (name == "is_fp16")
     r = is(ir::DType::F16);
   else if (name == "is_bf16")
@@ -217,7 +219,8 @@ Val Lowerer::call_dtype_method(const Val &self, const std::string &name, const C
   else if (name == "is_int8" || name == "is_int16" || name == "is_int32" || name == "is_int64" ||
            name == "is_uint8" || name == "is_uint16" || name == "is_uint32" || name == "is_uint64")
     r = !ptr && ir::python_name(d) == std::string_view(name).substr(3);
-  else if (name == "is_block" || name == "is_void")
+  else if (name == "is_block" || name == "is_void" || name == "is_fp8e4b8" ||
+           name == "is_fp8e5b16") // AMD's fp8 types: no tilec tensor has them
     r = false;
   else
     throw CompileError(args.loc, "'dtype' object has no attribute '" + name + "'");

@@ -81,6 +81,13 @@ struct F8E4NVDT : DTBase<ir::DType::F8E4NV, uint8_t, float> {
   static uint8_t st(float v) { return fp8e4nv_from_double(v, FloatRound::Nearest); }
   static uint8_t st_d(double v, FloatRound r) { return fp8e4nv_from_double(v, r); }
 };
+// Triton's software fp8 (FloatFormats.h): one encoding whatever the rounding asked.
+struct F8E4B15DT : DTBase<ir::DType::F8E4B15, uint8_t, float> {
+  static constexpr bool is_bool = false;
+  static float ld(uint8_t v) { return fp8e4b15_to_float(v); }
+  static uint8_t st(float v) { return fp8e4b15_from_double(v); }
+  static uint8_t st_d(double v, FloatRound) { return fp8e4b15_from_double(v); }
+};
 
 using I1T = BoolDT;
 using I8T = IntDT<ir::DType::I8, int8_t>;
@@ -122,6 +129,8 @@ template <class F> decltype(auto) dispatch_dtype(ir::DType d, F &&f) {
     return f(F8E4NVDT{});
   case ir::DType::F8E5:
     return f(F8E5DT{});
+  case ir::DType::F8E4B15:
+    return f(F8E4B15DT{});
   case ir::DType::F16:
     return f(F16DT{});
   case ir::DType::BF16:

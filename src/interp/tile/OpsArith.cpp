@@ -146,8 +146,28 @@ template <class D> void divrem(Exec &ex, const Node &n) {
   }
 }
 
+// Sign operations of an fp8 act on its sign bit, as on the GPU: through a float and back,
+// fp8e4b15's 0x7f (1.875, above what its encoding makes) would come back as 1.75.
+template <class D> bool fp8_sign_op(Exec &ex, const Node &n) {
+  if constexpr (D::is_float && sizeof(typename D::S) == 1) {
+    if (n.kind != OpKind::Neg && n.kind != OpKind::Abs)
+      return false;
+    using S = typename D::S;
+    const S *a = ex.ptr<S>(n.in[0]);
+    S *r = ex.ptr<S>(n.out[0]);
+    int64_t sa = !n.bcast[0];
+    bool neg = n.kind == OpKind::Neg;
+    for (int64_t i = 0; i < n.numel; ++i)
+      r[i] = S(neg ? a[i * sa] ^ 0x80 : a[i * sa] & 0x7f);
+    return true;
+  }
+  return false;
+}
+
 template <class D> void unary(Exec &ex, const Node &n) {
   using C = typename D::C;
+  if (fp8_sign_op<D>(ex, n))
+    return;
   switch (n.kind) {
   case OpKind::Neg:
     if constexpr (D::is_float)
