@@ -396,3 +396,27 @@ def error_location(e):
 
 def same_file(a, b) -> bool:
     return a is not None and os.path.realpath(a) == os.path.realpath(b)
+
+
+# ---- arrays for tensor descriptors (test_lang_tensordesc*.py)
+
+def aligned(shape, dtype, fill=0):
+    """A C-contiguous array whose data starts on a 64-byte boundary (a descriptor's base
+    must be 16-byte aligned; numpy only promises its dtype's alignment)."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(n + 64, np.uint8)
+    start = (-raw.ctypes.data) % 64
+    a = raw[start:start + n].view(dtype).reshape(shape)
+    a[...] = fill
+    return a
+
+
+def rand(shape, dtype=np.float32, seed=0):
+    a = aligned(shape, dtype)
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        a[...] = (rng.integers(-64, 65, shape) / 4.0).astype(dtype)
+    else:
+        a[...] = rng.integers(-100, 101, shape).astype(dtype)
+    return a

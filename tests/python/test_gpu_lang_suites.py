@@ -24,6 +24,7 @@ SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
           "test_lang_edges.py", "test_lang_random.py", "test_lang_blockptr.py",
           "test_lang_asm.py", "test_lang_sort.py", "test_lang_libdevice.py",
           "test_lang_gather.py", "test_lang_cuda.py", "test_lang_tensordesc.py",
+          "test_lang_tensordesc_host.py",
           "test_lang_dot.py", "test_lang_dot_attention.py", "test_lang_dot_scaled.py",
           "test_seed_kernels.py"]
 # suite -> a pytest -k expression of cases not to run on the GPU (interpreter-only checks)

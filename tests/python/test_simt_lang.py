@@ -25,6 +25,7 @@ SUITES = ["test_lang_binary.py", "test_lang_cast.py", "test_lang_control.py",
           "test_lang_asm.py", "test_lang_sort.py",
           "test_lang_libdevice.py",
           "test_lang_gather.py", "test_lang_cuda.py", "test_lang_tensordesc.py",
+          "test_lang_tensordesc_host.py",
           "test_seed_kernels.py", "test_lang_dot.py", "test_lang_dot_attention.py",
           "test_lang_dot_scaled.py"]
 DESELECT: dict = {  # suite -> a pytest -k expression of tests not to run here
