@@ -161,3 +161,33 @@ def test_dot_upcasts_to_fp16(mode):
     deprecated = [w for w in caught if "fp8e4b15 is deprecated on Hopper" in str(w.message)]
     # as Triton: compiled for a GPU, it warns
     assert len(deprecated) == (0 if mode == "interpreter" else 1), [str(w.message) for w in caught]
+
+
+@triton.jit
+def custom_kernel(X, F32, F16, BACK):
+    o = tl.arange(0, 256)
+    x = tl.load(X + o)
+    tl.store(F32 + o, tl.extra.cuda.convert_custom_float8_sm80(x, tl.float32))
+    h = tl.extra.cuda.convert_custom_float8_sm70(x, tl.bfloat16)  # fp16 whatever dst_ty says
+    tl.static_assert(h.dtype == tl.float16)
+    tl.store(F16 + o, h.to(tl.uint16, bitcast=True))
+    tl.store(BACK + o, tl.extra.cuda.convert_custom_float8_sm80(h, tl.float16))
+
+
+def test_triton_conversion_functions_of_extra_cuda(mode):
+    k = triton.jit(custom_kernel.fn)
+    bits = np.arange(256, dtype=np.uint8)
+    f32, f16, back = np.zeros(256, np.float32), np.zeros(256, np.uint16), np.zeros(256, np.uint8)
+    launch(mode, k, (1,), [bits, f32, f16, back], {0, 3})
+    np.testing.assert_array_equal(f32, decode(bits))
+    np.testing.assert_array_equal(f16.view(np.float16).astype(np.float32), decode(bits))
+    np.testing.assert_array_equal(back, encode_f16(f16))
+
+
+def test_triton_conversion_function_rejects_other_types():
+    @triton.jit
+    def k(X):
+        x = tl.load(X + tl.arange(0, 16))
+        tl.store(X + tl.arange(0, 16), tl.extra.cuda.convert_custom_float8_sm80(x, tl.float16))
+    with pytest.raises(triton.CompilationError, match="arg must be fp8e4b15, float16 or float32"):
+        k[(1,)](np.zeros(16, np.int32))
