@@ -29,6 +29,7 @@ from .errors import CompilationError, CompileErrorCause
 from .language import _stubs, core
 
 _LANGUAGE_PREFIX = "tilec.language"
+_TARGET_INFO = _LANGUAGE_PREFIX + ".target_info"  # language/target_info.py
 
 
 # Source strings recently compiled by exec()/compile() under a pseudo file name
@@ -219,9 +220,42 @@ def check_globals(jitfn):
 def _module_name(mod: types.ModuleType):
     """The canonical name Sema knows for a module, or None for any other module."""
     name = mod.__name__
+    if name == _TARGET_INFO:  # plain Python (constexpr functions): read like a user's module
+        return None
     if name == "tilec" or name == _LANGUAGE_PREFIX or name.startswith(_LANGUAGE_PREFIX + "."):
         return name
     return None
+
+
+def _target_info_globals(text, scope) -> dict:
+    """tl.target_info.X (or triton.language.target_info.X) read in the body: X under the
+    dotted path Sema looks it up by (`@tilec.language.target_info`, SemaExpr.cpp)."""
+    out = {}
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except SyntaxError:
+        return out  # the compiler reports it, with the line
+    for node in ast.walk(tree):
+        chain, base = [], node
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not chain or not isinstance(base, ast.Name) or base.id not in scope:
+            continue
+        obj = scope[base.id]
+        if not isinstance(obj, types.ModuleType) or _module_name(obj) is None:
+            continue
+        for i, attr in enumerate(reversed(chain)):
+            obj = getattr(obj, attr, None)
+            if isinstance(obj, types.ModuleType) and obj.__name__ == _TARGET_INFO:
+                rest = list(reversed(chain))[i + 1:]
+                if rest and hasattr(obj, rest[0]):
+                    out[_TARGET_INFO + "." + rest[0]] = to_global(getattr(obj, rest[0]),
+                                                                 SourceBuilder().build)
+                break
+            if not isinstance(obj, types.ModuleType):
+                break
+    return out
 
 
 def _describe(v) -> str:
@@ -408,6 +442,7 @@ class SourceBuilder:
             jitfn.used_global_vals = used
             if user_modules:
                 globals_.update(self._module_globals(text, scope, user_modules))
+            globals_.update(_target_info_globals(text, scope))
             must_use = getattr(jitfn, "_must_use_result", False)  # @must_use_result
             fs = _C.FunctionSource(jitfn.__name__, file, text, first_line, globals_,
                                    bool(jitfn.noinline), bool(must_use),

@@ -38,6 +38,9 @@ inline bool is_signed_int(DType d) { return kind(d) == DTypeKind::Int; }
 inline bool is_unsigned_int(DType d) { return kind(d) == DTypeKind::UInt; }
 inline bool is_bool(DType d) { return d == DType::I1; }
 inline bool is_fp8(DType d) { return is_float(d) && bits(d) == 8; }
+// Triton's TRITON_MAX_TENSOR_NUMEL: the most elements a tile may have (tl.TRITON_MAX_TENSOR_NUMEL
+// in kernels; python/tilec/_utils.py says the same on the host, and a test checks it).
+inline constexpr int64_t kMaxTensorNumel = int64_t(1) << 20;
 int byte_size(DType d);                // storage bytes (i1 is stored as one byte)
 std::string_view ir_name(DType d);     // "fp32"
 std::string_view python_name(DType d); // "float32"

@@ -191,6 +191,9 @@ def test_language_helpers():
     assert tl.core.view is tl.view and tl.core.get_int_dtype(16, False) == tl.uint16
     assert tl.core._unwrap_if_constexpr([tl.constexpr(1), (tl.constexpr(2),)]) == [1, (2,)]
     assert tl.float8e4b15.is_fp8() and "fp16" in tl.dtype.STANDARD_FP_TYPES
+    # Triton 3.6's tl.__all__ names these too (test_lang_target_info runs them in kernels)
+    assert {"target_info", "condition", "TRITON_MAX_TENSOR_NUMEL"} <= set(tl.__all__)
+    assert tl.target_info.__all__ == ["current_target"] and tl.TRITON_MAX_TENSOR_NUMEL == 2 ** 20
     assert [d.exponent_bias for d in (tl.float8e4nv, tl.float8e5, tl.float8e4b15, tl.bfloat16,
                                       tl.float64)] == [7, 15, 15, 127, 1023]
     assert tl.float8e4b15.ir_type == "fp8e4b15"  # converted in software (FloatFormats.h)

@@ -9,6 +9,7 @@ from .core import (DTYPES, PropagateNan, bfloat16, block_type, builtin, const, c
                    must_use_result, pi32_t, pointer_type, range, static_range, str_to_ty,
                    tensor, tensor_descriptor, tensor_descriptor_base, uint8, uint16, uint32,
                    uint64, void)
+from .._utils import TRITON_MAX_TENSOR_NUMEL
 from . import core, math, random, standard
 from . import extra
 
@@ -21,4 +22,13 @@ globals().update({n: f for n, f in core._BUILTINS.items() if n not in globals()}
 _stubs.install(globals(), _math, "math.")
 del _top, _math
 
-__all__ = [n for n in globals() if not n.startswith("_")]
+__all__ = [n for n in globals() if not n.startswith("_")] + ["target_info"]
+
+
+def __getattr__(name):
+    # tl.target_info is imported on first use: its constexpr functions need tilec.jit,
+    # which imports this package
+    if name == "target_info":
+        import importlib
+        return importlib.import_module(__name__ + ".target_info")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

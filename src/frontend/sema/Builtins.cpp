@@ -311,9 +311,9 @@ void check_block_shape(const Args &a, const std::vector<int64_t> &shape) {
     if (!ir::is_power_of_two(shape[i]))
       a.fail("Shape element " + std::to_string(i) + " must be a power of 2"); // Triton's words
     numel *= shape[i];
-    if (numel > (int64_t(1) << 20))
+    if (numel > ir::kMaxTensorNumel)
       a.fail(a.fn() + "(): numel (" + std::to_string(numel) +
-             ") exceeds triton maximum tensor numel (1048576)");
+             ") exceeds triton maximum tensor numel (" + std::to_string(ir::kMaxTensorNumel) + ")");
   }
 }
 
@@ -418,6 +418,10 @@ bool language_attribute(std::string_view name, Val &out) {
   }
   if (name == "math") {
     out = Val::module("tilec.language.math");
+    return true;
+  }
+  if (name == "TRITON_MAX_TENSOR_NUMEL") {
+    out = Val::integer(ir::kMaxTensorNumel);
     return true;
   }
   if (name == "pi32_t") { // Triton's name for a pointer to int32

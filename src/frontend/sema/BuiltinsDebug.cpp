@@ -146,6 +146,14 @@ Val constexpr_type(Emitter &, const Args &a) {
   return constexpr_type_of(v);
 }
 
+// `while tl.condition(c, disable_licm=True):` is `while c:`. disable_licm asks that no
+// invariant code leave the loop: tilec's LICM moves code out of `for` loops only, so a
+// while loop keeps it anyway.
+Val condition(Emitter &, const Args &a) {
+  a.const_bool("disable_licm"); // a constexpr, as in Triton
+  return a["arg1"];
+}
+
 Val pointer_type(Emitter &, const Args &a) {
   Type t = a.const_dtype("element_ty");
   if (t.is_ptr())
@@ -173,6 +181,7 @@ void add_program_builtins(std::vector<Def> &t) {
           {"static_range", "*args", loop_only, kTl},
           {"constexpr", "value", constexpr_, kTl},
           {"constexpr_type", "value", constexpr_type, kTl},
+          {"condition", "arg1, disable_licm=False", condition, kTl},
           {"pointer_type", "element_ty, address_space=1", pointer_type, kTl},
       });
 }

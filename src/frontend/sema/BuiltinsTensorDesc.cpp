@@ -407,8 +407,9 @@ Val descriptor_parameter(ir::Function &fn, const std::string &name, const ArgSpe
       fail("the block shape " + dims_str(block) + " must have powers of 2");
     numel *= n;
   }
-  if (numel > (int64_t(1) << 20))
-    fail("the block shape " + dims_str(block) + " exceeds 1048576 elements");
+  if (numel > ir::kMaxTensorNumel)
+    fail("the block shape " + dims_str(block) + " exceeds " +
+         std::to_string(ir::kMaxTensorNumel) + " elements");
   if (ir::is_bool(spec.dtype))
     fail("int1 elements are not supported");
   if (spec.desc_nan_padding && !ir::is_float(spec.dtype))

@@ -203,6 +203,10 @@ Val Lowerer::attribute_of(const Val &base, const std::string &attr, SourceLoc lo
         return Val::module("tilec.language.extra");
       if (attr == "random" || attr == "core" || attr == "standard")
         return Val::module("tilec.language." + attr);
+      // constexpr functions in Python: the host hands over what the body reads of it under
+      // this dotted path (_sources.py), as for a user's module
+      if (attr == "target_info")
+        return Val::module("@tilec.language.target_info");
       Val out;
       if (language_attribute(attr, out))
         return out;
