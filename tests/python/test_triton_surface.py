@@ -118,6 +118,10 @@ def test_error_classes_are_tritons():
         assert issubclass(cls, tilec.TritonError)
     assert str(rerrors.PTXASError("bad")) == "PTXAS error: bad"
     from tilec.runtime.autotuner import OutOfResources, PTXASError  # noqa: F401
+    # the names Triton 3.6 exports from those modules too
+    assert cerrors.TritonError is tilec.TritonError
+    from tilec.runtime.autotuner import AutotunerError
+    assert AutotunerError is rerrors.AutotunerError
 
 
 @tilec.jit

@@ -2,8 +2,8 @@
 Triton's module exports beside it."""
 
 from ..autotuner import Autotuner, Config, Heuristics, autotune, heuristics
-from ..errors import OutOfResources, PTXASError
+from ..errors import AutotunerError, OutOfResources, PTXASError
 from ..jit import KernelInterface
 
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics", "OutOfResources",
-           "PTXASError", "KernelInterface"]
+           "PTXASError", "AutotunerError", "KernelInterface"]
