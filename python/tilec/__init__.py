@@ -18,6 +18,7 @@ from . import backends, knobs, language, runtime, testing, tools
 
 must_use_result = language.core.must_use_result
 from .runtime._allocation import set_allocator
+from ._async_compile import AsyncCompileMode, FutureKernel
 from ._gpu import synchronize
 from ._as_triton import install as install_as_triton
 
@@ -41,4 +42,5 @@ __all__ = ["jit", "constexpr_function", "JITFunction", "KernelInterface", "Confi
            "KernelError", "TilecError", "TritonError", "InterpreterError", "CompiledKernel",
            "language", "testing", "must_use_result", "CudaError", "OutOfResources", "synchronize", "compile",
            "runtime", "backends", "knobs", "tools", "set_allocator", "install_as_triton",
-           "MockTensor", "TensorWrapper", "reinterpret", "__version__", "__tilec_version__"]
+           "MockTensor", "TensorWrapper", "reinterpret", "__version__", "__tilec_version__",
+           "AsyncCompileMode", "FutureKernel"]

@@ -22,6 +22,7 @@ import weakref
 from . import _C, _args, _fastpath, _hooks, _introspect, _jit_cache, _options, _sources, knobs
 from ._grid import LAUNCH_ATTRIBUTES, normalize_grid
 from ._tensors import TensorWrapper
+from ._async_compile import FutureKernel
 # The compile step and the kernel it gives live in the compiler package; their names stay
 # importable from here, where tests and benchmarks have always found them.
 from .compiler.gpu import (GpuCompiledKernel, compile_launch, compile_specs, launch_arguments,
@@ -263,6 +264,10 @@ def run(jitfn, grid, warmup, args, kwargs):
         kernel = _jit_cache.compile(jitfn, ck, options, device, warmup, build, values)
         if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
             return None
+        if isinstance(kernel, FutureKernel):  # triton.AsyncCompileMode
+            if warmup:
+                return kernel
+            kernel = kernel.result()
     if other:  # compiled for another GPU: never on the fast path, never launched here
         return kernel
     if jitfn.used_global_vals:

@@ -18,6 +18,7 @@ import types
 from collections.abc import MutableMapping
 
 from . import _fastpath, _sources, knobs
+from . import _async_compile
 from ._options import CompileOptions
 from .backends._active import driver
 from .backends.compiler import GPUTarget
@@ -221,10 +222,17 @@ def compile(jitfn, key, options, device, warmup, build, values=None):
     if r.jit_cache_hook is not None and call(r.jit_cache_hook, jitfn, key, options, device,
                                              warmup, values):
         return None
+
+    def finalize(kernel):
+        cache[key] = kernel
+        if r.jit_post_compile_hook is not None:
+            call(r.jit_post_compile_hook, jitfn, key, options, device, warmup, values)
+
+    mode = _async_compile.active_mode.get()
+    if mode is not None:  # triton.AsyncCompileMode: a FutureKernel, filed when resolved
+        return mode.submit((id(jitfn), device, key), build, finalize)
     kernel = build()
-    cache[key] = kernel
-    if r.jit_post_compile_hook is not None:
-        call(r.jit_post_compile_hook, jitfn, key, options, device, warmup, values)
+    finalize(kernel)
     return kernel
 
 

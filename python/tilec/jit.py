@@ -18,6 +18,7 @@ from ._options import CompileOptions, capability_of, check_num_ctas
 from ._tensors import MockTensor
 from .compiler import CompiledKernel, compile_kernel
 from .errors import LaunchOptionError
+from ._async_compile import FutureKernel
 from .language import core
 
 # Launch keywords that configure the compilation rather than bind a parameter.
@@ -376,6 +377,10 @@ class JITFunction(JITCallable, KernelInterface):
                                         lambda: compile_kernel(self, specs, options), values)
             if kernel is None:  # jit_cache_hook said it has the kernel elsewhere
                 return None
+            if isinstance(kernel, FutureKernel):  # triton.AsyncCompileMode
+                if warmup:
+                    return kernel
+                kernel = kernel.result()
         if self.used_global_vals:
             _sources.check_globals(self)
         if warmup:

@@ -6,7 +6,7 @@ from .._tensors import MockTensor, TensorWrapper, reinterpret
 from ..autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from ..errors import InterpreterError, OutOfResources
 from ..jit import JITFunction, KernelInterface
-from . import _allocation, autotuner, cache, errors, jit
+from . import _allocation, _async_compile, autotuner, cache, errors, jit
 from .driver import driver
 
 __all__ = ["driver", "JITFunction", "KernelInterface", "Autotuner", "Config", "Heuristics",
