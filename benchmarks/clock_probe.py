@@ -19,7 +19,6 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tma_probe  # noqa: E402
 
-import tilec as triton  # noqa: E402
 
 
 def sample():
@@ -34,21 +33,9 @@ def main():
     ap.add_argument("--seconds", type=float, default=3.0)
     args = ap.parse_args()
     import torch
-    from tilec.tools.tensor_descriptor import TensorDescriptor
-    n, BM, BN, BK = 4096, 128, 256, 64
-    a = torch.randn((n, n), device="cuda", dtype=torch.float16)
-    b = torch.randn((n, n), device="cuda", dtype=torch.float16)
-    c = torch.empty((n, n), device="cuda", dtype=torch.float16)
-    grid = (triton.cdiv(n, BM) * triton.cdiv(n, BN),)
-    cfg = dict(BM=BM, BN=BN, BK=BK, GROUP=8, num_warps=8, num_stages=3)
-    ad = TensorDescriptor.from_tensor(a, [BM, BK])
-    bd = TensorDescriptor.from_tensor(b, [BK, BN])
-    fns = {
-        "ptr": lambda: tma_probe.mm_ptr[grid](a, b, c, n, n, n, *a.stride(), *b.stride(),
-                                              *c.stride(), **cfg),
-        "hdesc": lambda: tma_probe.mm_hdesc[grid](ad, bd, c, n, n, n, *c.stride(), **cfg),
-        "cuBLAS": lambda: torch.matmul(a, b),
-    }
+    n = 4096
+    fns, _ = tma_probe.matmul_case(torch, torch.float16, n, n)
+    fns = {name: fns[name] for name in ("ptr", "hdesc", "cuBLAS")}
     for name, fn in list(fns.items()) * 2:
         for _ in range(3):
             fn()

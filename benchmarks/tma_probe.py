@@ -159,6 +159,29 @@ def attn_hdesc(Q, k_desc, v_desc, Out, stride_qh, stride_qm, stride_oh, stride_o
              acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < N_CTX)
 
 
+def matmul_case(torch, dt, k, n=4096):
+    """The seed matmul's tile (128 x 256 x 64, 3 stages, 8 warps) at M = N = n, K = k:
+    {"ptr", "kdesc", "hdesc", "cuBLAS": launcher} and the operands (a, b, c)."""
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+    BM, BN, BK = 128, 256, 64
+    a = torch.randn((n, k), device="cuda", dtype=dt)
+    b = torch.randn((k, n), device="cuda", dtype=dt)
+    c = torch.empty((n, n), device="cuda", dtype=torch.float16)
+    grid = (triton.cdiv(n, BM) * triton.cdiv(n, BN),)
+    cfg = dict(BM=BM, BN=BN, BK=BK, GROUP=8, num_warps=8, num_stages=3)
+    ad = TensorDescriptor.from_tensor(a, [BM, BK])
+    bd = TensorDescriptor.from_tensor(b, [BK, BN])
+    fns = {
+        "ptr": lambda: mm_ptr[grid](a, b, c, n, n, k, *a.stride(), *b.stride(), *c.stride(),
+                                    **cfg),
+        "kdesc": lambda: mm_kdesc[grid](a, b, c, n, n, k, *a.stride(), *b.stride(),
+                                        *c.stride(), **cfg),
+        "hdesc": lambda: mm_hdesc[grid](ad, bd, c, n, n, k, *c.stride(), **cfg),
+        "cuBLAS": lambda: torch.matmul(a, b),
+    }
+    return fns, (a, b, c)
+
+
 def fit_line(points):
     """(a, b) of the least-squares line t = a + b k through [(k, t), ...] (two k or more)."""
     n = len(points)
@@ -204,22 +227,8 @@ def main():
         times = {}  # (dtype, kernel) -> [(K, ms)]
         for dt, kk in [(d, int(k)) for d in (torch.float16, torch.bfloat16)
                        for k in args.ks.split(",")]:
-            n, BM, BN, BK = 4096, 128, 256, 64
-            a = torch.randn((n, kk), device="cuda", dtype=dt)
-            b = torch.randn((kk, n), device="cuda", dtype=dt)
-            c = torch.empty((n, n), device="cuda", dtype=torch.float16)
-            grid = (triton.cdiv(n, BM) * triton.cdiv(n, BN),)
-            cfg = dict(BM=BM, BN=BN, BK=BK, GROUP=8, num_warps=8, num_stages=3)
-            ad = TensorDescriptor.from_tensor(a, [BM, BK])
-            bd = TensorDescriptor.from_tensor(b, [BK, BN])
-            fns = {
-                "ptr": lambda: ks["mm_ptr"][grid](a, b, c, n, n, kk, *a.stride(), *b.stride(),
-                                                  *c.stride(), **cfg),
-                "kdesc": lambda: ks["mm_kdesc"][grid](a, b, c, n, n, kk, *a.stride(),
-                                                      *b.stride(), *c.stride(), **cfg),
-                "hdesc": lambda: ks["mm_hdesc"][grid](ad, bd, c, n, n, kk, *c.stride(), **cfg),
-                "cuBLAS": lambda: torch.matmul(a, b),
-            }
+            n, BK = 4096, 64
+            fns, (a, b, c) = matmul_case(torch, dt, kk, n)
             ref = torch.matmul(a.float(), b.float())
             errs = {}
             for name in ("ptr", "kdesc", "hdesc"):

@@ -231,6 +231,8 @@ def _target_info_globals(text, scope) -> dict:
     """tl.target_info.X (or triton.language.target_info.X) read in the body: X under the
     dotted path Sema looks it up by (`@tilec.language.target_info`, SemaExpr.cpp)."""
     out = {}
+    if "target_info" not in text:  # most kernels: no second parse of the source
+        return out
     try:
         tree = ast.parse(textwrap.dedent(text))
     except SyntaxError:
